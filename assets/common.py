@@ -1,0 +1,50 @@
+"""Wiring helpers shared by the asset modules: reading inputs, metadata for the UI."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dagster as dg
+import pandas as pd
+
+from benchwright.images import NormalizedImage, data_url
+from benchwright.report import markdown_table
+
+
+def table_metadata(df: pd.DataFrame, preview_columns: list[str] | None = None, **extra: Any) -> dict[str, Any]:
+    """Row count and a markdown preview, plus whatever the asset adds (LLM stats, problems)."""
+    shown = df[preview_columns] if preview_columns else df
+    return {"rows": len(df), "preview": dg.MetadataValue.md(markdown_table(shown)), **extra}
+
+
+def llm_metadata(stats) -> dict[str, Any]:
+    return {key: (value if value is not None else float("nan")) for key, value in stats.as_metadata().items()}
+
+
+def load_items(warehouse) -> list[dict]:
+    df = warehouse.query("SELECT * FROM creation_items ORDER BY item_id")
+    items = df.to_dict("records")
+    for item in items:
+        # DuckDB lists come back as numpy arrays; the library expects plain lists.
+        item["requirements"] = list(item["requirements"])
+        item["image_hashes"] = list(item["image_hashes"])
+        for key, value in item.items():
+            if isinstance(value, float) and pd.isna(value):
+                item[key] = None
+    return items
+
+
+def image_urls(warehouse, items: list[dict]) -> dict[str, str]:
+    """Content hash -> data URL for every image the items use."""
+    hashes = sorted({h for item in items for h in item["image_hashes"]})
+    if not hashes:
+        return {}
+    df = warehouse.query("SELECT sha256, mime, width, height, data FROM images WHERE list_contains(?, sha256)", [hashes])
+    return {
+        row.sha256: data_url(NormalizedImage(sha256=row.sha256, mime=row.mime, width=row.width, height=row.height, data=bytes(row.data)))
+        for row in df.itertuples(index=False)
+    }
+
+
+def answers_by_item(df: pd.DataFrame, column: str) -> dict[str, str]:
+    return {row.item_id: getattr(row, column) for row in df.itertuples(index=False) if isinstance(getattr(row, column), str)}

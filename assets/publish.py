@@ -1,0 +1,24 @@
+"""Publish: the read-only analyst snapshot (DESIGN §3). Analysts never open the live warehouse."""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from assets.metrics import creation_leaderboard, judge_quality
+from resources.warehouse import Warehouse
+
+
+@dg.asset(
+    group_name="publish",
+    deps=[creation_leaderboard, judge_quality],
+    code_version="1",
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="Copies the warehouse to a read-only analyst snapshot (DuckDB storage v1.4.0, readable by older "
+                "clients) and applies the views in sql/views/. Query it with `duckdb -readonly <path>`.",
+)
+def analyst_snapshot(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
+    views = warehouse.publish_snapshot()
+    context.log.info(f"snapshot written to {warehouse.snapshot_path} with views {views}")
+    return dg.MaterializeResult(metadata={"path": dg.MetadataValue.path(warehouse.snapshot_path),
+                                          "views": dg.MetadataValue.json(views)})

@@ -1,0 +1,41 @@
+"""Small, dependency-free formatting for reports: markdown previews and console tables."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+
+def _cell(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, float):
+        return f"{value:.3f}".rstrip("0").rstrip(".") if abs(value) < 1000 else f"{value:.0f}"
+    text = str(value).replace("\n", " ").replace("|", "\\|")
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def markdown_table(df: pd.DataFrame, max_rows: int = 10) -> str:
+    """A markdown table of the first `max_rows` rows (for Dagster's metadata preview)."""
+    if df.empty:
+        return "_(no rows)_"
+    shown = df.head(max_rows)
+    lines = ["| " + " | ".join(map(str, shown.columns)) + " |", "|" + "---|" * len(shown.columns)]
+    for row in shown.itertuples(index=False):
+        lines.append("| " + " | ".join(_cell(v) for v in row) + " |")
+    if len(df) > max_rows:
+        lines.append(f"\n_{len(df) - max_rows} more rows_")
+    return "\n".join(lines)
+
+
+def text_table(df: pd.DataFrame) -> str:
+    """A fixed-width plain-text table for the console."""
+    if df.empty:
+        return "(no rows)"
+    cells = [[_cell(v) for v in row] for row in df.itertuples(index=False)]
+    header = [str(c) for c in df.columns]
+    widths = [max(len(header[i]), *(len(r[i]) for r in cells)) for i in range(len(header))]
+    fmt = "  ".join("{:<%d}" % w for w in widths)
+    return "\n".join([fmt.format(*header), fmt.format(*("-" * w for w in widths))] + [fmt.format(*r) for r in cells])

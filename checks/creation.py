@@ -1,0 +1,119 @@
+"""Asset checks for the Creation tables (DESIGN §5). Thin: the measures come from benchwright/.
+
+Partitioned checks run with the partition they guard, so a bad judge is caught in its own run.
+"""
+
+from __future__ import annotations
+
+import dagster as dg
+import pandas as pd
+
+from assets.datasets import creation_items
+from assets.generations import creation_generations
+from assets.judgments import creation_pairwise_judgments, creation_vfs_judgments
+from assets.metrics import creation_leaderboard, judge_quality
+from assets.partitions import model_and_judge, model_judge_partitions, models_partitions
+from benchwright import creation
+from benchwright.pii import scan_texts
+from resources.warehouse import Warehouse, read_sql
+
+# More than this share of unparsable judge outputs means the judge (or its prompt) is broken.
+PARSE_FAILURE_THRESHOLD = 0.2
+# Below this exact swap consistency a judge's verdicts depend on where the answers stand.
+SWAP_CONSISTENCY_THRESHOLD = 0.6
+
+
+def _parse_failure_result(df: pd.DataFrame) -> dg.AssetCheckResult:
+    judged = df[df["error"].isna()]
+    failed = judged[~judged["parse_ok"]]
+    rate = len(failed) / len(judged) if len(judged) else 0.0
+    examples = [str(t)[:300] for t in failed["raw_text"].head(3)]
+    return dg.AssetCheckResult(
+        passed=rate <= PARSE_FAILURE_THRESHOLD,
+        severity=dg.AssetCheckSeverity.ERROR,
+        description=f"{len(failed)} of {len(judged)} judge outputs could not be parsed ({rate:.1%}); "
+                    f"threshold {PARSE_FAILURE_THRESHOLD:.0%}",
+        metadata={"parse_failure_rate": rate, "parse_failures": len(failed), "judgments": len(judged),
+                  "threshold": PARSE_FAILURE_THRESHOLD, "examples": dg.MetadataValue.json(examples)},
+    )
+
+
+@dg.asset_check(asset=creation_pairwise_judgments, partitions_def=model_judge_partitions, blocking=True,
+                description="Share of pairwise verdicts that could not be parsed, per judge partition.")
+def pairwise_parse_failures(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
+    model, judge = model_and_judge(context)
+    return _parse_failure_result(warehouse.query(
+        "SELECT raw_text, parse_ok, error FROM creation_pairwise_judgments WHERE model = ? AND judge = ?", [model, judge]))
+
+
+@dg.asset_check(asset=creation_vfs_judgments, partitions_def=model_judge_partitions, blocking=True,
+                description="Share of VFS judgments whose candidate score could not be parsed.")
+def vfs_parse_failures(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
+    model, judge = model_and_judge(context)
+    return _parse_failure_result(warehouse.query(
+        "SELECT raw_text, parse_ok, error FROM creation_vfs_judgments WHERE model = ? AND judge = ?", [model, judge]))
+
+
+@dg.asset_check(asset=creation_pairwise_judgments, partitions_def=model_judge_partitions,
+                description="Position-swap consistency of the judge on this model's pairs (a WARN: it measures "
+                            "the judge, the data are not corrupt).")
+def position_swap_consistency(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
+    model, judge = model_and_judge(context)
+    df = warehouse.query("SELECT * FROM creation_pairwise_judgments WHERE model = ? AND judge = ? AND error IS NULL",
+                         [model, judge])
+    quality = creation.judge_quality(df)
+    row = quality.iloc[0].to_dict() if len(quality) else {}
+    exact = row.get("exact_consistency")
+    metadata = {key: (float(row[key]) if row.get(key) is not None and pd.notna(row[key]) else float("nan"))
+                for key in ("exact_consistency", "relaxed_consistency", "p_prefer_first", "p_prefer_longer")}
+    return dg.AssetCheckResult(
+        passed=exact is None or pd.isna(exact) or exact >= SWAP_CONSISTENCY_THRESHOLD,
+        severity=dg.AssetCheckSeverity.WARN,
+        description=f"exact consistency {exact if exact is not None else 'n/a'} over {row.get('pairs', 0)} pairs; "
+                    f"threshold {SWAP_CONSISTENCY_THRESHOLD}",
+        metadata={**metadata, "pairs": int(row.get("pairs") or 0), "threshold": SWAP_CONSISTENCY_THRESHOLD},
+    )
+
+
+@dg.asset_check(asset=creation_pairwise_judgments, partitions_def=model_judge_partitions, blocking=True,
+                description="No orphan judgments (every judged answer exists) and both orders present for every item.")
+def pairwise_integrity(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
+    model, judge = model_and_judge(context)
+    orphans = warehouse.query(read_sql("checks/creation_orphan_judgments.sql"), [model, judge])
+    missing = warehouse.query(read_sql("checks/creation_missing_orders.sql"), [model, judge])
+    return dg.AssetCheckResult(
+        passed=orphans.empty and missing.empty,
+        metadata={"orphan_judgments": len(orphans), "items_missing_an_order": len(missing),
+                  "examples": dg.MetadataValue.json(orphans["item_id"].head(5).tolist() + missing["item_id"].head(5).tolist())},
+    )
+
+
+def _pii_result(rows: list[tuple[str, str]]) -> dg.AssetCheckResult:
+    report = scan_texts(rows)
+    return dg.AssetCheckResult(
+        passed=report["total"] == 0,
+        description=f"{report['total']} personal-data findings left after redaction",
+        metadata={"findings": report["total"], "by_kind": dg.MetadataValue.json(report["by_kind"]),
+                  "examples": dg.MetadataValue.json(report["examples"])},
+    )
+
+
+@dg.asset_check(asset=creation_generations, partitions_def=models_partitions, blocking=True,
+                description="No personal data left in this model's answers (they are redacted before writing).")
+def generations_residual_pii(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
+    df = warehouse.query("SELECT item_id, response FROM generations WHERE benchmark = 'creation' AND model = ?",
+                         [context.partition_key])
+    return _pii_result([(f"generations/{context.partition_key}/{r.item_id}", r.response)
+                        for r in df.itertuples(index=False) if isinstance(r.response, str)])
+
+
+@dg.asset_check(asset=creation_items, blocking=True,
+                description="No personal data left in the Creation items' text (redacted on load).")
+def creation_items_residual_pii(warehouse: Warehouse) -> dg.AssetCheckResult:
+    df = warehouse.query("SELECT * FROM creation_items")
+    text_columns = ["role", "background", "instruction", "subjective_criteria", "visual_factuality_criteria",
+                    "ground_truth", "reference_answer"]
+    rows = [(f"creation_items/{r['item_id']}/{c}", r[c]) for r in df.to_dict("records") for c in text_columns
+            if isinstance(r[c], str)]
+    rows += [(f"creation_items/{r['item_id']}/requirements", "\n".join(r["requirements"])) for r in df.to_dict("records")]
+    return _pii_result(rows)

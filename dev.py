@@ -1,0 +1,63 @@
+#!/usr/bin/env python3.11
+"""Bootstrap and run Benchwright with nothing but Python 3.11 and the package registry.
+
+    python3.11 dev.py demo    install, then materialize the whole asset graph on the sample with the
+                              offline simulated models and print the leaderboard
+    python3.11 dev.py test    install, then run the test suite
+    python3.11 dev.py ui      install, then start the Dagster UI (dagster dev) on this workspace
+
+The virtualenv lives in .venv/ and is reinstalled only when requirements.txt changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+PYTHON = VENV / "bin" / "python"
+STAMP = VENV / ".requirements.sha256"
+
+
+def install() -> None:
+    if sys.version_info[:2] != (3, 11):
+        sys.exit(f"Benchwright needs Python 3.11 (this is {sys.version.split()[0]}): run `python3.11 dev.py ...`")
+    wanted = hashlib.sha256((ROOT / "requirements.txt").read_bytes()).hexdigest()
+    if PYTHON.exists() and STAMP.exists() and STAMP.read_text().strip() == wanted:
+        return
+    if not PYTHON.exists():
+        print(f"creating virtualenv {VENV}", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    print("installing pinned dependencies (requirements.txt); this takes a minute or two the first time", flush=True)
+    subprocess.run([str(PYTHON), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                    "-r", str(ROOT / "requirements.txt")], check=True)
+    STAMP.write_text(wanted)
+
+
+def main() -> int:
+    command = sys.argv[1] if len(sys.argv) > 1 else "help"
+    extra = sys.argv[2:]
+    if command not in ("demo", "test", "ui"):
+        print(__doc__)
+        return 0 if command == "help" else 2
+    install()
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": str(ROOT)}
+    home = Path(env.setdefault("BENCHWRIGHT_HOME", str(ROOT / ".benchwright")))
+    env.setdefault("DAGSTER_HOME", str(home / "dagster_home"))
+    Path(env["DAGSTER_HOME"]).mkdir(parents=True, exist_ok=True)
+    if command == "demo":
+        args = [str(PYTHON), str(ROOT / "scripts" / "materialize_all.py"), *extra]
+    elif command == "test":
+        args = [str(PYTHON), "-m", "pytest", *(extra or ["-q"])]
+    else:
+        args = [str(VENV / "bin" / "dagster"), "dev", "-w", str(ROOT / "workspace.yaml"), *extra]
+    return subprocess.call(args, cwd=ROOT, env=env)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,49 @@
+"""The model/judge registry as a Dagster resource (reads registry/*.yaml on every use)."""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from benchwright.registry import RegistryEntry, RegistryProblem, load_registry
+
+
+class Registry(dg.ConfigurableResource):
+    models_path: str
+    judges_path: str
+
+    def _load(self, kind: str) -> tuple[list[RegistryEntry], list[RegistryProblem]]:
+        return load_registry(self.models_path if kind == "models" else self.judges_path, kind)
+
+    def entries(self, kind: str) -> list[RegistryEntry]:
+        return self._load(kind)[0]
+
+    def problems(self) -> list[RegistryProblem]:
+        return self._load("models")[1] + self._load("judges")[1]
+
+    def candidates(self) -> list[RegistryEntry]:
+        return [e for e in self.entries("models") if e.role == "candidate"]
+
+    def judges(self) -> list[RegistryEntry]:
+        return self.entries("judges")
+
+    def _one(self, kind: str, slug: str) -> RegistryEntry:
+        for entry in self.entries(kind):
+            if entry.slug == slug:
+                return entry
+        problems = [str(p) for p in self._load(kind)[1] if p.entry == slug]
+        detail = f" ({problems[0]})" if problems else ""
+        raise KeyError(f"{slug!r} is not a valid entry of registry {kind}{detail}")
+
+    def model(self, slug: str) -> RegistryEntry:
+        return self._one("models", slug)
+
+    def judge(self, slug: str) -> RegistryEntry:
+        return self._one("judges", slug)
+
+    def with_role(self, role: str) -> RegistryEntry | None:
+        """The first model with this role (baseline, describer), or None."""
+        return next((e for e in self.entries("models") if e.role == role), None)
+
+    def labels(self) -> dict[str, tuple[str, bool]]:
+        """slug -> (display label, simulated) for models and judges, for report columns."""
+        return {e.slug: (e.label, e.simulated) for kind in ("models", "judges") for e in self.entries(kind)}

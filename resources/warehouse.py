@@ -1,0 +1,126 @@
+"""The DuckDB warehouse: one file, one writer process at a time, short locked sections.
+
+DuckDB lets one process write a file, and any open handle (even read-only) blocks writers in other
+processes. So every section that touches the file takes an inter-process file lock, keeps the
+connection only for that section, and never waits on an LLM while holding it (DESIGN §3).
+Analysts never open this file: the publish asset writes them a snapshot.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandas as pd
+from dagster_duckdb import DuckDBResource
+from filelock import FileLock
+
+SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
+_IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
+
+
+def read_sql(relative_path: str) -> str:
+    """Text of a file under sql/ (SQL lives in files, not in f-strings)."""
+    return (SQL_DIR / relative_path).read_text(encoding="utf-8")
+
+
+def _identifier(name: str) -> str:
+    if not _IDENTIFIER.match(name):
+        raise ValueError(f"not a plain SQL identifier: {name!r}")
+    return name
+
+
+class Warehouse(DuckDBResource):
+    """DuckDBResource plus the house rules: file lock, schema from sql/ddl, per-partition writes."""
+
+    snapshot_path: str = ""
+    lock_timeout_s: float = 900.0
+
+    @contextmanager
+    def session(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A locked connection with every table of sql/ddl present; closed on any exit."""
+        Path(self.database).parent.mkdir(parents=True, exist_ok=True)
+        with FileLock(f"{self.database}.lock", timeout=self.lock_timeout_s):
+            with self.get_connection() as con:
+                try:
+                    for ddl in sorted((SQL_DIR / "ddl").glob("*.sql")):
+                        con.execute(ddl.read_text(encoding="utf-8"))
+                    yield con
+                finally:
+                    con.close()
+
+    def replace_rows(self, table: str, rows: pd.DataFrame, match: Mapping[str, Any]) -> int:
+        """Replace the rows of one partition in one transaction; returns rows written.
+
+        Deletes the rows whose `match` columns equal the given values, then inserts `rows` by column
+        name, so re-materializing a partition never duplicates rows and column order never matters.
+        """
+        table = _identifier(table)
+        where = " AND ".join(f"{_identifier(col)} = ?" for col in match) or "TRUE"
+        with self.session() as con:
+            con.execute("BEGIN TRANSACTION")
+            try:
+                con.execute(f"DELETE FROM {table} WHERE {where}", list(match.values()))
+                if len(rows):
+                    con.register("incoming_rows", rows)
+                    con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming_rows")
+                    con.unregister("incoming_rows")
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+        return len(rows)
+
+    def add_new_rows(self, table: str, rows: pd.DataFrame, key: list[str]) -> int:
+        """Insert only the rows whose key is not in the table yet (content-addressed tables)."""
+        table = _identifier(table)
+        on = " AND ".join(f"t.{_identifier(c)} = i.{c}" for c in key)
+        with self.session() as con:
+            before = con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
+            if len(rows):
+                con.register("incoming_rows", rows)
+                con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming_rows i "
+                            f"WHERE NOT EXISTS (SELECT 1 FROM {table} t WHERE {on})")
+                con.unregister("incoming_rows")
+            return con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0] - before
+
+    def query(self, sql: str, params: list[Any] | None = None) -> pd.DataFrame:
+        with self.session() as con:
+            return con.execute(sql, params or []).df()
+
+    def query_file(self, relative_path: str, params: list[Any] | None = None) -> pd.DataFrame:
+        return self.query(read_sql(relative_path), params)
+
+    def publish_snapshot(self) -> list[str]:
+        """Copy every table to a read-only analyst snapshot and apply sql/views; returns the views.
+
+        The copy is written in DuckDB storage v1.4.0 so older clients can open it, to a temp file
+        first and renamed into place, so an analyst holding the old snapshot open is never blocked
+        and never sees a half-written file.
+        """
+        target = Path(self.snapshot_path or f"{Path(self.database).with_suffix('')}.analyst.duckdb")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        tmp.unlink(missing_ok=True)
+        with self.session() as con:
+            source_db = con.execute("SELECT current_database()").fetchall()[0][0]
+            con.execute(f"ATTACH '{tmp}' AS analyst_snapshot (STORAGE_VERSION 'v1.4.0')")
+            try:
+                con.execute(f"COPY FROM DATABASE {source_db} TO analyst_snapshot")
+            finally:
+                con.execute("DETACH analyst_snapshot")
+        views = []
+        snap = duckdb.connect(str(tmp))
+        try:
+            for view_file in sorted((SQL_DIR / "views").glob("*.sql")):
+                snap.execute(view_file.read_text(encoding="utf-8"))
+                views.append(view_file.stem)
+        finally:
+            snap.close()
+        os.replace(tmp, target)
+        return views

@@ -1,0 +1,39 @@
+-- Tables shared by every benchmark. Created if missing at the start of every warehouse session.
+-- Rows are replaced per partition (delete + insert by name), so no table relies on column order.
+
+-- Normalized images, content-addressed: the same picture is stored once, whatever its source.
+CREATE TABLE IF NOT EXISTS images (
+    sha256      VARCHAR NOT NULL,   -- hash of the normalized PNG bytes
+    mime        VARCHAR NOT NULL,
+    width       INTEGER NOT NULL,
+    height      INTEGER NOT NULL,
+    data        BLOB    NOT NULL
+);
+
+-- Rows a loader could not use (bad JSON, missing field, corrupt image ...), with where and why.
+CREATE TABLE IF NOT EXISTS dataset_problems (
+    benchmark   VARCHAR NOT NULL,
+    dataset     VARCHAR NOT NULL,
+    location    VARCHAR NOT NULL,
+    reason      VARCHAR NOT NULL
+);
+
+
+-- Every model answer of every benchmark (partition: model; benchmark is a column).
+CREATE TABLE IF NOT EXISTS generations (
+    benchmark       VARCHAR NOT NULL,
+    model           VARCHAR NOT NULL,   -- registry slug
+    item_id         VARCHAR NOT NULL,
+    variant         VARCHAR NOT NULL,   -- 'vision' | 'text_only' | benchmark-specific
+    sample_index    INTEGER NOT NULL,
+    response        VARCHAR,            -- NULL when the call failed (see error)
+    error           VARCHAR,
+    request_key     VARCHAR NOT NULL,   -- response-cache key: re-parsing never needs a new call
+    prompt_version  VARCHAR NOT NULL,
+    tokens_in       INTEGER,
+    tokens_out      INTEGER,
+    latency_ms      DOUBLE,
+    cost_usd        DOUBLE,
+    pii_redactions  INTEGER NOT NULL,
+    simulated       BOOLEAN NOT NULL
+);

@@ -1,0 +1,106 @@
+-- Creation (METHODS §1): items, baseline answers, image descriptions, judgments, metrics.
+
+CREATE TABLE IF NOT EXISTS creation_items (
+    item_id                     VARCHAR NOT NULL,
+    dataset                     VARCHAR NOT NULL,
+    category                    VARCHAR NOT NULL,
+    task                        VARCHAR NOT NULL,
+    role                        VARCHAR NOT NULL,
+    background                  VARCHAR NOT NULL,
+    instruction                 VARCHAR NOT NULL,
+    requirements                VARCHAR[] NOT NULL,
+    subjective_criteria         VARCHAR NOT NULL,
+    visual_factuality_criteria  VARCHAR,
+    ground_truth                VARCHAR,
+    reference_answer            VARCHAR,    -- from the dataset, when it ships one
+    image_hashes                VARCHAR[] NOT NULL
+);
+
+-- The baseline answer every candidate is compared with (dataset's own, or the baseline model's).
+CREATE TABLE IF NOT EXISTS creation_references (
+    item_id       VARCHAR NOT NULL,
+    baseline      VARCHAR NOT NULL,   -- registry slug, or 'dataset'
+    answer        VARCHAR,
+    error         VARCHAR,
+    request_key   VARCHAR,
+    simulated     BOOLEAN NOT NULL
+);
+
+-- Image descriptions for text-only candidates (METHODS §1.2).
+CREATE TABLE IF NOT EXISTS creation_image_descriptions (
+    item_id       VARCHAR NOT NULL,
+    describer     VARCHAR NOT NULL,
+    mode          VARCHAR NOT NULL,   -- 'generic' | 'query_specific'
+    focus         VARCHAR,            -- the "pay special attention to" part, query-specific only
+    description   VARCHAR,
+    error         VARCHAR,
+    simulated     BOOLEAN NOT NULL
+);
+
+-- One row per (model, judge, item, order). Raw text, parsed verdict and parse_ok stay separate,
+-- so a parser fix re-parses without a new API call.
+CREATE TABLE IF NOT EXISTS creation_pairwise_judgments (
+    model               VARCHAR NOT NULL,
+    judge               VARCHAR NOT NULL,
+    item_id             VARCHAR NOT NULL,
+    judge_order         INTEGER NOT NULL,  -- 1: baseline is A; 2: candidate is A
+    candidate_position  VARCHAR NOT NULL,  -- 'B' in order 1, 'A' in order 2
+    raw_text            VARCHAR,
+    verdict             VARCHAR,           -- canonical A>>B ... B>>A, NULL when unparsed
+    parse_ok            BOOLEAN NOT NULL,
+    outcome             VARCHAR,           -- MB B T W MW Fail; NULL when the call itself failed
+    error               VARCHAR,
+    candidate_len       INTEGER,
+    baseline_len        INTEGER,
+    request_key         VARCHAR,
+    simulated           BOOLEAN NOT NULL,
+    source              VARCHAR NOT NULL   -- 'benchwright' or the importer that wrote the row
+);
+
+CREATE TABLE IF NOT EXISTS creation_vfs_judgments (
+    model        VARCHAR NOT NULL,
+    judge        VARCHAR NOT NULL,
+    item_id      VARCHAR NOT NULL,
+    raw_text     VARCHAR,
+    score_a      DOUBLE,     -- reference answer's score, 0-10
+    score_b      DOUBLE,     -- candidate's score, 0-10 (the VFS)
+    parse_ok     BOOLEAN NOT NULL,
+    error        VARCHAR,
+    request_key  VARCHAR,
+    simulated    BOOLEAN NOT NULL,
+    source       VARCHAR NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS creation_leaderboard (
+    judge          VARCHAR NOT NULL,
+    model          VARCHAR NOT NULL,
+    scope          VARCHAR NOT NULL,   -- 'overall' | 'category' | 'task'
+    scope_value    VARCHAR NOT NULL,
+    vfs            DOUBLE,
+    vfs_n          INTEGER,
+    vfs_fail       INTEGER,
+    reward         DOUBLE,
+    win_rate       DOUBLE,
+    mb             INTEGER,
+    better         INTEGER,
+    tie            INTEGER,
+    worse          INTEGER,
+    mw             INTEGER,
+    fail           INTEGER,
+    n              INTEGER,
+    model_display  VARCHAR,
+    judge_display  VARCHAR,
+    simulated      BOOLEAN NOT NULL    -- the candidate or the judge is a simulation
+);
+
+CREATE TABLE IF NOT EXISTS judge_quality (
+    judge                VARCHAR NOT NULL,
+    pairs                INTEGER,
+    exact_consistency    DOUBLE,
+    relaxed_consistency  DOUBLE,
+    parse_rate           DOUBLE,
+    p_prefer_first       DOUBLE,
+    p_prefer_longer      DOUBLE,
+    judge_display        VARCHAR,
+    simulated            BOOLEAN NOT NULL
+);
