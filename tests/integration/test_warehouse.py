@@ -1,0 +1,92 @@
+import multiprocessing as mp
+
+import duckdb
+import pandas as pd
+import pytest
+
+from resources.warehouse import Warehouse
+
+
+def rows(model, n, start=0):
+    return pd.DataFrame({
+        # Deliberately not in table order: inserts go by column name.
+        "simulated": [True] * n, "pii_redactions": [0] * n, "response": [f"answer {i}" for i in range(start, start + n)],
+        "benchmark": ["creation"] * n, "model": [model] * n, "item_id": [f"i{i}" for i in range(start, start + n)],
+        "variant": ["vision"] * n, "sample_index": [0] * n, "error": [None] * n, "request_key": ["k"] * n,
+        "prompt_version": ["v1"] * n, "tokens_in": [1] * n, "tokens_out": [2] * n, "latency_ms": [1.0] * n,
+        "cost_usd": [0.0] * n,
+    })
+
+
+@pytest.fixture
+def warehouse(tmp_path):
+    return Warehouse(database=str(tmp_path / "w.duckdb"), snapshot_path=str(tmp_path / "snap.duckdb"))
+
+
+def test_replace_rows_is_idempotent_per_partition(warehouse):
+    warehouse.replace_rows("generations", rows("m1", 3), {"benchmark": "creation", "model": "m1"})
+    warehouse.replace_rows("generations", rows("m2", 2), {"benchmark": "creation", "model": "m2"})
+    warehouse.replace_rows("generations", rows("m1", 3), {"benchmark": "creation", "model": "m1"})
+    counts = warehouse.query("SELECT model, count(*) AS n FROM generations GROUP BY model ORDER BY model")
+    assert counts.to_dict("records") == [{"model": "m1", "n": 3}, {"model": "m2", "n": 2}]
+    assert warehouse.query("SELECT response FROM generations WHERE item_id = 'i1' AND model = 'm1'")["response"][0] == "answer 1"
+
+
+def test_failed_insert_rolls_back_and_keeps_old_rows(warehouse):
+    warehouse.replace_rows("generations", rows("m1", 3), {"benchmark": "creation", "model": "m1"})
+    bad = rows("m1", 2).drop(columns=["request_key"])  # NOT NULL column missing
+    with pytest.raises(duckdb.Error):
+        warehouse.replace_rows("generations", bad, {"benchmark": "creation", "model": "m1"})
+    assert len(warehouse.query("SELECT * FROM generations WHERE model = 'm1'")) == 3
+
+
+def test_identifiers_are_not_injectable(warehouse):
+    with pytest.raises(ValueError):
+        warehouse.replace_rows("generations; DROP TABLE images", rows("m", 1), {"model": "m"})
+    with pytest.raises(ValueError):
+        warehouse.replace_rows("generations", rows("m", 1), {"model = model OR 1=1 --": "m"})
+    # Values are parameters, so a hostile slug is just a string.
+    hostile = "x'; DROP TABLE generations; --"
+    warehouse.replace_rows("generations", rows(hostile, 1), {"benchmark": "creation", "model": hostile})
+    assert warehouse.query("SELECT model FROM generations")["model"].tolist() == [hostile]
+
+
+def _writer(database, model, n):
+    wh = Warehouse(database=database)
+    for batch in range(n):
+        wh.replace_rows("generations", rows(model, 5, start=batch * 5), {"benchmark": "creation", "model": model})
+
+
+def test_parallel_writer_processes_neither_crash_nor_lose_rows(warehouse):
+    ctx = mp.get_context("spawn")
+    procs = [ctx.Process(target=_writer, args=(warehouse.database, f"m{i}", 8)) for i in range(3)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(timeout=120)
+    assert [p.exitcode for p in procs] == [0, 0, 0]
+    counts = warehouse.query("SELECT model, count(*) AS n, min(item_id) AS first FROM generations GROUP BY model ORDER BY model")
+    assert counts["n"].tolist() == [5, 5, 5]
+    assert counts["first"].tolist() == ["i35", "i35", "i35"]  # the last batch of each writer won
+
+
+def test_snapshot_is_readable_while_the_warehouse_keeps_writing(warehouse):
+    warehouse.replace_rows("generations", rows("m1", 2), {"benchmark": "creation", "model": "m1"})
+    views = warehouse.publish_snapshot()
+    assert "creation_leaderboard_overall" in views
+    analyst = duckdb.connect(warehouse.snapshot_path, read_only=True)
+    try:
+        assert analyst.execute("SELECT count(*) FROM generations").fetchall()[0][0] == 2
+        tags = analyst.execute("SELECT tags FROM duckdb_databases() WHERE NOT internal").fetchall()[0][0]
+        assert tags["storage_version"].startswith("v1.4.0")
+        # The analyst's open handle does not block writers or a new snapshot.
+        warehouse.replace_rows("generations", rows("m1", 4), {"benchmark": "creation", "model": "m1"})
+        warehouse.publish_snapshot()
+    finally:
+        analyst.close()
+    fresh = duckdb.connect(warehouse.snapshot_path, read_only=True)
+    try:
+        assert fresh.execute("SELECT count(*) FROM generations").fetchall()[0][0] == 4
+        assert fresh.execute("SELECT count(*) FROM creation_leaderboard_overall").fetchall()[0][0] == 0
+    finally:
+        fresh.close()

@@ -1,0 +1,83 @@
+from pathlib import Path
+
+import pytest
+
+from benchwright.registry import load_registry, validate_slug
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def write(tmp_path, text, name="models.yaml"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_shipped_registry_is_valid_and_has_the_demo_cast():
+    models, problems = load_registry(ROOT / "registry" / "models.yaml", "models")
+    judges, judge_problems = load_registry(ROOT / "registry" / "judges.yaml", "judges")
+    assert problems == [] and judge_problems == []
+    candidates = [m for m in models if m.role == "candidate"]
+    assert len(candidates) >= 3 and all(m.simulated for m in candidates)
+    assert any(not m.vision for m in candidates), "the text-only variant needs a text-only candidate"
+    assert len(judges) >= 2
+    assert any(j.params.get("position_bias", 0) >= 0.5 for j in judges), "one judge must be position-biased"
+    assert sum(m.role == "baseline" for m in models) == 1
+
+
+@pytest.mark.parametrize("slug", ["Bad-Upper", "has space", "a|b", "x;rm -rf", "a,b", "p[1]", "dots...dots", "", "quo'te"])
+def test_bad_slugs_are_rejected(slug):
+    assert validate_slug(slug) is not None
+
+
+@pytest.mark.parametrize("slug", ["gpt-4o-mini-2024-07-18", "sim-strong", "qwen2.5_7b", "a.b-c_d"])
+def test_good_slugs_pass(slug):
+    assert validate_slug(slug) is None
+
+
+def test_a_malformed_entry_names_file_and_entry_and_spares_the_others(tmp_path):
+    path = write(tmp_path, """
+good-one:
+  model: sim/good
+  params: {skill: 0.5}
+"Bad Slug":
+  model: sim/x
+no-model:
+  display_name: Missing model string
+wrong-role:
+  model: sim/y
+  role: emperor
+secret:
+  model: openai/gpt-4o
+  params: {api_key: sk-should-not-be-here}
+not-a-mapping: just a string
+another-good:
+  model: openai/gpt-4o-mini
+  api_base: http://127.0.0.1:9/v1
+  vision: false
+""")
+    entries, problems = load_registry(path, "models")
+    assert [e.slug for e in entries] == ["good-one", "another-good"]
+    by_entry = {p.entry: p for p in problems}
+    assert set(by_entry) == {"Bad Slug", "no-model", "wrong-role", "secret", "not-a-mapping"}
+    assert all(p.file == str(path) for p in problems)
+    assert "[a-z0-9._-]+" in by_entry["Bad Slug"].reason
+    assert "model" in by_entry["no-model"].reason
+    assert "emperor" in by_entry["wrong-role"].reason
+    assert "environment" in by_entry["secret"].reason
+    assert str(path) in str(by_entry["no-model"]) and "no-model" in str(by_entry["no-model"])
+    assert entries[1].vision is False and entries[1].api_base == "http://127.0.0.1:9/v1"
+
+
+def test_simulated_entries_are_labelled(tmp_path):
+    entries, _ = load_registry(write(tmp_path, "a:\n  model: sim/a\n  display_name: A\nb:\n  model: openai/b\n"), "models")
+    assert entries[0].label == "A [simulated]" and entries[0].simulated
+    assert entries[1].label == "b" and not entries[1].simulated
+
+
+def test_unreadable_registry_raises_with_the_path(tmp_path):
+    path = write(tmp_path, "a: [unclosed")
+    with pytest.raises(ValueError, match=str(path)):
+        load_registry(path, "models")
+    with pytest.raises(FileNotFoundError):
+        load_registry(tmp_path / "missing.yaml", "models")
