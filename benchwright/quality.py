@@ -1,0 +1,207 @@
+"""Schema and range checks on warehouse tables, run with great-expectations 1.x.
+
+Suites are written as small dicts (see ``SUITES``) and turned into GX expectations at validation
+time. great_expectations is imported inside ``validate_frame`` because importing it costs ~3 s and
+most code paths (and the Dagster code location) never validate anything.
+
+Spec types:
+
+- ``columns_exist`` — ``columns``: each column must be present.
+- ``column_not_null`` — ``column``.
+- ``column_values_between`` — ``column``, ``min``, ``max``, ``allow_null`` (default False).
+- ``column_values_in_set`` — ``column``, ``values``, ``allow_null`` (default False).
+- ``columns_unique`` — ``columns``: one column → unique values; several → unique combinations.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+MAX_UNEXPECTED_VALUES = 5
+
+
+@dataclass
+class QualityReport:
+    """Outcome of one validation. ``evaluated`` counts GX expectations (a spec may expand to
+    several, e.g. one per column of ``columns_exist``)."""
+
+    success: bool
+    evaluated: int
+    failures: list[dict] = field(default_factory=list)
+
+
+def _between(column: str, lo: float | None, hi: float | None, null_ok: bool = True) -> dict:
+    return {"type": "column_values_between", "column": column, "min": lo, "max": hi, "allow_null": null_ok}
+
+
+SUITES: dict[str, list[dict]] = {
+    "creation_pairwise_judgments": [
+        {
+            "type": "columns_exist",
+            "columns": [
+                "model", "judge", "item_id", "judge_order", "candidate_position",
+                "raw_text", "verdict", "parse_ok", "outcome",
+            ],
+        },
+        {"type": "column_values_in_set", "column": "judge_order", "values": [1, 2]},
+        {"type": "column_values_in_set", "column": "candidate_position", "values": ["A", "B"]},
+        # A verdict is null when the judge's text did not parse (outcome is then 'Fail').
+        {
+            "type": "column_values_in_set",
+            "column": "verdict",
+            "values": ["A>>B", "A>B", "A=B", "B>A", "B>>A"],
+            "allow_null": True,
+        },
+        {"type": "column_values_in_set", "column": "outcome", "values": ["MB", "B", "T", "W", "MW", "Fail"]},
+        {"type": "columns_unique", "columns": ["model", "judge", "item_id", "judge_order"]},
+    ],
+    "creation_vfs_judgments": [
+        {
+            "type": "columns_exist",
+            "columns": ["model", "judge", "item_id", "raw_text", "score_a", "score_b", "parse_ok"],
+        },
+        _between("score_a", 0, 10),
+        _between("score_b", 0, 10),
+        {"type": "columns_unique", "columns": ["model", "judge", "item_id"]},
+    ],
+    "creation_leaderboard": [
+        # Nulls allowed throughout: a scope where every judgment failed to parse has n = 0 and so
+        # no reward or win rate; a model without VFS judgments has no VFS.
+        _between("reward", -100, 100),
+        _between("win_rate", 0, 1),
+        _between("vfs", 0, 10),
+        {"type": "columns_unique", "columns": ["judge", "model", "scope", "scope_value"]},
+    ],
+    "judge_quality": [
+        *(
+            _between(col, 0, 1)
+            for col in ("exact_consistency", "relaxed_consistency", "parse_rate", "p_prefer_first", "p_prefer_longer")
+        ),
+        {"type": "columns_unique", "columns": ["judge"]},
+    ],
+    "generations": [
+        {"type": "columns_exist", "columns": ["benchmark", "model", "item_id", "sample_index", "response", "error"]},
+        {"type": "columns_unique", "columns": ["benchmark", "model", "item_id", "sample_index"]},
+    ],
+}
+
+
+def _to_expectations(spec: dict) -> list:
+    """GX expectation objects for one spec dict."""
+    import great_expectations.expectations as gxe
+
+    kind = spec.get("type")
+    if kind == "columns_exist":
+        return [gxe.ExpectColumnToExist(column=c) for c in spec["columns"]]
+    if kind == "column_not_null":
+        return [gxe.ExpectColumnValuesToNotBeNull(column=spec["column"])]
+    if kind in ("column_values_between", "column_values_in_set"):
+        col = spec["column"]
+        if kind == "column_values_between":
+            out = [gxe.ExpectColumnValuesToBeBetween(column=col, min_value=spec.get("min"), max_value=spec.get("max"))]
+        else:
+            out = [gxe.ExpectColumnValuesToBeInSet(column=col, value_set=list(spec["values"]))]
+        # GX skips nulls in range and set checks, so "no nulls" needs its own expectation.
+        if not spec.get("allow_null", False):
+            out.append(gxe.ExpectColumnValuesToNotBeNull(column=col))
+        return out
+    if kind == "columns_unique":
+        cols = list(spec["columns"])
+        if len(cols) == 1:
+            return [gxe.ExpectColumnValuesToBeUnique(column=cols[0])]
+        return [gxe.ExpectCompoundColumnsToBeUnique(column_list=cols)]
+    raise ValueError(f"unknown expectation spec type: {kind!r}")
+
+
+def _plain(value: Any) -> Any:
+    """JSON-friendly copy of an unexpected value (numpy scalars, NaN, tuples of a compound key)."""
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    # Anything else exotic (timestamps, decimals) becomes text so Dagster metadata can hold it.
+    return value if isinstance(value, (str, int, float, bool)) else str(value)
+
+
+def _failure(result) -> dict:
+    config = result.expectation_config
+    kwargs = config.kwargs
+    columns = list(kwargs["column_list"]) if "column_list" in kwargs else [kwargs.get("column")]
+    body = result.result or {}
+    failure: dict = {"expectation": config.type, "columns": columns}
+    error = (result.exception_info or {}).get("exception_message")
+    if error is None:
+        # exception_info is keyed by metric id when a metric raised (e.g. the column is missing).
+        for info in (result.exception_info or {}).values():
+            if isinstance(info, dict) and info.get("exception_message"):
+                error = info["exception_message"]
+                break
+    if error:
+        failure["observed"] = str(error)
+        return failure
+    if config.type == "expect_column_to_exist":
+        failure["observed"] = "column missing"
+        return failure
+    count = body.get("unexpected_count")
+    values = [_plain(c["value"]) for c in body.get("partial_unexpected_counts", [])][:MAX_UNEXPECTED_VALUES]
+    failure["unexpected_count"] = count
+    failure["unexpected_values"] = values
+    failure["observed"] = f"{count} unexpected of {body.get('element_count')}, e.g. {values}"
+    return failure
+
+
+def _quiet_gx_logs() -> None:
+    """Keep GX's INFO/DEBUG chatter (datasource registration, temp dirs) out of the run logs.
+
+    Called before the import (child loggers inherit the parent's level) and again after it,
+    because one GX module sets its own logger to INFO when imported.
+    """
+    for logger_name in ("great_expectations", "great_expectations.data_context.types.base"):
+        logging.getLogger(logger_name).setLevel(logging.WARNING)
+
+
+def validate_frame(df: pd.DataFrame, expectations: list[dict], name: str = "table") -> QualityReport:
+    """Validate ``df`` against spec dicts with an ephemeral GX context; never raises on bad data.
+
+    Unknown spec types raise ValueError before anything is validated.
+    """
+    _quiet_gx_logs()
+    import great_expectations as gx
+    from great_expectations.data_context.types.base import ProgressBarsConfig
+
+    _quiet_gx_logs()
+
+    # Build the expectations first so a bad spec fails before any GX set-up.
+    built = [e for spec in expectations for e in _to_expectations(spec)]
+
+    # A suite can only be filled once a context exists (GX keeps a current project globally).
+    context = gx.get_context(mode="ephemeral")
+    # GX draws tqdm bars on stderr for every validation; they would flood the run logs.
+    context.variables.progress_bars = ProgressBarsConfig(globally=False)
+    suite = gx.ExpectationSuite(name=f"{name}_suite")
+    for expectation in built:
+        suite.add_expectation(expectation)
+    batch = (
+        context.data_sources.add_pandas(name=f"{name}_source")
+        .add_dataframe_asset(name=name)
+        .add_batch_definition_whole_dataframe(f"{name}_all")
+        .get_batch(batch_parameters={"dataframe": df})
+    )
+    result = batch.validate(suite, result_format="SUMMARY")
+    failures = [_failure(r) for r in result.results if not r.success]
+    return QualityReport(
+        success=bool(result.success),
+        evaluated=int(result.statistics["evaluated_expectations"]),
+        failures=failures,
+    )

@@ -1,0 +1,173 @@
+import pandas as pd
+import pytest
+
+from benchwright.quality import SUITES, validate_frame
+
+
+def pairwise_frame() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "model": ["m1", "m1", "m2", "m2"],
+            "judge": ["j"] * 4,
+            "item_id": ["i1", "i1", "i1", "i1"],
+            "judge_order": [1, 2, 1, 2],
+            "candidate_position": ["B", "A", "B", "A"],
+            "raw_text": ["... [[B>A]]", "... [[A>B]]", "no verdict", "... [[A=B]]"],
+            "verdict": ["B>A", "A>B", None, "A=B"],
+            "parse_ok": [True, True, False, True],
+            "outcome": ["B", "B", "Fail", "T"],
+        }
+    )
+
+
+def vfs_frame() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "model": ["m1", "m2"],
+            "judge": ["j", "j"],
+            "item_id": ["i1", "i1"],
+            "raw_text": ["A: 8/10 B: 7/10", "unparseable"],
+            "score_a": [8.0, None],
+            "score_b": [7.0, None],
+            "parse_ok": [True, False],
+        }
+    )
+
+
+def failure_for(report, expectation: str) -> dict:
+    matches = [f for f in report.failures if f["expectation"] == expectation]
+    assert len(matches) == 1, report.failures
+    return matches[0]
+
+
+def test_valid_frames_pass():
+    report = validate_frame(pairwise_frame(), SUITES["creation_pairwise_judgments"], "pairwise")
+    assert report.success and report.failures == []
+    assert report.evaluated >= 9  # one per column for columns_exist, plus the value checks
+    assert validate_frame(vfs_frame(), SUITES["creation_vfs_judgments"]).success
+
+
+def test_out_of_range_score_fails_naming_column():
+    df = vfs_frame()
+    df.loc[0, "score_b"] = 11.0
+    report = validate_frame(df, SUITES["creation_vfs_judgments"])
+    assert not report.success
+    failure = failure_for(report, "expect_column_values_to_be_between")
+    assert failure["columns"] == ["score_b"]
+    assert failure["unexpected_count"] == 1
+    assert failure["unexpected_values"] == [11.0]
+
+
+def test_bad_enum_fails_naming_column():
+    df = pairwise_frame()
+    df.loc[1, "verdict"] = "A>>>B"
+    report = validate_frame(df, SUITES["creation_pairwise_judgments"])
+    assert not report.success
+    failure = failure_for(report, "expect_column_values_to_be_in_set")
+    assert failure["columns"] == ["verdict"]
+    assert failure["unexpected_values"] == ["A>>>B"]
+
+
+def test_null_outcome_fails_when_nulls_not_allowed():
+    df = pairwise_frame()
+    df["outcome"] = df["outcome"].astype(object)
+    df.loc[0, "outcome"] = None
+    report = validate_frame(df, SUITES["creation_pairwise_judgments"])
+    failure = failure_for(report, "expect_column_values_to_not_be_null")
+    assert failure["columns"] == ["outcome"]
+
+
+def test_duplicate_compound_key_fails():
+    df = pairwise_frame()
+    df.loc[3, "judge_order"] = 1  # m2/j/i1 now judged twice in order 1
+    report = validate_frame(df, SUITES["creation_pairwise_judgments"])
+    failure = failure_for(report, "expect_compound_columns_to_be_unique")
+    assert failure["columns"] == ["model", "judge", "item_id", "judge_order"]
+    assert failure["unexpected_count"] == 2
+    assert failure["unexpected_values"] == [["m2", "j", "i1", 1]]
+
+
+def test_single_column_unique():
+    df = pd.DataFrame(
+        {
+            "judge": ["j1", "j1"],
+            "exact_consistency": [0.5, 0.7],
+            "relaxed_consistency": [0.9, None],
+            "parse_rate": [1.0, 0.9],
+            "p_prefer_first": [0.5, 0.6],
+            "p_prefer_longer": [0.4, 0.5],
+        }
+    )
+    report = validate_frame(df, SUITES["judge_quality"])
+    assert failure_for(report, "expect_column_values_to_be_unique")["columns"] == ["judge"]
+
+
+def test_missing_column_fails_naming_column():
+    df = pairwise_frame().drop(columns=["raw_text"])
+    report = validate_frame(df, SUITES["creation_pairwise_judgments"])
+    assert not report.success
+    failure = failure_for(report, "expect_column_to_exist")
+    assert failure["columns"] == ["raw_text"]
+
+
+def test_missing_column_in_value_check_is_a_failure_not_a_crash():
+    df = vfs_frame().drop(columns=["score_a"])
+    report = validate_frame(df, [{"type": "column_values_between", "column": "score_a", "min": 0, "max": 10}])
+    assert not report.success
+    assert report.failures[0]["columns"] == ["score_a"]
+    assert "score_a" in report.failures[0]["observed"]
+
+
+def test_not_null_spec():
+    df = pd.DataFrame({"raw_text": ["ok", None, "fine"]})
+    report = validate_frame(df, [{"type": "column_not_null", "column": "raw_text"}])
+    failure = failure_for(report, "expect_column_values_to_not_be_null")
+    assert failure["columns"] == ["raw_text"] and failure["unexpected_count"] == 1
+
+
+def test_allow_null_between():
+    df = pd.DataFrame({"x": [1.0, None]})
+    spec = {"type": "column_values_between", "column": "x", "min": 0, "max": 10}
+    assert validate_frame(df, [{**spec, "allow_null": True}]).success
+    assert not validate_frame(df, [spec]).success
+
+
+def test_empty_frame_passes_unless_columns_missing():
+    empty = pairwise_frame().iloc[:0]
+    assert validate_frame(empty, SUITES["creation_pairwise_judgments"]).success
+    report = validate_frame(empty.drop(columns=["verdict"]), SUITES["creation_pairwise_judgments"])
+    assert not report.success
+    assert ["verdict"] in [f["columns"] for f in report.failures]
+
+
+def test_unknown_spec_type_raises():
+    with pytest.raises(ValueError, match="column_is_pretty"):
+        validate_frame(pd.DataFrame({"a": [1]}), [{"type": "column_is_pretty", "column": "a"}])
+
+
+def test_leaderboard_and_generations_suites():
+    board = pd.DataFrame(
+        {
+            "judge": ["j", "j"],
+            "model": ["m1", "m1"],
+            "scope": ["overall", "category"],
+            "scope_value": ["all", "poetry"],
+            "reward": [12.5, -150.0],
+            "win_rate": [0.4, 0.2],
+            "vfs": [7.5, None],
+        }
+    )
+    report = validate_frame(board, SUITES["creation_leaderboard"])
+    assert [f["columns"] for f in report.failures] == [["reward"]]
+
+    gens = pd.DataFrame(
+        {
+            "benchmark": ["creation"] * 2,
+            "model": ["m1"] * 2,
+            "item_id": ["i1"] * 2,
+            "sample_index": [0, 1],
+            "response": ["a", None],
+            "error": [None, "timeout"],
+        }
+    )
+    assert validate_frame(gens, SUITES["generations"]).success
