@@ -1,6 +1,5 @@
 """Wiring helpers shared by the asset modules: reading inputs, metadata for the UI."""
 
-from __future__ import annotations
 
 from typing import Any
 

@@ -1,6 +1,5 @@
 """Dataset assets: benchmark items loaded, validated and stored (images normalized and hashed)."""
 
-from __future__ import annotations
 
 from pathlib import Path
 

@@ -1,6 +1,5 @@
 """Generation assets: baseline answers, image descriptions, and candidate answers (partition: model)."""
 
-from __future__ import annotations
 
 import dagster as dg
 import pandas as pd

@@ -4,7 +4,6 @@ A new model's partitions run once its generations exist; a new judge's partition
 model at once. Both follow from `AutomationCondition.eager()`, not from the sensor (DESIGN §2).
 """
 
-from __future__ import annotations
 
 import dagster as dg
 

@@ -1,6 +1,5 @@
 """Metric assets: the Creation leaderboard and the judge-quality table (unpartitioned, eager)."""
 
-from __future__ import annotations
 
 import dagster as dg
 import pandas as pd

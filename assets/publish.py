@@ -1,6 +1,5 @@
 """Publish: the read-only analyst snapshot (DESIGN §3). Analysts never open the live warehouse."""
 
-from __future__ import annotations
 
 import dagster as dg
 

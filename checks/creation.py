@@ -3,7 +3,6 @@
 Partitioned checks run with the partition they guard, so a bad judge is caught in its own run.
 """
 
-from __future__ import annotations
 
 import dagster as dg
 import pandas as pd

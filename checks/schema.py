@@ -1,6 +1,5 @@
 """Schema and range suites (great-expectations 1.x, via benchwright.quality) on every Creation table."""
 
-from __future__ import annotations
 
 import dagster as dg
 

@@ -1,6 +1,5 @@
 """The model/judge registry as a Dagster resource (reads registry/*.yaml on every use)."""
 
-from __future__ import annotations
 
 import dagster as dg
 

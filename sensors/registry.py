@@ -5,7 +5,6 @@ through `AutomationCondition.eager()` (judging before the generations are writte
 and a new judge needs no run request at all: its new partitions are "newly missing" for eager().
 """
 
-from __future__ import annotations
 
 import dagster as dg
 

@@ -1,0 +1,529 @@
+"""Loaders for Creation items (METHODS §1.1): our JSONL layout and the published TSV layout.
+
+Both loaders are lenient per row and strict per file: a bad row becomes a `LoadProblem` with its
+location and is skipped, so one broken line never hides the other items; a file that cannot be
+opened at all raises (FileNotFoundError / ValueError naming the path).
+
+Images are returned as raw bytes. Checking that they decode is `normalize_item_images`' job
+(called by the items asset), so a corrupt picture is reported per item, not as a load failure.
+
+Requirements are stored without their numbers ("Use a warm tone", not "1. Use a warm tone");
+whoever builds the query numbers them.
+
+JSONL layout (ours, see sample_data/creation)
+---------------------------------------------
+One JSON object per line with the `CreationItem` fields; `images` is a list of paths relative to
+the JSONL file's folder. Paths that are absolute, contain `..` that leaves the folder, or are
+symlinks pointing outside it are refused. Blank lines are ignored; unknown keys are ignored.
+`visual_factuality_criteria`, `ground_truth` and `reference_answer` may be missing, null or "";
+all three mean "absent" (None).
+
+TSV layout (the published benchmark, VLMEvalKit style)
+------------------------------------------------------
+Learned from open-compass/VLMEvalKit `vlmeval/dataset/creation.py` (CreationMMBenchDataset reads
+Creation_MMBench.tsv; `build_prompt` and `dump_image` show which columns it uses), the shared
+VLMEvalKit TSV convention in `vlmeval/dataset/image_base.py` (image column handling), and a
+third-party port of the Hugging Face release that lists the columns. Mapping:
+
+    TSV column                  -> our field
+    index                       -> item_id (as a string)
+    task_name                   -> task; category comes from TASK_CATEGORIES (a `category`
+                                   column, when present, wins)
+    role, background,
+    instruction                 -> role, background, instruction
+    requirement(s)              -> requirements (split into lines, numbers stripped)
+    criteria                    -> a Python-literal dict: the key containing "subjective"
+                                   -> subjective_criteria, the other key (published as
+                                   "groundtruth alignment", the visual-factuality points)
+                                   -> visual_factuality_criteria. A plain string is the
+                                   subjective criteria alone.
+    ground_truth                -> ground_truth (empty / NaN -> None)
+    reference_answer_by_gpt4o   -> reference_answer
+    image                       -> images: one base64 string, or a JSON / Python-literal list
+                                   of base64 strings; a value of <= 64 characters is the
+                                   `index` of another row whose image it shares
+    question                    -> used only when role/background/instruction columns are
+                                   absent: the assembled query is split back into its parts
+                                   (template in METHODS §1.2)
+    image_path, source          -> ignored
+
+Assumptions (not verifiable without the file itself): the TSV is UTF-8 with a header row and
+standard double-quote CSV quoting (what pandas writes); the requirement column is one text with one
+requirement per line; a criteria value of "\\" or one with no letters means "no criteria" (the
+reference code treats such values as invalid).
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import binascii
+import csv
+import io
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from benchwright.images import ImageError, NormalizedImage, normalize_image
+
+CATEGORIES = (
+    "Literary Writing",
+    "Common Functional Writing",
+    "Professional Functional Writing",
+    "Creative Multimodal Understanding",
+)
+
+# The 51 task names of the published benchmark and their categories (task identifiers as they
+# appear in the TSV's task_name column).
+_TASKS_BY_CATEGORY = {
+    "Literary Writing": (
+        "story_continue landscape_to_poem historical_story_creation story_novel_creation "
+        "prose_writing_scenery art_inspired_prose daily_conversation_creation "
+        "children_book_illustration_dialogue_creation"
+    ),
+    "Common Functional Writing": (
+        "ins_simple_daily_copywriter travel_journal short_video_scripts_for_social_media "
+        "social_media_travel_content daily_achievement_show_off "
+        "scientific_research_simple_promotion twitter_comment_on_daily_news "
+        "personal_event_summaries daily_affairs_inquiries business_collaborative_email_writing "
+        "daily_emotional_email_writing letter_of_complaint daily_invitation_email_writing "
+        "holiday_card_writing letter_of_application product_usage_experience_review "
+        "store_experience_review public_welfare_activity_participation_initiative"
+    ),
+    "Professional Functional Writing": (
+        "museum_guide_word_creation recipe_infer_and_guide landscape_introduction "
+        "drafting_announcements_for_public_spaces floor_plan_renovation_design teaching_plan "
+        "nutritional_formulation_of_recipe clothing_match_design "
+        "software_engineering_diagram_explanation event_planning_and_venue_arrangement "
+        "ui_design_analysis_and_optimization attraction_promotional_words "
+        "product_marketing_strategy script_writing_for_product_advertisement_promotional_video "
+        "residence_reasoning scientific_diagram_understanding pulitzer_prize_judge "
+        "architecture_appreciation company_team_amuse_broadcast"
+    ),
+    "Creative Multimodal Understanding": (
+        "travel_itinerary_planning_and_recommendations photography_appreciation "
+        "meme_explanation advertisement_explanation document_understanding snapshot_analysis"
+    ),
+}
+TASK_CATEGORIES: dict[str, str] = {
+    task: category for category, names in _TASKS_BY_CATEGORY.items() for task in names.split()
+}
+
+_REQUIRED_TEXT = ("item_id", "category", "task", "role", "background", "instruction",
+                  "subjective_criteria")
+_OPTIONAL_TEXT = ("visual_factuality_criteria", "ground_truth", "reference_answer")
+
+
+@dataclass
+class CreationItem:
+    item_id: str
+    category: str
+    task: str
+    role: str
+    background: str
+    instruction: str
+    requirements: list[str]
+    subjective_criteria: str
+    visual_factuality_criteria: str | None
+    ground_truth: str | None
+    reference_answer: str | None
+    images: list[bytes] = field(repr=False)
+
+    def to_row(self) -> dict:
+        """Every field except the image bytes, ready for a warehouse row."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "images"}
+
+
+@dataclass
+class LoadProblem:
+    location: str
+    reason: str
+
+
+@dataclass
+class LoadResult:
+    items: list[CreationItem]
+    problems: list[LoadProblem]
+
+
+class _RowError(Exception):
+    """A reason to skip one row; caught by the loaders and turned into a LoadProblem."""
+
+
+# --------------------------------------------------------------------------- JSONL
+
+
+def load_creation_jsonl(path: str | os.PathLike) -> LoadResult:
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"Creation dataset file not found: {path}") from None
+    except OSError as exc:
+        raise ValueError(f"cannot read Creation dataset file {path}: {exc}") from None
+
+    base = path.parent.resolve()
+    items: list[CreationItem] = []
+    problems: list[LoadProblem] = []
+    seen: set[str] = set()
+
+    # Split bytes, not text, so one non-UTF-8 line is a located problem, not a failed file.
+    for lineno, line_bytes in enumerate(raw.split(b"\n"), start=1):
+        location = f"{path.name}:{lineno}"
+        if lineno == 1 and line_bytes.startswith(b"\xef\xbb\xbf"):
+            line_bytes = line_bytes[3:]
+        try:
+            line = line_bytes.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            problems.append(LoadProblem(
+                location, f"not valid UTF-8 (byte 0x{line_bytes[exc.start]:02x} at column "
+                          f"{exc.start + 1})"))
+            continue
+        if not line.strip():
+            continue
+        try:
+            item = _item_from_json(line, base)
+            if item.item_id in seen:
+                raise _RowError(f"duplicate item_id {item.item_id!r}")
+        except _RowError as exc:
+            problems.append(LoadProblem(location, str(exc)))
+            continue
+        seen.add(item.item_id)
+        items.append(item)
+    return LoadResult(items, problems)
+
+
+def _item_from_json(line: str, base: Path) -> CreationItem:
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise _RowError(f"malformed JSON: {exc.msg} at column {exc.colno}") from None
+    if not isinstance(obj, dict):
+        raise _RowError(f"expected a JSON object, got {type(obj).__name__}")
+
+    text = {name: _required_text(obj, name) for name in _REQUIRED_TEXT}
+    optional = {name: _optional_text(obj, name) for name in _OPTIONAL_TEXT}
+    _check_category(text["category"])
+    requirements = _string_list(obj, "requirements")
+
+    image_paths = _string_list(obj, "images")
+    images = [_read_image_file(base, rel) for rel in image_paths]
+    return CreationItem(requirements=requirements, images=images, **text, **optional)
+
+
+def _required_text(obj: dict, name: str) -> str:
+    if name not in obj or obj[name] is None:
+        raise _RowError(f"missing required field {name!r}")
+    value = obj[name]
+    if not isinstance(value, str):
+        raise _RowError(f"field {name!r} must be a string, got {type(value).__name__}")
+    if not value.strip():
+        raise _RowError(f"field {name!r} is empty")
+    return value
+
+
+def _optional_text(obj: dict, name: str) -> str | None:
+    value = obj.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise _RowError(f"field {name!r} must be a string or null, got {type(value).__name__}")
+    return value if value.strip() else None
+
+
+def _string_list(obj: dict, name: str) -> list[str]:
+    value = obj.get(name)
+    if value is None:
+        raise _RowError(f"missing required field {name!r}")
+    if not isinstance(value, list):
+        raise _RowError(f"field {name!r} must be a list, got {type(value).__name__}")
+    if not value:
+        raise _RowError(f"field {name!r} is empty")
+    for i, entry in enumerate(value, start=1):
+        if not isinstance(entry, str) or not entry.strip():
+            raise _RowError(f"field {name!r} entry {i} must be a non-empty string")
+    return value
+
+
+def _check_category(category: str) -> None:
+    if category not in CATEGORIES:
+        raise _RowError(f"unknown category {category!r} (expected one of {', '.join(CATEGORIES)})")
+
+
+def _read_image_file(base: Path, rel: str) -> bytes:
+    # Refuse anything that could read outside the dataset folder: absolute paths, drive
+    # letters, '..' and symlinks are all caught by resolving and comparing with the folder.
+    if os.path.isabs(rel) or rel.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", rel):
+        raise _RowError(f"image path {rel!r} is absolute; it must be relative to the "
+                        "dataset folder")
+    target = (base / rel).resolve()
+    if not target.is_relative_to(base):
+        raise _RowError(f"image path {rel!r} escapes the dataset folder")
+    if not target.is_file():
+        raise _RowError(f"image file not found: {rel!r}")
+    try:
+        return target.read_bytes()
+    except OSError as exc:
+        raise _RowError(f"cannot read image {rel!r}: {exc.strerror or exc}") from None
+
+
+# --------------------------------------------------------------------------- TSV
+
+_TEMPLATE = re.compile(
+    r"^Assume you are (?P<role>.*?)\n(?P<background>.*?)\n"
+    r"Please follow the requirements below to (?P<instruction>.*?)\.?\n(?P<requirements>.*)$",
+    re.DOTALL,
+)
+_NUMBER_PREFIX = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s+")
+_IMAGE_REF_MAX = 64  # VLMEvalKit convention: shorter image values name another row's index
+
+
+def load_creation_tsv(path: str | os.PathLike) -> LoadResult:
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"Creation TSV not found: {path}") from None
+    except OSError as exc:
+        raise ValueError(f"cannot read Creation TSV {path}: {exc}") from None
+
+    # surrogateescape keeps going past bad bytes; rows that contain them are reported below.
+    text = raw.decode("utf-8-sig", errors="surrogateescape")
+    # Base64 images make fields far longer than csv's default 128 KiB limit.
+    csv.field_size_limit(sys.maxsize)
+    try:
+        rows = list(csv.reader(io.StringIO(text, newline=""), delimiter="\t"))
+    except csv.Error as exc:
+        raise ValueError(f"{path} is not a readable TSV: {exc}") from None
+    if not rows:
+        raise ValueError(f"{path} is empty (no header row)")
+
+    header = [h.strip() for h in rows[0]]
+    missing = _missing_columns(header)
+    if missing:
+        raise ValueError(f"{path} lacks required column(s): {', '.join(missing)}")
+
+    records = [dict(zip(header, row)) for row in rows[1:]]
+    image_by_index = {r.get("index", "").strip(): r.get("image", "") for r in records}
+
+    items: list[CreationItem] = []
+    problems: list[LoadProblem] = []
+    seen: set[str] = set()
+    for rowno, (row, record) in enumerate(zip(rows[1:], records), start=1):
+        if not any(cell.strip() for cell in row):
+            continue
+        location = f"{path.name}:row {rowno} (index={record.get('index', '').strip() or '?'})"
+        try:
+            if len(row) != len(header):
+                raise _RowError(f"has {len(row)} columns, header has {len(header)}")
+            if any(_has_bad_bytes(cell) for cell in row):
+                raise _RowError("not valid UTF-8")
+            item = _item_from_tsv(record, image_by_index)
+            if item.item_id in seen:
+                raise _RowError(f"duplicate index {item.item_id!r}")
+        except _RowError as exc:
+            problems.append(LoadProblem(location, str(exc)))
+            continue
+        seen.add(item.item_id)
+        items.append(item)
+    return LoadResult(items, problems)
+
+
+def _missing_columns(header: list[str]) -> list[str]:
+    need = ["index", "task_name", "criteria", "image"]
+    if not {"role", "background", "instruction"} <= set(header) and "question" not in header:
+        need += ["role", "background", "instruction"]
+    if "question" not in header and not {"requirement", "requirements"} & set(header):
+        need.append("requirement")
+    return [c for c in need if c not in header]
+
+
+def _has_bad_bytes(cell: str) -> bool:
+    return any("\udc80" <= ch <= "\udcff" for ch in cell)
+
+
+def _cell(record: dict, name: str) -> str | None:
+    """A cell's text, with pandas' missing-value spellings treated as absent."""
+    value = record.get(name)
+    if value is None:
+        return None
+    value = value.strip()
+    return None if value in ("", "nan", "NaN", "None") else value
+
+
+def _item_from_tsv(record: dict, image_by_index: dict[str, str]) -> CreationItem:
+    item_id = _cell(record, "index")
+    if item_id is None:
+        raise _RowError("missing index")
+    task = _cell(record, "task_name")
+    if task is None:
+        raise _RowError("missing task_name")
+
+    category = _cell(record, "category")
+    if category is None:
+        category = TASK_CATEGORIES.get(task)
+        if category is None:
+            raise _RowError(f"unknown task_name {task!r} and no category column")
+    _check_category(category)
+
+    role, background, instruction, requirement_text = (
+        _cell(record, "role"), _cell(record, "background"), _cell(record, "instruction"),
+        _cell(record, "requirement") or _cell(record, "requirements"),
+    )
+    if role is None and instruction is None:
+        role, background, instruction, requirement_text = _split_question(_cell(record, "question"))
+    for name, value in (("role", role), ("background", background), ("instruction", instruction)):
+        if value is None:
+            raise _RowError(f"missing {name}")
+    requirements = _split_requirements(requirement_text or "")
+    if not requirements:
+        raise _RowError("missing requirement")
+
+    subjective, visual = _split_criteria(_cell(record, "criteria"))
+    images = _decode_image_cell(_cell(record, "image"), image_by_index)
+    return CreationItem(
+        item_id=item_id,
+        category=category,
+        task=task,
+        role=role,
+        background=background,
+        instruction=instruction,
+        requirements=requirements,
+        subjective_criteria=subjective,
+        visual_factuality_criteria=visual,
+        ground_truth=_cell(record, "ground_truth"),
+        reference_answer=_cell(record, "reference_answer_by_gpt4o"),
+        images=images,
+    )
+
+
+def _split_question(question: str | None) -> tuple[str, str, str, str]:
+    if question is None:
+        raise _RowError("missing role/background/instruction and no question to split")
+    match = _TEMPLATE.match(question.replace("\r\n", "\n"))
+    if not match:
+        raise _RowError("question does not follow the 'Assume you are ...' template")
+    return (match["role"].strip(), match["background"].strip(),
+            match["instruction"].strip(), match["requirements"])
+
+
+def _split_requirements(text: str) -> list[str]:
+    """One requirement per numbered item; unnumbered lines continue the previous item."""
+    out: list[str] = []
+    numbered = any(_NUMBER_PREFIX.match(line) for line in text.splitlines())
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if numbered and not _NUMBER_PREFIX.match(line) and out:
+            out[-1] = f"{out[-1]} {line.strip()}"
+        else:
+            out.append(_NUMBER_PREFIX.sub("", line).strip())
+    return [r for r in out if r]
+
+
+def _meaningful(text: Any) -> bool:
+    # The reference code treats "\" or text without letters as "no criteria".
+    return isinstance(text, str) and bool(re.search(r"[^\W\d_]", text))
+
+
+def _split_criteria(value: str | None) -> tuple[str, str | None]:
+    if value is None:
+        raise _RowError("missing criteria")
+    parsed: Any = value
+    if value.startswith("{"):
+        try:
+            parsed = ast.literal_eval(value)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            raise _RowError("criteria looks like a dict but cannot be parsed") from None
+    if isinstance(parsed, str):
+        if not _meaningful(parsed):
+            raise _RowError("criteria is empty")
+        return parsed, None
+    if not isinstance(parsed, dict):
+        raise _RowError(f"criteria must be text or a dict, got {type(parsed).__name__}")
+
+    subjective = visual = None
+    for key, text in parsed.items():
+        if "subjective" in str(key).lower():
+            subjective = text
+        else:
+            visual = text
+    if not _meaningful(subjective):
+        raise _RowError("criteria has no subjective part")
+    return subjective, (visual if _meaningful(visual) else None)
+
+
+def _decode_image_cell(value: str | None, image_by_index: dict[str, str]) -> list[bytes]:
+    if value is None:
+        raise _RowError("missing image")
+    if len(value) <= _IMAGE_REF_MAX:
+        target = (image_by_index.get(value) or "").strip()
+        if len(target) <= _IMAGE_REF_MAX:
+            raise _RowError(f"image refers to index {value!r}, which has no image of its own")
+        value = target
+
+    encoded: Any = value
+    if value.startswith("["):
+        try:
+            encoded = json.loads(value)
+        except json.JSONDecodeError:
+            try:
+                encoded = ast.literal_eval(value)
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                raise _RowError("image list cannot be parsed") from None
+    if isinstance(encoded, str):
+        encoded = [encoded]
+    if not isinstance(encoded, list) or not encoded:
+        raise _RowError("image must be base64 text or a non-empty list of it")
+
+    images = []
+    for i, b64 in enumerate(encoded, start=1):
+        if not isinstance(b64, str):
+            raise _RowError(f"image {i} is not text")
+        try:
+            data = base64.b64decode("".join(b64.split()), validate=True)
+        except (binascii.Error, ValueError):
+            raise _RowError(f"image {i} is not valid base64") from None
+        if not data:
+            raise _RowError(f"image {i} is empty")
+        images.append(data)
+    return images
+
+
+# --------------------------------------------------------------------------- images
+
+
+def normalize_item_images(
+    item: CreationItem, **limits: int
+) -> tuple[list[NormalizedImage], str | None]:
+    """Normalize all of an item's images.
+
+    Returns (images, None) when every image is usable, or ([], reason) at the first bad one:
+    an item with a broken picture cannot be asked fairly, so it is reported, not half-used.
+    `limits` are passed to `normalize_image` (max_side, max_input_bytes, max_pixels).
+    """
+    if not item.images:
+        return [], "item has no images"
+    out = []
+    for i, data in enumerate(item.images, start=1):
+        try:
+            out.append(normalize_image(data, **limits))
+        except ImageError as exc:
+            return [], f"image {i} of {len(item.images)}: {exc}"
+    return out, None
+
+
+__all__ = [
+    "CATEGORIES",
+    "TASK_CATEGORIES",
+    "CreationItem",
+    "LoadProblem",
+    "LoadResult",
+    "load_creation_jsonl",
+    "load_creation_tsv",
+    "normalize_item_images",
+]

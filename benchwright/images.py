@@ -1,0 +1,175 @@
+"""Image validation and normalization.
+
+Every image that enters the warehouse goes through `normalize_image`: it is fully decoded by
+Pillow (so corrupt or truncated files are caught here, not inside a model call), turned upright
+using its EXIF orientation, converted to RGB, shrunk so its longer side fits `max_side`, and
+re-encoded as PNG. The PNG carries no metadata (no EXIF, ICC profile, DPI or text chunks), so the
+same input always gives the same bytes, and the sha256 of those bytes is a stable content id that
+caches and warehouse rows can key on.
+
+Choices made here (METHODS leaves them open):
+- Transparent pixels are composited onto white, because most models treat alpha inconsistently.
+- An ICC profile is dropped, not applied; sample and benchmark images are sRGB in practice.
+- For animated images (GIF, WebP) only the first frame is kept.
+- Downscaling uses Lanczos resampling; the size is rounded, never below 1 pixel.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import io
+import struct
+import warnings
+from dataclasses import dataclass
+
+from PIL import Image, ImageOps, UnidentifiedImageError
+
+# Formats a benchmark image may come in. Pillow reads many more (e.g. PSD, EPS via
+# ghostscript); refusing them keeps the attack surface and surprises small.
+SUPPORTED_FORMATS = frozenset({"PNG", "JPEG", "MPO", "GIF", "WEBP", "BMP", "TIFF"})
+
+# Fill colour for transparent areas.
+_WHITE = (255, 255, 255)
+
+
+class ImageError(ValueError):
+    """An image cannot be used; the message says why."""
+
+
+@dataclass(frozen=True)
+class NormalizedImage:
+    sha256: str
+    mime: str
+    width: int
+    height: int
+    data: bytes
+
+
+def normalize_image(
+    data: bytes,
+    max_side: int = 1024,
+    max_input_bytes: int = 20_000_000,
+    max_pixels: int = 50_000_000,
+) -> NormalizedImage:
+    """Validate `data` as an image and return it as a deterministic RGB PNG.
+
+    Raises ImageError for empty, oversized, unreadable, truncated, unsupported or
+    too-many-pixel input.
+    """
+    if max_side < 1:
+        raise ValueError(f"max_side must be at least 1, got {max_side}")
+    if not data:
+        raise ImageError("image is empty (zero bytes)")
+    if len(data) > max_input_bytes:
+        raise ImageError(f"image too large: {len(data)} bytes (limit {max_input_bytes})")
+
+    img = _decode(data, max_pixels)
+    img = _to_rgb(img)
+
+    width, height = img.size
+    longer = max(width, height)
+    if longer > max_side:
+        scale = max_side / longer
+        size = (max(1, round(width * scale)), max(1, round(height * scale)))
+        img = img.resize(size, Image.Resampling.LANCZOS)
+
+    # A fresh image with no `info` so nothing but pixels reaches the encoder.
+    clean = Image.new("RGB", img.size)
+    clean.paste(img)
+    buf = io.BytesIO()
+    clean.save(buf, format="PNG", compress_level=6)
+    png = buf.getvalue()
+    return NormalizedImage(
+        sha256=hashlib.sha256(png).hexdigest(),
+        mime="image/png",
+        width=clean.width,
+        height=clean.height,
+        data=png,
+    )
+
+
+def _decode(data: bytes, max_pixels: int) -> Image.Image:
+    """Open, check size and format, and fully decode; every failure becomes an ImageError."""
+    # Pillow only warns below its own bomb limit; make that warning an error too.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Image.DecompressionBombWarning)
+        try:
+            probe = Image.open(io.BytesIO(data))
+            fmt = probe.format
+            if fmt not in SUPPORTED_FORMATS:
+                raise ImageError(f"unsupported image format: {fmt}")
+            # Check the declared size before decoding anything: a small file can
+            # declare a huge canvas (decompression bomb).
+            _check_pixels(probe.size, max_pixels)
+            # verify() checks structure (e.g. PNG chunk CRCs) but leaves the object unusable.
+            probe.verify()
+
+            img = Image.open(io.BytesIO(data))
+            img.seek(0)
+            img.load()  # decode every pixel; truncated data fails here
+        except ImageError:
+            raise
+        except UnidentifiedImageError:
+            raise ImageError("not a recognizable image (corrupt or unknown format)") from None
+        except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+            raise ImageError(f"too many pixels (decompression bomb guard): {exc}") from None
+        # Plugins raise a mix of these on mangled data (struct.error on bad headers).
+        except (OSError, SyntaxError, ValueError, EOFError, IndexError, struct.error) as exc:
+            text = str(exc) or type(exc).__name__
+            if "truncated" in text.lower():
+                raise ImageError(f"image is truncated: {text}") from None
+            raise ImageError(f"image is corrupt: {text}") from None
+    return img
+
+
+def _check_pixels(size: tuple[int, int], max_pixels: int) -> None:
+    width, height = size
+    if width < 1 or height < 1:
+        raise ImageError(f"image has no pixels ({width}x{height})")
+    if width * height > max_pixels:
+        raise ImageError(
+            f"too many pixels: {width}x{height} = {width * height} (limit {max_pixels})"
+        )
+
+
+def _to_rgb(img: Image.Image) -> Image.Image:
+    """Apply EXIF orientation, then flatten any transparency onto white."""
+    try:
+        img = ImageOps.exif_transpose(img)
+    except Exception as exc:  # a broken EXIF block should not look like a crash
+        raise ImageError(f"image is corrupt: bad EXIF orientation data ({exc})") from None
+
+    has_alpha = img.mode in ("RGBA", "LA", "PA", "RGBa", "La") or (
+        img.mode == "P" and "transparency" in img.info
+    )
+    if has_alpha:
+        rgba = img.convert("RGBA")
+        background = Image.new("RGB", rgba.size, _WHITE)
+        background.paste(rgba, mask=rgba.getchannel("A"))
+        return background
+    if img.mode.startswith("I;16") or img.mode == "I":
+        # 16/32-bit greyscale: scale into 8 bits first, convert("RGB") would clip.
+        img = img.convert("I").point(lambda v: v * (1 / 256)).convert("L")
+    return img.convert("RGB")
+
+
+def data_url(img: NormalizedImage) -> str:
+    """The image as a `data:` URL, the form chat APIs accept inline."""
+    return f"data:{img.mime};base64,{base64.b64encode(img.data).decode('ascii')}"
+
+
+def decode_data_url(url: str) -> bytes:
+    """The bytes inside a base64 `data:` URL; ImageError if it is not one."""
+    if not url.startswith("data:"):
+        raise ImageError("not a data URL (must start with 'data:')")
+    header, sep, payload = url.partition(",")
+    if not sep:
+        raise ImageError("data URL has no ',' separating header and payload")
+    if not header.endswith(";base64"):
+        raise ImageError("data URL is not base64-encoded")
+    try:
+        return base64.b64decode(payload, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise ImageError(f"data URL payload is not valid base64: {exc}") from None
