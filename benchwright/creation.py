@@ -1,0 +1,470 @@
+"""Creation benchmark (METHODS §1): prompts, outcome mapping and metric tables.
+
+Items are plain dicts with the keys ``item_id, category, task, role, background, instruction,
+requirements, subjective_criteria, visual_factuality_criteria, ground_truth``. Images travel as
+data URLs (``data:image/png;base64,...``) and are placed in OpenAI-style chat messages, which
+litellm accepts for every provider.
+
+The prompts are our own wording of the method. Bump the matching ``*_PROMPT_VERSION`` whenever
+a prompt's text changes, so cached responses and derived assets are known to be stale.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+import pandas as pd
+
+from benchwright.verdicts import CANONICAL_VERDICTS
+
+CANDIDATE_PROMPT_VERSION = "creation-candidate-v1"
+DESCRIBE_PROMPT_VERSION = "creation-describe-v1"
+FOCUS_PROMPT_VERSION = "creation-focus-v1"
+PAIRWISE_PROMPT_VERSION = "creation-pairwise-v1"
+VFS_PROMPT_VERSION = "creation-vfs-v1"
+
+# Fixed phrases of the prompts. The offline simulator recognises prompts and reads their parts
+# by these phrases, so they are named here once.
+QUERY_ROLE_LEAD = "Assume you are "
+QUERY_INSTRUCTION_LEAD = "Please follow the requirements below to "
+TEXT_ONLY_NOTE = (
+    "Note: no images are provided with this request. Instead, you are given a description "
+    "of the images written by another model; rely on it as if you could see the images."
+)
+DESCRIPTION_LEAD = "Description of the image: "
+DESCRIBE_MARKER = "First, say how many images there are."
+FOCUS_LEAD = "Pay special attention to: "
+FOCUS_ANSWER_LEAD = "Contents to observe:"
+PAIRWISE_VERDICT_LINE = "Final Verdict is: [[VERDICT]]"
+VFS_SCORE_LINES = (
+    "Response A Visual Factuality Score: <x>/10\nResponse B Visual Factuality Score: <y>/10"
+)
+
+# Tags that delimit the parts of the judge prompts (the user message).
+TASK_TAG = "task"
+ANSWER_A_TAG = "assistant_a_answer"
+ANSWER_B_TAG = "assistant_b_answer"
+CRITERIA_TAG = "evaluation_criteria"
+VISUAL_CRITERIA_TAG = "visual_factuality_criteria"
+GROUND_TRUTH_TAG = "ground_truth"
+
+
+def _tagged(tag: str, body: str) -> str:
+    return f"<{tag}>\n{body}\n</{tag}>"
+
+
+def _numbered(requirements: Iterable[str]) -> str:
+    """Number the requirements 1., 2., ... (dropping any numbering they already carry)."""
+    lines = []
+    for number, requirement in enumerate(requirements, start=1):
+        text = re.sub(r"^\s*\d+\s*[.)]\s*", "", str(requirement)).strip()
+        lines.append(f"{number}. {text}")
+    return "\n".join(lines)
+
+
+def build_query(item: Mapping, image_descriptions: str | None = None) -> str:
+    """The candidate's query (METHODS §1.2).
+
+    With ``image_descriptions`` this is the text-only variant: a note that no images are
+    provided, then ``Description of the image: <descriptions>`` after the requirements.
+    """
+    lines = [
+        f"{QUERY_ROLE_LEAD}{item['role']}",
+        str(item.get("background") or "").strip(),
+        f"{QUERY_INSTRUCTION_LEAD}{str(item['instruction']).strip().rstrip('.')}.",
+        _numbered(item.get("requirements") or []),
+    ]
+    query = "\n".join(line for line in lines if line)
+    if image_descriptions is not None:
+        query += f"\n\n{TEXT_ONLY_NOTE}\n{DESCRIPTION_LEAD}{image_descriptions.strip()}"
+    return query
+
+
+def _image_parts(image_urls: Iterable[str] | None) -> list[dict]:
+    return [{"type": "image_url", "image_url": {"url": url}} for url in image_urls or []]
+
+
+def _user_message(text: str, image_urls: Iterable[str] | None = None) -> dict:
+    return {"role": "user", "content": [{"type": "text", "text": text}, *_image_parts(image_urls)]}
+
+
+def candidate_messages(
+    item: Mapping, image_urls: list[str], image_descriptions: str | None = None
+) -> list[dict]:
+    """Chat messages for a candidate model: the query text, then one part per image.
+
+    When ``image_descriptions`` is given (text-only model), the images are not sent at all.
+    """
+    query = build_query(item, image_descriptions)
+    if image_descriptions is not None:
+        return [_user_message(query)]
+    return [_user_message(query, image_urls)]
+
+
+GENERIC_DESCRIBE_INSTRUCTION = (
+    "Describe the image(s) attached to this message for someone who cannot see them. "
+    f"{DESCRIBE_MARKER} Then, for each image in turn, describe:\n"
+    "1. its overall content;\n"
+    "2. what kind of image it is (photograph, drawing, chart, map, screenshot, document, ...);\n"
+    "3. the people, characters and objects in it, with their appearance and colours;\n"
+    "4. the scene and its atmosphere;\n"
+    "5. how the people and objects relate to one another;\n"
+    "6. any text in it, copied exactly.\n"
+    "Describe only what is visible; do not invent details."
+)
+
+
+def describe_messages(image_urls: list[str], focus: str | None = None) -> list[dict]:
+    """Messages asking a vision model to describe images, for the text-only variant (§1.2).
+
+    Without ``focus`` this is the generic description; with it, the query-specific one.
+    """
+    text = GENERIC_DESCRIBE_INSTRUCTION
+    if focus:
+        text += f"\n{FOCUS_LEAD}{focus.strip()}"
+    return [_user_message(text, image_urls)]
+
+
+FOCUS_SYSTEM = (
+    "A vision model will describe some images for a writer who cannot see them. You are shown "
+    "only the writer's question. Say which contents of the images the describer should look at "
+    "closely so that the writer can answer well. Name things to observe, in one or two lines. "
+    "Never answer the question and never guess what the images show."
+)
+
+# Our own few-shot examples: question -> contents to observe (never the answer).
+FOCUS_EXAMPLES = (
+    (
+        "Assume you are a children's author.\nPlease follow the requirements below to continue "
+        "the story shown in the picture book page.\n1. Keep the characters' personalities.\n"
+        "2. End on a hopeful note.",
+        "The characters on the page, their expressions and clothes, what each is doing, the "
+        "setting, and any words printed on the page.",
+    ),
+    (
+        "Assume you are a travel agent.\nPlease follow the requirements below to plan a one-day "
+        "walking route using the map.\n1. Visit at least three sights.\n2. Give walking times.",
+        "The names and positions of the sights marked on the map, the streets or paths between "
+        "them, the scale bar, and the legend.",
+    ),
+    (
+        "Assume you are a nutrition coach.\nPlease follow the requirements below to write a "
+        "recipe from the ingredients in the photo.\n1. List the quantities.\n"
+        "2. Keep it vegetarian.",
+        "Every ingredient visible, how much of each there seems to be, any packaging labels, and "
+        "the kitchen tools shown.",
+    ),
+    (
+        "Assume you are a marketing analyst.\nPlease follow the requirements below to explain "
+        "the message of this advertisement.\n1. Identify the target audience.\n2. Explain the "
+        "visual metaphor.",
+        "The product shown, the slogan and all other text, the people and their activity, the "
+        "colours and layout, and any object that stands in for something else.",
+    ),
+)
+
+
+def focus_messages(text_only_question: str) -> list[dict]:
+    """Few-shot prompt: which contents of the image to observe for this question (§1.2)."""
+    shots = "\n\n".join(
+        f"Question:\n{question}\n{FOCUS_ANSWER_LEAD} {contents}"
+        for question, contents in FOCUS_EXAMPLES
+    )
+    user = f"{shots}\n\nQuestion:\n{text_only_question.strip()}\n{FOCUS_ANSWER_LEAD}"
+    return [{"role": "system", "content": FOCUS_SYSTEM}, {"role": "user", "content": user}]
+
+
+PAIRWISE_SYSTEM = (
+    "You are an impartial expert judge of writing that is grounded in images. Two AI "
+    "assistants, A and B, answered the same task. Decide which answer is better.\n"
+    "How to judge:\n"
+    "1. Read the task and, when images are attached, study them: they are the context both "
+    "assistants were given.\n"
+    "2. Assess each answer on its own against the evaluation criteria: does it fulfil the "
+    "instruction and every requirement, is it faithful to the images, is it well written?\n"
+    "3. Then compare the two answers. Guard against position bias: the order in which they are "
+    "shown must not influence you. A longer answer is not better for being longer.\n"
+    "4. If the differences are minimal, declare a tie.\n"
+    "Write a short evaluation of Assistant A's answer, then of Assistant B's answer, then your "
+    "comparison. End with exactly one line of this form and nothing after it:\n"
+    f"{PAIRWISE_VERDICT_LINE}\n"
+    "where VERDICT is one of:\n"
+    "A>>B (Assistant A is clearly better), A>B (Assistant A is slightly better), "
+    "A=B (tie), B>A (Assistant B is slightly better), B>>A (Assistant B is clearly better)."
+)
+
+
+def pairwise_judge_messages(
+    item: Mapping, answer_a: str, answer_b: str, image_urls: list[str] | None
+) -> list[dict]:
+    """Pairwise judge prompt (METHODS §1.3).
+
+    Parts in the method's order: images, task, Assistant A's answer, criteria, Assistant B's
+    answer. ``image_urls=None`` makes an LLM-as-a-judge prompt: no images, and the judge is
+    told it cannot see them.
+    """
+    parts = [
+        _tagged(TASK_TAG, build_query(item)),
+        _tagged(ANSWER_A_TAG, answer_a or ""),
+        _tagged(CRITERIA_TAG, str(item.get("subjective_criteria") or "").strip()),
+        _tagged(ANSWER_B_TAG, answer_b or ""),
+    ]
+    if image_urls is None:
+        parts.insert(0, "The images of this task are not shown to you; judge from the text.")
+    text = "\n\n".join(parts) + f"\n\nNow evaluate both answers. End with: {PAIRWISE_VERDICT_LINE}"
+    return [{"role": "system", "content": PAIRWISE_SYSTEM}, _user_message(text, image_urls)]
+
+
+VFS_SYSTEM = (
+    "You are an expert judge of visual factuality: how faithfully an answer reflects what is "
+    "actually in the images it is about. Two AI assistants, A and B, answered the same task; "
+    "score each answer separately against the visual factuality criteria.\n"
+    "Scoring rule: if the criteria have X top-level aspects, each aspect is worth 10/X points. "
+    "If an aspect has Y sub-criteria, each sub-criterion is worth 10/X/Y points. An answer earns "
+    "the points of every criterion it gets right; it earns nothing for a criterion it gets wrong "
+    "or leaves out. Writing quality does not matter here, only visual correctness.\n"
+    "Explain briefly which criteria each answer meets, then end with exactly these two lines:\n"
+    f"{VFS_SCORE_LINES}\n"
+    "where <x> and <y> are numbers from 0 to 10."
+)
+
+
+def vfs_judge_messages(
+    item: Mapping, reference_answer: str, candidate_answer: str, image_urls: list[str] | None
+) -> list[dict]:
+    """Unitary Visual Factuality Score prompt (METHODS §1.4): A = reference, B = candidate.
+
+    The ground truth is included only when the item has one, with a note that the assistants
+    did not see it. Items without visual factuality criteria get a prompt that asks the judge
+    to check the answers against the images (or the ground truth) as a single aspect; callers
+    may prefer to skip such items.
+    """
+    criteria = str(item.get("visual_factuality_criteria") or "").strip()
+    if not criteria:
+        criteria = (
+            "1. Everything the answer says about the images is visible in them "
+            "(no written criteria exist for this item)."
+        )
+    parts = [
+        _tagged(TASK_TAG, build_query(item)),
+        _tagged(ANSWER_A_TAG, reference_answer or ""),
+        _tagged(ANSWER_B_TAG, candidate_answer or ""),
+        _tagged(VISUAL_CRITERIA_TAG, criteria),
+    ]
+    ground_truth = str(item.get("ground_truth") or "").strip()
+    if ground_truth:
+        parts.append(
+            "The ground truth below is shown only to you; the assistants did not see it.\n"
+            + _tagged(GROUND_TRUTH_TAG, ground_truth)
+        )
+    if image_urls is None:
+        parts.insert(0, "The images of this task are not shown to you; judge from the text.")
+    text = "\n\n".join(parts) + f"\n\nNow score both answers. End with:\n{VFS_SCORE_LINES}"
+    return [{"role": "system", "content": VFS_SYSTEM}, _user_message(text, image_urls)]
+
+
+# --- outcomes and metrics -------------------------------------------------------------------
+
+OUTCOME_VALUE = {"MB": 2, "B": 1, "T": 0, "W": -1, "MW": -2}
+OUTCOMES = ("MB", "B", "T", "W", "MW", "Fail")
+
+# Outcome of the candidate when it sits in position B (order 1).
+_OUTCOME_WHEN_CANDIDATE_IS_B = {"B>>A": "MB", "B>A": "B", "A=B": "T", "A>B": "W", "A>>B": "MW"}
+_MIRROR = {"A>>B": "B>>A", "A>B": "B>A", "A=B": "A=B", "B>A": "A>B", "B>>A": "A>>B"}
+
+
+def _check_verdict(verdict: str) -> None:
+    if verdict not in CANONICAL_VERDICTS:
+        raise ValueError(f"not a canonical verdict: {verdict!r}")
+
+
+def mirror(verdict: str) -> str:
+    """The same judgment seen with A and B swapped (A>B <-> B>A, A>>B <-> B>>A, A=B)."""
+    _check_verdict(verdict)
+    return _MIRROR[verdict]
+
+
+def outcome(verdict: str | None, candidate_position: str) -> str:
+    """Candidate's outcome ('MB','B','T','W','MW') for a verdict, or 'Fail' when it is None."""
+    if candidate_position not in ("A", "B"):
+        raise ValueError(f"candidate_position must be 'A' or 'B', got {candidate_position!r}")
+    if verdict is None:
+        return "Fail"
+    _check_verdict(verdict)
+    if candidate_position == "A":
+        verdict = mirror(verdict)
+    return _OUTCOME_WHEN_CANDIDATE_IS_B[verdict]
+
+
+def summarize(outcomes: Iterable[str]) -> dict:
+    """Counts, Reward and Win Rate over judgments (METHODS §1.3).
+
+    n counts the parsed judgments (Fail excluded).
+    Reward = (100·MB + 50·B − 50·W − 100·MW) / n and Win Rate = (MB + B) / n; both are None
+    when n is 0, because "no evidence" is not a score of 0. An unknown outcome raises ValueError.
+    """
+    counts = dict.fromkeys(OUTCOMES, 0)
+    for value in outcomes:
+        if value not in counts:
+            raise ValueError(f"unknown outcome: {value!r}")
+        counts[value] += 1
+    n = sum(counts[key] for key in OUTCOME_VALUE)
+    if n == 0:
+        reward = win_rate = None
+    else:
+        points = 100 * counts["MB"] + 50 * counts["B"] - 50 * counts["W"] - 100 * counts["MW"]
+        reward = points / n
+        win_rate = (counts["MB"] + counts["B"]) / n
+    return {"reward": reward, "win_rate": win_rate, **counts, "n": n}
+
+
+def swap_consistency(
+    verdict_order1: str | None, verdict_order2: str | None
+) -> tuple[bool | None, bool | None]:
+    """Position consistency of one (item, candidate, judge) judged in both orders.
+
+    Order 1 has the candidate in position B, order 2 in position A.
+    exact: the order-2 verdict is the mirror of the order-1 verdict.
+    relaxed: the candidate's two outcomes are at most one step apart on the scale
+    MW < W < T < B < MB (e.g. B>>A then A>B — Much Better, then Better — is relaxed-consistent).
+    (None, None) when either verdict failed to parse.
+    """
+    if verdict_order1 is None or verdict_order2 is None:
+        return None, None
+    exact = verdict_order2 == mirror(verdict_order1)
+    value_1 = OUTCOME_VALUE[outcome(verdict_order1, "B")]
+    value_2 = OUTCOME_VALUE[outcome(verdict_order2, "A")]
+    return exact, abs(value_1 - value_2) <= 1
+
+
+LEADERBOARD_COLUMNS = [
+    "judge", "model", "scope", "scope_value", "vfs", "vfs_n", "vfs_fail",
+    "reward", "win_rate", "mb", "better", "tie", "worse", "mw", "fail", "n",
+]  # fmt: skip
+
+_SCOPES = (("overall", None), ("category", "category"), ("task", "task"))
+
+
+def _vfs_summary(rows: pd.DataFrame) -> dict:
+    parsed = rows[rows["parse_ok"].astype(bool) & rows["score_b"].notna()]
+    return {
+        "vfs": float(parsed["score_b"].mean()) if len(parsed) else None,
+        "vfs_n": int(len(parsed)),
+        "vfs_fail": int(len(rows) - len(parsed)),
+    }
+
+
+def _pairwise_summary(rows: pd.DataFrame) -> dict:
+    summary = summarize(rows["outcome"])
+    return {
+        "reward": summary["reward"],
+        "win_rate": summary["win_rate"],
+        "mb": summary["MB"],
+        "better": summary["B"],
+        "tie": summary["T"],
+        "worse": summary["W"],
+        "mw": summary["MW"],
+        "fail": summary["Fail"],
+        "n": summary["n"],
+    }
+
+
+def leaderboard(pairwise: pd.DataFrame, vfs: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
+    """The results table: one row per (judge, model, scope, scope_value).
+
+    scope is 'overall' (scope_value 'all'), 'category' or 'task'. Pairwise metrics pool all
+    judgments of both orders (dual evaluation) through ``summarize``; vfs is the mean of the
+    parsed candidate (B) scores, vfs_fail counts VFS judgments without a parsed B score.
+    A (judge, model) present in only one of the two tables gets empty metrics for the other.
+    vfs, reward and win_rate are float columns: "no parsed judgment" is NaN there (NULL once
+    written to DuckDB), never 0. Judgments of items missing from ``items`` count in 'overall'
+    only.
+    """
+    item_scopes = items[["item_id", "category", "task"]].drop_duplicates("item_id")
+    pairwise = pairwise.merge(item_scopes, on="item_id", how="left")
+    vfs = vfs.merge(item_scopes, on="item_id", how="left")
+
+    rows = []
+    for scope, column in _SCOPES:
+        keys = ["judge", "model"] + ([column] if column else [])
+        pairwise_groups = dict(iter(pairwise.groupby(keys, dropna=True))) if len(pairwise) else {}
+        vfs_groups = dict(iter(vfs.groupby(keys, dropna=True))) if len(vfs) else {}
+        for key in sorted(set(pairwise_groups) | set(vfs_groups)):
+            judge, model = key[0], key[1]
+            scope_value = key[2] if column else "all"
+            row = {"judge": judge, "model": model, "scope": scope, "scope_value": scope_value}
+            row.update(_vfs_summary(vfs_groups.get(key, vfs.iloc[0:0])))
+            row.update(_pairwise_summary(pairwise_groups.get(key, pairwise.iloc[0:0])))
+            rows.append(row)
+
+    table = pd.DataFrame(rows, columns=LEADERBOARD_COLUMNS)
+    for column in ("vfs", "reward", "win_rate"):
+        table[column] = table[column].astype("float64")
+    return table
+
+
+JUDGE_QUALITY_COLUMNS = [
+    "judge", "pairs", "exact_consistency", "relaxed_consistency",
+    "parse_rate", "p_prefer_first", "p_prefer_longer",
+]  # fmt: skip
+
+
+def _share(flags: list[bool]) -> float | None:
+    return sum(flags) / len(flags) if flags else None
+
+
+def _judge_quality_row(judge: str, rows: pd.DataFrame) -> dict:
+    exact, relaxed = [], []
+    for _, pair in rows.groupby(["model", "item_id"]):
+        order1 = pair[(pair["judge_order"] == 1) & pair["parse_ok"].astype(bool)]
+        order2 = pair[(pair["judge_order"] == 2) & pair["parse_ok"].astype(bool)]
+        if order1.empty or order2.empty:
+            continue
+        verdicts = order1["verdict"].iloc[0], order2["verdict"].iloc[0]
+        is_exact, is_relaxed = swap_consistency(*verdicts)
+        if is_exact is not None:
+            exact.append(is_exact)
+            relaxed.append(is_relaxed)
+
+    prefers_first, prefers_longer = [], []
+    not_tie = rows["verdict"].isin(["A>>B", "A>B", "B>A", "B>>A"])
+    decided = rows[rows["parse_ok"].astype(bool) & not_tie]
+    for judgment in decided.itertuples():
+        winner = judgment.verdict[0]  # 'A' or 'B': the position the judge preferred
+        prefers_first.append(winner == "A")
+        if judgment.candidate_position == "A":
+            length_a, length_b = judgment.candidate_len, judgment.baseline_len
+        else:
+            length_a, length_b = judgment.baseline_len, judgment.candidate_len
+        if length_a != length_b:
+            longer = "A" if length_a > length_b else "B"
+            prefers_longer.append(winner == longer)
+
+    return {
+        "judge": judge,
+        "pairs": len(exact),
+        "exact_consistency": _share(exact),
+        "relaxed_consistency": _share(relaxed),
+        "parse_rate": _share(list(rows["parse_ok"].astype(bool))),
+        "p_prefer_first": _share(prefers_first),
+        "p_prefer_longer": _share(prefers_longer),
+    }
+
+
+def judge_quality(pairwise: pd.DataFrame) -> pd.DataFrame:
+    """Per-judge quality of pairwise judging (METHODS §1.3 position consistency, §5).
+
+    pairs: (model, item) pairs whose two orders both parsed; exact/relaxed consistency are
+    shares of those pairs (see ``swap_consistency``). parse_rate: parsed judgments / all
+    judgments. p_prefer_first: among parsed verdicts that are not ties, the share preferring
+    position A (an unbiased judge on balanced pairs sits near 0.5). p_prefer_longer: among
+    parsed non-tie verdicts whose two answers differ in length (characters), the share
+    preferring the longer answer. Each is None (NaN in the float columns) when its
+    denominator is 0.
+    """
+    rows = [_judge_quality_row(judge, group) for judge, group in pairwise.groupby("judge")]
+    table = pd.DataFrame(rows, columns=JUDGE_QUALITY_COLUMNS)
+    for column in JUDGE_QUALITY_COLUMNS[2:]:
+        table[column] = table[column].astype("float64")
+    return table
