@@ -24,6 +24,8 @@ class CreationDatasetConfig(dg.Config):
 @dg.asset(
     group_name="datasets",
     code_version="1",
+    # On a fresh instance the daemon loads the sample by itself; later loads are a click or the main job.
+    automation_condition=dg.AutomationCondition.on_missing(),
     kinds={"duckdb"},
     description="Creation items (METHODS §1.1) from the configured file. Images are verified with Pillow, "
                 "normalized and content-hashed into `images`; an item with a corrupt image is recorded in "

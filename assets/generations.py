@@ -96,6 +96,8 @@ def creation_image_descriptions(context: dg.AssetExecutionContext, config: Descr
 def creation_generations(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: LLMClient, registry: Registry) -> dg.MaterializeResult:
     model = registry.model(context.partition_key)
     items = load_items(warehouse)
+    if not items:
+        raise dg.Failure("No Creation items in the warehouse: materialize `creation_items` first")
     descriptions = answers_by_item(warehouse.query("SELECT item_id, description FROM creation_image_descriptions"), "description")
     plan, skipped = creation_steps.generation_plan(items, model, image_urls(warehouse, items), descriptions)
     if skipped:

@@ -34,8 +34,8 @@ def registry_sensor(context: dg.SensorEvaluationContext, registry: Registry) -> 
     context.log.info(f"new models: {new_models}; new judges: {new_judges}")
     return dg.SensorResult(
         dynamic_partitions_requests=[
-            models_partitions.build_add_request(new_models),
-            judges_partitions.build_add_request(new_judges),
+            request for request, keys in ((models_partitions.build_add_request(new_models), new_models),
+                                          (judges_partitions.build_add_request(new_judges), new_judges)) if keys
         ],
         run_requests=[
             dg.RunRequest(run_key=f"creation_generations:{slug}", partition_key=slug,

@@ -1,0 +1,116 @@
+"""The whole Creation graph through Dagster: end to end, re-runs, checks, groups and metadata."""
+
+import duckdb
+import pytest
+
+import dagster as dg
+from scripts.orchestrate import materialize_everything
+from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, materialize, resources_for, write_registry
+
+
+def test_definitions_load_with_groups_descriptions_and_in_process_executor():
+    from definitions import defs
+
+    graph = defs.resolve_asset_graph()
+    groups = {graph.get(key).group_name for key in graph.get_all_asset_keys()}
+    assert groups == {"datasets", "generations", "judgments", "metrics", "publish"}
+    for key in graph.get_all_asset_keys():
+        assert graph.get(key).description, f"{key} has no description"
+    assert defs.executor.name == "in_process"
+    sensors = {s.name: s for s in defs.sensors}
+    assert sensors["automation_sensor"].default_status == dg.DefaultSensorStatus.RUNNING
+    assert sensors["registry_sensor"].default_status == dg.DefaultSensorStatus.RUNNING
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """The full shipped registry on the sample, materialized once for the tests of this module."""
+    home = tmp_path_factory.mktemp("demo")
+    write_registry(home, SHIPPED_MODELS, SHIPPED_JUDGES)
+    resources = resources_for(home)
+    with dg.instance_for_test() as instance:
+        first = materialize_everything(instance, resources)
+        second = materialize_everything(instance, resources)
+        yield {"home": home, "resources": resources, "first": first, "second": second, "instance": instance}
+
+
+def test_demo_leaderboard_has_every_candidate_for_every_judge(demo):
+    assert demo["first"]["failed_runs"] == 0
+    board = demo["resources"]["warehouse"].query("SELECT * FROM creation_leaderboard WHERE scope = 'overall'")
+    candidates = {slug for slug, e in SHIPPED_MODELS.items() if e.get("role") == "candidate"}
+    assert {(r.judge, r.model) for r in board.itertuples()} == {(j, m) for j in SHIPPED_JUDGES for m in candidates}
+    assert board["simulated"].all() and board["model_display"].str.endswith("[simulated]").all()
+    assert board["reward"].between(-100, 100).all() and board["win_rate"].between(0, 1).all()
+    # The fair judge ranks the simulated writers by their skill setting.
+    fair = board[board["judge"] == "sim-fair-judge"].set_index("model")["reward"]
+    assert fair["sim-strong"] > fair["sim-average"] > fair["sim-weak"]
+    scopes = demo["resources"]["warehouse"].query("SELECT DISTINCT scope FROM creation_leaderboard")["scope"]
+    assert set(scopes) == {"overall", "category", "task"}
+
+
+def test_rerun_with_nothing_new_makes_zero_llm_calls(demo):
+    assert demo["first"]["api_calls"] > 0
+    assert demo["second"]["api_calls"] == 0
+    assert demo["second"]["cache_hits"] == demo["first"]["api_calls"] + demo["first"]["cache_hits"]
+    # ... and rewrote the same rows, not extra ones.
+    counts = demo["resources"]["warehouse"].query(
+        "SELECT count(*) AS n, count(DISTINCT (model, judge, item_id, judge_order)) AS k FROM creation_pairwise_judgments")
+    assert counts["n"][0] == counts["k"][0] > 0
+
+
+def test_position_biased_judge_is_flagged_and_fair_one_is_not(demo):
+    failures = demo["first"]["check_failures"]
+    assert any("position_swap_consistency" in f and "sim-biased-judge" in f for f in failures)
+    assert not any("position_swap_consistency" in f and "sim-fair-judge" in f for f in failures)
+    assert all(f.startswith("WARN") for f in failures), failures
+    quality = demo["resources"]["warehouse"].query("SELECT * FROM judge_quality").set_index("judge")
+    assert quality.loc["sim-fair-judge", "exact_consistency"] > quality.loc["sim-biased-judge", "exact_consistency"] + 0.3
+    assert quality.loc["sim-biased-judge", "p_prefer_first"] > 0.55
+
+
+def test_analyst_snapshot_answers_sql_through_the_views(demo):
+    con = duckdb.connect(demo["resources"]["warehouse"].snapshot_path, read_only=True)
+    try:
+        rows = con.execute("SELECT judge, model, reward FROM creation_leaderboard_overall").fetchall()
+        assert len(rows) == len(SHIPPED_JUDGES) * sum(e.get("role") == "candidate" for e in SHIPPED_MODELS.values())
+        assert con.execute("SELECT count(*) FROM judge_report").fetchall()[0][0] == len(SHIPPED_JUDGES)
+        assert con.execute("SELECT count(*) FROM creation_verdicts WHERE verdict_baseline_first IS NULL "
+                           "AND verdict_candidate_first IS NULL").fetchall()[0][0] < 5
+    finally:
+        con.close()
+
+
+def test_text_only_candidate_answered_from_descriptions(demo):
+    wh = demo["resources"]["warehouse"]
+    variants = wh.query("SELECT model, variant, count(*) AS n FROM generations GROUP BY ALL")
+    assert set(variants[variants["model"] == "sim-text-only"]["variant"]) == {"text_only"}
+    assert set(variants[variants["model"] == "sim-strong"]["variant"]) == {"vision"}
+    assert wh.query("SELECT count(*) AS n FROM creation_image_descriptions WHERE description IS NOT NULL")["n"][0] >= 12
+
+
+def test_materializations_carry_llm_statistics_and_previews(demo):
+    instance = demo["instance"]
+    event = instance.get_latest_materialization_event(dg.AssetKey("creation_pairwise_judgments"))
+    metadata = event.asset_materialization.metadata
+    for key in ("rows", "preview", "api_calls", "cache_hits", "errors", "cost_usd", "latency_p50_ms", "latency_p95_ms"):
+        assert key in metadata, key
+    assert "| item_id |" in metadata["preview"].value
+
+
+def test_garbage_judge_trips_the_blocking_parse_failure_check(tmp_path):
+    models = {k: v for k, v in SHIPPED_MODELS.items() if k in ("sim-baseline", "sim-describer", "sim-strong")}
+    judges = {"sim-garbage": {"model": "sim/garbage-judge", "role": "judge", "params": {"malformed_rate": 1.0}}}
+    write_registry(tmp_path, models, judges)
+    resources = resources_for(tmp_path)
+    with dg.instance_for_test() as instance:
+        summary = materialize_everything(instance, resources)
+        assert summary["failed_runs"] >= 1  # the blocking check stops the run
+        key = dg.MultiPartitionKey({"model": "sim-strong", "judge": "sim-garbage"})
+        result = materialize(["creation_pairwise_judgments"], instance, resources, partition_key=key)
+    check = {e.check_name: e for e in result.get_asset_check_evaluations()}["pairwise_parse_failures"]
+    assert not check.passed and check.severity == dg.AssetCheckSeverity.ERROR
+    assert check.metadata["parse_failure_rate"].value == 1.0
+    assert len(check.metadata["examples"].value) == 3
+    # Parse failures are counted as Fail, never as losses.
+    rows = resources["warehouse"].query("SELECT outcome, count(*) AS n FROM creation_pairwise_judgments GROUP BY ALL")
+    assert rows["outcome"].tolist() == ["Fail"]

@@ -1,0 +1,102 @@
+"""Registering a model or a judge re-evaluates only what is new (registry sensor + eager automation)."""
+
+import dagster as dg
+from definitions import defs
+from sensors.registry import registry_sensor
+from scripts.orchestrate import materialize_everything
+from tests.support.pipeline import (SHIPPED_JUDGES, SHIPPED_MODELS, materialize, metadata_total, pick,
+                                    resources_for, write_registry)
+
+ITEMS = 15          # sample items
+VFS_ITEMS = 14      # sample items with visual-factuality criteria
+
+
+def requested(result) -> dict[str, set[str]]:
+    out = {}
+    for r in result.results:
+        if r.true_subset.size:
+            keys = r.true_subset.expensively_compute_partition_keys() if r.true_subset.is_partitioned else {"*"}
+            out[r.key.to_user_string()] = set(map(str, keys))
+    return out
+
+
+def sensor_tick(instance, resources):
+    result = registry_sensor(dg.build_sensor_context(instance=instance, resources={"registry": resources["registry"]}))
+    # build_sensor_context does not apply partition adds (DESIGN pitfall 10): do what the daemon does.
+    if isinstance(result, dg.SensorResult):
+        for request in result.dynamic_partitions_requests or []:
+            instance.add_dynamic_partitions(request.partitions_def_name, list(request.partition_keys))
+    return result
+
+
+def run_requested(keys_by_asset, instance, resources) -> int:
+    """Execute what automation requested, one run per partition; returns LLM calls made."""
+    calls = 0
+    partitions = sorted({pk for keys in keys_by_asset.values() for pk in keys})
+    for pk in partitions:
+        assets = sorted(a for a, keys in keys_by_asset.items() if pk in keys)
+        partition_key = None if pk == "*" else (dg.MultiPartitionKey(dict(zip(("judge", "model"), pk.split("|"))))
+                                                 if "|" in pk else pk)
+        result = materialize(assets, instance, resources, partition_key=partition_key)
+        assert result.success, assets
+        calls += metadata_total(result, "api_calls")
+    return calls
+
+
+def test_new_model_then_new_judge_runs_only_what_is_new(tmp_path):
+    models = pick(SHIPPED_MODELS, "sim-baseline", "sim-describer", "sim-strong")
+    judges = pick(SHIPPED_JUDGES, "sim-fair-judge")
+    write_registry(tmp_path, models, judges)
+    resources = resources_for(tmp_path)
+    with dg.instance_for_test() as instance:
+        materialize_everything(instance, resources)
+        tick = dg.evaluate_automation_conditions(defs=defs, instance=instance)
+        tick = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=tick.cursor)
+        assert requested(tick) == {}, "nothing is new yet"
+        assert isinstance(sensor_tick(instance, resources), dg.SkipReason)
+
+        # --- a new candidate model --------------------------------------------------------------
+        write_registry(tmp_path, {**models, "sim-weak": SHIPPED_MODELS["sim-weak"]}, judges)
+        result = sensor_tick(instance, resources)
+        assert [(r.partition_key, r.asset_selection) for r in result.run_requests] == \
+            [("sim-weak", [dg.AssetKey("creation_generations")])]
+        assert set(instance.get_dynamic_partitions("models")) == {"sim-strong", "sim-weak"}
+        generation = materialize(["creation_generations"], instance, resources, partition_key="sim-weak")
+        assert metadata_total(generation, "api_calls") == ITEMS
+
+        tick = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=tick.cursor)
+        assert requested(tick) == {"creation_pairwise_judgments": {"sim-fair-judge|sim-weak"},
+                                   "creation_vfs_judgments": {"sim-fair-judge|sim-weak"}}
+        assert run_requested(requested(tick), instance, resources) == 2 * ITEMS + VFS_ITEMS
+
+        tick = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=tick.cursor)
+        # Metrics and the snapshot after them go in one run (Dagster orders the steps).
+        assert requested(tick) == {"creation_leaderboard": {"*"}, "judge_quality": {"*"}, "analyst_snapshot": {"*"}}
+        assert run_requested(requested(tick), instance, resources) == 0
+        board = resources["warehouse"].query("SELECT model FROM creation_leaderboard WHERE scope = 'overall'")
+        assert set(board["model"]) == {"sim-strong", "sim-weak"}
+
+        # --- a new judge: every model is judged by it, nothing else is recomputed ---------------
+        tick = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=tick.cursor)
+        write_registry(tmp_path, {**models, "sim-weak": SHIPPED_MODELS["sim-weak"]},
+                       {**judges, "sim-biased-judge": SHIPPED_JUDGES["sim-biased-judge"]})
+        result = sensor_tick(instance, resources)
+        assert result.run_requests == []
+        tick = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=tick.cursor)
+        new_partitions = {"sim-biased-judge|sim-strong", "sim-biased-judge|sim-weak"}
+        assert requested(tick) == {"creation_pairwise_judgments": new_partitions, "creation_vfs_judgments": new_partitions}
+        assert run_requested(requested(tick), instance, resources) == 2 * (2 * ITEMS + VFS_ITEMS)
+
+
+def test_malformed_registry_entry_is_reported_and_others_still_register(tmp_path):
+    models = {**pick(SHIPPED_MODELS, "sim-baseline", "sim-strong"), "Bad Slug!": {"model": "sim/x"}}
+    write_registry(tmp_path, models, {"sim-fair-judge": SHIPPED_JUDGES["sim-fair-judge"], "j2": {"role": "judge"}})
+    resources = resources_for(tmp_path)
+    with dg.instance_for_test() as instance:
+        result = sensor_tick(instance, resources)
+        assert instance.get_dynamic_partitions("models") == ["sim-strong"]
+        assert instance.get_dynamic_partitions("judges") == ["sim-fair-judge"]
+        assert [r.partition_key for r in result.run_requests] == ["sim-strong"]
+        problems = [str(p) for p in resources["registry"].problems()]
+        assert any("models.yaml" in p and "Bad Slug!" in p for p in problems)
+        assert any("judges.yaml" in p and "'j2'" in p for p in problems)

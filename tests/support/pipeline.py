@@ -1,0 +1,47 @@
+"""Helpers for tests that run the Dagster graph on a temporary home with a chosen registry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dagster as dg
+import yaml
+
+from resources import ROOT, default_resources
+
+SHIPPED_MODELS = yaml.safe_load((ROOT / "registry" / "models.yaml").read_text())
+SHIPPED_JUDGES = yaml.safe_load((ROOT / "registry" / "judges.yaml").read_text())
+
+
+def write_registry(home: Path, models: dict, judges: dict) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "models.yaml").write_text(yaml.safe_dump(models))
+    (home / "judges.yaml").write_text(yaml.safe_dump(judges))
+
+
+def resources_for(home: Path, llm_mode: str = "live") -> dict:
+    from resources.registry import Registry
+
+    resources = default_resources(home=home, llm_mode=llm_mode)
+    resources["registry"] = Registry(models_path=str(home / "models.yaml"), judges_path=str(home / "judges.yaml"))
+    return resources
+
+
+def pick(entries: dict, *slugs: str) -> dict:
+    return {slug: entries[slug] for slug in slugs}
+
+
+def materialize(keys: list[str], instance, resources, partition_key=None) -> dg.ExecuteInProcessResult:
+    from definitions import defs
+
+    return dg.materialize(list(defs.assets) + list(defs.asset_checks), selection=dg.AssetSelection.assets(*keys),
+                          instance=instance, resources=resources, partition_key=partition_key, raise_on_error=False)
+
+
+def metadata_total(result: dg.ExecuteInProcessResult, key: str) -> int:
+    return sum(int(e.materialization.metadata[key].value) for e in result.get_asset_materialization_events()
+               if key in e.materialization.metadata)
+
+
+def check_results(result: dg.ExecuteInProcessResult) -> dict[str, dg.AssetCheckEvaluation]:
+    return {e.check_name: e for e in result.get_asset_check_evaluations()}
