@@ -1,0 +1,17 @@
+"""LLM layer: one cached, concurrent, retried way to call any model (DESIGN §4)."""
+
+from benchwright.llm.cache import CachedResponse, ResponseCache
+from benchwright.llm.request import LLMRequest, request_key
+from benchwright.llm.runner import CallStats, LLMResult, LLMRunner, ModelLimits, ReplayMissError
+
+__all__ = [
+    "CachedResponse",
+    "CallStats",
+    "LLMRequest",
+    "LLMResult",
+    "LLMRunner",
+    "ModelLimits",
+    "ReplayMissError",
+    "ResponseCache",
+    "request_key",
+]

@@ -1,0 +1,142 @@
+"""SQLite response cache and call journal.
+
+SQLite rather than DuckDB because several processes (parallel Dagster steps) write it at once: WAL lets
+readers and one writer proceed together, and busy_timeout makes writers queue instead of failing.
+Each response is committed on arrival, so a killed run keeps every finished call.
+
+Only the key, model, prompt version, the (already redacted) response text, usage, latency and cost are
+stored -- never the messages (they may hold personal data) and never credentials.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from typing import Iterable
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    prompt_version TEXT NOT NULL,
+    text TEXT,
+    tokens_in INTEGER NOT NULL,
+    tokens_out INTEGER NOT NULL,
+    latency_ms REAL NOT NULL,
+    cost_usd REAL NOT NULL,
+    simulated INTEGER NOT NULL,
+    pii_redactions INTEGER NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS errors (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    key TEXT NOT NULL,
+    model TEXT NOT NULL,
+    prompt_version TEXT NOT NULL,
+    error TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS errors_key ON errors(key);
+"""
+
+
+@dataclass
+class CachedResponse:
+    key: str
+    model: str
+    prompt_version: str
+    text: str | None
+    tokens_in: int
+    tokens_out: int
+    latency_ms: float
+    cost_usd: float
+    simulated: bool
+    pii_redactions: int
+    created_at: float
+
+
+class ResponseCache:
+    def __init__(self, path: str, busy_timeout_ms: int = 30_000):
+        self.path = path
+        self.busy_timeout_ms = busy_timeout_ms
+        self._local = threading.local()  # sqlite3 connections must stay in the thread that made them
+        parent = os.path.dirname(os.path.abspath(path))
+        os.makedirs(parent, exist_ok=True)
+        with self._conn() as conn:
+            conn.executescript(_SCHEMA)
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=self.busy_timeout_ms / 1000)
+            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
+            conn.execute("PRAGMA journal_mode = WAL")
+            # NORMAL in WAL mode survives a process kill; only an OS crash may lose the last commits.
+            conn.execute("PRAGMA synchronous = NORMAL")
+            self._local.conn = conn
+        return conn
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, CachedResponse]:
+        keys = list(dict.fromkeys(keys))
+        found: dict[str, CachedResponse] = {}
+        conn = self._conn()
+        for start in range(0, len(keys), 500):  # stay under SQLite's bound-parameter limit
+            chunk = keys[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = conn.execute(
+                "SELECT key, model, prompt_version, text, tokens_in, tokens_out, latency_ms, cost_usd,"
+                f" simulated, pii_redactions, created_at FROM responses WHERE key IN ({marks})",
+                chunk,
+            ).fetchall()
+            for row in rows:
+                found[row[0]] = CachedResponse(*row[:8], bool(row[8]), *row[9:])
+        return found
+
+    def get(self, key: str) -> CachedResponse | None:
+        return self.get_many([key]).get(key)
+
+    def put_response(self, resp: CachedResponse) -> None:
+        with self._conn() as conn:  # commits on exit
+            conn.execute(
+                "INSERT OR REPLACE INTO responses VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    resp.key,
+                    resp.model,
+                    resp.prompt_version,
+                    resp.text,
+                    int(resp.tokens_in),
+                    int(resp.tokens_out),
+                    float(resp.latency_ms),
+                    float(resp.cost_usd),
+                    int(resp.simulated),
+                    int(resp.pii_redactions),
+                    resp.created_at,
+                ),
+            )
+
+    def put_error(self, key: str, model: str, prompt_version: str, error: str, attempts: int) -> None:
+        with self._conn() as conn:
+            conn.execute(
+                "INSERT INTO errors (key, model, prompt_version, error, attempts, created_at) VALUES (?,?,?,?,?,?)",
+                (key, model, prompt_version, error, int(attempts), time.time()),
+            )
+
+    def errors_for(self, key: str) -> list[str]:
+        rows = self._conn().execute("SELECT error FROM errors WHERE key = ? ORDER BY id", (key,)).fetchall()
+        return [r[0] for r in rows]
+
+    def count_responses(self) -> int:
+        return self._conn().execute("SELECT count(*) FROM responses").fetchone()[0]
+
+    def count_errors(self) -> int:
+        return self._conn().execute("SELECT count(*) FROM errors").fetchone()[0]

@@ -1,0 +1,522 @@
+"""The LLM engine: cache lookup, then concurrent, rate-limited, retried calls for the misses.
+
+Real providers go through litellm; ``sim/<name>`` models are answered in-process by
+``benchwright.simulate``. Both share the cache, the journal and the statistics.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import logging
+import os
+import random
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from benchwright.llm.cache import CachedResponse, ResponseCache
+from benchwright.llm.request import LLMRequest, request_key
+
+log = logging.getLogger("benchwright.llm")
+
+SIM_PREFIX = "sim/"
+# Sent only to a self-hosted OpenAI-compatible server (api_base set) when no OPENAI_API_KEY exists:
+# the OpenAI client refuses to start without some key.
+_NOAUTH_KEY = "sk-noauth"
+# Honour Retry-After, but a server asking for longer than this is treated as failing for this run.
+_RETRY_AFTER_CEILING_S = 300.0
+_PROGRESS_EVERY_S = 5.0
+
+
+@dataclass
+class LLMResult:
+    key: str
+    model: str
+    text: str | None
+    error: str | None
+    tokens_in: int
+    tokens_out: int
+    latency_ms: float
+    cost_usd: float
+    cached: bool
+    simulated: bool
+    pii_redactions: int
+
+
+@dataclass
+class CallStats:
+    """Aggregated over one run() call.
+
+    api_calls: distinct requests sent to a model (retries not counted); cache_hits: results served without
+    a call (from the cache, or a duplicate of a request answered earlier in the same run); errors: results
+    with an error; cost_usd: spent in this run; latencies over this run's successful calls.
+    """
+
+    api_calls: int = 0
+    cache_hits: int = 0
+    errors: int = 0
+    cost_usd: float = 0.0
+    latency_p50_ms: float | None = None
+    latency_p95_ms: float | None = None
+    retries: int = 0
+
+    def as_metadata(self) -> dict:
+        return {
+            "api_calls": self.api_calls,
+            "cache_hits": self.cache_hits,
+            "errors": self.errors,
+            "cost_usd": round(self.cost_usd, 6),
+            "latency_p50_ms": None if self.latency_p50_ms is None else round(self.latency_p50_ms, 1),
+            "latency_p95_ms": None if self.latency_p95_ms is None else round(self.latency_p95_ms, 1),
+            "retries": self.retries,
+        }
+
+
+@dataclass(frozen=True)
+class ModelLimits:
+    max_concurrency: int = 8
+    rpm: int | None = None
+
+
+class ReplayMissError(RuntimeError):
+    """Replay mode met requests that are not in the cache."""
+
+
+class _Malformed(Exception):
+    """The provider answered 200 but the body is not a usable completion."""
+
+
+def _litellm():
+    # Imported lazily: it costs seconds, and without the local cost map it would fetch one at import.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True  # no "Give Feedback" banners on stdout for every error
+    return litellm
+
+
+def _redact(text: str) -> tuple[str, int]:
+    from benchwright.pii import redact  # lazy: a sibling module, and only needed when text arrives
+
+    redacted, findings = redact(text)
+    return redacted, len(findings)
+
+
+def _scrub(text: str) -> str:
+    """Error text goes to the journal: strip anything that looks like a credential from the environment."""
+    for name, value in os.environ.items():
+        upper = name.upper()
+        if len(value) >= 8 and ("KEY" in upper or "TOKEN" in upper or "SECRET" in upper) and value in text:
+            text = text.replace(value, "***")
+    return text
+
+
+def _percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    pos = q * (len(ordered) - 1)  # linear interpolation between closest ranks
+    lo = int(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def retry_after_s(err: BaseException) -> float | None:
+    """Seconds a provider asked us to wait, from the error's response headers, if any.
+
+    litellm keeps the provider's headers on ``err.litellm_response_headers`` (its own
+    ``err.response`` is rebuilt and may carry none); ``err.response.headers`` and ``err.headers``
+    are read as fallbacks.
+    """
+    candidates = (
+        getattr(err, "litellm_response_headers", None),
+        getattr(getattr(err, "response", None), "headers", None),
+        getattr(err, "headers", None),
+    )
+    for headers in candidates:
+        if not headers:
+            continue
+        try:
+            lower = {str(k).lower(): str(v) for k, v in headers.items()}
+        except AttributeError:
+            continue
+        if "retry-after-ms" in lower:
+            try:
+                return max(0.0, float(lower["retry-after-ms"]) / 1000)
+            except ValueError:
+                pass
+        value = lower.get("retry-after")
+        if value:
+            try:
+                return max(0.0, float(value))
+            except ValueError:
+                try:  # the HTTP-date form
+                    when = email.utils.parsedate_to_datetime(value)
+                    return max(0.0, when.timestamp() - time.time())
+                except (TypeError, ValueError):
+                    pass
+    return None
+
+
+def is_retryable(err: BaseException) -> bool:
+    if isinstance(err, (asyncio.TimeoutError, TimeoutError, _Malformed, ConnectionError)):
+        return True
+    status = getattr(err, "status_code", None)
+    if isinstance(status, int):
+        # 408 timeout, 409/425 transient conflicts, 429 rate limit, 5xx (litellm maps connection
+        # errors and unparseable bodies to 500). 400/401/403/404/422 will not get better by waiting.
+        return status in (408, 409, 425, 429) or status >= 500
+    try:
+        import httpx
+
+        return isinstance(err, httpx.TransportError)
+    except ImportError:  # pragma: no cover - httpx ships with litellm
+        return False
+
+
+def _describe(err: BaseException) -> str:
+    text = f"{type(err).__name__}: {err}".strip()
+    return _scrub(text)[:2000]
+
+
+class _RateLimiter:
+    """Spaces request starts at least 60/rpm seconds apart (smooth, no bursts)."""
+
+    def __init__(self, rpm: int):
+        self.interval = 60.0 / rpm
+        self.next_at = 0.0
+        self.lock = asyncio.Lock()
+
+    async def wait(self) -> None:
+        async with self.lock:
+            now = time.monotonic()
+            start = max(now, self.next_at)
+            self.next_at = start + self.interval
+        if start > now:
+            await asyncio.sleep(start - now)
+
+
+class _Progress:
+    def __init__(self, callback: Callable[[str], None] | None, total: int, hits: int):
+        self.callback = callback
+        self.total = total
+        self.done = hits
+        self.hits = hits
+        self.errors = 0
+        self.step = max(1, total // 10)
+        self.next_done = hits + self.step
+        self.last_at = time.monotonic()
+        self.last_done = -1
+
+    def emit(self) -> None:
+        if self.callback is None or self.done == self.last_done:
+            return
+        self.last_at = time.monotonic()
+        self.last_done = self.done
+        self.callback(
+            f"LLM requests: {self.done}/{self.total} done ({self.hits} cache hits, {self.errors} errors)"
+        )
+
+    def tick(self, error: bool) -> None:
+        self.done += 1
+        self.errors += int(error)
+        if self.done >= self.next_done or time.monotonic() - self.last_at >= _PROGRESS_EVERY_S:
+            self.next_done = self.done + self.step
+            self.emit()
+
+
+class LLMRunner:
+    def __init__(
+        self,
+        cache_path: str,
+        mode: str = "live",
+        timeout_s: float = 60,
+        max_retries: int = 4,
+        backoff_base_s: float = 1.0,
+        backoff_max_s: float = 30.0,
+        default_limits: ModelLimits = ModelLimits(),
+    ):
+        if mode not in ("live", "replay"):
+            raise ValueError(f"mode must be 'live' or 'replay', not {mode!r}")
+        self.cache = ResponseCache(cache_path)
+        self.mode = mode
+        self.timeout_s = timeout_s
+        self.max_retries = max_retries
+        self.backoff_base_s = backoff_base_s
+        self.backoff_max_s = backoff_max_s
+        self.default_limits = default_limits
+        self._rng = random.Random()
+
+    def close(self) -> None:
+        self.cache.close()
+
+    def __enter__(self) -> "LLMRunner":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- public -------------------------------------------------------------------------------
+    def run(
+        self,
+        requests: list[LLMRequest],
+        limits: dict[str, ModelLimits] | None = None,
+        progress: Callable[[str], None] | None = None,
+    ) -> tuple[list[LLMResult], CallStats]:
+        """Answer every request (results in request order), calling models only for cache misses."""
+        keys = [request_key(r) for r in requests]
+        unique: dict[str, LLMRequest] = {}
+        for key, req in zip(keys, requests):
+            unique.setdefault(key, req)  # duplicates inside one run are called once
+        cached = self.cache.get_many(unique)
+        misses = {k: r for k, r in unique.items() if k not in cached}
+
+        if misses and self.mode == "replay":
+            by_model = Counter(r.model for r in misses.values())
+            models = ", ".join(f"{m} ({n})" for m, n in sorted(by_model.items()))
+            raise ReplayMissError(
+                f"replay mode: {len(misses)} of {len(unique)} distinct requests are not in the cache "
+                f"{self.cache.path}; models: {models}"
+            )
+
+        stats = CallStats()
+        tracker = _Progress(progress, total=len(unique), hits=len(cached))
+        tracker.emit()
+        fresh: dict[str, LLMResult] = {}
+        if misses:
+            fresh = _run_coroutine(lambda: self._call_all(misses, limits or {}, stats, tracker))
+        tracker.emit()  # the final count, unless the last tick already said it
+
+        results: list[LLMResult] = []
+        seen: set[str] = set()
+        for key in keys:
+            if key in fresh:
+                result = fresh[key]
+                if key in seen and result.error is None:  # a duplicate, answered by the first occurrence
+                    result = LLMResult(**{**result.__dict__, "cached": True})
+            else:
+                result = _from_cache(cached[key])
+            seen.add(key)
+            results.append(result)
+
+        calls = list(fresh.values())
+        stats.api_calls = len(calls)
+        stats.cache_hits = sum(r.cached for r in results)
+        stats.errors = sum(r.error is not None for r in results)
+        stats.cost_usd = sum(r.cost_usd for r in calls)
+        latencies = [r.latency_ms for r in calls if r.error is None]
+        stats.latency_p50_ms = _percentile(latencies, 0.50)
+        stats.latency_p95_ms = _percentile(latencies, 0.95)
+        log.info(
+            "LLM run: %d requests, %d api calls, %d cache hits, %d errors, %d retries, $%.4f",
+            len(requests), stats.api_calls, stats.cache_hits, stats.errors, stats.retries, stats.cost_usd,
+        )
+        return results, stats
+
+    # -- internals -----------------------------------------------------------------------------
+    async def _call_all(
+        self, misses: dict[str, LLMRequest], limits: dict[str, ModelLimits], stats: CallStats, tracker: _Progress
+    ) -> dict[str, LLMResult]:
+        semaphores: dict[str, asyncio.Semaphore] = {}
+        limiters: dict[str, _RateLimiter | None] = {}
+        for req in misses.values():
+            if req.model not in semaphores:
+                lim = limits.get(req.model, self.default_limits)
+                semaphores[req.model] = asyncio.Semaphore(max(1, lim.max_concurrency))
+                limiters[req.model] = _RateLimiter(lim.rpm) if lim.rpm else None
+
+        async def one(key: str, req: LLMRequest) -> tuple[str, LLMResult]:
+            if req.model.startswith(SIM_PREFIX):
+                result = self._simulate(key, req)
+            else:
+                result = await self._call_provider(key, req, semaphores[req.model], limiters[req.model], stats)
+            tracker.tick(result.error is not None)
+            return key, result
+
+        pairs = await asyncio.gather(*(one(k, r) for k, r in misses.items()))
+        return dict(pairs)
+
+    def _simulate(self, key: str, req: LLMRequest) -> LLMResult:
+        from benchwright.simulate import complete  # lazy: sibling package
+
+        t0 = time.perf_counter()
+        try:
+            sim = complete(req.model, req.messages, dict(req.params), req.sample_index)
+        except Exception as err:  # the simulator is deterministic: retrying cannot help
+            return self._failure(key, req, err, attempts=1, simulated=True)
+        latency_ms = (time.perf_counter() - t0) * 1000
+        return self._success(key, req, sim.text, sim.tokens_in, sim.tokens_out, latency_ms, 0.0, simulated=True)
+
+    async def _call_provider(
+        self,
+        key: str,
+        req: LLMRequest,
+        semaphore: asyncio.Semaphore,
+        limiter: _RateLimiter | None,
+        stats: CallStats,
+    ) -> LLMResult:
+        litellm = _litellm()
+        kwargs: dict[str, Any] = dict(req.params)
+        if req.api_base:
+            kwargs["api_base"] = req.api_base
+            if req.model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY") and "api_key" not in kwargs:
+                kwargs["api_key"] = _NOAUTH_KEY
+        attempt = 0
+        while True:
+            attempt += 1
+            if limiter is not None:
+                await limiter.wait()
+            async with semaphore:  # held per attempt, so backoff sleeps do not block other requests
+                t0 = time.perf_counter()
+                try:
+                    # litellm's own timeout bounds each HTTP phase; wait_for bounds the whole call.
+                    response = await asyncio.wait_for(
+                        litellm.acompletion(
+                            model=req.model,
+                            messages=req.messages,
+                            timeout=self.timeout_s,
+                            num_retries=0,  # we retry ourselves, with backoff and Retry-After
+                            **kwargs,
+                        ),
+                        timeout=self.timeout_s,
+                    )
+                    text, tokens_in, tokens_out = _parse(response)
+                except Exception as err:  # classified below
+                    error: BaseException | None = err
+                else:
+                    error = None
+                latency_ms = (time.perf_counter() - t0) * 1000
+            if error is None:
+                return self._success(
+                    key, req, text, tokens_in, tokens_out, latency_ms, _cost(litellm, response), simulated=False
+                )
+            if not is_retryable(error) or attempt > self.max_retries:
+                log.warning(
+                    "LLM call failed for model %s (%s) after %d attempt(s): %s",
+                    req.model, req.tag or "untagged", attempt, type(error).__name__,
+                )
+                return self._failure(key, req, error, attempts=attempt, simulated=False)
+            delay = self._backoff(attempt, retry_after_s(error))
+            stats.retries += 1
+            log.info(
+                "retrying model %s (%s), attempt %d, in %.2fs after %s (status %s)",
+                req.model, req.tag or "untagged", attempt + 1, delay, type(error).__name__,
+                getattr(error, "status_code", None),
+            )
+            await asyncio.sleep(delay)
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        # Exponential backoff with full jitter, but never sooner than the server asked.
+        cap = min(self.backoff_max_s, self.backoff_base_s * (2 ** (attempt - 1)))
+        delay = self._rng.uniform(0, cap)
+        if retry_after is not None:
+            delay = max(delay, min(retry_after, _RETRY_AFTER_CEILING_S))
+        return delay
+
+    def _success(
+        self,
+        key: str,
+        req: LLMRequest,
+        text: str,
+        tokens_in: int,
+        tokens_out: int,
+        latency_ms: float,
+        cost_usd: float,
+        simulated: bool,
+    ) -> LLMResult:
+        text, redactions = _redact(text)
+        self.cache.put_response(  # committed now, so a killed run keeps it
+            CachedResponse(
+                key=key,
+                model=req.model,
+                prompt_version=req.prompt_version,
+                text=text,
+                tokens_in=int(tokens_in or 0),
+                tokens_out=int(tokens_out or 0),
+                latency_ms=latency_ms,
+                cost_usd=cost_usd,
+                simulated=simulated,
+                pii_redactions=redactions,
+                created_at=time.time(),
+            )
+        )
+        return LLMResult(
+            key=key,
+            model=req.model,
+            text=text,
+            error=None,
+            tokens_in=int(tokens_in or 0),
+            tokens_out=int(tokens_out or 0),
+            latency_ms=latency_ms,
+            cost_usd=cost_usd,
+            cached=False,
+            simulated=simulated,
+            pii_redactions=redactions,
+        )
+
+    def _failure(self, key: str, req: LLMRequest, err: BaseException, attempts: int, simulated: bool) -> LLMResult:
+        # Provider errors can echo parts of the prompt, so they are redacted like responses.
+        message, _ = _redact(_describe(err))
+        self.cache.put_error(key, req.model, req.prompt_version, message, attempts)
+        return LLMResult(
+            key=key,
+            model=req.model,
+            text=None,
+            error=message,
+            tokens_in=0,
+            tokens_out=0,
+            latency_ms=0.0,
+            cost_usd=0.0,
+            cached=False,
+            simulated=simulated,
+            pii_redactions=0,
+        )
+
+
+def _parse(response: Any) -> tuple[str, int, int]:
+    choices = getattr(response, "choices", None)
+    if not choices:
+        raise _Malformed("response has no choices")
+    message = getattr(choices[0], "message", None)
+    if message is None:
+        raise _Malformed("response choice has no message")
+    usage = getattr(response, "usage", None)
+    tokens_in = getattr(usage, "prompt_tokens", 0) or 0
+    tokens_out = getattr(usage, "completion_tokens", 0) or 0
+    return message.content or "", tokens_in, tokens_out
+
+
+def _cost(litellm: Any, response: Any) -> float:
+    try:
+        return float(litellm.completion_cost(completion_response=response) or 0.0)
+    except Exception:  # model missing from the price table (self-hosted, new): unknown, not an error
+        return 0.0
+
+
+def _from_cache(row: CachedResponse) -> LLMResult:
+    return LLMResult(
+        key=row.key,
+        model=row.model,
+        text=row.text,
+        error=None,
+        tokens_in=row.tokens_in,
+        tokens_out=row.tokens_out,
+        latency_ms=row.latency_ms,
+        cost_usd=row.cost_usd,
+        cached=True,
+        simulated=row.simulated,
+        pii_redactions=row.pii_redactions,
+    )
+
+
+def _run_coroutine(make: Callable[[], Any]) -> Any:
+    """asyncio.run, or in a helper thread when the caller already runs an event loop (e.g. a notebook)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(make())
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(lambda: asyncio.run(make())).result()

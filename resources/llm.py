@@ -1,0 +1,36 @@
+"""Dagster wiring for the LLM layer; all behaviour lives in benchwright.llm."""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import dagster as dg
+
+from benchwright.llm import CallStats, LLMRequest, LLMResult, LLMRunner, ModelLimits
+
+
+class LLMClient(dg.ConfigurableResource):
+    """Cached, concurrent LLM calls for generation and judging assets (DESIGN §4)."""
+
+    cache_path: str
+    mode: str = "live"  # "live": call on a cache miss; "replay": a miss is an error
+    timeout_s: float = 60.0
+    max_retries: int = 4
+    default_max_concurrency: int = 8
+    default_rpm: Optional[int] = None
+
+    def run(
+        self,
+        requests: list[LLMRequest],
+        limits: Optional[dict[str, ModelLimits]] = None,
+        progress: Optional[Callable[[str], None]] = None,
+    ) -> tuple[list[LLMResult], CallStats]:
+        # A runner per call: it only opens the SQLite file, and holds no state between assets.
+        with LLMRunner(
+            cache_path=self.cache_path,
+            mode=self.mode,
+            timeout_s=self.timeout_s,
+            max_retries=self.max_retries,
+            default_limits=ModelLimits(self.default_max_concurrency, self.default_rpm),
+        ) as runner:
+            return runner.run(requests, limits=limits, progress=progress)

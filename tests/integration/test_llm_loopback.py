@@ -1,0 +1,163 @@
+"""The real provider path: litellm -> HTTP -> the OpenAI-compatible test server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from benchwright.llm import LLMRequest, LLMRunner, ModelLimits
+from resources.llm import LLMClient
+from tests.support.openai_server import OpenAIServer
+
+MODEL = "openai/gpt-4o-mini"  # in litellm's price table, so cost is computed; served by our server
+
+
+def _reqs(srv: OpenAIServer, n: int, model: str = MODEL, prefix: str = "q") -> list[LLMRequest]:
+    return [
+        LLMRequest(
+            model=model,
+            messages=[{"role": "user", "content": f"{prefix}{i}"}],
+            params={"temperature": 0.0, "max_tokens": 16},
+            api_base=srv.base_url,
+            tag=f"item-{i}",
+        )
+        for i in range(n)
+    ]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _warm_litellm(tmp_path_factory):
+    # litellm's first call in a process spends ~0.5 s setting itself up (blocking the event loop);
+    # make it here so the timing assertions below measure retries, timeouts and limits only.
+    with OpenAIServer(max_lifetime_s=20) as srv:
+        LLMRunner(str(tmp_path_factory.mktemp("warm") / "llm.sqlite"), timeout_s=10).run(_reqs(srv, 1))
+
+
+def _runner(tmp_path, **kw) -> LLMRunner:
+    opts = dict(timeout_s=5, max_retries=3, backoff_base_s=0.01, backoff_max_s=0.05)
+    opts.update(kw)
+    return LLMRunner(str(tmp_path / "llm.sqlite"), **opts)
+
+
+def test_generation_records_tokens_cost_and_caches(tmp_path):
+    with OpenAIServer(max_lifetime_s=20) as srv:
+        runner = _runner(tmp_path)
+        reqs = _reqs(srv, 3, prefix="secret prompt ")
+        results, stats = runner.run(reqs)
+        assert [r.text for r in results] == ["echo: secret prompt 0", "echo: secret prompt 1", "echo: secret prompt 2"]
+        assert all(r.tokens_in > 0 and r.tokens_out == 4 and r.latency_ms > 0 for r in results)
+        assert all(r.cost_usd > 0 and not r.cached and not r.simulated for r in results)
+        assert stats.api_calls == 3 and stats.cache_hits == 0 and stats.errors == 0 and stats.retries == 0
+        assert stats.latency_p50_ms is not None and stats.latency_p95_ms >= stats.latency_p50_ms
+        assert stats.cost_usd == pytest.approx(sum(r.cost_usd for r in results))
+        # Generation params reached the server; the dummy key stayed out of the request body.
+        assert srv.bodies[0]["max_tokens"] == 16 and "api_key" not in srv.bodies[0]
+
+        # Second run of the same requests: no server traffic at all.
+        again, stats2 = runner.run(reqs)
+        assert srv.count() == 3
+        assert all(r.cached for r in again) and [r.text for r in again] == [r.text for r in results]
+        assert stats2.api_calls == 0 and stats2.cache_hits == 3 and stats2.cost_usd == 0
+        assert set(stats2.as_metadata()) == {
+            "api_calls", "cache_hits", "errors", "cost_usd", "latency_p50_ms", "latency_p95_ms", "retries"
+        }
+    # The cache holds no prompt text.
+    dump = "\n".join(sqlite3.connect(str(tmp_path / "llm.sqlite")).iterdump())
+    assert "secret prompt" not in dump.replace("echo: secret prompt", "")
+
+
+def test_retry_after_is_honoured(tmp_path):
+    with OpenAIServer(faults=["429"], retry_after="1", max_lifetime_s=20) as srv:
+        [res], stats = _runner(tmp_path).run(_reqs(srv, 1))
+        assert res.text == "echo: q0"
+        assert srv.count() == 2 and stats.retries == 1
+        [gap] = srv.gaps()
+        assert 1.0 <= gap < 2.0  # backoff alone would have waited <= 0.05 s
+
+
+@pytest.mark.parametrize("fault", ["500", "malformed", "truncated", "hang"])
+def test_transient_fault_then_success(tmp_path, fault):
+    with OpenAIServer(faults=[fault], hang_s=5, max_lifetime_s=20) as srv:
+        [res], stats = _runner(tmp_path, timeout_s=0.5).run(_reqs(srv, 1))
+        assert res.error is None and res.text == "echo: q0"
+        assert srv.count() == 2 and stats.retries == 1 and stats.api_calls == 1
+        [gap] = srv.gaps()
+        if fault == "hang":
+            assert 0.5 <= gap < 2.0  # cut at the 0.5 s timeout, not at the server's 5 s
+        else:
+            assert gap < 0.5  # retried after a short backoff
+
+
+def test_permanent_500_fails_after_max_retries(tmp_path):
+    with OpenAIServer(always="500", max_lifetime_s=20) as srv:
+        runner = _runner(tmp_path, max_retries=2)
+        [res], stats = runner.run(_reqs(srv, 1))
+        assert srv.count() == 1 + 2
+        assert res.text is None and "500" in res.error
+        assert stats.errors == 1 and stats.retries == 2 and stats.cache_hits == 0
+        assert runner.cache.get(res.key) is None and len(runner.cache.errors_for(res.key)) == 1
+
+
+@pytest.mark.parametrize("fault", ["400", "401"])
+def test_client_errors_are_not_retried(tmp_path, fault):
+    with OpenAIServer(always=fault, max_lifetime_s=20) as srv:
+        [res], stats = _runner(tmp_path, max_retries=3).run(_reqs(srv, 1))
+        assert srv.count() == 1 and stats.retries == 0
+        assert res.error is not None and res.text is None
+
+
+def test_concurrency_limit_per_model(tmp_path):
+    with OpenAIServer(latency_s=0.2, max_lifetime_s=20) as srv:
+        results, stats = _runner(tmp_path).run(_reqs(srv, 6), limits={MODEL: ModelLimits(max_concurrency=2)})
+        assert all(r.error is None for r in results)
+        assert srv.max_in_flight == 2  # limited, and the limit was actually used
+        assert srv.arrivals[-1] - srv.arrivals[0] >= 0.4  # 3 waves of 2, 0.2 s each
+
+
+def test_rpm_limit_spaces_requests(tmp_path):
+    with OpenAIServer(max_lifetime_s=20) as srv:
+        _runner(tmp_path).run(_reqs(srv, 4), limits={MODEL: ModelLimits(max_concurrency=4, rpm=600)})
+        assert srv.count() == 4
+        assert min(srv.gaps()) >= 0.09  # 600/min = one start per 0.1 s (less a little client jitter)
+
+
+def test_duplicates_in_one_run_are_called_once(tmp_path):
+    with OpenAIServer(max_lifetime_s=20) as srv:
+        reqs = _reqs(srv, 2)
+        results, stats = _runner(tmp_path).run([reqs[0], reqs[1], reqs[0], reqs[0]])
+        assert srv.count() == 2
+        assert [r.text for r in results] == ["echo: q0", "echo: q1", "echo: q0", "echo: q0"]
+        assert stats.api_calls == 2 and stats.cache_hits == 2
+
+
+def test_response_text_is_redacted(tmp_path):
+    reply = lambda body: "Contact me at jane.doe@example.com please."  # noqa: E731
+    with OpenAIServer(reply=reply, max_lifetime_s=20) as srv:
+        runner = _runner(tmp_path)
+        [res], _ = runner.run(_reqs(srv, 1))
+        assert "jane.doe@example.com" not in res.text and res.pii_redactions == 1
+        assert "jane.doe@example.com" not in runner.cache.get(res.key).text
+        [hit], _ = runner.run(_reqs(srv, 1))
+        assert hit.cached and hit.pii_redactions == 1
+
+
+def test_progress_reports_done_and_hits(tmp_path):
+    messages: list[str] = []
+    with OpenAIServer(max_lifetime_s=20) as srv:
+        runner = _runner(tmp_path)
+        runner.run(_reqs(srv, 5))
+        runner.run(_reqs(srv, 20), progress=messages.append)
+    assert messages and messages[-1] == "LLM requests: 20/20 done (5 cache hits, 0 errors)"
+    assert 3 <= len(messages) <= 14  # about every 10 %, not every request
+
+
+def test_dagster_resource_delegates(tmp_path):
+    with OpenAIServer(max_lifetime_s=20) as srv:
+        client = LLMClient(cache_path=str(tmp_path / "res.sqlite"), timeout_s=5, max_retries=1, default_max_concurrency=1)
+        results, stats = client.run(_reqs(srv, 3, prefix="r"))
+        assert [r.text for r in results] == ["echo: r0", "echo: r1", "echo: r2"]
+        assert srv.max_in_flight == 1 and stats.api_calls == 3
+        replay = LLMClient(cache_path=str(tmp_path / "res.sqlite"), mode="replay")
+        _, stats = replay.run(_reqs(srv, 3, prefix="r"))
+        assert stats.cache_hits == 3 and srv.count() == 3

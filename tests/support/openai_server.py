@@ -1,0 +1,259 @@
+"""A small OpenAI-compatible chat-completions server on 127.0.0.1 for tests and benchmarks.
+
+It answers POST /v1/chat/completions with a normal ``chat.completion`` body (with ``usage``), and can
+inject faults in a deterministic order so tests can count requests exactly:
+
+    with OpenAIServer(faults=["429", "500", None]) as srv:   # 1st request 429, 2nd 500, then normal
+        ... srv.base_url ... srv.count() ...
+
+Fault kinds: "429" (with Retry-After), "500", "400", "401", "hang" (no answer until ``hang_s`` or
+shutdown), "malformed" (200 with a body that is not JSON), "truncated" (Content-Length larger than the
+body, then the connection closes). ``faults`` is consumed in arrival order; after it runs out,
+``always`` (e.g. "500") applies to every request, else ``fault_rate`` draws from ``fault_kinds`` with
+a seeded RNG. The server stops itself after ``max_lifetime_s`` so a stuck test cannot
+leave it running.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable
+
+FAULT_KINDS = ("429", "500", "400", "401", "hang", "malformed", "truncated")
+
+
+def default_reply(body: dict) -> str:
+    """Deterministic answer: echoes the last user text, so tests can tell requests apart."""
+    text = ""
+    for msg in body.get("messages") or []:
+        if msg.get("role") != "user":
+            continue
+        content = msg.get("content")
+        if isinstance(content, str):
+            text = content
+        elif isinstance(content, list):
+            text = " ".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+    return f"echo: {text}"
+
+
+class OpenAIServer:
+    def __init__(
+        self,
+        latency_s: float = 0.0,
+        faults: list[str | None] | None = None,
+        always: str | None = None,
+        fault_rate: float = 0.0,
+        fault_kinds: tuple[str, ...] = ("429", "500"),
+        seed: int = 0,
+        retry_after: str | None = "1",
+        hang_s: float = 30.0,
+        max_lifetime_s: float = 60.0,
+        reply: Callable[[dict], str] = default_reply,
+    ):
+        for kind in list(faults or []) + list(fault_kinds) + [always]:
+            if kind is not None and kind not in FAULT_KINDS:
+                raise ValueError(f"unknown fault kind {kind!r}")
+        self.latency_s = latency_s
+        self.faults = list(faults or [])
+        self.always = always
+        self.fault_rate = fault_rate
+        self.fault_kinds = fault_kinds
+        self.retry_after = retry_after
+        self.hang_s = hang_s
+        self.max_lifetime_s = max_lifetime_s
+        self.reply = reply
+        self._rng = random.Random(seed)
+        self._lock = threading.Lock()
+        self._stop = threading.Event()  # ends hangs and latency sleeps on shutdown
+        self.total = 0
+        self.by_path: Counter[str] = Counter()
+        self.by_model: Counter[str] = Counter()
+        self.faults_served: Counter[str] = Counter()
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.bodies: list[dict] = []  # parsed request bodies, in arrival order
+        self.arrivals: list[float] = []  # time.monotonic() of each request, in arrival order
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self._timer: threading.Timer | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def start(self) -> "OpenAIServer":
+        handler = _make_handler(self)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        self._timer = threading.Timer(self.max_lifetime_s, self.stop)
+        self._timer.daemon = True
+        self._timer.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._timer is not None:
+            self._timer.cancel()
+        httpd, self._httpd = self._httpd, None
+        if httpd is not None:
+            httpd.shutdown()
+            httpd.server_close()
+
+    def __enter__(self) -> "OpenAIServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        assert self._httpd is not None, "server not started"
+        return self._httpd.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        """The api_base to give litellm / the OpenAI client."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    # -- counters ----------------------------------------------------------------------------
+    def count(self, path: str | None = None, model: str | None = None) -> int:
+        with self._lock:
+            if path is not None:
+                return self.by_path[path]
+            if model is not None:
+                return self.by_model[model]
+            return self.total
+
+    def reset_counts(self) -> None:
+        with self._lock:
+            self.total = 0
+            self.by_path.clear()
+            self.by_model.clear()
+            self.faults_served.clear()
+            self.max_in_flight = self.in_flight
+            self.bodies.clear()
+            self.arrivals.clear()
+
+    def gaps(self) -> list[float]:
+        """Seconds between consecutive request arrivals (client-side overheads do not blur these)."""
+        with self._lock:
+            return [b - a for a, b in zip(self.arrivals, self.arrivals[1:])]
+
+    def _next_fault(self) -> str | None:
+        # Called under the lock, in arrival order, so the sequence is deterministic.
+        if self.faults:
+            return self.faults.pop(0)
+        if self.always:
+            return self.always
+        if self.fault_rate and self._rng.random() < self.fault_rate:
+            return self._rng.choice(self.fault_kinds)
+        return None
+
+
+def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args) -> None:  # keep test output quiet
+            pass
+
+        def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None, length: int | None = None):
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload) if length is None else length))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(payload)
+            self.wfile.flush()
+
+        def _error(self, status: int, message: str, headers: dict[str, str] | None = None):
+            body = {"error": {"message": message, "type": "test_fault", "code": str(status)}}
+            self._send(status, json.dumps(body).encode(), headers)
+
+        def do_GET(self) -> None:
+            with server._lock:
+                server.total += 1
+                server.by_path[self.path] += 1
+                server.arrivals.append(time.monotonic())
+            if self.path.rstrip("/").endswith("/models"):
+                self._send(200, json.dumps({"object": "list", "data": []}).encode())
+            else:
+                self._error(404, "not found")
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                body = json.loads(raw or b"{}")
+            except ValueError:
+                body = {}
+            model = str(body.get("model", ""))
+            with server._lock:
+                server.total += 1
+                server.by_path[self.path] += 1
+                server.by_model[model] += 1
+                server.bodies.append(body)
+                server.arrivals.append(time.monotonic())
+                server.in_flight += 1
+                server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                fault = server._next_fault() if self.path.endswith("/chat/completions") else None
+                if fault:
+                    server.faults_served[fault] += 1
+            try:
+                self._answer(body, model, fault)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (e.g. its timeout); nothing to answer
+            finally:
+                with server._lock:
+                    server.in_flight -= 1
+
+        def _answer(self, body: dict, model: str, fault: str | None) -> None:
+            if not self.path.endswith("/chat/completions"):
+                self._error(404, "not found")
+                return
+            if server.latency_s and server._stop.wait(server.latency_s):
+                return  # shutting down
+            if fault == "hang":
+                server._stop.wait(server.hang_s)
+                self.close_connection = True
+                return
+            if fault == "429":
+                headers = {"Retry-After": server.retry_after} if server.retry_after is not None else {}
+                self._error(429, "rate limited (test fault)", headers)
+                return
+            if fault in ("500", "400", "401"):
+                self._error(int(fault), f"error {fault} (test fault)")
+                return
+            if fault == "malformed":
+                self._send(200, b'{"id": "chatcmpl-x", "choices": [ this is not json')
+                return
+            text = server.reply(body)
+            payload = json.dumps(_completion(model, text, body)).encode()
+            if fault == "truncated":
+                self.close_connection = True
+                self._send(200, payload[: len(payload) // 2], length=len(payload))
+                return
+            self._send(200, payload)
+
+    return Handler
+
+
+def _completion(model: str, text: str, body: dict) -> dict:
+    prompt_chars = len(json.dumps(body.get("messages", [])))
+    tokens_in = max(1, prompt_chars // 4)
+    tokens_out = max(1, len(text.split()))
+    return {
+        "id": f"chatcmpl-{time.monotonic_ns()}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop", "logprobs": None}
+        ],
+        "usage": {"prompt_tokens": tokens_in, "completion_tokens": tokens_out, "total_tokens": tokens_in + tokens_out},
+    }

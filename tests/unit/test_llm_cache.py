@@ -1,0 +1,171 @@
+"""Request keys, the SQLite cache/journal, and the replay / error-journal rules of the runner."""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import hashlib
+import sqlite3
+import time
+
+import pytest
+
+from benchwright.llm import CachedResponse, LLMRequest, LLMRunner, ReplayMissError, ResponseCache, request_key
+from benchwright.llm.request import canonical_request
+from tests.support.openai_server import OpenAIServer
+
+PNG_A = b"\x89PNG\r\n\x1a\nfake-image-A"
+PNG_B = b"\x89PNG\r\n\x1a\nfake-image-B"
+
+
+def _data_url(raw: bytes, mime: str = "image/png") -> str:
+    return f"data:{mime};base64," + base64.b64encode(raw).decode()
+
+
+def _vision_request(image: bytes = PNG_A, **changes) -> LLMRequest:
+    req = LLMRequest(
+        model="openai/gpt-4o",
+        messages=[
+            {"role": "system", "content": "You are terse."},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "What is in the picture?"},
+                    {"type": "image_url", "image_url": {"url": _data_url(image)}},
+                ],
+            },
+        ],
+        params={"temperature": 0.0, "max_tokens": 64},
+        prompt_version="v1",
+    )
+    return dataclasses.replace(req, **changes)
+
+
+# -- keys --------------------------------------------------------------------------------------
+def test_key_is_stable_and_a_sha256_hex():
+    key = request_key(_vision_request())
+    assert key == request_key(_vision_request())
+    assert len(key) == 64 and int(key, 16) >= 0
+    # Parameter order does not matter: they are sorted.
+    swapped = _vision_request(params={"max_tokens": 64, "temperature": 0.0})
+    assert request_key(swapped) == key
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"sample_index": 1},
+        {"params": {"temperature": 0.7, "max_tokens": 64}},
+        {"params": {"temperature": 0.0, "max_tokens": 64, "seed": 1}},
+        {"prompt_version": "v2"},
+        {"model": "openai/gpt-4o-mini"},
+        {"messages": [{"role": "user", "content": "something else"}]},
+    ],
+)
+def test_key_changes_with_what_changes_the_answer(change):
+    assert request_key(_vision_request(**change)) != request_key(_vision_request())
+
+
+def test_key_changes_with_image_bytes_but_not_their_encoding():
+    base = request_key(_vision_request())
+    assert request_key(_vision_request(image=PNG_B)) != base
+    # Same bytes under another declared media type: same image, same key.
+    req = _vision_request()
+    req.messages[1]["content"][1]["image_url"]["url"] = _data_url(PNG_A, "image/jpeg")
+    assert request_key(req) == base
+
+
+def test_key_ignores_tag_api_base_and_credentials():
+    base = request_key(_vision_request())
+    assert request_key(_vision_request(tag="item-17")) == base
+    assert request_key(_vision_request(api_base="http://127.0.0.1:9/v1")) == base
+    with_key = _vision_request(params={"temperature": 0.0, "max_tokens": 64, "api_key": "sk-secret"})
+    assert request_key(with_key) == base
+    assert "sk-secret" not in repr(canonical_request(with_key))
+
+
+def test_data_url_is_replaced_by_hash_of_decoded_bytes():
+    canon = canonical_request(_vision_request())
+    url = canon["messages"][1]["content"][1]["image_url"]["url"]
+    assert url == "sha256:" + hashlib.sha256(PNG_A).hexdigest()
+    # Prose that merely starts with "data:" is not mistaken for a data URL.
+    prose = LLMRequest(model="m", messages=[{"role": "user", "content": "data: 1,2,3"}])
+    assert canonical_request(prose)["messages"][0]["content"] == "data: 1,2,3"
+
+
+# -- cache -------------------------------------------------------------------------------------
+def _row(key: str, text: str = "hello") -> CachedResponse:
+    return CachedResponse(key, "openai/x", "v1", text, 12, 3, 45.0, 0.001, False, 0, time.time())
+
+
+def test_cache_write_read_and_wal(tmp_path):
+    path = str(tmp_path / "sub" / "llm.sqlite")
+    cache = ResponseCache(path)
+    cache.put_response(_row("k1"))
+    cache.put_error("k2", "openai/x", "v1", "boom", attempts=3)
+    # A separate connection (another process would be the same) sees the committed row at once.
+    other = ResponseCache(path)
+    got = other.get_many(["k1", "k2", "k3"])
+    assert set(got) == {"k1"}
+    assert got["k1"].text == "hello" and got["k1"].tokens_in == 12 and got["k1"].cost_usd == 0.001
+    assert other.errors_for("k2") == ["boom"]
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        columns = {r[1] for r in conn.execute("PRAGMA table_info(responses)")}
+    assert "messages" not in columns and "api_key" not in columns
+
+
+def test_error_is_journaled_but_never_served_as_success(tmp_path):
+    path = str(tmp_path / "llm.sqlite")
+    req = LLMRequest(model="openai/unit-model", messages=[{"role": "user", "content": "hi"}])
+    with OpenAIServer(faults=["500"], max_lifetime_s=20) as srv:
+        req = dataclasses.replace(req, api_base=srv.base_url)
+        runner = LLMRunner(path, timeout_s=5, max_retries=0)
+        [first], stats = runner.run([req])
+        assert first.text is None and "500" in first.error and stats.errors == 1
+        assert runner.cache.get(first.key) is None
+        assert len(runner.cache.errors_for(first.key)) == 1
+        # The next run calls again (not a cache hit) and now succeeds.
+        [second], stats = runner.run([req])
+        assert srv.count() == 2
+        assert second.text == "echo: hi" and not second.cached and stats.cache_hits == 0
+
+
+def test_replay_miss_raises_before_any_call(tmp_path):
+    path = str(tmp_path / "llm.sqlite")
+    with OpenAIServer(max_lifetime_s=20) as srv:
+        reqs = [
+            LLMRequest(model="openai/unit-model", messages=[{"role": "user", "content": f"q{i}"}], api_base=srv.base_url)
+            for i in range(3)
+        ]
+        LLMRunner(path, timeout_s=5).run(reqs[:1])
+        assert srv.count() == 1
+        replay = LLMRunner(path, mode="replay", timeout_s=5)
+        with pytest.raises(ReplayMissError) as info:
+            replay.run(reqs)
+        assert "2 of 3" in str(info.value) and "openai/unit-model" in str(info.value)
+        assert srv.count() == 1  # nothing was called, not even the two misses' neighbours
+        [hit], stats = replay.run(reqs[:1])
+        assert hit.cached and hit.text == "echo: q0" and stats.api_calls == 0
+        assert srv.count() == 1
+
+
+def test_mode_is_validated(tmp_path):
+    with pytest.raises(ValueError):
+        LLMRunner(str(tmp_path / "c.sqlite"), mode="record")
+
+
+def test_sim_models_share_cache_and_stats(tmp_path):
+    runner = LLMRunner(str(tmp_path / "llm.sqlite"))
+    reqs = [
+        LLMRequest(model="sim/steady", messages=[{"role": "user", "content": "Name a prime number."}], sample_index=i)
+        for i in range(3)
+    ]
+    results, stats = runner.run(reqs)
+    assert all(r.simulated and r.text and r.error is None and r.cost_usd == 0 for r in results)
+    assert all(r.tokens_in > 0 and r.tokens_out > 0 for r in results)
+    assert stats.api_calls == 3 and stats.cache_hits == 0
+    again, stats = runner.run(reqs)
+    assert stats.api_calls == 0 and stats.cache_hits == 3
+    assert all(r.cached and r.simulated for r in again)
+    assert [r.text for r in again] == [r.text for r in results]
