@@ -1,0 +1,137 @@
+"""The real provider path, asset by asset: litellm over HTTP to an OpenAI-compatible server on loopback.
+
+The server's answers come from our simulator (so the judge replies carry real verdict formats), but
+everything between the asset and the server is the production path: LLMClient, litellm, HTTP,
+retries, the response cache.
+"""
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+
+import dagster as dg
+from benchwright.simulate import complete
+from resources.llm import LLMClient
+from scripts.orchestrate import materialize_everything
+from tests.support.openai_server import OpenAIServer
+from tests.support.pipeline import SHIPPED_MODELS, materialize, metadata_total, pick, resources_for, write_registry
+
+ROOT = Path(__file__).resolve().parents[2]
+ITEMS, VFS_ITEMS = 15, 14
+
+
+def simulated_reply(body: dict) -> str:
+    """Answer as a simulated model named after the requested model."""
+    return complete(f"sim/{body['model']}", body["messages"], {"skill": 0.8}, 0).text
+
+
+def registry_for(base_url: str, max_concurrency: int = 8):
+    models = {**pick(SHIPPED_MODELS, "sim-baseline", "sim-describer"),
+              "http-writer": {"model": "openai/http-writer", "api_base": base_url, "role": "candidate",
+                              "display_name": "Writer over HTTP", "max_concurrency": max_concurrency}}
+    judges = {"http-judge": {"model": "openai/http-judge", "api_base": base_url, "role": "judge",
+                             "display_name": "Judge over HTTP"}}
+    return models, judges
+
+
+def test_generation_and_judgment_through_litellm_with_faults(tmp_path):
+    # The first requests meet a 429 with Retry-After, a 500, a timeout and a malformed body.
+    faults = ["429", "500", "hang", "malformed"]
+    with OpenAIServer(faults=faults, retry_after="1", hang_s=20, reply=simulated_reply, max_lifetime_s=120) as srv:
+        models, judges = registry_for(srv.base_url)
+        write_registry(tmp_path, models, judges)
+        resources = resources_for(tmp_path)
+        resources["llm"] = LLMClient(cache_path=resources["llm"].cache_path, timeout_s=3, max_retries=3)
+        with dg.instance_for_test() as instance:
+            summary = materialize_everything(instance, resources)
+        assert summary["failed_runs"] == 0
+        expected_calls = ITEMS + 2 * ITEMS + VFS_ITEMS
+        # Every call succeeded in the end; the extra requests are exactly the injected faults' retries.
+        assert srv.count(model="http-writer") + srv.count(model="http-judge") == expected_calls + len(faults)
+
+    wh = resources["warehouse"]
+    generations = wh.query("SELECT * FROM generations WHERE model = 'http-writer'")
+    assert len(generations) == ITEMS and generations["error"].isna().all()
+    assert (generations["tokens_out"] > 0).all() and not generations["simulated"].any()
+    judgments = wh.query("SELECT * FROM creation_pairwise_judgments WHERE judge = 'http-judge'")
+    assert len(judgments) == 2 * ITEMS and judgments["error"].isna().all()
+    assert judgments["parse_ok"].mean() > 0.8
+    board = wh.query("SELECT * FROM creation_leaderboard WHERE scope = 'overall'")
+    assert board[["judge", "model"]].values.tolist() == [["http-judge", "http-writer"]]
+    assert not board["simulated"].iloc[0]
+
+
+CHILD = """
+import sys
+import dagster as dg
+from tests.support.pipeline import materialize, resources_for
+from pathlib import Path
+resources = resources_for(Path(sys.argv[1]))
+with dg.instance_for_test() as instance:
+    instance.add_dynamic_partitions("models", ["http-writer"])
+    materialize(["creation_generations"], instance, resources, partition_key="http-writer")
+"""
+
+
+def _responses(cache: Path) -> int:
+    try:
+        con = sqlite3.connect(str(cache), timeout=5)
+        try:
+            return con.execute("SELECT count(*) FROM responses WHERE model = 'openai/http-writer'").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.OperationalError:
+        return 0
+
+
+def test_killed_generation_run_repeats_no_finished_call(tmp_path):
+    with OpenAIServer(latency_s=0.3, reply=simulated_reply, max_lifetime_s=120) as srv:
+        models, judges = registry_for(srv.base_url, max_concurrency=2)
+        write_registry(tmp_path, models, judges)
+        resources = resources_for(tmp_path)
+        with dg.instance_for_test() as instance:
+            assert materialize(["creation_items"], instance, resources).success
+            assert materialize(["creation_image_descriptions"], instance, resources).success
+        cache = Path(resources["llm"].cache_path)
+
+        child = subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path)], cwd=ROOT,
+                                 env={**os.environ, "PYTHONPATH": str(ROOT)},
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + 60
+            while _responses(cache) < 4:
+                assert child.poll() is None, child.stderr.read().decode(errors="replace")[-3000:]
+                assert time.monotonic() < deadline, "the run committed too few answers in time"
+                time.sleep(0.02)
+            os.kill(child.pid, signal.SIGKILL)
+        finally:
+            if child.poll() is None:
+                child.kill()
+            child.wait(timeout=10)
+            child.stderr.close()
+        finished = _responses(cache)
+        assert 4 <= finished < ITEMS
+
+        srv.reset_counts()
+        with dg.instance_for_test() as instance:
+            instance.add_dynamic_partitions("models", ["http-writer"])
+            result = materialize(["creation_generations"], instance, resources, partition_key="http-writer")
+        assert result.success
+        assert srv.count(model="http-writer") == ITEMS - finished
+        assert metadata_total(result, "api_calls") == ITEMS - finished
+        assert metadata_total(result, "cache_hits") == finished
+
+    # The warehouse opens cleanly and the partition is complete, once.
+    con = duckdb.connect(resources["warehouse"].database, read_only=True)
+    try:
+        rows = con.execute("SELECT count(*), count(DISTINCT item_id), count(error) FROM generations "
+                           "WHERE model = 'http-writer'").fetchall()[0]
+    finally:
+        con.close()
+    assert rows == (ITEMS, ITEMS, 0)
