@@ -48,8 +48,10 @@ def main() -> int:
     install()
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": str(ROOT)}
     home = Path(env.setdefault("BENCHWRIGHT_HOME", str(ROOT / ".benchwright")))
-    env.setdefault("DAGSTER_HOME", str(home / "dagster_home"))
-    Path(env["DAGSTER_HOME"]).mkdir(parents=True, exist_ok=True)
+    sys.path.insert(0, str(ROOT))
+    from resources import prepare_dagster_home  # dependency-free at import: fine before install
+
+    env["DAGSTER_HOME"] = str(prepare_dagster_home(home))
     if command == "demo":
         args = [str(PYTHON), str(ROOT / "scripts" / "materialize_all.py"), *extra]
     elif command == "test":

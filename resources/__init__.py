@@ -16,6 +16,16 @@ def benchwright_home() -> Path:
     return Path(os.environ.get("BENCHWRIGHT_HOME", ROOT / ".benchwright")).resolve()
 
 
+def prepare_dagster_home(home: Path) -> Path:
+    """The Dagster instance folder under BENCHWRIGHT_HOME, with telemetry off (no network here)."""
+    dagster_home = Path(os.environ.get("DAGSTER_HOME") or home / "dagster_home")
+    dagster_home.mkdir(parents=True, exist_ok=True)
+    config = dagster_home / "dagster.yaml"
+    if not config.exists():
+        config.write_text("telemetry:\n  enabled: false\n")
+    return dagster_home
+
+
 def default_resources(home: Path | None = None, llm_mode: str | None = None) -> dict:
     from resources.llm import LLMClient
     from resources.registry import Registry

@@ -26,11 +26,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--replay", action="store_true", help="fail on any LLM cache miss instead of calling")
     args = parser.parse_args(argv)
 
-    from resources import benchwright_home
+    from resources import benchwright_home, prepare_dagster_home
 
-    home = benchwright_home()
-    os.environ.setdefault("DAGSTER_HOME", str(home / "dagster_home"))
-    Path(os.environ["DAGSTER_HOME"]).mkdir(parents=True, exist_ok=True)
+    os.environ["DAGSTER_HOME"] = str(prepare_dagster_home(benchwright_home()))
 
     import dagster as dg
 

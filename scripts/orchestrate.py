@@ -23,8 +23,13 @@ def _stat(result: dg.ExecuteInProcessResult, key: str) -> int:
 
 
 def materialize_everything(instance: dg.DagsterInstance, resources: dict,
-                           log: Callable[[str], None] = lambda _msg: None) -> dict:
-    """Run every asset for every registered partition; return counts of runs, calls and failed checks."""
+                           log: Callable[[str], None] = lambda _msg: None, log_level: str = "INFO") -> dict:
+    """Run every asset for every registered partition; return counts of runs, calls and failed checks.
+
+    `log_level` is the console level of the runs: INFO shows our progress lines, not Dagster's
+    per-event DEBUG lines (the UI keeps every event either way).
+    """
+    run_config = {"loggers": {"console": {"config": {"log_level": log_level}}}}
     from definitions import defs
 
     registry = resources["registry"]
@@ -45,7 +50,7 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
         selection = dg.AssetSelection.assets(*keys)
         log(f"materializing {', '.join(keys)}{f' [{label}]' if label else ''}")
         result = dg.materialize(all_defs, selection=selection, instance=instance, resources=resources,
-                                partition_key=partition_key, raise_on_error=False)
+                                partition_key=partition_key, raise_on_error=False, run_config=run_config)
         summary["runs"] += 1
         summary["failed_runs"] += 0 if result.success else 1
         summary["api_calls"] += _stat(result, "api_calls")

@@ -206,7 +206,8 @@ class _Progress:
         self.done = hits
         self.hits = hits
         self.errors = 0
-        self.step = max(1, total // 10)
+        # Every 10 % of a large batch, but not for every call of a small one.
+        self.step = max(10, total // 10)
         self.next_done = hits + self.step
         self.last_at = time.monotonic()
         self.last_done = -1

@@ -31,11 +31,12 @@ def pick(entries: dict, *slugs: str) -> dict:
     return {slug: entries[slug] for slug in slugs}
 
 
-def materialize(keys: list[str], instance, resources, partition_key=None) -> dg.ExecuteInProcessResult:
+def materialize(keys: list[str], instance, resources, partition_key=None, run_config=None) -> dg.ExecuteInProcessResult:
     from definitions import defs
 
     return dg.materialize(list(defs.assets) + list(defs.asset_checks), selection=dg.AssetSelection.assets(*keys),
-                          instance=instance, resources=resources, partition_key=partition_key, raise_on_error=False)
+                          instance=instance, resources=resources, partition_key=partition_key, raise_on_error=False,
+                          run_config=run_config)
 
 
 def metadata_total(result: dg.ExecuteInProcessResult, key: str) -> int:
