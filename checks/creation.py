@@ -10,7 +10,6 @@ import pandas as pd
 from assets.datasets import creation_items
 from assets.generations import creation_generations
 from assets.judgments import creation_pairwise_judgments, creation_vfs_judgments
-from assets.metrics import creation_leaderboard, judge_quality
 from assets.partitions import model_and_judge, model_judge_partitions, models_partitions
 from benchwright import creation
 from benchwright.pii import scan_texts

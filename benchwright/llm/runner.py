@@ -7,6 +7,7 @@ Real providers go through litellm; ``sim/<name>`` models are answered in-process
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import email.utils
 import logging
 import os
@@ -429,34 +430,21 @@ class LLMRunner:
         simulated: bool,
     ) -> LLMResult:
         text, redactions = _redact(text)
-        self.cache.put_response(  # committed now, so a killed run keeps it
-            CachedResponse(
-                key=key,
-                model=req.model,
-                prompt_version=req.prompt_version,
-                text=text,
-                tokens_in=int(tokens_in or 0),
-                tokens_out=int(tokens_out or 0),
-                latency_ms=latency_ms,
-                cost_usd=cost_usd,
-                simulated=simulated,
-                pii_redactions=redactions,
-                created_at=time.time(),
-            )
-        )
-        return LLMResult(
+        row = CachedResponse(
             key=key,
             model=req.model,
+            prompt_version=req.prompt_version,
             text=text,
-            error=None,
             tokens_in=int(tokens_in or 0),
             tokens_out=int(tokens_out or 0),
             latency_ms=latency_ms,
             cost_usd=cost_usd,
-            cached=False,
             simulated=simulated,
             pii_redactions=redactions,
+            created_at=time.time(),
         )
+        self.cache.put_response(row)  # committed now, so a killed run keeps it
+        return dataclasses.replace(_from_cache(row), cached=False)
 
     def _failure(self, key: str, req: LLMRequest, err: BaseException, attempts: int, simulated: bool) -> LLMResult:
         # Provider errors can echo parts of the prompt, so they are redacted like responses.

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import os
-import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from benchwright.llm import LLMRequest, LLMRunner, ModelLimits
 from benchwright.llm.runner import _litellm
+from tests.support.processes import kill_when
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = "openai/resume-model"
@@ -61,20 +60,9 @@ def test_killed_run_resumes_from_the_journal(tmp_path):
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
-        try:
-            _litellm()  # warm the parent's import while the child does the same
-            deadline = time.monotonic() + 30  # the child imports litellm (~3 s) before its first call
-            while _rows(cache) < 6:
-                assert child.poll() is None, child.stderr.read().decode(errors="replace")[-2000:]
-                assert time.monotonic() < deadline, "child committed too few responses in time"
-                time.sleep(0.02)
-            os.kill(child.pid, signal.SIGKILL)
-        finally:
-            if child.poll() is None:
-                child.kill()
-            child.wait(timeout=10)
-            child.stderr.close()
-        assert child.returncode == -signal.SIGKILL
+        _litellm()  # warm the parent's import while the child does the same
+        # The child imports litellm (~3 s) before its first call.
+        kill_when(child, lambda: _rows(cache) >= 6, timeout_s=30)
 
         done_before = _rows(cache)
         assert 6 <= done_before < N  # killed mid-run, with some responses committed

@@ -6,11 +6,9 @@ retries, the response cache.
 """
 
 import os
-import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import duckdb
@@ -20,6 +18,7 @@ from benchwright.simulate import complete
 from resources.llm import LLMClient
 from scripts.orchestrate import materialize_everything
 from tests.support.openai_server import OpenAIServer
+from tests.support.processes import kill_when
 from tests.support.pipeline import SHIPPED_MODELS, materialize, metadata_total, pick, resources_for, write_registry
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -103,18 +102,7 @@ def test_killed_generation_run_repeats_no_finished_call(tmp_path):
         child = subprocess.Popen([sys.executable, "-c", CHILD, str(tmp_path)], cwd=ROOT,
                                  env={**os.environ, "PYTHONPATH": str(ROOT)},
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        try:
-            deadline = time.monotonic() + 60
-            while _responses(cache) < 4:
-                assert child.poll() is None, child.stderr.read().decode(errors="replace")[-3000:]
-                assert time.monotonic() < deadline, "the run committed too few answers in time"
-                time.sleep(0.02)
-            os.kill(child.pid, signal.SIGKILL)
-        finally:
-            if child.poll() is None:
-                child.kill()
-            child.wait(timeout=10)
-            child.stderr.close()
+        kill_when(child, lambda: _responses(cache) >= 4)
         finished = _responses(cache)
         assert 4 <= finished < ITEMS
 
