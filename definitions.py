@@ -1,19 +1,19 @@
-"""The Dagster code location: assets, checks, sensors, resources and the executor, assembled."""
+"""The Dagster code location: assets, checks, sensors, resources and the executor, assembled.
+
+Every module in assets/ and checks/ is picked up, so a new benchmark plugs in by adding files
+(see docs/ARCHITECTURE.md, "Adding a benchmark").
+"""
 
 import dagster as dg
 
-from assets import datasets, generations, judgments, metrics, publish
-from checks import creation as creation_checks
-from checks import schema as schema_checks
+import assets
+import checks
 from resources import default_resources
 from sensors.registry import automation_sensor, registry_sensor
 
-ASSET_MODULES = [datasets, generations, judgments, metrics, publish]
-CHECK_MODULES = [creation_checks, schema_checks]
-
 defs = dg.Definitions(
-    assets=dg.load_assets_from_modules(ASSET_MODULES),
-    asset_checks=dg.load_asset_checks_from_modules(CHECK_MODULES),
+    assets=dg.load_assets_from_package_module(assets),
+    asset_checks=dg.load_asset_checks_from_package_module(checks),
     sensors=[registry_sensor, automation_sensor],
     resources=default_resources(),
     # DuckDB allows one writer process: steps run in the run's own process (DESIGN §3).

@@ -47,3 +47,16 @@ def image_urls(warehouse, items: list[dict]) -> dict[str, str]:
 
 def answers_by_item(df: pd.DataFrame, column: str) -> dict[str, str]:
     return {row.item_id: getattr(row, column) for row in df.itertuples(index=False) if isinstance(getattr(row, column), str)}
+
+
+def add_labels(df: pd.DataFrame, registry, columns: dict[str, str]) -> pd.DataFrame:
+    """Add display-name columns and the simulated flag (true if any named model is a simulation)."""
+    labels = registry.labels()
+    df = df.copy()
+    simulated = pd.Series(False, index=df.index)
+    for slug_column, display_column in columns.items():
+        df[display_column] = df[slug_column].map(lambda s: labels.get(s, (s, False))[0])
+        # Slugs no longer in the registry keep their slug as name; imported rows say so in `source`.
+        simulated |= df[slug_column].map(lambda s: labels.get(s, (s, False))[1]).astype(bool)
+    df["simulated"] = simulated
+    return df

@@ -3,7 +3,7 @@
 
 import dagster as dg
 
-from assets.metrics import creation_leaderboard, judge_quality
+from assets.creation import creation_leaderboard, judge_quality
 from resources.warehouse import Warehouse
 
 

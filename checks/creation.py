@@ -7,9 +7,9 @@ Partitioned checks run with the partition they guard, so a bad judge is caught i
 import dagster as dg
 import pandas as pd
 
-from assets.datasets import creation_items
-from assets.generations import creation_generations
-from assets.judgments import creation_pairwise_judgments, creation_vfs_judgments
+from assets.creation import creation_items
+from assets.creation import creation_generations
+from assets.creation import creation_pairwise_judgments, creation_vfs_judgments
 from assets.partitions import model_and_judge, model_judge_partitions, models_partitions
 from benchwright import creation
 from benchwright.pii import scan_texts

@@ -3,9 +3,9 @@
 
 import dagster as dg
 
-from assets.generations import creation_generations
-from assets.judgments import creation_pairwise_judgments, creation_vfs_judgments
-from assets.metrics import creation_leaderboard, judge_quality
+from assets.creation import creation_generations
+from assets.creation import creation_pairwise_judgments, creation_vfs_judgments
+from assets.creation import creation_leaderboard, judge_quality
 from assets.partitions import model_and_judge, model_judge_partitions, models_partitions
 from benchwright.quality import SUITES, validate_frame
 from resources.warehouse import Warehouse

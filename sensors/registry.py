@@ -8,16 +8,21 @@ and a new judge needs no run request at all: its new partitions are "newly missi
 
 import dagster as dg
 
-from assets.generations import creation_generations
+import assets
 from assets.partitions import judges_partitions, models_partitions
 from resources.registry import Registry
+
+# Every benchmark's generations asset: the assets partitioned by model alone.
+GENERATION_ASSETS = [a for a in dg.load_assets_from_package_module(assets)
+                     if isinstance(a, dg.AssetsDefinition) and a.partitions_def == models_partitions]
+GENERATION_KEYS = [key for a in GENERATION_ASSETS for key in a.keys]
 
 
 @dg.sensor(
     name="registry_sensor",
     minimum_interval_seconds=30,
     default_status=dg.DefaultSensorStatus.RUNNING,
-    asset_selection=[creation_generations],
+    asset_selection=GENERATION_KEYS,
     description="Watches registry/models.yaml and registry/judges.yaml: adds the partitions of new candidate "
                 "models and judges and requests each new model's generations. Malformed entries are logged "
                 "with file and entry and do not stop the others. Removed entries keep their results.",
@@ -38,8 +43,7 @@ def registry_sensor(context: dg.SensorEvaluationContext, registry: Registry) -> 
                                           (judges_partitions.build_add_request(new_judges), new_judges)) if keys
         ],
         run_requests=[
-            dg.RunRequest(run_key=f"creation_generations:{slug}", partition_key=slug,
-                          asset_selection=[creation_generations.key])
+            dg.RunRequest(run_key=f"generations:{slug}", partition_key=slug, asset_selection=GENERATION_KEYS)
             for slug in new_models
         ],
     )

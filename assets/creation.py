@@ -1,0 +1,293 @@
+"""Creation (METHODS §1): items, baseline answers, image descriptions, generations, judgments, metrics.
+
+Thin wiring: what to ask and what rows answers become live in benchwright.creation and
+benchwright.creation_steps; these assets read the warehouse, call the LLM client and write back.
+Groups follow the pipeline's stages (datasets, generations, judgments, metrics).
+"""
+
+from pathlib import Path
+
+import dagster as dg
+import pandas as pd
+
+from assets.common import add_labels, answers_by_item, image_urls, llm_metadata, load_items, table_metadata
+from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
+from benchwright import creation, creation_steps
+from benchwright.datasets.creation import load_creation_jsonl, load_creation_tsv, normalize_item_images
+from benchwright.pii import redact
+from resources import ROOT
+from resources.llm import LLMClient
+from resources.registry import Registry
+from resources.warehouse import Warehouse
+
+
+# --- datasets ----------------------------------------------------------------------------------------
+
+CREATION_TEXT_FIELDS = ("role", "background", "instruction", "subjective_criteria", "visual_factuality_criteria",
+                        "ground_truth", "reference_answer")
+
+
+class CreationDatasetConfig(dg.Config):
+    path: str = "sample_data/creation/items.jsonl"
+    """JSONL (our layout) or TSV (the benchmark's published layout); relative to the repo root."""
+
+
+@dg.asset(
+    group_name="datasets",
+    code_version="1",
+    # On a fresh instance the daemon loads the sample by itself; later loads are a click or the main job.
+    automation_condition=dg.AutomationCondition.on_missing(),
+    kinds={"duckdb"},
+    description="Creation items (METHODS §1.1) from the configured file. Images are verified with Pillow, "
+                "normalized and content-hashed into `images`; an item with a corrupt image is recorded in "
+                "`dataset_problems` and skipped, not the run. Personal data in item text is redacted.",
+)
+def creation_items(context: dg.AssetExecutionContext, config: CreationDatasetConfig, warehouse: Warehouse) -> dg.MaterializeResult:
+    path = Path(config.path)
+    path = path if path.is_absolute() else ROOT / path
+    loaded = load_creation_tsv(path) if path.suffix.lower() == ".tsv" else load_creation_jsonl(path)
+    problems = [{"location": p.location, "reason": p.reason} for p in loaded.problems]
+    item_rows, image_rows, redactions = [], {}, 0
+    for item in loaded.items:
+        images, problem = normalize_item_images(item)
+        if problem:
+            problems.append({"location": f"{path.name}: item {item.item_id}", "reason": problem})
+            continue
+        row = item.to_row()
+        for field in CREATION_TEXT_FIELDS:
+            row[field], found = redact(row.get(field))
+            redactions += len(found)
+        row["requirements"] = [redact(r)[0] for r in row["requirements"]]
+        row["image_hashes"] = [img.sha256 for img in images]
+        row["dataset"] = path.name
+        item_rows.append(row)
+        for img in images:
+            image_rows[img.sha256] = {"sha256": img.sha256, "mime": img.mime, "width": img.width,
+                                      "height": img.height, "data": img.data}
+    for problem in problems:
+        context.log.warning(f"skipped {problem['location']}: {problem['reason']}")
+
+    items_df = pd.DataFrame(item_rows)
+    if items_df.empty:
+        raise dg.Failure(f"No usable Creation items in {path} ({len(problems)} problems; first: {problems[:1]})")
+    items_df = items_df.drop(columns=["images"], errors="ignore")
+    new_images = warehouse.add_new_rows("images", pd.DataFrame(list(image_rows.values())), key=["sha256"])
+    warehouse.replace_rows("creation_items", items_df, match={})
+    problems_df = pd.DataFrame(problems, columns=["location", "reason"]).assign(benchmark="creation", dataset=path.name)
+    warehouse.replace_rows("dataset_problems", problems_df, match={"benchmark": "creation"})
+    context.log.info(f"{len(items_df)} items, {len(image_rows)} images ({new_images} new), {len(problems)} problems")
+    return dg.MaterializeResult(metadata=table_metadata(
+        items_df, ["item_id", "category", "task", "instruction"],
+        images=len(image_rows), new_images=new_images, problems=len(problems), pii_redactions=redactions,
+        categories=dg.MetadataValue.json(items_df["category"].value_counts().to_dict()),
+        source=str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path),
+    ))
+
+
+# --- generations -------------------------------------------------------------------------------------
+
+class DescriptionConfig(dg.Config):
+    mode: str = "generic"
+    """'generic', or 'query_specific' (a strong LLM first says what to look at for each question)."""
+
+
+@dg.asset(
+    group_name="generations",
+    deps=[creation_items],
+    code_version=creation.CANDIDATE_PROMPT_VERSION,
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="The baseline answer every candidate is compared with: the dataset's own reference answer "
+                "where it has one, else the registry's `role: baseline` model's answer.",
+)
+def creation_references(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: LLMClient, registry: Registry) -> dg.MaterializeResult:
+    items = load_items(warehouse)
+    baseline = registry.with_role("baseline")
+    needs_baseline = any(not item.get("reference_answer") for item in items)
+    if needs_baseline and baseline is None:
+        raise dg.Failure("Some items have no reference answer and registry/models.yaml has no `role: baseline` model")
+    plan = creation_steps.reference_plan(items, baseline, image_urls(warehouse, items)) if needs_baseline else []
+    results, stats = llm.run([p.request for p in plan], limits=creation_steps.limits_for([baseline] if baseline else []),
+                             progress=context.log.info)
+    rows = [{"item_id": i["item_id"], "baseline": "dataset", "answer": i["reference_answer"], "error": None,
+             "request_key": None, "simulated": False} for i in items if i.get("reference_answer")]
+    rows += [{"item_id": p.item_id, "baseline": baseline.slug, "answer": r.text, "error": r.error,
+              "request_key": r.key, "simulated": baseline.simulated} for p, r in zip(plan, results)]
+    df = pd.DataFrame(rows)
+    warehouse.replace_rows("creation_references", df, match={})
+    return dg.MaterializeResult(metadata=table_metadata(df, ["item_id", "baseline", "answer", "error"], **llm_metadata(stats)))
+
+
+@dg.asset(
+    group_name="generations",
+    deps=[creation_items],
+    code_version=creation.DESCRIBE_PROMPT_VERSION,
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="Image descriptions by the registry's `role: describer` vision model, for text-only candidates "
+                "(METHODS §1.2 text-only variant), generic or query-specific.",
+)
+def creation_image_descriptions(context: dg.AssetExecutionContext, config: DescriptionConfig, warehouse: Warehouse,
+                                llm: LLMClient, registry: Registry) -> dg.MaterializeResult:
+    if config.mode not in ("generic", "query_specific"):
+        raise dg.Failure(f"description mode must be 'generic' or 'query_specific', not {config.mode!r}")
+    describer = registry.with_role("describer")
+    if describer is None:
+        context.log.warning("No `role: describer` model in the registry: text-only candidates will be skipped")
+        warehouse.replace_rows("creation_image_descriptions", pd.DataFrame(), match={})
+        return dg.MaterializeResult(metadata={"rows": 0})
+    items = load_items(warehouse)
+    limits = creation_steps.limits_for([describer])
+    focus, focus_stats = {}, None
+    if config.mode == "query_specific":
+        focus_plan = creation_steps.focus_plan(items, describer)
+        focus_results, focus_stats = llm.run([p.request for p in focus_plan], limits=limits, progress=context.log.info)
+        focus = {p.item_id: r.text for p, r in zip(focus_plan, focus_results) if r.text}
+    plan = creation_steps.description_plan(items, describer, image_urls(warehouse, items), focus)
+    results, stats = llm.run([p.request for p in plan], limits=limits, progress=context.log.info)
+    df = pd.DataFrame([{"item_id": p.item_id, "describer": describer.slug, "mode": config.mode,
+                        "focus": focus.get(p.item_id), "description": r.text, "error": r.error,
+                        "simulated": describer.simulated} for p, r in zip(plan, results)])
+    warehouse.replace_rows("creation_image_descriptions", df, match={})
+    meta = llm_metadata(stats)
+    if focus_stats:
+        meta["api_calls"] += focus_stats.api_calls
+        meta["cache_hits"] += focus_stats.cache_hits
+    return dg.MaterializeResult(metadata=table_metadata(df, ["item_id", "mode", "description", "error"], **meta))
+
+
+@dg.asset(
+    group_name="generations",
+    deps=[creation_items, creation_image_descriptions],
+    partitions_def=models_partitions,
+    code_version=creation.CANDIDATE_PROMPT_VERSION,
+    kinds={"duckdb"},
+    description="One candidate model's answers to every Creation item (partition: model). Vision models get "
+                "the images; text-only models get the image descriptions. Calls go through the cached LLM "
+                "client, so re-materializing repeats no finished call. Requested by the registry sensor.",
+)
+def creation_generations(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: LLMClient, registry: Registry) -> dg.MaterializeResult:
+    model = registry.model(context.partition_key)
+    items = load_items(warehouse)
+    if not items:
+        raise dg.Failure("No Creation items in the warehouse: materialize `creation_items` first")
+    descriptions = answers_by_item(warehouse.query("SELECT item_id, description FROM creation_image_descriptions"), "description")
+    plan, skipped = creation_steps.generation_plan(items, model, image_urls(warehouse, items), descriptions)
+    if skipped:
+        context.log.warning(f"{len(skipped)} items skipped: no image description for text-only model {model.slug}")
+    results, stats = llm.run([p.request for p in plan], limits=creation_steps.limits_for([model]), progress=context.log.info)
+    df = creation_steps.generation_rows(model, plan, results)
+    warehouse.replace_rows("generations", df, match={"benchmark": "creation", "model": model.slug})
+    return dg.MaterializeResult(metadata=table_metadata(
+        df, ["item_id", "variant", "response", "error"], **llm_metadata(stats),
+        model=model.model, simulated=model.simulated, skipped=len(skipped)))
+
+
+# --- judgments ---------------------------------------------------------------------------------------
+
+_DEPS = [dg.AssetDep(creation_generations, partition_mapping=by_model), creation_references]
+
+
+def _inputs(warehouse: Warehouse, model_slug: str):
+    items = load_items(warehouse)
+    baseline = answers_by_item(warehouse.query("SELECT item_id, answer FROM creation_references"), "answer")
+    candidate = answers_by_item(warehouse.query(
+        "SELECT item_id, response FROM generations WHERE benchmark = 'creation' AND model = ? AND sample_index = 0",
+        [model_slug]), "response")
+    return items, baseline, candidate, image_urls(warehouse, items)
+
+
+@dg.asset(
+    group_name="judgments",
+    deps=_DEPS,
+    partitions_def=model_judge_partitions,
+    code_version=creation.PAIRWISE_PROMPT_VERSION,
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="Pairwise judgments of one candidate against the baseline by one judge, in both orders "
+                "(order 1: baseline is A; order 2: candidate is A). Raw text, parsed verdict and parse_ok "
+                "are separate columns; a failed call has an error and no outcome.",
+)
+def creation_pairwise_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: LLMClient,
+                                registry: Registry) -> dg.MaterializeResult:
+    model_slug, judge_slug = model_and_judge(context)
+    model, judge = registry.model(model_slug), registry.judge(judge_slug)
+    items, baseline, candidate, urls = _inputs(warehouse, model.slug)
+    plan, skipped = creation_steps.pairwise_plan(items, baseline, candidate, judge, urls)
+    if skipped:
+        context.log.warning(f"{len(skipped)} items not judged: missing baseline or candidate answer ({skipped[:5]})")
+    results, stats = llm.run([p.request for p in plan], limits=creation_steps.limits_for([judge]), progress=context.log.info)
+    df = creation_steps.pairwise_rows(model, judge, plan, results)
+    warehouse.replace_rows("creation_pairwise_judgments", df, match={"model": model.slug, "judge": judge.slug})
+    return dg.MaterializeResult(metadata=table_metadata(
+        df, ["item_id", "judge_order", "verdict", "outcome", "error"], **llm_metadata(stats),
+        parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()), skipped_items=len(skipped),
+        aggregation=("dual evaluation: both orders count as separate judgments; n = parsed judgments"),
+    ))
+
+
+@dg.asset(
+    group_name="judgments",
+    deps=_DEPS,
+    partitions_def=model_judge_partitions,
+    code_version=creation.VFS_PROMPT_VERSION,
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="Unitary Visual Factuality judgments (METHODS §1.4): A = baseline answer, B = candidate, "
+                "scored 0-10 against the item's visual-factuality criteria (and ground truth when present).",
+)
+def creation_vfs_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: LLMClient,
+                           registry: Registry) -> dg.MaterializeResult:
+    model_slug, judge_slug = model_and_judge(context)
+    model, judge = registry.model(model_slug), registry.judge(judge_slug)
+    items, baseline, candidate, urls = _inputs(warehouse, model.slug)
+    plan, skipped = creation_steps.vfs_plan(items, baseline, candidate, judge, urls)
+    results, stats = llm.run([p.request for p in plan], limits=creation_steps.limits_for([judge]), progress=context.log.info)
+    df = creation_steps.vfs_rows(model, judge, plan, results)
+    warehouse.replace_rows("creation_vfs_judgments", df, match={"model": model.slug, "judge": judge.slug})
+    return dg.MaterializeResult(metadata=table_metadata(
+        df, ["item_id", "score_a", "score_b", "parse_ok", "error"], **llm_metadata(stats),
+        parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()), skipped_items=len(skipped),
+    ))
+
+
+# --- metrics -----------------------------------------------------------------------------------------
+
+@dg.asset(
+    group_name="metrics",
+    deps=[creation_pairwise_judgments, creation_vfs_judgments],
+    code_version="1",
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="Creation leaderboard per judge and model: VFS, Reward, Win Rate, MB/Better/Tie/Worse/MW/Fail, "
+                "overall, per category and per task (METHODS §1.3). Both orders of every pair count as "
+                "judgments; n excludes parse failures; failed calls are not counted at all.",
+)
+def creation_leaderboard(context: dg.AssetExecutionContext, warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
+    pairwise = warehouse.query("SELECT * FROM creation_pairwise_judgments WHERE error IS NULL")
+    vfs = warehouse.query("SELECT * FROM creation_vfs_judgments WHERE error IS NULL")
+    items = warehouse.query("SELECT item_id, category, task FROM creation_items")
+    board = add_labels(creation.leaderboard(pairwise, vfs, items), registry, {"model": "model_display", "judge": "judge_display"})
+    warehouse.replace_rows("creation_leaderboard", board, match={})
+    overall = board[board["scope"] == "overall"].sort_values(["judge", "reward"], ascending=[True, False])
+    return dg.MaterializeResult(metadata=table_metadata(
+        overall, ["judge", "model_display", "vfs", "reward", "win_rate", "mb", "better", "tie", "worse", "mw", "fail"],
+        aggregation="Reward = (100·MB + 50·B − 50·W − 100·MW)/n and Win Rate = (MB+B)/n over both orders; "
+                    "n = parsed judgments; VFS = mean candidate score",
+    ))
+
+
+@dg.asset(
+    group_name="metrics",
+    deps=[creation_pairwise_judgments],
+    code_version="1",
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="How far each judge can be trusted: exact and relaxed position-swap consistency, parse rate, "
+                "P(prefer first position), P(prefer longer answer).",
+)
+def judge_quality(context: dg.AssetExecutionContext, warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
+    pairwise = warehouse.query("SELECT * FROM creation_pairwise_judgments WHERE error IS NULL")
+    table = add_labels(creation.judge_quality(pairwise), registry, {"judge": "judge_display"})
+    warehouse.replace_rows("judge_quality", table, match={})
+    return dg.MaterializeResult(metadata=table_metadata(table, list(table.columns)))
