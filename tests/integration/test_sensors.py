@@ -29,8 +29,17 @@ def sensor_tick(instance, resources):
     return result
 
 
+def creation_only(keys_by_asset: dict) -> dict:
+    return {asset: keys for asset, keys in keys_by_asset.items() if asset.startswith("creation_")}
+
+
+def only_partitions_of(keys_by_asset: dict, slug: str) -> bool:
+    """Every partitioned request names `slug` (other benchmarks' assets may be requested too)."""
+    return all(slug in key.split("|") for keys in keys_by_asset.values() for key in keys if key != "*")
+
+
 def run_requested(keys_by_asset, instance, resources) -> int:
-    """Execute what automation requested, one run per partition; returns LLM calls made."""
+    """Execute what automation requested, one run per partition; returns Creation's LLM calls."""
     calls = 0
     partitions = sorted({pk for keys in keys_by_asset.values() for pk in keys})
     for pk in partitions:
@@ -39,7 +48,8 @@ def run_requested(keys_by_asset, instance, resources) -> int:
                                                  if "|" in pk else pk)
         result = materialize(assets, instance, resources, partition_key=partition_key)
         assert result.success, assets
-        calls += metadata_total(result, "api_calls")
+        calls += sum(int(e.materialization.metadata["api_calls"].value) for e in result.get_asset_materialization_events()
+                     if e.asset_key.to_user_string().startswith("creation_") and "api_calls" in e.materialization.metadata)
     return calls
 
 
@@ -58,20 +68,25 @@ def test_new_model_then_new_judge_runs_only_what_is_new(tmp_path):
         # --- a new candidate model --------------------------------------------------------------
         write_registry(tmp_path, {**models, "sim-weak": SHIPPED_MODELS["sim-weak"]}, judges)
         result = sensor_tick(instance, resources)
-        assert [(r.partition_key, r.asset_selection) for r in result.run_requests] == \
-            [("sim-weak", [dg.AssetKey("creation_generations")])]
+        assert [r.partition_key for r in result.run_requests] == ["sim-weak"]
+        assert dg.AssetKey("creation_generations") in result.run_requests[0].asset_selection
         assert set(instance.get_dynamic_partitions("models")) == {"sim-strong", "sim-weak"}
-        generation = materialize(["creation_generations"], instance, resources, partition_key="sim-weak")
-        assert metadata_total(generation, "api_calls") == ITEMS
+        generation = materialize([k.to_user_string() for k in result.run_requests[0].asset_selection],
+                                 instance, resources, partition_key="sim-weak")
+        assert generation.success
+        assert sum(int(e.materialization.metadata["api_calls"].value) for e in generation.get_asset_materialization_events()
+                   if e.asset_key.to_user_string() == "creation_generations") == ITEMS
 
         tick = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=tick.cursor)
-        assert requested(tick) == {"creation_pairwise_judgments": {"sim-fair-judge|sim-weak"},
-                                   "creation_vfs_judgments": {"sim-fair-judge|sim-weak"}}
+        assert creation_only(requested(tick)) == {"creation_pairwise_judgments": {"sim-fair-judge|sim-weak"},
+                                                  "creation_vfs_judgments": {"sim-fair-judge|sim-weak"}}
+        assert only_partitions_of(requested(tick), "sim-weak")
         assert run_requested(requested(tick), instance, resources) == 2 * ITEMS + VFS_ITEMS
 
         tick = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=tick.cursor)
         # Metrics and the snapshot after them go in one run (Dagster orders the steps).
-        assert requested(tick) == {"creation_leaderboard": {"*"}, "judge_quality": {"*"}, "analyst_snapshot": {"*"}}
+        assert {"creation_leaderboard", "judge_quality", "analyst_snapshot"} <= set(requested(tick))
+        assert all(keys == {"*"} for keys in requested(tick).values())
         assert run_requested(requested(tick), instance, resources) == 0
         board = resources["warehouse"].query("SELECT model FROM creation_leaderboard WHERE scope = 'overall'")
         assert set(board["model"]) == {"sim-strong", "sim-weak"}
@@ -84,7 +99,9 @@ def test_new_model_then_new_judge_runs_only_what_is_new(tmp_path):
         assert result.run_requests == []
         tick = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=tick.cursor)
         new_partitions = {"sim-biased-judge|sim-strong", "sim-biased-judge|sim-weak"}
-        assert requested(tick) == {"creation_pairwise_judgments": new_partitions, "creation_vfs_judgments": new_partitions}
+        assert creation_only(requested(tick)) == {"creation_pairwise_judgments": new_partitions,
+                                                  "creation_vfs_judgments": new_partitions}
+        assert only_partitions_of(requested(tick), "sim-biased-judge")
         assert run_requested(requested(tick), instance, resources) == 2 * (2 * ITEMS + VFS_ITEMS)
 
 
