@@ -4,7 +4,7 @@ import dagster as dg
 from definitions import defs
 from sensors.registry import registry_sensor
 from scripts.orchestrate import materialize_everything
-from tests.support.pipeline import (SHIPPED_JUDGES, SHIPPED_MODELS, materialize, metadata_total, pick,
+from tests.support.pipeline import (SHIPPED_JUDGES, SHIPPED_MODELS, materialize, pick,
                                     resources_for, write_registry)
 
 ITEMS = 15          # sample items
