@@ -1,10 +1,9 @@
 """Sensors: the registry sensor adds partitions for new models/judges; automation does the rest.
 
-The registry sensor requests only the *generation* run of a new model. Judgments and metrics follow
+The registry sensor requests only the *generation* runs of a new model. Judgments and metrics follow
 through `AutomationCondition.eager()` (judging before the generations are written would race them),
 and a new judge needs no run request at all: its new partitions are "newly missing" for eager().
 """
-
 
 import dagster as dg
 
@@ -12,10 +11,12 @@ import assets
 from assets.partitions import judges_partitions, models_partitions
 from resources.registry import Registry
 
-# Every benchmark's generations asset: the assets partitioned by model alone.
+# Every benchmark's generations asset: the assets partitioned by model alone ...
 GENERATION_ASSETS = [a for a in dg.load_assets_from_package_module(assets)
                      if isinstance(a, dg.AssetsDefinition) and a.partitions_def == models_partitions]
 GENERATION_KEYS = [key for a in GENERATION_ASSETS for key in a.keys]
+# ... and what they read (items, descriptions), which must exist before a generation run can work.
+GENERATION_INPUTS = sorted({dep for a in GENERATION_ASSETS for dep in a.dependency_keys} - set(GENERATION_KEYS))
 
 
 @dg.sensor(
@@ -24,28 +25,39 @@ GENERATION_KEYS = [key for a in GENERATION_ASSETS for key in a.keys]
     default_status=dg.DefaultSensorStatus.RUNNING,
     asset_selection=GENERATION_KEYS,
     description="Watches registry/models.yaml and registry/judges.yaml: adds the partitions of new candidate "
-                "models and judges and requests each new model's generations. Malformed entries are logged "
-                "with file and entry and do not stop the others. Removed entries keep their results.",
+                "models and judges and requests each new model's generations (once the datasets are loaded). "
+                "Malformed entries are logged with file and entry and do not stop the others. Removed entries "
+                "keep their results.",
 )
-def registry_sensor(context: dg.SensorEvaluationContext, registry: Registry) -> dg.SensorResult | dg.SkipReason:
+def registry_sensor(context: dg.SensorEvaluationContext, registry: Registry):
     for problem in registry.problems():
         context.log.warning(f"registry entry skipped: {problem}")
-    known_models = set(context.instance.get_dynamic_partitions(models_partitions.name))
-    known_judges = set(context.instance.get_dynamic_partitions(judges_partitions.name))
-    new_models = [e.slug for e in registry.candidates() if e.slug not in known_models]
+    instance = context.instance
+    known_models = set(instance.get_dynamic_partitions(models_partitions.name))
+    known_judges = set(instance.get_dynamic_partitions(judges_partitions.name))
+    candidates = [e.slug for e in registry.candidates()]
+    new_models = [slug for slug in candidates if slug not in known_models]
     new_judges = [e.slug for e in registry.judges() if e.slug not in known_judges]
-    if not new_models and not new_judges:
-        return dg.SkipReason("no new models or judges in the registry")
-    context.log.info(f"new models: {new_models}; new judges: {new_judges}")
+    partition_requests = [
+        request for request, keys in ((models_partitions.build_add_request(new_models), new_models),
+                                      (judges_partitions.build_add_request(new_judges), new_judges)) if keys
+    ]
+    generated = set.intersection(*(instance.get_materialized_partitions(key) for key in GENERATION_KEYS))
+    pending = [slug for slug in candidates if slug not in generated]
+    missing_inputs = [key.to_user_string() for key in GENERATION_INPUTS
+                      if instance.get_latest_materialization_event(key) is None]
+    if pending and missing_inputs:
+        context.log.info(f"models {pending} wait for their inputs to be materialized: {missing_inputs}")
+        pending = []
+    if not partition_requests and not pending:
+        return dg.SkipReason("no new models or judges in the registry" if not missing_inputs
+                             else f"waiting for {missing_inputs} to be materialized")
+    context.log.info(f"new models: {new_models}; new judges: {new_judges}; generation runs: {pending}")
     return dg.SensorResult(
-        dynamic_partitions_requests=[
-            request for request, keys in ((models_partitions.build_add_request(new_models), new_models),
-                                          (judges_partitions.build_add_request(new_judges), new_judges)) if keys
-        ],
-        run_requests=[
-            dg.RunRequest(run_key=f"generations:{slug}", partition_key=slug, asset_selection=GENERATION_KEYS)
-            for slug in new_models
-        ],
+        dynamic_partitions_requests=partition_requests,
+        # The run key makes each model's generation run a once-only request.
+        run_requests=[dg.RunRequest(run_key=f"generations:{slug}", partition_key=slug, asset_selection=GENERATION_KEYS)
+                      for slug in pending],
     )
 
 

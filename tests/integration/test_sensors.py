@@ -2,7 +2,7 @@
 
 import dagster as dg
 from definitions import defs
-from sensors.registry import registry_sensor
+from sensors.registry import GENERATION_INPUTS, registry_sensor
 from scripts.orchestrate import materialize_everything
 from tests.support.pipeline import (SHIPPED_JUDGES, SHIPPED_MODELS, materialize, pick,
                                     resources_for, write_registry)
@@ -105,15 +105,24 @@ def test_new_model_then_new_judge_runs_only_what_is_new(tmp_path):
         assert run_requested(requested(tick), instance, resources) == 2 * (2 * ITEMS + VFS_ITEMS)
 
 
-def test_malformed_registry_entry_is_reported_and_others_still_register(tmp_path):
-    models = {**pick(SHIPPED_MODELS, "sim-baseline", "sim-strong"), "Bad Slug!": {"model": "sim/x"}}
+def test_fresh_instance_waits_for_datasets_and_malformed_entries_spare_the_others(tmp_path):
+    models = {**pick(SHIPPED_MODELS, "sim-baseline", "sim-describer", "sim-strong"), "Bad Slug!": {"model": "sim/x"}}
     write_registry(tmp_path, models, {"sim-fair-judge": SHIPPED_JUDGES["sim-fair-judge"], "j2": {"role": "judge"}})
     resources = resources_for(tmp_path)
     with dg.instance_for_test() as instance:
         result = sensor_tick(instance, resources)
         assert instance.get_dynamic_partitions("models") == ["sim-strong"]
         assert instance.get_dynamic_partitions("judges") == ["sim-fair-judge"]
+        # Nothing to generate from yet: partitions are added, generation runs wait.
+        assert result.run_requests == []
+        inputs = [k.to_user_string() for k in GENERATION_INPUTS]
+        assert "creation_items" in inputs
+        assert materialize(inputs, instance, resources).success
+        result = sensor_tick(instance, resources)
         assert [r.partition_key for r in result.run_requests] == ["sim-strong"]
+        assert materialize([k.to_user_string() for k in result.run_requests[0].asset_selection], instance, resources,
+                           partition_key="sim-strong").success
+        assert isinstance(sensor_tick(instance, resources), dg.SkipReason)
         problems = [str(p) for p in resources["registry"].problems()]
         assert any("models.yaml" in p and "Bad Slug!" in p for p in problems)
         assert any("judges.yaml" in p and "'j2'" in p for p in problems)
