@@ -21,6 +21,9 @@ from resources.registry import Registry
 from resources.warehouse import Warehouse
 
 
+LOAD_WHEN_MISSING = (dg.AutomationCondition.missing() & ~dg.AutomationCondition.in_progress()
+                     & ~dg.AutomationCondition.execution_failed())
+
 # --- datasets ----------------------------------------------------------------------------------------
 
 CREATION_TEXT_FIELDS = ("role", "background", "instruction", "subjective_criteria", "visual_factuality_criteria",
@@ -35,8 +38,9 @@ class CreationDatasetConfig(dg.Config):
 @dg.asset(
     group_name="datasets",
     code_version="1",
-    # On a fresh instance the daemon loads the sample by itself; later loads are a click or the main job.
-    automation_condition=dg.AutomationCondition.on_missing(),
+    # On a fresh instance the daemon loads the dataset by itself (on_missing() skips assets that were
+    # missing from the first evaluation on); a failed load is not retried in a loop.
+    automation_condition=LOAD_WHEN_MISSING,
     kinds={"duckdb"},
     description="Creation items (METHODS §1.1) from the configured file. Images are verified with Pillow, "
                 "normalized and content-hashed into `images`; an item with a corrupt image is recorded in "
