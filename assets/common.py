@@ -10,6 +10,12 @@ from benchwright.images import NormalizedImage, data_url
 from benchwright.report import markdown_table
 
 
+# For dataset assets: on a fresh instance the daemon loads them by itself (on_missing() skips assets
+# that were missing from the first evaluation on), and a failed load is not retried in a loop.
+LOAD_WHEN_MISSING = (dg.AutomationCondition.missing() & ~dg.AutomationCondition.in_progress()
+                     & ~dg.AutomationCondition.execution_failed())
+
+
 def table_metadata(df: pd.DataFrame, preview_columns: list[str] | None = None, **extra: Any) -> dict[str, Any]:
     """Row count and a markdown preview, plus whatever the asset adds (LLM stats, problems)."""
     shown = df[preview_columns] if preview_columns else df
@@ -20,21 +26,8 @@ def llm_metadata(stats) -> dict[str, Any]:
     return {key: (value if value is not None else float("nan")) for key, value in stats.as_metadata().items()}
 
 
-def load_items(warehouse) -> list[dict]:
-    df = warehouse.query("SELECT * FROM creation_items ORDER BY item_id")
-    items = df.to_dict("records")
-    for item in items:
-        # DuckDB lists come back as numpy arrays; the library expects plain lists.
-        item["requirements"] = list(item["requirements"])
-        item["image_hashes"] = list(item["image_hashes"])
-        for key, value in item.items():
-            if isinstance(value, float) and pd.isna(value):
-                item[key] = None
-    return items
-
-
 def image_urls(warehouse, items: list[dict]) -> dict[str, str]:
-    """Content hash -> data URL for every image the items use."""
+    """Content hash -> data URL for every image the items use (items carry `image_hashes`)."""
     hashes = sorted({h for item in items for h in item["image_hashes"]})
     if not hashes:
         return {}

@@ -10,7 +10,7 @@ from pathlib import Path
 import dagster as dg
 import pandas as pd
 
-from assets.common import add_labels, answers_by_item, image_urls, llm_metadata, load_items, table_metadata
+from assets.common import LOAD_WHEN_MISSING, add_labels, answers_by_item, image_urls, llm_metadata, table_metadata
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import creation, creation_steps
 from benchwright.datasets.creation import load_creation_jsonl, load_creation_tsv, normalize_item_images
@@ -21,8 +21,19 @@ from resources.registry import Registry
 from resources.warehouse import Warehouse
 
 
-LOAD_WHEN_MISSING = (dg.AutomationCondition.missing() & ~dg.AutomationCondition.in_progress()
-                     & ~dg.AutomationCondition.execution_failed())
+def load_items(warehouse: Warehouse) -> list[dict]:
+    """Creation items as plain dicts, the shape benchwright.creation expects."""
+    df = warehouse.query("SELECT * FROM creation_items ORDER BY item_id")
+    items = df.to_dict("records")
+    for item in items:
+        # DuckDB lists come back as numpy arrays; the library expects plain lists.
+        item["requirements"] = list(item["requirements"])
+        item["image_hashes"] = list(item["image_hashes"])
+        for key, value in item.items():
+            if isinstance(value, float) and pd.isna(value):
+                item[key] = None
+    return items
+
 
 # --- datasets ----------------------------------------------------------------------------------------
 
@@ -38,8 +49,6 @@ class CreationDatasetConfig(dg.Config):
 @dg.asset(
     group_name="datasets",
     code_version="1",
-    # On a fresh instance the daemon loads the dataset by itself (on_missing() skips assets that were
-    # missing from the first evaluation on); a failed load is not retried in a loop.
     automation_condition=LOAD_WHEN_MISSING,
     kinds={"duckdb"},
     description="Creation items (METHODS §1.1) from the configured file. Images are verified with Pillow, "
