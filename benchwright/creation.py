@@ -415,31 +415,26 @@ def _share(flags: list[bool]) -> float | None:
 
 
 def _judge_quality_row(judge: str, rows: pd.DataFrame) -> dict:
-    exact, relaxed = [], []
-    for _, pair in rows.groupby(["model", "item_id"]):
-        order1 = pair[(pair["judge_order"] == 1) & pair["parse_ok"].astype(bool)]
-        order2 = pair[(pair["judge_order"] == 2) & pair["parse_ok"].astype(bool)]
-        if order1.empty or order2.empty:
-            continue
-        verdicts = order1["verdict"].iloc[0], order2["verdict"].iloc[0]
-        is_exact, is_relaxed = swap_consistency(*verdicts)
-        if is_exact is not None:
-            exact.append(is_exact)
-            relaxed.append(is_relaxed)
+    parsed = rows[rows["parse_ok"].astype(bool)]
+    # Pair each (model, item)'s two orders by a join, not a per-pair loop: imports bring 10^4+ pairs.
+    by_pair = ["model", "item_id"]
+    first = parsed[parsed["judge_order"] == 1].drop_duplicates(by_pair).set_index(by_pair)["verdict"]
+    second = parsed[parsed["judge_order"] == 2].drop_duplicates(by_pair).set_index(by_pair)["verdict"]
+    both = first.to_frame("order1").join(second.rename("order2"), how="inner")
+    checked = [swap_consistency(a, b) for a, b in zip(both["order1"], both["order2"])]
+    exact = [e for e, _ in checked if e is not None]
+    relaxed = [r for e, r in checked if e is not None]
 
-    prefers_first, prefers_longer = [], []
-    not_tie = rows["verdict"].isin(["A>>B", "A>B", "B>A", "B>>A"])
-    decided = rows[rows["parse_ok"].astype(bool) & not_tie]
-    for judgment in decided.itertuples():
-        winner = judgment.verdict[0]  # 'A' or 'B': the position the judge preferred
-        prefers_first.append(winner == "A")
-        if judgment.candidate_position == "A":
-            length_a, length_b = judgment.candidate_len, judgment.baseline_len
-        else:
-            length_a, length_b = judgment.baseline_len, judgment.candidate_len
-        if length_a != length_b:
-            longer = "A" if length_a > length_b else "B"
-            prefers_longer.append(winner == longer)
+    decided = parsed[parsed["verdict"].isin(["A>>B", "A>B", "B>A", "B>>A"])]
+    winner = decided["verdict"].str[0]  # 'A' or 'B': the position the judge preferred
+    # Imported judgments may lack answer lengths (NULL): they count for position, not for length.
+    candidate_len = pd.to_numeric(decided["candidate_len"], errors="coerce").astype("float64")
+    baseline_len = pd.to_numeric(decided["baseline_len"], errors="coerce").astype("float64")
+    candidate_first = decided["candidate_position"] == "A"
+    length_a = candidate_len.where(candidate_first, baseline_len)
+    length_b = baseline_len.where(candidate_first, candidate_len)
+    comparable = length_a.notna() & length_b.notna() & (length_a != length_b)
+    longer = (length_a > length_b).map({True: "A", False: "B"})
 
     return {
         "judge": judge,
@@ -447,8 +442,8 @@ def _judge_quality_row(judge: str, rows: pd.DataFrame) -> dict:
         "exact_consistency": _share(exact),
         "relaxed_consistency": _share(relaxed),
         "parse_rate": _share(list(rows["parse_ok"].astype(bool))),
-        "p_prefer_first": _share(prefers_first),
-        "p_prefer_longer": _share(prefers_longer),
+        "p_prefer_first": _share(list(winner == "A")),
+        "p_prefer_longer": _share(list((winner == longer)[comparable])),
     }
 
 

@@ -343,3 +343,24 @@ def test_judge_quality_without_parsed_pairs_is_missing_not_zero():
 
 def test_outcome_values_are_the_five_point_scale():
     assert sorted(OUTCOME_VALUE.values()) == [-2, -1, 0, 1, 2]
+
+
+def test_judge_quality_handles_imported_rows_without_lengths():
+    import pandas as pd
+
+    from benchwright.creation import judge_quality
+
+    rows = pd.DataFrame({
+        "model": ["m", "m", "m", "m"], "judge": ["j"] * 4, "item_id": ["q1", "q1", "q2", "q2"],
+        "judge_order": [1, 2, 1, 2], "candidate_position": ["B", "A", "B", "A"],
+        "verdict": ["B>A", "A>B", "A>B", "A>B"], "parse_ok": [True] * 4,
+        # Imported judgments carry no answer lengths: NULL from DuckDB arrives as <NA>.
+        "candidate_len": pd.array([None, None, 10, 10], dtype="Int64"),
+        "baseline_len": pd.array([None, None, 5, 5], dtype="Int64"),
+    })
+    table = judge_quality(rows).set_index("judge")
+    assert table.loc["j", "pairs"] == 2
+    assert table.loc["j", "exact_consistency"] == 0.5   # q1 mirrors, q2 does not
+    assert table.loc["j", "p_prefer_first"] == 0.75     # winners B, A, A, A
+    # Only q2 has lengths: order 1 prefers A = baseline (shorter), order 2 prefers A = candidate (longer).
+    assert table.loc["j", "p_prefer_longer"] == 0.5
