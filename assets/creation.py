@@ -264,11 +264,16 @@ def creation_vfs_judgments(context: dg.AssetExecutionContext, warehouse: Warehou
     ))
 
 
+# Imports (assets/interop.py) write pairwise verdicts into the same table, so the metrics follow them
+# too. By key: interop imports this module.
+IMPORTED_JUDGMENTS = [dg.AssetKey(name) for name in ("interop_arena_hard", "interop_alpaca_eval", "interop_auto_j",
+                                                     "interop_llmbar")]
+
 # --- metrics -----------------------------------------------------------------------------------------
 
 @dg.asset(
     group_name="metrics",
-    deps=[creation_pairwise_judgments, creation_vfs_judgments],
+    deps=[creation_pairwise_judgments, creation_vfs_judgments, *IMPORTED_JUDGMENTS],
     code_version="1",
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
@@ -292,7 +297,7 @@ def creation_leaderboard(context: dg.AssetExecutionContext, warehouse: Warehouse
 
 @dg.asset(
     group_name="metrics",
-    deps=[creation_pairwise_judgments],
+    deps=[creation_pairwise_judgments, *IMPORTED_JUDGMENTS],
     code_version="1",
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},

@@ -4,12 +4,14 @@
 import dagster as dg
 
 from assets.creation import creation_leaderboard, judge_quality
+from assets.interop import interop_agreement, interop_ratings, interop_win_rates
 from resources.warehouse import Warehouse
 
 
 @dg.asset(
     group_name="publish",
-    deps=[creation_leaderboard, judge_quality],
+    deps=[creation_leaderboard, judge_quality,
+          interop_ratings, interop_win_rates, interop_agreement],
     code_version="1",
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},

@@ -12,6 +12,8 @@ def test_definitions_load_with_groups_descriptions_and_in_process_executor():
     from definitions import defs
 
     graph = defs.resolve_asset_graph()
+    # Every dependency is a real asset of ours (a mistyped key would become a silent external asset).
+    assert not [key for key in graph.get_all_asset_keys() if not graph.get(key).is_materializable]
     groups = {graph.get(key).group_name for key in graph.get_all_asset_keys()}
     assert groups == {"datasets", "generations", "judgments", "metrics", "publish"}
     for key in graph.get_all_asset_keys():

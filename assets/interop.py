@@ -1,0 +1,324 @@
+"""Interop: import other tools' judgments and human labels; ratings, win rates and agreement.
+
+Thin wiring: parsing lives in benchwright.importers, the statistics in benchwright.ratings and
+benchwright.agreement. Imported judgments go to `creation_pairwise_judgments` with
+`source = '<importer>:<dataset>'`, next to our own (`source = 'benchwright'`).
+
+Imports are explicit: each import asset writes only when its run config says `enabled: true`
+(the main job materializes every asset and must not pull other tools' data into the demo). Its
+file paths default to the public files in `../shared/data/external/` when they are present.
+Every file is parsed before anything is written, and all of an import's rows are written in one
+transaction, so a bad file leaves the warehouse as it was.
+"""
+
+import glob
+from datetime import datetime, timezone
+from pathlib import Path
+
+import dagster as dg
+import pandas as pd
+
+from assets.common import LOAD_WHEN_MISSING, add_labels, table_metadata
+from assets.creation import creation_pairwise_judgments
+from benchwright import agreement, ratings
+from benchwright.importers import ImportedSet, ImportFormatError
+from benchwright.importers.alpaca_eval import import_alpaca_eval
+from benchwright.importers.arena_hard import import_arena_hard
+from benchwright.importers.pairwise_human import import_auto_j, import_llmbar, load_scenario_groups
+from resources import ROOT
+from resources.registry import Registry
+from resources.warehouse import Warehouse
+
+EXTERNAL = "../shared/data/external"
+IMPORT_TABLES = ("creation_pairwise_judgments", "interop_human_labels", "interop_preferences", "interop_imports")
+ENABLE_HINT = "Imports run only when asked: materialize with run config `enabled: true`."
+
+
+def _paths(patterns: list[str]) -> list[Path]:
+    """Files matching the patterns (relative to the repo root; `**` recurses), or a clear failure."""
+    found = []
+    for pattern in patterns:
+        pattern = pattern if Path(pattern).is_absolute() else str(ROOT / pattern)
+        found += [Path(p) for p in sorted(glob.glob(pattern, recursive=True)) if Path(p).is_file()]
+    if not found:
+        raise dg.Failure(f"No file matches {patterns}. The defaults point at ../shared/data/external/, which is "
+                         f"not present here: set `paths` in the run config to your own files.")
+    return list(dict.fromkeys(found))
+
+
+def _one_path(path: str, what: str) -> Path:
+    resolved = Path(path) if Path(path).is_absolute() else ROOT / path
+    if not resolved.is_file():
+        raise dg.Failure(f"{what} not found: {resolved}. The defaults point at ../shared/data/external/; set it "
+                         f"in the run config to your own file.")
+    return resolved
+
+
+def _parse(read):
+    """Run an importer; a file that does not match its format fails the run with its location."""
+    try:
+        return read()
+    except ImportFormatError as error:
+        raise dg.Failure(f"Nothing imported: {error}", metadata={"file": error.path, "line": error.line or 0}) from error
+
+
+def _write(warehouse: Warehouse, sets: list[ImportedSet]) -> None:
+    """Replace the imported sources' rows in every import table, in one transaction."""
+    sources = [s.source for s in sets]
+    now = datetime.now(timezone.utc).replace(tzinfo=None)
+    frames = {
+        "creation_pairwise_judgments": pd.concat([s.judgments for s in sets], ignore_index=True),
+        "interop_human_labels": pd.concat([s.human_labels for s in sets], ignore_index=True),
+        "interop_preferences": pd.concat([s.preferences for s in sets], ignore_index=True),
+        "interop_imports": pd.DataFrame([{
+            "source": s.source, "importer": s.importer, "dataset": s.dataset, "baseline": s.baseline,
+            "files": s.files, "judgments": len(s.judgments), "parse_failures": s.parse_failures,
+            "human_labels": len(s.human_labels), "preferences": len(s.preferences), "notes": "; ".join(s.notes),
+            "imported_at": now} for s in sets]),
+    }
+    with warehouse.session() as con:
+        con.execute("BEGIN TRANSACTION")
+        try:
+            for table in IMPORT_TABLES:
+                con.execute(f"DELETE FROM {table} WHERE list_contains(?, source)", [sources])
+                if len(frames[table]):
+                    con.register("incoming_rows", frames[table])
+                    con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming_rows")
+                    con.unregister("incoming_rows")
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+
+
+def _result(context: dg.AssetExecutionContext, warehouse: Warehouse, sets: list[ImportedSet]) -> dg.MaterializeResult:
+    _write(warehouse, sets)
+    summary = pd.DataFrame([{"source": s.source, "files": len(s.files), "judgments": len(s.judgments),
+                             "parse_failures": s.parse_failures, "human_labels": len(s.human_labels),
+                             "baseline": s.baseline, "notes": "; ".join(s.notes)} for s in sets])
+    for s in sets:
+        context.log.info(f"imported {s.source}: {len(s.judgments)} judgments ({s.parse_failures} unparsed), "
+                         f"{len(s.human_labels)} human labels from {len(s.files)} files")
+    return dg.MaterializeResult(metadata=table_metadata(
+        summary, judgments=int(summary["judgments"].sum()), parse_failures=int(summary["parse_failures"].sum()),
+        sources=dg.MetadataValue.json([s.source for s in sets])))
+
+
+def _skipped(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
+    context.log.info(f"import not enabled; nothing written. {ENABLE_HINT}")
+    return dg.MaterializeResult(metadata={"enabled": False, "note": ENABLE_HINT})
+
+
+# --- imports -----------------------------------------------------------------------------------------
+
+class ArenaHardImportConfig(dg.Config):
+    enabled: bool = False
+    """Write the import. Off by default: the main job must not pull external data into the demo."""
+    paths: list[str] = [f"{EXTERNAL}/ko-arena-hard-auto/data/ko-arena-hard-v0.1/model_judgment/ensemble/*.jsonl"]
+    """Judgment JSONL files or globs (relative to the repo root)."""
+    dataset: str = "ko-arena-hard-v0.1"
+    baseline: str = "claude-3.7-sonnet"
+    """The model every record was compared with (in Arena-Hard's judge config, not in its files)."""
+
+
+@dg.asset(
+    group_name="judgments",
+    code_version="1",
+    kinds={"duckdb"},
+    # Materialized once (a no-op while disabled) so eager assets downstream are never left waiting.
+    automation_condition=LOAD_WHEN_MISSING,
+    description="Imports Arena-Hard judgment JSONL (game 1: baseline is A = our order 1; game 2 swapped) into "
+                "creation_pairwise_judgments with source 'arena_hard:<dataset>'. Runs only with `enabled: true`; "
+                "defaults to ko-arena-hard-auto's ensemble judgments. A bad file fails the run and writes nothing.",
+)
+def interop_arena_hard(context: dg.AssetExecutionContext, config: ArenaHardImportConfig,
+                       warehouse: Warehouse) -> dg.MaterializeResult:
+    if not config.enabled:
+        return _skipped(context)
+    paths = _paths(config.paths)
+    imported = _parse(lambda: import_arena_hard(paths, config.dataset, config.baseline))
+    return _result(context, warehouse, [imported])
+
+
+class AlpacaEvalImportConfig(dg.Config):
+    enabled: bool = False
+    """Write the import. Off by default: the main job must not pull external data into the demo."""
+    paths: list[str] = [f"{EXTERNAL}/alpaca_eval/results/*/*/annotations.json"]
+    """annotations.json files or globs (relative to the repo root); one source per annotator."""
+
+
+@dg.asset(
+    group_name="judgments",
+    code_version="1",
+    kinds={"duckdb"},
+    # Materialized once (a no-op while disabled) so eager assets downstream are never left waiting.
+    automation_condition=LOAD_WHEN_MISSING,
+    description="Imports AlpacaEval annotations (baseline first = our order 1) into creation_pairwise_judgments, "
+                "source 'alpaca_eval:<annotator>', and keeps the graded preferences in interop_preferences. "
+                "Runs only with `enabled: true`. A bad file fails the run and writes nothing.",
+)
+def interop_alpaca_eval(context: dg.AssetExecutionContext, config: AlpacaEvalImportConfig,
+                        warehouse: Warehouse) -> dg.MaterializeResult:
+    if not config.enabled:
+        return _skipped(context)
+    paths = _paths(config.paths)
+    return _result(context, warehouse, _parse(lambda: import_alpaca_eval(paths)))
+
+
+class AutoJImportConfig(dg.Config):
+    enabled: bool = False
+    """Write the import. Off by default: the main job must not pull external data into the demo."""
+    pairs: str = f"{EXTERNAL}/auto-j/data/test/testdata_pairwise.jsonl"
+    original: str = f"{EXTERNAL}/auto-j/data/outputs/pairwise_example_output.jsonl"
+    swapped: str = f"{EXTERNAL}/auto-j/data/outputs/pairwise_exchange_example_output.jsonl"
+    """The judge's outputs on the swapped pairs, not mapped back (0 = the response shown first)."""
+    scenario_groups: str = f"{EXTERNAL}/auto-j/scenario_groups.json"
+    """Scenario -> group mapping; empty: the scenario is the group."""
+    judge: str = "auto-j-13b"
+    dataset: str = ""
+    """Empty: the pairs file's name."""
+
+
+@dg.asset(
+    group_name="judgments",
+    code_version="1",
+    kinds={"duckdb"},
+    # Materialized once (a no-op while disabled) so eager assets downstream are never left waiting.
+    automation_condition=LOAD_WHEN_MISSING,
+    description="Imports an Auto-J-style triple (human-labelled pairs, the judge's outputs in the original and in "
+                "the swapped order) into creation_pairwise_judgments and interop_human_labels, source "
+                "'auto_j:<dataset>'. Runs only with `enabled: true`. A bad file fails the run and writes nothing.",
+)
+def interop_auto_j(context: dg.AssetExecutionContext, config: AutoJImportConfig,
+                   warehouse: Warehouse) -> dg.MaterializeResult:
+    if not config.enabled:
+        return _skipped(context)
+    pairs, original, swapped = (_one_path(config.pairs, "pairs file"), _one_path(config.original, "original-order outputs"),
+                                _one_path(config.swapped, "swapped-order outputs"))
+    groups_path = _one_path(config.scenario_groups, "scenario groups file") if config.scenario_groups else None
+    imported = _parse(lambda: import_auto_j(pairs, original, swapped, config.judge, config.dataset or None,
+                                            load_scenario_groups(groups_path) if groups_path else None))
+    return _result(context, warehouse, [imported])
+
+
+class LLMBarImportConfig(dg.Config):
+    enabled: bool = False
+    """Write the import. Off by default: the main job must not pull external data into the demo."""
+    paths: list[str] = [f"{EXTERNAL}/llmbar/Dataset/**/evaluators/**/result.json"]
+    """result.json files or globs in LLMBar's layout Dataset/<set>/evaluators/<judge>/result.json."""
+
+
+@dg.asset(
+    group_name="judgments",
+    code_version="1",
+    kinds={"duckdb"},
+    # Materialized once (a no-op while disabled) so eager assets downstream are never left waiting.
+    automation_condition=LOAD_WHEN_MISSING,
+    description="Imports LLMBar evaluator runs (result.json: both orders, winners mapped back, gold labels) into "
+                "creation_pairwise_judgments and interop_human_labels, source 'llmbar:<set>', judge "
+                "'<model>/<method>'. Runs only with `enabled: true`. A bad file fails the run and writes nothing.",
+)
+def interop_llmbar(context: dg.AssetExecutionContext, config: LLMBarImportConfig,
+                   warehouse: Warehouse) -> dg.MaterializeResult:
+    if not config.enabled:
+        return _skipped(context)
+    paths = _paths(config.paths)
+    return _result(context, warehouse, _parse(lambda: import_llmbar(paths)))
+
+
+IMPORT_ASSETS = [interop_arena_hard, interop_alpaca_eval, interop_auto_j, interop_llmbar]
+
+
+# --- metrics -----------------------------------------------------------------------------------------
+
+class RatingsConfig(dg.Config):
+    bootstrap_rounds: int = 100
+    quantile_low: float = 0.025
+    quantile_high: float = 0.975
+    seed: int = 42
+    arena_hard_strong_weight: float = 3.0
+    """How many battles an A>>B / B>>A verdict counts for in arena_hard sources (Arena-Hard: 3)."""
+    arena_hard_compatible: bool = True
+    """In arena_hard sources, a record with one game reuses game 1 as game 2 (Arena-Hard's rule)."""
+
+
+def _anchors(warehouse: Warehouse) -> dict[str, str]:
+    """source -> baseline: imported sources with a baseline, and our own Creation judgments."""
+    imports = warehouse.query("SELECT source, baseline FROM interop_imports WHERE baseline IS NOT NULL")
+    anchors = dict(zip(imports["source"], imports["baseline"]))
+    ours = warehouse.query("SELECT DISTINCT baseline FROM creation_references")["baseline"].tolist()
+    anchors["benchwright"] = ours[0] if len(ours) == 1 else "baseline"
+    return anchors
+
+
+@dg.asset(
+    group_name="metrics",
+    deps=[creation_pairwise_judgments, *IMPORT_ASSETS],
+    code_version="1",
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="Bradley–Terry ratings (Elo scale, baseline anchored at 1000) with seeded bootstrap intervals and "
+                "the win rate against the baseline, per source and judge, for our own and imported pairwise "
+                "judgments. Ties count half a win for each side; arena_hard sources weight A>>B/B>>A x3.",
+)
+def interop_ratings(context: dg.AssetExecutionContext, config: RatingsConfig, warehouse: Warehouse,
+                    registry: Registry) -> dg.MaterializeResult:
+    judgments = warehouse.query(
+        "SELECT source, model, judge, item_id, judge_order, candidate_position, verdict, parse_ok "
+        "FROM creation_pairwise_judgments WHERE error IS NULL")
+    anchors = _anchors(warehouse)
+    arena_hard = {s for s in anchors if s.startswith("arena_hard:")}
+    weights = {s: ratings.arena_hard_weights(config.arena_hard_strong_weight) for s in arena_hard}
+    table, problems = ratings.ratings_by_source(
+        judgments, anchors, weights, reuse_single_game=arena_hard if config.arena_hard_compatible else set(),
+        rounds=config.bootstrap_rounds, quantiles=(config.quantile_low, config.quantile_high), seed=config.seed)
+    for problem in problems:
+        context.log.warning(f"not rated: {problem}")
+    table = add_labels(table, registry, {"model": "model_display", "judge": "judge_display"})
+    warehouse.replace_rows("interop_ratings", table, match={})
+    return dg.MaterializeResult(metadata=table_metadata(
+        table, ["source", "judge", "model", "rating", "rating_lower", "rating_upper", "win_rate", "at_bound"],
+        not_rated=dg.MetadataValue.json(problems),
+        aggregation=f"Bradley–Terry MLE on pair counts; ties = half a win; {config.bootstrap_rounds} bootstrap "
+                    f"rounds (seed {config.seed}) over judgments; quantiles {config.quantile_low}/{config.quantile_high}",
+    ))
+
+
+@dg.asset(
+    group_name="metrics",
+    deps=[interop_alpaca_eval],
+    code_version="1",
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="AlpacaEval-style head-to-head figures from graded preferences: win rate (draws count half), "
+                "standard error of the mean preference, wins, base wins, draws, discrete win rate.",
+)
+def interop_win_rates(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
+    table = ratings.win_rates_by_model(warehouse.query("SELECT * FROM interop_preferences"))
+    warehouse.replace_rows("interop_win_rates", table, match={})
+    return dg.MaterializeResult(metadata=table_metadata(
+        table, ["source", "model", "win_rate", "standard_error", "n_wins", "n_draws", "n_total"]))
+
+
+@dg.asset(
+    group_name="metrics",
+    deps=[creation_pairwise_judgments, interop_auto_j, interop_llmbar],
+    code_version="1",
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="Judge–human agreement per source, judge and item group: agreement with and without ties, "
+                "both-orders agreement, swap consistency, Cohen's kappa, MAE and consistency on the −2..+2 "
+                "scale (METHODS §1.5, leave-one-out among people), Pearson and Spearman.",
+)
+def interop_agreement(context: dg.AssetExecutionContext, warehouse: Warehouse,
+                      registry: Registry) -> dg.MaterializeResult:
+    humans = warehouse.query("SELECT * FROM interop_human_labels")
+    judgments = warehouse.query(
+        "SELECT * FROM creation_pairwise_judgments WHERE error IS NULL "
+        "AND source IN (SELECT DISTINCT source FROM interop_human_labels)")
+    table = add_labels(agreement.agreement_table(judgments, humans), registry, {"judge": "judge_display"})
+    warehouse.replace_rows("interop_agreement", table, match={})
+    overall = table[table["item_group"] == agreement.OVERALL]
+    return dg.MaterializeResult(metadata=table_metadata(
+        overall, ["source", "judge", "items", "agreement", "agreement_both", "swap_consistency", "mae_dual"],
+        aggregation="a judge failure counts as a disagreement; swap consistency over pairs with both orders parsed"))

@@ -1,0 +1,136 @@
+"""AlpacaEval annotation files (``results/<model>/<annotator>/annotations.json``).
+
+One JSON array; each record has ``instruction``, ``output_1`` (the baseline's answer, by
+``generator_1``), ``output_2`` (the model's, by ``generator_2``), ``annotator`` and ``preference``:
+1 = output_1 better, 2 = output_2 better, any value in between for a graded (weighted) annotator,
+1.5 a draw, 0 a draw in the older format, null when the annotator gave no usable answer.
+
+AlpacaEval shows the baseline first, which is our judge_order 1 (baseline in A). Each record becomes
+one judgment whose verdict is read from the preference: below 1.5 ``A>B``, 1.5 (or 0) ``A=B``,
+above 1.5 ``B>A`` (AlpacaEval has no "much better"); a null preference is an unparsed judgment.
+The exact graded preference is kept in ``preferences``, from which ``ratings.preference_win_rate``
+computes AlpacaEval's leaderboard figures. The source is ``alpaca_eval:<annotator>``, the judge is
+the annotator, the model is ``generator_2``, the baseline ``generator_1``.
+
+``item_id`` is the first 16 hex digits of the sha256 of the instruction (the records carry no
+id; the same instruction gets the same id in every model's file). A preference outside
+{0} ∪ [1, 2], a missing field, two baselines in one source, or an instruction twice for one model
+raise ``ImportFormatError`` with the file and line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from benchwright.importers import (
+    PREFERENCE_COLUMNS,
+    ImportedSet,
+    ImportFormatError,
+    iter_json_array,
+    judgment_row,
+    judgments_frame,
+    raw_text,
+    require,
+    source_name,
+    text_length,
+)
+
+IMPORTER = "alpaca_eval"
+
+
+def item_id_for(instruction: str) -> str:
+    return hashlib.sha256(instruction.encode("utf-8")).hexdigest()[:16]
+
+
+def verdict_from_preference(preference: float | None) -> str | None:
+    """Baseline-first verdict for a preference (see the module docstring); None when missing."""
+    if preference is None:
+        return None
+    if preference == 0 or preference == 1.5:
+        return "A=B"
+    return "A>B" if preference < 1.5 else "B>A"
+
+
+def _preference(record: dict, path: Path, line: int) -> float | None:
+    if "preference" not in record:
+        raise ImportFormatError(path, line, "missing field 'preference'")
+    value = record["preference"]
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ImportFormatError(path, line, f"preference must be a number or null, found {value!r:.40}")
+    value = float(value)
+    if math.isnan(value):
+        return None
+    if value != 0 and not 1.0 <= value <= 2.0:
+        raise ImportFormatError(path, line, f"preference {value} is outside [1, 2] (0 means a draw)")
+    return value
+
+
+def parse_annotations_file(path: str | Path) -> list[dict]:
+    """One dict per record: annotator, baseline, model, item_id, preference, texts and line."""
+    path = Path(path)
+    records = []
+    for line, record in iter_json_array(path):
+        instruction = require(record, path, line, "instruction", (str,), "the instruction text")
+        records.append({
+            "line": line,
+            "annotator": require(record, path, line, "annotator", (str,), "the annotator name"),
+            "baseline": require(record, path, line, "generator_1", (str,), "the baseline's name"),
+            "model": require(record, path, line, "generator_2", (str,), "the model's name"),
+            "item_id": item_id_for(instruction),
+            "preference": _preference(record, path, line),
+            "baseline_len": text_length(record.get("output_1")),
+            "candidate_len": text_length(record.get("output_2")),
+            "raw_completion": record.get("raw_completion"),
+        })
+    if not records:
+        raise ImportFormatError(path, None, "holds no annotation")
+    return records
+
+
+def import_alpaca_eval(paths: list[str | Path]) -> list[ImportedSet]:
+    """Every file parsed (or the first located error raised); one ImportedSet per annotator."""
+    if not paths:
+        raise ValueError("no AlpacaEval annotation files given")
+    by_annotator: dict[str, dict] = {}
+    for path in sorted(Path(p) for p in paths):
+        for record in parse_annotations_file(path):
+            line, annotator = record["line"], record["annotator"]
+            group = by_annotator.setdefault(annotator, {"baseline": record["baseline"], "baseline_at": (path, line),
+                                                        "rows": [], "preferences": [], "files": [], "seen": {}})
+            if record["baseline"] != group["baseline"]:
+                first_path, first_line = group["baseline_at"]
+                raise ImportFormatError(path, line, f"baseline {record['baseline']!r} differs from "
+                                                    f"{group['baseline']!r} ({first_path.name}, line {first_line}) "
+                                                    f"for annotator {annotator!r}")
+            key = (record["model"], record["item_id"])
+            if key in group["seen"]:
+                raise ImportFormatError(path, line, f"this instruction was already annotated for model "
+                                                    f"{record['model']!r} at {group['seen'][key]}")
+            group["seen"][key] = f"{path.name}, line {line}"
+            if str(path) not in group["files"]:
+                group["files"].append(str(path))
+            source = source_name(IMPORTER, annotator)
+            preference = record["preference"]
+            raw = raw_text(record["raw_completion"]) or json.dumps({"preference": preference})
+            group["rows"].append(judgment_row(
+                source=source, model=record["model"], judge=annotator, item_id=record["item_id"], judge_order=1,
+                verdict=verdict_from_preference(preference), raw_text=raw,
+                candidate_len=record["candidate_len"], baseline_len=record["baseline_len"]))
+            group["preferences"].append({"source": source, "judge": annotator, "model": record["model"],
+                                         "baseline": record["baseline"], "item_id": record["item_id"],
+                                         "preference": preference})
+    sets = []
+    for annotator, group in sorted(by_annotator.items()):
+        preferences = pd.DataFrame(group["preferences"], columns=PREFERENCE_COLUMNS).astype({"preference": "float64"})
+        sets.append(ImportedSet(importer=IMPORTER, dataset=annotator, judgments=judgments_frame(group["rows"]),
+                                preferences=preferences, baseline=group["baseline"], files=group["files"],
+                                notes=["one order per item (baseline first); graded preferences kept in "
+                                       "interop_preferences"]))
+    return sets

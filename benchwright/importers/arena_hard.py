@@ -1,0 +1,92 @@
+"""Arena-Hard judgment files (``model_judgment/<judge>/<model>.jsonl``).
+
+One JSON object per line: ``question_id`` (v0.1) or ``uid`` (v2), ``model``, ``judge`` and
+``games``: a list of one or two games, each with a ``score`` (a verdict such as ``A>>B``, or null
+when Arena-Hard's own parser found none) and optionally the judge's text (``judgment``, a string or
+a structured object). Game 1 has the baseline as A and the model as B; game 2 swaps them. They
+become our judge_order 1 and 2.
+
+A score that is null or not a verdict is kept as an unparsed judgment (``parse_ok`` false), which is
+how Arena-Hard treats it too (weight 0). A record with a single game gets one row only; Arena-Hard's
+scoring reuses game 1 as game 2 for such a record, which ``ratings.battles_from_judgments``
+reproduces with ``reuse_single_game=True`` (the row itself is never invented).
+
+Format errors (bad JSON, a missing or mistyped field, zero or more than two games, the same
+(model, judge, question) twice) raise ``ImportFormatError`` with the file and line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from benchwright.importers import (
+    ImportedSet,
+    ImportFormatError,
+    canonical_verdict,
+    iter_jsonl,
+    judgment_row,
+    judgments_frame,
+    raw_text,
+    require,
+    source_name,
+)
+
+IMPORTER = "arena_hard"
+
+
+def parse_arena_hard_file(path: str | Path, source: str) -> tuple[list[dict], int]:
+    """Judgment rows of one file, and how many of its records had a single game."""
+    path = Path(path)
+    rows, single_game = [], 0
+    for line, record in iter_jsonl(path):
+        if not isinstance(record, dict):
+            raise ImportFormatError(path, line, f"expected a JSON object, found {type(record).__name__}")
+        id_key = "question_id" if "question_id" in record else "uid"
+        question_id = require(record, path, line, id_key, (str, int), "the question id (question_id or uid)")
+        model = require(record, path, line, "model", (str,), "the model name")
+        judge = require(record, path, line, "judge", (str,), "the judge name")
+        games = require(record, path, line, "games", (list,), "a list of one or two games")
+        if not model or not judge:
+            raise ImportFormatError(path, line, "model and judge must not be empty")
+        if not 1 <= len(games) <= 2:
+            raise ImportFormatError(path, line, f"expected one or two games, found {len(games)}")
+        single_game += len(games) == 1
+        for order, game in enumerate(games, start=1):
+            if not isinstance(game, dict) or "score" not in game:
+                raise ImportFormatError(path, line, f"game {order} has no 'score' field")
+            score = game["score"]
+            if score is not None and not isinstance(score, str):
+                raise ImportFormatError(path, line, f"game {order}: score must be a verdict string or null, "
+                                                    f"found {score!r:.40}")
+            verdict = canonical_verdict(score) if score else None
+            rows.append(judgment_row(source=source, model=model, judge=judge, item_id=str(question_id),
+                                     judge_order=order, verdict=verdict,
+                                     raw_text=raw_text(game.get("judgment")) or score))
+            rows[-1]["_line"] = line
+    return rows, single_game
+
+
+def import_arena_hard(paths: list[str | Path], dataset: str, baseline: str) -> ImportedSet:
+    """Every file parsed (or the first located error raised); one source ``arena_hard:<dataset>``.
+
+    ``baseline`` is the model every record was compared with (Arena-Hard keeps it in its judge
+    config, not in the judgment files).
+    """
+    if not paths:
+        raise ValueError("no Arena-Hard judgment files given")
+    source = source_name(IMPORTER, dataset)
+    rows, single_game, seen = [], 0, {}
+    for path in sorted(Path(p) for p in paths):
+        file_rows, file_single = parse_arena_hard_file(path, source)
+        single_game += file_single
+        for row in file_rows:
+            line = row.pop("_line")
+            key = (row["model"], row["judge"], row["item_id"], row["judge_order"])
+            if key in seen:
+                raise ImportFormatError(path, line, f"question {row['item_id']} of model {row['model']!r} "
+                                                    f"(judge {row['judge']!r}) was already read at {seen[key]}")
+            seen[key] = f"{path.name}, line {line}"
+            rows.append(row)
+    notes = [f"{single_game} records with a single game (Arena-Hard reuses game 1 as game 2 when scoring)"]
+    return ImportedSet(importer=IMPORTER, dataset=dataset, judgments=judgments_frame(rows), baseline=baseline,
+                       files=[str(p) for p in sorted(Path(p) for p in paths)], notes=notes)

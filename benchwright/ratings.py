@@ -1,0 +1,436 @@
+"""Ratings from pairwise battles: Bradley–Terry on the Elo scale, bootstrap intervals, win rates.
+
+A *battle* is one pairwise judgment: ``model_a``, ``model_b`` and a canonical ``verdict``
+(``A>>B``, ``A>B``, ``A=B``, ``B>A``, ``B>>A``) from A's side. ``battles_from_judgments`` turns rows
+of ``creation_pairwise_judgments`` (ours or imported) into battles.
+
+Model. ``P(i beats j) = 1 / (1 + base ** ((R_j - R_i) / scale))`` with base 10 and scale 400 (the Elo
+scale, METHODS §2.4). Ratings are fitted by maximum likelihood (``scipy.optimize``) on *aggregated
+pair counts*: the battles are first summed per (model_a, model_b), so the cost of a fit grows with
+the number of model pairs, not with the number of battles.
+
+Ties. A tie counts as half a win for each side: its likelihood term is
+``0.5·log P(i beats j) + 0.5·log P(j beats i)``. This is the same estimate as Chatbot Arena's and
+Arena-Hard's logistic regression, which duplicates every battle and turns a tie into one win for
+each side.
+
+Weights. Every verdict carries a weight (default 1); a judgment with weight w counts as w battles.
+Arena-Hard counts a strong verdict (``A>>B`` / ``B>>A``) as 3 battles: ``arena_hard_weights()``.
+
+Anchor. With an anchor, the anchor's rating is fixed at ``init`` (1000) and the others are read
+against it; without one, the mean rating is ``init``. A model must be connected to the anchor (or,
+without one, to every other model) through battles; otherwise the ratings are not defined and
+``fit_bradley_terry`` raises ValueError naming the models. A model that won (or lost) every battle
+has no finite maximum-likelihood rating: it is stopped at ``±RATING_BOUND_LOGITS`` (about ±3,474 Elo
+from the anchor) and flagged ``at_bound``. A battle of a model against itself says nothing about
+relative strength and is ignored; the anchor's win rate against itself is 50 by definition.
+
+Intervals. ``bootstrap_ratings`` resamples *judgments* (before weighting) with replacement, as
+multinomial draws over the pair-and-verdict cells, refits, and takes quantiles over the rounds,
+seeded with numpy's ``default_rng(seed)``. (Arena-Hard resamples the already weighted battle rows,
+so its intervals differ slightly; its published *score* is the point estimate, not a bootstrap
+statistic.)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import optimize
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+from benchwright.verdicts import CANONICAL_VERDICTS
+
+SCALE = 400.0
+BASE = 10.0
+INIT_RATING = 1000.0
+# Fitted ratings stay within this many natural-log odds of the anchor (see the module docstring).
+RATING_BOUND_LOGITS = 20.0
+
+# Share of a battle won by A, per verdict (a tie is half a win).
+_A_SCORE = {"A>>B": 1.0, "A>B": 1.0, "A=B": 0.5, "B>A": 0.0, "B>>A": 0.0}
+
+BATTLE_COLUMNS = ["model_a", "model_b", "verdict"]
+COUNT_COLUMNS = ["model_a", "model_b", "verdict", "judgments"]
+
+
+def elo_win_probability(ra: float, rb: float, scale: float = SCALE, base: float = BASE) -> float:
+    """Expected score of a model rated ``ra`` against one rated ``rb``: 1 / (1 + base^((rb − ra)/scale))."""
+    return 1.0 / (1.0 + base ** ((rb - ra) / scale))
+
+
+def unit_weights() -> dict[str, float]:
+    """Every verdict counts as one battle."""
+    return dict.fromkeys(CANONICAL_VERDICTS, 1.0)
+
+
+def arena_hard_weights(strong_verdict_weight: float = 3.0) -> dict[str, float]:
+    """Arena-Hard's weights: ``A>>B`` and ``B>>A`` count ``strong_verdict_weight`` times (default 3)."""
+    weights = unit_weights()
+    weights["A>>B"] = weights["B>>A"] = float(strong_verdict_weight)
+    return weights
+
+
+# --- battles ------------------------------------------------------------------------------------
+
+def battles_from_judgments(judgments: pd.DataFrame, baseline: str, reuse_single_game: bool = False) -> pd.DataFrame:
+    """Battles (model_a, model_b, verdict) from rows shaped like ``creation_pairwise_judgments``.
+
+    Each parsed judgment is one battle between its ``model`` (the candidate) and ``baseline``; the
+    candidate is A when ``candidate_position`` is 'A'. Unparsed judgments (``parse_ok`` false or no
+    verdict) are not battles: they are neither wins nor losses.
+
+    ``reuse_single_game`` is Arena-Hard's rule for a record with one game only: when a (judge,
+    model, item) has an order-1 judgment and no order-2 judgment at all, Arena-Hard reads the game-1
+    verdict a second time *as if it were game 2* (positions swapped: the candidate is A). The two
+    battles then cancel out. Off by default: a missing order is normally a failed call.
+    """
+    needed = {"model", "item_id", "judge_order", "candidate_position", "verdict", "parse_ok"}
+    missing = needed - set(judgments.columns)
+    if missing:
+        raise ValueError(f"judgments lack columns {sorted(missing)}")
+    rows = judgments
+    if reuse_single_game:
+        keys = [k for k in ("judge", "model", "item_id") if k in rows.columns]
+        with_second = rows.loc[rows["judge_order"] == 2, keys].drop_duplicates()
+        first = rows[rows["judge_order"] == 1]
+        marked = first.merge(with_second, on=keys, how="left", indicator=True)
+        single = first[(marked["_merge"] == "left_only").to_numpy()].copy()
+        single["judge_order"] = 2
+        single["candidate_position"] = "A"
+        rows = pd.concat([rows, single], ignore_index=True)
+
+    parsed = rows[rows["parse_ok"].astype(bool) & rows["verdict"].notna()]
+    bad = parsed[~parsed["verdict"].isin(CANONICAL_VERDICTS)]
+    if len(bad):
+        raise ValueError(f"not canonical verdicts: {sorted(set(bad['verdict']))[:5]}")
+    candidate_is_a = (parsed["candidate_position"] == "A").to_numpy()
+    model = parsed["model"].astype(str).to_numpy()
+    return pd.DataFrame({
+        "model_a": np.where(candidate_is_a, model, baseline),
+        "model_b": np.where(candidate_is_a, baseline, model),
+        "verdict": parsed["verdict"].astype(str).to_numpy(),
+    })
+
+
+def pair_counts(battles: pd.DataFrame) -> pd.DataFrame:
+    """Judgments per (model_a, model_b, verdict): the aggregated input of the fit."""
+    if battles.empty:
+        return pd.DataFrame(columns=COUNT_COLUMNS)
+    counts = battles.groupby(BATTLE_COLUMNS, observed=True).size().rename("judgments").reset_index()
+    return counts.astype({"model_a": str, "model_b": str, "verdict": str, "judgments": "int64"})
+
+
+class _Cells:
+    """Pair-and-verdict cells as index arrays, ready for the likelihood."""
+
+    def __init__(self, counts: pd.DataFrame, weights: Mapping[str, float]):
+        unknown = set(counts["verdict"]) - set(_A_SCORE)
+        if unknown:
+            raise ValueError(f"not canonical verdicts: {sorted(unknown)}")
+        unweighted = set(counts["verdict"]) - set(weights)
+        if unweighted:
+            raise ValueError(f"no weight given for verdicts {sorted(unweighted)}")
+        counts = counts[counts["model_a"] != counts["model_b"]]
+        self.models = sorted(set(counts["model_a"]) | set(counts["model_b"]))
+        index = {m: i for i, m in enumerate(self.models)}
+        self.a = counts["model_a"].map(index).to_numpy(dtype=np.int64)
+        self.b = counts["model_b"].map(index).to_numpy(dtype=np.int64)
+        self.judgments = counts["judgments"].to_numpy(dtype=float)
+        self.weight = counts["verdict"].map(lambda v: float(weights[v])).to_numpy()
+        self.a_score = counts["verdict"].map(_A_SCORE).to_numpy(dtype=float)
+        self.verdicts = counts["verdict"].to_numpy()
+
+    def pair_totals(self, judgments: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(i, j, weighted battles, weighted score of i) summed per unordered pair i < j."""
+        n = len(self.models)
+        lo, hi = np.minimum(self.a, self.b), np.maximum(self.a, self.b)
+        a_is_lo = self.a == lo
+        total = judgments * self.weight
+        lo_score = total * np.where(a_is_lo, self.a_score, 1.0 - self.a_score)
+        key = lo * n + hi
+        unique, inverse = np.unique(key, return_inverse=True)
+        battles = np.bincount(inverse, weights=total, minlength=len(unique))
+        score = np.bincount(inverse, weights=lo_score, minlength=len(unique))
+        keep = battles > 0
+        return unique[keep] // n, unique[keep] % n, battles[keep], score[keep]
+
+
+def _check_connected(models: list[str], i: np.ndarray, j: np.ndarray, anchor: str | None) -> None:
+    n = len(models)
+    graph = coo_matrix((np.ones(len(i)), (i, j)), shape=(n, n))
+    _, component = connected_components(graph, directed=False)
+    root = component[models.index(anchor)] if anchor is not None else component[0]
+    apart = [m for m, c in zip(models, component) if c != root]
+    if apart:
+        target = f"the anchor {anchor!r}" if anchor is not None else f"{models[0]!r}"
+        raise ValueError(f"{len(apart)} models are not connected to {target} by any battle, so their "
+                         f"ratings are undefined: {apart[:10]}")
+
+
+def _fit_logits(n_models: int, i, j, battles, score, pinned: int, start: np.ndarray | None) -> np.ndarray:
+    """Maximum-likelihood log-strengths θ (natural-log odds units), θ[pinned] = 0."""
+    free = np.array([k for k in range(n_models) if k != pinned], dtype=np.int64)
+    scale = max(float(battles.sum()), 1.0)  # keeps the gradient near 1 whatever the battle count
+
+    def negative_log_likelihood(x: np.ndarray) -> tuple[float, np.ndarray]:
+        theta = np.zeros(n_models)
+        theta[free] = x
+        d = theta[i] - theta[j]
+        # score·log σ(d) + (battles − score)·log σ(−d)  =  score·d − battles·log(1 + e^d)
+        value = float(np.sum(battles * np.logaddexp(0.0, d) - score * d)) / scale
+        residual = (battles / (1.0 + np.exp(-d)) - score) / scale
+        gradient = np.bincount(i, weights=residual, minlength=n_models) - np.bincount(j, weights=residual, minlength=n_models)
+        return value, gradient[free]
+
+    x0 = np.zeros(len(free)) if start is None else start[free] - start[pinned]
+    bounds = [(-RATING_BOUND_LOGITS, RATING_BOUND_LOGITS)] * len(free)
+    result = optimize.minimize(negative_log_likelihood, x0, jac=True, method="L-BFGS-B", bounds=bounds,
+                               options={"maxiter": 20000, "ftol": 1e-15, "gtol": 1e-11, "maxcor": 30})
+    _, gradient = negative_log_likelihood(result.x)
+    interior = np.abs(result.x) < RATING_BOUND_LOGITS - 1e-6
+    if interior.any() and np.max(np.abs(gradient[interior])) > 1e-6:
+        raise RuntimeError(f"Bradley–Terry fit did not converge: {result.message}")
+    theta = np.zeros(n_models)
+    theta[free] = result.x
+    return theta
+
+
+def _ratings_from_logits(theta: np.ndarray, models: list[str], anchor: str | None,
+                         scale: float, base: float, init: float) -> np.ndarray:
+    ratings = init + theta * scale / math.log(base)
+    if anchor is None:
+        return ratings - ratings.mean() + init
+    return ratings - ratings[models.index(anchor)] + init
+
+
+def fit_bradley_terry(counts: pd.DataFrame, weights: Mapping[str, float] | None = None, anchor: str | None = None,
+                      scale: float = SCALE, base: float = BASE, init: float = INIT_RATING) -> pd.Series:
+    """Maximum-likelihood Bradley–Terry ratings on the Elo scale, one per model (index: model).
+
+    ``counts`` is ``pair_counts`` output. Ties are half a win for each side; each judgment counts
+    ``weights[verdict]`` times (default 1). With ``anchor`` its rating is exactly ``init``, otherwise
+    the mean rating is ``init``. Self-battles are ignored. Raises ValueError when a model is not
+    connected to the anchor (or to the others) through battles, or when there is no battle at all.
+    """
+    ratings, _ = _fit(counts, weights, anchor, scale, base, init)
+    return ratings
+
+
+def _fit(counts, weights, anchor, scale, base, init):
+    cells = _Cells(counts, weights or unit_weights())
+    if not cells.models:
+        raise ValueError("no battles between two different models")
+    if anchor is not None and anchor not in cells.models:
+        raise ValueError(f"anchor {anchor!r} has no battle against another model")
+    i, j, battles, score = cells.pair_totals(cells.judgments)
+    _check_connected(cells.models, i, j, anchor)
+    pinned = cells.models.index(anchor) if anchor is not None else 0
+    theta = _fit_logits(len(cells.models), i, j, battles, score, pinned, None)
+    ratings = _ratings_from_logits(theta, cells.models, anchor, scale, base, init)
+    return pd.Series(ratings, index=cells.models, name="rating"), (cells, theta, pinned)
+
+
+def bootstrap_ratings(counts: pd.DataFrame, weights: Mapping[str, float] | None = None, anchor: str | None = None,
+                      rounds: int = 100, seed: int = 0, scale: float = SCALE, base: float = BASE,
+                      init: float = INIT_RATING) -> pd.DataFrame:
+    """Ratings refitted on ``rounds`` resamples of the judgments: one row per round, one column per model.
+
+    Each round draws as many judgments as there are, with replacement (a multinomial over the
+    pair-and-verdict cells), using ``numpy.random.default_rng(seed)``; weights apply after the draw.
+    A model that drew no battle in a round keeps its full-data rating in that round.
+    """
+    _, (cells, theta, pinned) = _fit(counts, weights, anchor, scale, base, init)
+    rng = np.random.default_rng(seed)
+    total = int(cells.judgments.sum())
+    shares = cells.judgments / total
+    rows = []
+    for _ in range(rounds):
+        drawn = rng.multinomial(total, shares).astype(float)
+        i, j, battles, score = cells.pair_totals(drawn)
+        refit = _fit_logits(len(cells.models), i, j, battles, score, pinned, theta)
+        rows.append(_ratings_from_logits(refit, cells.models, anchor, scale, base, init))
+    return pd.DataFrame(rows, columns=cells.models)
+
+
+RATING_COLUMNS = [
+    "model", "rating", "rating_lower", "rating_upper", "win_rate", "win_rate_lower", "win_rate_upper",
+    "judgments", "weighted_battles", "wins", "ties", "losses", "at_bound",
+]  # fmt: skip
+
+
+def rating_table(battles: pd.DataFrame, anchor: str | None = None, weights: Mapping[str, float] | None = None,
+                 rounds: int = 100, quantiles: Sequence[float] = (0.025, 0.975), seed: int = 0,
+                 scale: float = SCALE, base: float = BASE, init: float = INIT_RATING) -> pd.DataFrame:
+    """One row per model: rating with bootstrap interval, win rate against the anchor, counts.
+
+    rating: ``fit_bradley_terry``; rating_lower/upper: the ``quantiles`` of ``bootstrap_ratings``
+    (NaN when ``rounds`` is 0). win_rate: expected score against the anchor ×100 (the anchor's is
+    50); its interval maps the rating interval. Without an anchor the win-rate columns are NaN.
+    judgments/wins/ties/losses count judgments from the model's side (self-battles excluded);
+    weighted_battles applies the weights. at_bound: the rating stopped at the bound (won or lost
+    everything; see the module docstring).
+    """
+    low, high = quantiles
+    if not 0 <= low <= high <= 1:
+        raise ValueError(f"quantiles must satisfy 0 <= low <= high <= 1, got {quantiles}")
+    weights = weights or unit_weights()
+    counts = pair_counts(battles)
+    ratings, (cells, theta, pinned) = _fit(counts, weights, anchor, scale, base, init)
+    if rounds > 0:
+        samples = bootstrap_ratings(counts, weights, anchor, rounds, seed, scale, base, init)
+        lower, upper = samples.quantile(low), samples.quantile(high)
+    else:
+        lower = upper = pd.Series(np.nan, index=ratings.index)
+
+    table = pd.DataFrame({"model": ratings.index, "rating": ratings.to_numpy(),
+                          "rating_lower": lower.to_numpy(), "rating_upper": upper.to_numpy()})
+    if anchor is not None:
+        anchor_rating = ratings[anchor]
+        for column, source in (("win_rate", "rating"), ("win_rate_lower", "rating_lower"),
+                               ("win_rate_upper", "rating_upper")):
+            table[column] = [100.0 * elo_win_probability(r, anchor_rating, scale, base) for r in table[source]]
+    else:
+        table["win_rate"] = table["win_rate_lower"] = table["win_rate_upper"] = np.nan
+
+    table = table.merge(_model_counts(cells), on="model", how="left")
+    bounded = np.abs(theta - theta[pinned]) >= RATING_BOUND_LOGITS - 1e-6
+    table["at_bound"] = table["model"].map(dict(zip(cells.models, bounded))).astype(bool)
+    return table[RATING_COLUMNS].sort_values("rating", ascending=False, ignore_index=True)
+
+
+def _model_counts(cells: _Cells) -> pd.DataFrame:
+    """Judgments, weighted battles, wins, ties and losses per model, from its own side."""
+    rows = []
+    for side, index, win_score in (("a", cells.a, 1.0), ("b", cells.b, 0.0)):
+        rows.append(pd.DataFrame({
+            "model": [cells.models[k] for k in index],
+            "judgments": cells.judgments,
+            "weighted_battles": cells.judgments * cells.weight,
+            "wins": np.where(cells.a_score == win_score, cells.judgments, 0.0),
+            "ties": np.where(cells.a_score == 0.5, cells.judgments, 0.0),
+            "losses": np.where(cells.a_score == 1.0 - win_score, cells.judgments, 0.0),
+        }))
+    summed = pd.concat(rows).groupby("model", as_index=False).sum()
+    return summed.astype({"judgments": "int64", "wins": "int64", "ties": "int64", "losses": "int64"})
+
+
+# --- AlpacaEval-style win rate on graded preferences --------------------------------------------
+
+def preference_win_rate(preferences: Sequence[float | None]) -> dict:
+    """AlpacaEval's head-to-head summary of preferences (1 = baseline better, 2 = model better).
+
+    A preference may be graded (any value in [1, 2], e.g. a judge's probability); 0 is the old
+    encoding of a draw and means 1.5. Missing preferences (None/NaN) are failures: counted in
+    ``n_failed``, left out of everything else. With x = preference − 1:
+    win_rate = 100·mean(x); standard_error = 100·(sample standard deviation of x)/√n (the standard
+    error of the mean per-item preference); n_wins / n_wins_base = items with x above / below 0.5;
+    n_draws = items with preference exactly 1.5 (or 0); discrete_win_rate = 100·(n_wins +
+    n_draws/2)/n. Raises ValueError for a value outside {0} ∪ [1, 2].
+    """
+    values = []
+    failed = 0
+    for value in preferences:
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            failed += 1
+            continue
+        value = float(value)
+        if value == 0.0:
+            value = 1.5
+        if not 1.0 <= value <= 2.0:
+            raise ValueError(f"preference {value} is outside [1, 2] (0 means a draw)")
+        values.append(value - 1.0)
+    x = np.asarray(values, dtype=float)
+    n = len(x)
+    draws = int(np.sum(x == 0.5))
+    wins, wins_base = int(np.sum(x > 0.5)), int(np.sum(x < 0.5))
+    return {
+        "win_rate": 100.0 * float(x.mean()) if n else float("nan"),
+        "standard_error": 100.0 * float(x.std(ddof=1)) / math.sqrt(n) if n > 1 else float("nan"),
+        "n_wins": wins,
+        "n_wins_base": wins_base,
+        "n_draws": draws,
+        "n_total": n,
+        "n_failed": failed,
+        "discrete_win_rate": 100.0 * (wins + draws / 2) / n if n else float("nan"),
+    }
+
+
+
+# --- tables per source and judge (what the metric assets write) ---------------------------------
+
+def weights_label(weights: Mapping[str, float]) -> str:
+    return " ".join(f"{verdict}={weights[verdict]:g}" for verdict in CANONICAL_VERDICTS)
+
+
+def ratings_by_source(judgments: pd.DataFrame, anchors: Mapping[str, str], weights: Mapping[str, Mapping[str, float]],
+                      reuse_single_game: set[str], rounds: int = 100, quantiles: Sequence[float] = (0.025, 0.975),
+                      seed: int = 0) -> tuple[pd.DataFrame, list[str]]:
+    """``rating_table`` for every (source, judge) of ``judgments`` whose source has an anchor.
+
+    ``anchors``: source -> the baseline all its candidates were compared with (the anchor);
+    ``weights``: source -> outcome weights (unit weights when absent); ``reuse_single_game``:
+    sources scored with Arena-Hard's single-game rule (see ``battles_from_judgments``). Returns
+    the table and, for every (source, judge) that could not be rated, a line saying why.
+    """
+    tables, problems = [], []
+    for (source, judge), rows in judgments.groupby(["source", "judge"]):
+        if source not in anchors:
+            continue
+        anchor = anchors[source]
+        source_weights = weights.get(source) or unit_weights()
+        reuse = source in reuse_single_game
+        battles = battles_from_judgments(rows, anchor, reuse_single_game=reuse)
+        try:
+            table = rating_table(battles, anchor=anchor, weights=source_weights, rounds=rounds,
+                                 quantiles=quantiles, seed=seed)
+        except ValueError as error:
+            problems.append(f"{source} / {judge}: {error}")
+            continue
+        tables.append(table.assign(source=source, judge=judge, anchor=anchor,
+                                   outcome_weights=weights_label(source_weights),
+                                   single_game_rule="reuse_first" if reuse else "none", bootstrap_rounds=rounds,
+                                   quantile_low=quantiles[0], quantile_high=quantiles[1], seed=seed))
+    columns = ["source", "judge", *RATING_COLUMNS, "anchor", "outcome_weights", "single_game_rule",
+               "bootstrap_rounds", "quantile_low", "quantile_high", "seed"]
+    if not tables:
+        return pd.DataFrame(columns=columns), problems
+    return pd.concat(tables, ignore_index=True)[columns], problems
+
+
+WIN_RATE_COLUMNS = ["source", "judge", "model", "baseline", "win_rate", "standard_error", "n_wins", "n_wins_base",
+                    "n_draws", "n_total", "n_failed", "discrete_win_rate"]
+
+
+def win_rates_by_model(preferences: pd.DataFrame) -> pd.DataFrame:
+    """``preference_win_rate`` per (source, judge, model, baseline) of ``interop_preferences`` rows."""
+    rows = []
+    for (source, judge, model, baseline), group in preferences.groupby(["source", "judge", "model", "baseline"]):
+        values = [None if pd.isna(v) else float(v) for v in group["preference"]]
+        rows.append({"source": source, "judge": judge, "model": model, "baseline": baseline,
+                     **preference_win_rate(values)})
+    return pd.DataFrame(rows, columns=WIN_RATE_COLUMNS)
+
+
+def _between(column: str, lo: float | None, hi: float | None) -> dict:
+    return {"type": "column_values_between", "column": column, "min": lo, "max": hi, "allow_null": True}
+
+
+# great-expectations suites (benchwright.quality.validate_frame) for the tables the ratings feed.
+RATINGS_SUITE: list[dict] = [
+    {"type": "columns_exist", "columns": ["source", "judge", *RATING_COLUMNS, "anchor"]},
+    {"type": "column_not_null", "column": "rating"},
+    *(_between(c, 0, 100) for c in ("win_rate", "win_rate_lower", "win_rate_upper")),
+    _between("judgments", 0, None),
+    {"type": "columns_unique", "columns": ["source", "judge", "model"]},
+]
+WIN_RATES_SUITE: list[dict] = [
+    {"type": "columns_exist", "columns": ["source", "judge", "model", "win_rate", "standard_error", "n_total"]},
+    *(_between(c, 0, 100) for c in ("win_rate", "discrete_win_rate")),
+    _between("standard_error", 0, None),
+    {"type": "columns_unique", "columns": ["source", "judge", "model"]},
+]

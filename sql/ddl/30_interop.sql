@@ -1,0 +1,110 @@
+-- Interop: imported judgments and human labels, ratings, agreement with people.
+-- Imported judgments themselves go to creation_pairwise_judgments (source = '<importer>:<dataset>').
+
+-- One row per imported source: what was read, from where, and what it was compared with.
+CREATE TABLE IF NOT EXISTS interop_imports (
+    source           VARCHAR NOT NULL,   -- '<importer>:<dataset>', the `source` of its judgment rows
+    importer         VARCHAR NOT NULL,   -- arena_hard | alpaca_eval | auto_j | llmbar
+    dataset          VARCHAR NOT NULL,
+    baseline         VARCHAR,            -- the model every candidate was compared with; NULL for human-labelled pairs
+    files            VARCHAR[] NOT NULL,
+    judgments        INTEGER NOT NULL,
+    parse_failures   INTEGER NOT NULL,   -- judgments whose verdict the source could not parse
+    human_labels     INTEGER NOT NULL,
+    preferences      INTEGER NOT NULL,
+    notes            VARCHAR,
+    imported_at      TIMESTAMP NOT NULL
+);
+
+-- People's (or a gold standard's) preference on a pair: first response (baseline, A in order 1),
+-- second response (candidate) or tie. value: the same on the -2..+2 scale from the second's side.
+CREATE TABLE IF NOT EXISTS interop_human_labels (
+    source       VARCHAR NOT NULL,
+    item_id      VARCHAR NOT NULL,
+    item_group   VARCHAR NOT NULL,   -- the source's grouping (Auto-J scenario group, LLMBar subset ...)
+    annotator    VARCHAR NOT NULL,
+    label        VARCHAR NOT NULL,   -- 'first' | 'second' | 'tie'
+    value        DOUBLE NOT NULL
+);
+
+-- Graded preferences kept exactly as imported (AlpacaEval: 1 = baseline better, 2 = model better,
+-- 1.5 or 0 = draw, NULL = the annotator gave no usable answer).
+CREATE TABLE IF NOT EXISTS interop_preferences (
+    source       VARCHAR NOT NULL,
+    judge        VARCHAR NOT NULL,
+    model        VARCHAR NOT NULL,
+    baseline     VARCHAR NOT NULL,
+    item_id      VARCHAR NOT NULL,
+    preference   DOUBLE
+);
+
+-- Bradley-Terry ratings on the Elo scale, per source and judge, anchored on the baseline.
+CREATE TABLE IF NOT EXISTS interop_ratings (
+    source            VARCHAR NOT NULL,
+    judge             VARCHAR NOT NULL,
+    model             VARCHAR NOT NULL,
+    anchor            VARCHAR NOT NULL,
+    rating            DOUBLE NOT NULL,   -- anchor = 1000
+    rating_lower      DOUBLE,            -- bootstrap quantiles (see quantile_low / quantile_high)
+    rating_upper      DOUBLE,
+    win_rate          DOUBLE,            -- expected score against the anchor x100 (anchor: 50)
+    win_rate_lower    DOUBLE,
+    win_rate_upper    DOUBLE,
+    judgments         INTEGER NOT NULL,  -- parsed judgments involving the model
+    weighted_battles  DOUBLE NOT NULL,
+    wins              INTEGER NOT NULL,
+    ties              INTEGER NOT NULL,
+    losses            INTEGER NOT NULL,
+    at_bound          BOOLEAN NOT NULL,  -- won or lost everything: the rating is a bound, not an estimate
+    outcome_weights   VARCHAR NOT NULL,  -- e.g. 'A>>B=3 A>B=1 A=B=1 B>A=1 B>>A=3'
+    single_game_rule  VARCHAR NOT NULL,  -- 'reuse_first' (Arena-Hard) | 'none'
+    bootstrap_rounds  INTEGER NOT NULL,
+    quantile_low      DOUBLE NOT NULL,
+    quantile_high     DOUBLE NOT NULL,
+    seed              INTEGER NOT NULL,
+    model_display     VARCHAR,
+    judge_display     VARCHAR,
+    simulated         BOOLEAN NOT NULL
+);
+
+-- AlpacaEval-style head-to-head figures from graded preferences.
+CREATE TABLE IF NOT EXISTS interop_win_rates (
+    source             VARCHAR NOT NULL,
+    judge              VARCHAR NOT NULL,
+    model              VARCHAR NOT NULL,
+    baseline           VARCHAR NOT NULL,
+    win_rate           DOUBLE,    -- 100 x mean(preference - 1), draws count half
+    standard_error     DOUBLE,    -- 100 x standard error of that mean
+    n_wins             INTEGER NOT NULL,
+    n_wins_base        INTEGER NOT NULL,
+    n_draws            INTEGER NOT NULL,
+    n_total            INTEGER NOT NULL,
+    n_failed           INTEGER NOT NULL,
+    discrete_win_rate  DOUBLE
+);
+
+-- Judge-human agreement per source, judge and item group ('Overall' for all items).
+CREATE TABLE IF NOT EXISTS interop_agreement (
+    source                   VARCHAR NOT NULL,
+    judge                    VARCHAR NOT NULL,
+    item_group               VARCHAR NOT NULL,
+    items                    INTEGER NOT NULL,
+    human_labels             INTEGER NOT NULL,
+    judge_failures           INTEGER NOT NULL,   -- orders with no usable judge label
+    agreement                DOUBLE,   -- both orders pooled, ties included
+    agreement_without_ties   DOUBLE,
+    agreement_order1         DOUBLE,   -- non-dual
+    agreement_both           DOUBLE,   -- both orders must match the human label (Auto-J)
+    swap_consistency         DOUBLE,
+    kappa_order1             DOUBLE,
+    mae_dual                 DOUBLE,   -- METHODS 1.5, -2..+2 scale
+    consistency_dual         DOUBLE,
+    mae_single               DOUBLE,
+    consistency_single       DOUBLE,
+    pearson_dual             DOUBLE,
+    spearman_dual            DOUBLE,
+    human_human_mae          DOUBLE,   -- leave-one-out among people; NULL with one label per item
+    human_human_consistency  DOUBLE,
+    judge_display            VARCHAR,
+    simulated                BOOLEAN NOT NULL
+);

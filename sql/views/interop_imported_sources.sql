@@ -1,0 +1,6 @@
+-- What was imported, from which files, and how many judgments did not parse at the source.
+CREATE OR REPLACE VIEW interop_imported_sources AS
+SELECT source, importer, dataset, baseline, len(files) AS files, judgments, parse_failures, human_labels,
+       preferences, notes, imported_at
+FROM interop_imports
+ORDER BY source;

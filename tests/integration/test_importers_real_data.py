@@ -1,0 +1,248 @@
+"""Acceptance: published figures of other tools, reproduced by our code on their own files.
+
+The files live in ../shared/data/external/ (never copied into this repository). The expected values
+are read from the published leaderboards and statistics files next to the data, never typed in.
+"""
+
+import csv
+import json
+import re
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from benchwright import agreement, ratings
+from benchwright.importers.alpaca_eval import import_alpaca_eval
+from benchwright.importers.arena_hard import import_arena_hard
+from benchwright.importers.pairwise_human import import_auto_j, import_llmbar, load_scenario_groups
+from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, materialize, pick, resources_for, write_registry
+
+EXTERNAL = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "external"
+KO = EXTERNAL / "ko-arena-hard-auto"
+KO_JUDGMENTS = KO / "data" / "ko-arena-hard-v0.1" / "model_judgment" / "ensemble"
+KO_LEADERBOARD = KO / "leaderboard" / "arena_hard_leaderboard_20250423_ensemble" / "no_control.csv"
+KO_BASELINE = "claude-3.7-sonnet"  # config/judge_config.yaml: baseline_model
+ALPACA = EXTERNAL / "alpaca_eval"
+AUTO_J = EXTERNAL / "auto-j"
+LLMBAR = EXTERNAL / "llmbar"
+
+needs_external = pytest.mark.skipif(not EXTERNAL.is_dir(), reason=f"shared external data not present at {EXTERNAL}")
+pytestmark = needs_external
+
+
+def ko_scores() -> dict[str, dict]:
+    with KO_LEADERBOARD.open(encoding="utf-8") as handle:
+        return {row["model"]: row for row in csv.DictReader(handle)}
+
+
+@pytest.fixture(scope="module")
+def ko_import():
+    return import_arena_hard(sorted(KO_JUDGMENTS.glob("*.jsonl")), "ko-arena-hard-v0.1", KO_BASELINE)
+
+
+def ko_table(imported, reuse_single_game: bool):
+    battles = ratings.battles_from_judgments(imported.judgments, KO_BASELINE, reuse_single_game=reuse_single_game)
+    return ratings.rating_table(battles, anchor=KO_BASELINE, weights=ratings.arena_hard_weights(3), rounds=0)
+
+
+def test_ko_arena_hard_score_column_is_reproduced_for_every_model(ko_import):
+    """The `score` of ko-arena-hard-auto's no_control.csv, for all 76 rows (75 models and the baseline).
+
+    How they compute it (qwopqwop200/ko-arena-hard-auto, gen_result.py and utils_math.py): every
+    game becomes battles against the baseline, `>>` repeated 3 times, an unparsed score dropped; a
+    record with one game reads game 1 again as game 2; `compute_mle_elo` fits an unregularized
+    logistic regression (ties = one win each after duplicating every battle), anchors the baseline
+    at 1000; `score` = the predicted win rate against the baseline ×100, rounded to 2 decimals.
+    It is the maximum-likelihood point estimate, not a bootstrap median (the bootstrap only gives
+    rating_q025/q975). So our maximum-likelihood fit on aggregated counts must give the same
+    numbers to the printed precision, with no bootstrap at all (rounds=0). Their Elo column
+    (`elo_score`) comes from an iterative solver with tolerance 1e-8, so it agrees to 0.01 Elo.
+    """
+    published = ko_scores()
+    table = ko_table(ko_import, reuse_single_game=True).set_index("model")
+    assert len(published) == 76 and set(table.index) == set(published)
+    mismatches = {m: (round(table.loc[m, "win_rate"], 2), float(row["score"])) for m, row in published.items()
+                  if round(table.loc[m, "win_rate"], 2) != float(row["score"])}
+    assert mismatches == {}
+    for model, row in published.items():
+        assert table.loc[model, "rating"] == pytest.approx(float(row["elo_score"]), abs=0.01), model
+    assert table.loc[KO_BASELINE, "win_rate"] == 50.0
+
+
+def test_ko_single_game_record_needs_the_arena_hard_rule(ko_import):
+    """o4-mini-high.jsonl has one record with a single game; without reusing game 1 its score is off."""
+    single = ko_import.judgments.groupby(["model", "item_id"])["judge_order"].count()
+    assert single[single == 1].index.get_level_values("model").tolist() == ["o4-mini-high"]
+    published = float(ko_scores()["o4-mini-high"]["score"])
+    strict = ko_table(ko_import, reuse_single_game=False).set_index("model")
+    assert round(strict.loc["o4-mini-high", "win_rate"], 2) != published
+
+
+def alpaca_leaderboards() -> dict[str, dict[str, dict]]:
+    boards = {}
+    for name, path in (("alpaca_eval_gpt4", "data_AlpacaEval/alpaca_eval_gpt4_leaderboard.csv"),
+                       ("weighted_alpaca_eval_gpt4_turbo",
+                        "data_AlpacaEval_2/weighted_alpaca_eval_gpt4_turbo_leaderboard.csv")):
+        with (ALPACA / "src" / "alpaca_eval" / "leaderboards" / path).open(encoding="utf-8") as handle:
+            boards[name] = {row[""]: row for row in csv.DictReader(handle)}
+    return boards
+
+
+def test_alpaca_eval_leaderboard_figures_are_reproduced_from_the_annotations():
+    """win_rate, standard_error, n_wins, n_draws (and n_total, n_wins_base, discrete_win_rate) of both leaderboards.
+
+    AlpacaEval (src/alpaca_eval/metrics/helpers.py, describe_head2head): preference − 1 per item, 0
+    read as a draw (1.5), missing preferences dropped; win_rate = mean ×100, standard_error = pandas
+    sem (ddof 1) ×100; the discrete win rate counts draws half. Our `preference_win_rate` must match
+    them to floating-point precision; the discrete one must also equal the Bradley–Terry win rate
+    against the baseline on the imported verdicts (a one-opponent design).
+    """
+    paths = sorted(ALPACA.glob("results/*/*/annotations.json"))
+    assert len(paths) == 8
+    boards = alpaca_leaderboards()
+    checked = 0
+    for imported in import_alpaca_eval(paths):
+        board = boards[imported.dataset]
+        table = ratings.rating_table(ratings.battles_from_judgments(imported.judgments, imported.baseline),
+                                     anchor=imported.baseline, rounds=0).set_index("model")
+        for row in ratings.win_rates_by_model(imported.preferences).itertuples():
+            expected = board[row.model]
+            assert row.win_rate == pytest.approx(float(expected["win_rate"]), rel=1e-9, abs=1e-9), row.model
+            assert row.standard_error == pytest.approx(float(expected["standard_error"]), rel=1e-9), row.model
+            assert (row.n_wins, row.n_draws, row.n_total, row.n_wins_base) == (
+                int(expected["n_wins"]), int(expected["n_draws"]), int(expected["n_total"]),
+                int(expected["n_wins_base"])), row.model
+            if expected["discrete_win_rate"]:
+                assert row.discrete_win_rate == pytest.approx(float(expected["discrete_win_rate"]), rel=1e-9)
+            assert table.loc[row.model, "win_rate"] == pytest.approx(row.discrete_win_rate, abs=1e-6)
+            checked += 1
+    assert checked == 8
+
+
+def auto_j_published() -> dict[str, tuple[float, float]]:
+    """Group -> (agreement, consistency) from the 'type = "pairwise"' block of codes/leaderboard/README.md."""
+    text = (AUTO_J / "codes" / "leaderboard" / "README.md").read_text(encoding="utf-8")
+    block = text.split('type = "pairwise"', 1)[1].split("```text", 1)[1].split("```", 1)[0]
+    rows = re.findall(r"^(.+?)\s+(\d+(?:\.\d+)?)\s+(\d+(?:\.\d+)?)\s*$", block, flags=re.MULTILINE)
+    return {group.strip(): (float(a), float(c)) for group, a, c in rows}
+
+
+def test_auto_j_agreement_and_consistency_overall_and_per_group():
+    """Auto-J's pairwise_eval.py: agreement = both orders equal the human label (ties included);
+    consistency = the swapped output, mapped back, equals the original one; per scenario group
+    from scenario_groups.json; percentages rounded to 2 decimals. Published: 54.96 / 83.41 overall."""
+    imported = import_auto_j(AUTO_J / "data" / "test" / "testdata_pairwise.jsonl",
+                             AUTO_J / "data" / "outputs" / "pairwise_example_output.jsonl",
+                             AUTO_J / "data" / "outputs" / "pairwise_exchange_example_output.jsonl",
+                             judge="auto-j-13b", scenario_groups=load_scenario_groups(AUTO_J / "scenario_groups.json"))
+    published = auto_j_published()
+    assert published["Overall"] == (54.96, 83.41) and len(published) == 9
+    table = agreement.agreement_table(imported.judgments, imported.human_labels).set_index("item_group")
+    ours = {group: (round(100 * row.agreement_both, 2), round(100 * row.swap_consistency, 2))
+            for group, row in table.iterrows()}
+    assert ours == published
+
+
+def llmbar_percent(text: str) -> float:
+    return float(re.search(r"([\d.]+)%$", text).group(1))
+
+
+def test_llmbar_correct_average_and_equal_for_every_run():
+    """LLMBar's statistics.json per evaluator run (LLMEvaluator/evaluate.py): correct_average = mean of the two
+    orders' accuracies against the gold label (a failed parse is wrong); equal = the two orders' winners
+    are the same, where two failures count as the same. Reproduced from result.json for every run."""
+    paths = sorted(LLMBAR.glob("Dataset/**/evaluators/**/result.json"))
+    assert len(paths) >= 5
+    runs = 0
+    for imported in import_llmbar(paths):
+        labels = agreement.judge_item_labels(imported.judgments)
+        human = imported.human_labels.set_index("item_id")["label"]
+        for judge, rows in labels.groupby("judge"):
+            stats = json.loads((LLMBAR / "Dataset" / imported.dataset / "evaluators" / judge / "statistics.json")
+                               .read_text(encoding="utf-8"))
+            gold = rows["item_id"].map(human).tolist()
+            average = agreement.dual_agreement(rows["label1"].tolist(), rows["label2"].tolist(), gold, rule="average")
+            equal = agreement.swap_consistency(rows["label1"].tolist(), rows["label2"].tolist(), failures_match=True)
+            assert 100 * average == pytest.approx(llmbar_percent(stats["correct_average"]), abs=1e-9), judge
+            assert 100 * equal == pytest.approx(llmbar_percent(stats["equal"]), abs=1e-9), judge
+            runs += 1
+    assert runs == len(paths)
+
+
+# --- the same through the Dagster assets ------------------------------------------------------------
+
+IMPORTS = ["interop_arena_hard", "interop_alpaca_eval", "interop_auto_j", "interop_llmbar"]
+
+
+@pytest.fixture(scope="module")
+def imported_home(tmp_path_factory):
+    home = tmp_path_factory.mktemp("interop")
+    write_registry(home, pick(SHIPPED_MODELS, "sim-baseline"), pick(SHIPPED_JUDGES, "sim-fair-judge"))
+    resources = resources_for(home)
+    with dg.instance_for_test() as instance:
+        skipped = materialize(IMPORTS, instance, resources)
+        enabled = {"ops": {name: {"config": {"enabled": True}} for name in IMPORTS}}
+        result = materialize(IMPORTS, instance, resources, run_config=enabled)
+        metrics = materialize(["interop_ratings", "interop_win_rates", "interop_agreement", "creation_leaderboard"],
+                              instance, resources,
+                              run_config={"ops": {"interop_ratings": {"config": {"bootstrap_rounds": 20}}}})
+        yield {"home": home, "resources": resources, "instance": instance, "skipped": skipped, "result": result,
+               "metrics": metrics}
+
+
+def test_imports_write_nothing_unless_enabled_then_everything(imported_home):
+    warehouse = imported_home["resources"]["warehouse"]
+    assert imported_home["skipped"].success
+    assert all(e.materialization.metadata["enabled"].value is False
+               for e in imported_home["skipped"].get_asset_materialization_events())
+    assert imported_home["result"].success and imported_home["metrics"].success
+    sources = warehouse.query("SELECT source, judgments, human_labels FROM interop_imports").set_index("source")
+    assert sources.loc["arena_hard:ko-arena-hard-v0.1", "judgments"] == 75_999
+    assert sources.loc["auto_j:testdata_pairwise", "human_labels"] == 1392
+    counts = warehouse.query("SELECT source, count(*) AS n FROM creation_pairwise_judgments GROUP BY ALL")
+    assert dict(zip(counts["source"], counts["n"])) == dict(zip(sources.index, sources["judgments"]))
+
+
+def test_asset_ratings_reproduce_the_ko_scores_and_carry_intervals(imported_home):
+    warehouse = imported_home["resources"]["warehouse"]
+    board = warehouse.query("SELECT * FROM interop_ratings WHERE source = 'arena_hard:ko-arena-hard-v0.1'")
+    published = ko_scores()
+    assert {m: round(w, 2) for m, w in zip(board["model"], board["win_rate"])} == {
+        m: float(row["score"]) for m, row in published.items()}
+    others = board[board["model"] != KO_BASELINE]
+    assert (others["rating_lower"] < others["rating"]).all() and (others["rating"] < others["rating_upper"]).all()
+    assert set(board["outcome_weights"]) == {"A>>B=3 A>B=1 A=B=1 B>A=1 B>>A=3"}
+    assert set(board["single_game_rule"]) == {"reuse_first"} and not board["simulated"].any()
+    agreement_rows = warehouse.query("SELECT * FROM interop_agreement WHERE source = 'auto_j:testdata_pairwise' "
+                                     "AND item_group = 'Overall'")
+    assert round(100 * agreement_rows["agreement_both"][0], 2) == 54.96
+    win_rates = warehouse.query("SELECT * FROM interop_win_rates")
+    assert len(win_rates) == 8
+
+
+def test_imported_judgments_show_up_in_the_creation_leaderboard(imported_home):
+    warehouse = imported_home["resources"]["warehouse"]
+    board = warehouse.query("SELECT judge, model, win_rate, n FROM creation_leaderboard WHERE scope = 'overall'")
+    assert {"ensemble", "auto-j-13b", "weighted_alpaca_eval_gpt4_turbo"} <= set(board["judge"])
+    ko = board[board["judge"] == "ensemble"].set_index("model")
+    assert len(ko) == 76 and ko.loc["o4-mini-high", "n"] == 999
+
+
+def test_a_bad_file_fails_the_import_and_leaves_the_previous_rows(imported_home, tmp_path):
+    warehouse = imported_home["resources"]["warehouse"]
+    before = warehouse.query("SELECT count(*) AS n FROM creation_pairwise_judgments "
+                             "WHERE source = 'arena_hard:ko-arena-hard-v0.1'")["n"][0]
+    bad = tmp_path / "broken.jsonl"
+    bad.write_text('{"question_id": "q1", "model": "m", "judge": "ensemble", "games": [{"score": "A>B"}]}\n{oops\n')
+    config = {"ops": {"interop_arena_hard": {"config": {
+        "enabled": True, "paths": [str(KO_JUDGMENTS / "*.jsonl"), str(bad)]}}}}
+    result = materialize(["interop_arena_hard"], imported_home["instance"], imported_home["resources"],
+                         run_config=config)
+    assert not result.success
+    failure = result.get_step_failure_events()[0].step_failure_data.error
+    assert "broken.jsonl, line 2" in failure.message and "Nothing imported" in failure.message
+    after = warehouse.query("SELECT count(*) AS n FROM creation_pairwise_judgments "
+                            "WHERE source = 'arena_hard:ko-arena-hard-v0.1'")["n"][0]
+    assert after == before
+    assert warehouse.query("SELECT count(*) AS n FROM creation_pairwise_judgments WHERE model = 'm'")["n"][0] == 0

@@ -1,0 +1,156 @@
+"""Importers read others' formats into our rows, and name the file and line of anything they cannot read."""
+
+import json
+
+import pytest
+
+from benchwright.importers import ImportFormatError, iter_json_array
+from benchwright.importers.alpaca_eval import import_alpaca_eval, verdict_from_preference
+from benchwright.importers.arena_hard import import_arena_hard
+from benchwright.importers.pairwise_human import import_auto_j, import_llmbar, llmbar_names
+
+
+def write_lines(path, records):
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records))
+    return path
+
+
+def arena_record(qid, model="m", games=({"score": "A>B"}, {"score": "B>A"}), **extra):
+    return {"question_id": qid, "model": model, "judge": "gpt", "games": list(games), **extra}
+
+
+def test_arena_hard_games_become_orders_with_displayed_verdicts(tmp_path):
+    path = write_lines(tmp_path / "m.jsonl", [
+        arena_record("q1", games=[{"score": "B>>A", "judgment": "long text"}, {"score": "A >> B"}]),
+        arena_record("q2", games=[{"score": None}, {"score": "[[weird]]"}]),
+        {"uid": "q3", "model": "m", "judge": "gpt", "games": [{"score": "A=B"}]},
+    ])
+    imported = import_arena_hard([path], "bench", "base")
+    rows = imported.judgments.set_index(["item_id", "judge_order"])
+    assert imported.source == "arena_hard:bench" and imported.baseline == "base"
+    assert rows.loc[("q1", 1), "verdict"] == "B>>A" and rows.loc[("q1", 1), "outcome"] == "MB"
+    assert rows.loc[("q1", 1), "raw_text"] == "long text"
+    assert rows.loc[("q1", 2), "verdict"] == "A>>B" and rows.loc[("q1", 2), "candidate_position"] == "A"
+    assert rows.loc[("q1", 2), "outcome"] == "MB"
+    assert not rows.loc[("q2", 1), "parse_ok"] and rows.loc[("q2", 2), "outcome"] == "Fail"
+    assert ("q3", 2) not in rows.index  # a single game is never invented as a row
+    assert "1 records with a single game" in imported.notes[0]
+
+
+@pytest.mark.parametrize(("bad_line", "message"), [
+    ("{not json", "not valid JSON"),
+    (json.dumps({"question_id": "q9", "model": "m", "judge": "gpt"}), "missing field 'games'"),
+    (json.dumps(arena_record("q9", games=[])), "one or two games"),
+    (json.dumps(arena_record("q9", games=[{"score": "A>B"}] * 3)), "one or two games"),
+    (json.dumps(arena_record("q9", games=[{"verdict": "A>B"}])), "no 'score'"),
+    (json.dumps(arena_record("q9", games=[{"score": 3}])), "score must be"),
+    (json.dumps(arena_record("q1")), "already read at m.jsonl, line 1"),
+])
+def test_arena_hard_format_errors_name_file_and_line(tmp_path, bad_line, message):
+    path = write_lines(tmp_path / "m.jsonl", [arena_record("q1"), arena_record("q2"), bad_line])
+    with pytest.raises(ImportFormatError, match=message) as caught:
+        import_arena_hard([path], "bench", "base")
+    assert caught.value.line == 3 and caught.value.path == str(path)
+    assert f"{path}, line 3" in str(caught.value)
+
+
+def test_json_array_records_carry_the_line_they_start_on(tmp_path):
+    path = tmp_path / "a.json"
+    path.write_text('[\n  {"a": 1},\n  {"a":\n    2},\n  {"a": 3}\n]\n')
+    assert [line for line, _ in iter_json_array(path)] == [2, 3, 5]
+    path.write_text('[\n  {"a": 1}\n  {"a": 2}\n]')
+    with pytest.raises(ImportFormatError, match="line 3: expected ','"):
+        list(iter_json_array(path))
+
+
+def alpaca(preference, instruction="say hi", model="m", baseline="base", annotator="ann"):
+    return {"instruction": instruction, "output_1": "hello", "output_2": "hi there", "generator_1": baseline,
+            "generator_2": model, "annotator": annotator, "preference": preference}
+
+
+def test_alpaca_eval_preferences_become_order_one_verdicts_and_are_kept(tmp_path):
+    path = tmp_path / "annotations.json"
+    path.write_text(json.dumps([alpaca(1.8, "a"), alpaca(0, "b"), alpaca(None, "c"), alpaca(1, "d")], indent=1))
+    (imported,) = import_alpaca_eval([path])
+    assert imported.source == "alpaca_eval:ann" and imported.baseline == "base"
+    verdicts = imported.judgments["verdict"]
+    assert verdicts.isna().tolist() == [False, False, True, False]
+    assert verdicts.dropna().tolist() == ["B>A", "A=B", "A>B"]
+    assert imported.judgments["judge_order"].eq(1).all() and imported.parse_failures == 1
+    assert imported.judgments["candidate_len"].tolist() == [8] * 4 and imported.judgments["baseline_len"].iloc[0] == 5
+    assert imported.preferences["preference"].tolist()[:2] == [1.8, 0.0]
+    assert verdict_from_preference(1.5) == "A=B" and verdict_from_preference(1.4999) == "A>B"
+
+
+def test_alpaca_eval_bad_preference_and_mixed_baselines_are_located(tmp_path):
+    path = tmp_path / "annotations.json"
+    path.write_text(json.dumps([alpaca(1.0, "a"), alpaca(3.0, "b")], indent=1))
+    with pytest.raises(ImportFormatError, match=r"line \d+: preference 3.0 is outside"):
+        import_alpaca_eval([path])
+    path.write_text(json.dumps([alpaca(1.0, "a"), alpaca(2.0, "b", baseline="other")], indent=1))
+    with pytest.raises(ImportFormatError, match="baseline 'other' differs"):
+        import_alpaca_eval([path])
+
+
+def auto_j_files(tmp_path, original=(0, 1, 2), swapped=(1, 1, 2)):
+    pairs = write_lines(tmp_path / "pairs.jsonl", [
+        {"scenario": "code_generation", "label": 0, "prompt": "p", "response 1": "r1", "response 2": "resp2"},
+        {"scenario": "code_generation", "label": 1, "prompt": "p", "response 1": "r1", "response 2": "resp2"},
+        {"scenario": "poem", "label": 2, "prompt": "p", "response 1": "r1", "response 2": "resp2"}])
+    first = write_lines(tmp_path / "orig.jsonl", [{"output": o} for o in original])
+    second = write_lines(tmp_path / "swap.jsonl", [{"output": o} for o in swapped])
+    return pairs, first, second
+
+
+def test_auto_j_swapped_outputs_are_read_in_displayed_positions(tmp_path):
+    imported = import_auto_j(*auto_j_files(tmp_path), judge="autoj", scenario_groups={"code_generation": "Code",
+                                                                                      "poem": "Creative"})
+    rows = imported.judgments.set_index(["item_id", "judge_order"])
+    # Pair 1: original 0 (response 1 better) -> A>B; swapped 1 (the one shown second = response 1) -> B>A.
+    assert rows.loc[("1", 1), "verdict"] == "A>B" and rows.loc[("1", 2), "verdict"] == "B>A"
+    assert rows.loc[("1", 1), "outcome"] == rows.loc[("1", 2), "outcome"] == "W"
+    humans = imported.human_labels.set_index("item_id")
+    assert humans["label"].tolist() == ["first", "second", "tie"] and humans["item_group"].tolist()[-1] == "Creative"
+    assert imported.source == "auto_j:pairs"
+
+
+def test_auto_j_mismatched_lengths_and_bad_outputs_are_located(tmp_path):
+    with pytest.raises(ImportFormatError, match="swap.jsonl has 2 outputs but pairs.jsonl has 3") as caught:
+        import_auto_j(*auto_j_files(tmp_path, swapped=(1, 1)), judge="autoj")
+    assert caught.value.line == 3 and caught.value.path.endswith("pairs.jsonl")
+    with pytest.raises(ImportFormatError, match=r"orig.jsonl, line 2: output must be 0, 1, 2 or null"):
+        import_auto_j(*auto_j_files(tmp_path, original=(0, "x", 2)), judge="autoj")
+    with pytest.raises(ImportFormatError, match="scenario 'poem' is in no group"):
+        import_auto_j(*auto_j_files(tmp_path), judge="autoj", scenario_groups={"code_generation": "Code"})
+
+
+def llmbar_file(tmp_path, winners, labels=(1, 2), evaluator="GPT-4/Vanilla"):
+    folder = tmp_path / "Dataset" / "LLMBar" / "Natural" / "evaluators" / evaluator
+    folder.mkdir(parents=True)
+    records = [{"input": "i", "output_1": "one", "output_2": "two!", "label": label,
+                "results": [["aux text", "stop"], {"swap = False": {"completion": ["Output (a)", "stop"], "winner": w1},
+                                                   "swap = True": {"winner": w2}}]}
+               for label, (w1, w2) in zip(labels, winners)]
+    (folder / "result.json").write_text(json.dumps(records, indent=2))
+    return folder / "result.json"
+
+
+def test_llmbar_winners_are_mapped_to_displayed_verdicts(tmp_path):
+    path = llmbar_file(tmp_path, [("1", "1"), ("2", None)])
+    assert llmbar_names(path) == ("LLMBar/Natural", "GPT-4/Vanilla")
+    (imported,) = import_llmbar([path])
+    rows = imported.judgments.set_index(["item_id", "judge_order"])
+    # winner "1" = output_1: shown in A in order 1, in B in order 2.
+    assert rows.loc[("1", 1), "verdict"] == "A>B" and rows.loc[("1", 2), "verdict"] == "B>A"
+    assert rows.loc[("1", 1), "raw_text"] == "Output (a)"
+    assert rows.loc[("2", 1), "verdict"] == "B>A" and not rows.loc[("2", 2), "parse_ok"]
+    assert imported.human_labels["label"].tolist() == ["first", "second"]
+
+
+def test_llmbar_unknown_winner_and_disagreeing_gold_labels_are_errors(tmp_path):
+    with pytest.raises(ImportFormatError, match=r"line \d+: 'swap = True': winner must be"):
+        import_llmbar([llmbar_file(tmp_path, [("1", "tie"), ("2", "2")])])
+    first = llmbar_file(tmp_path / "a", [("1", "1"), ("2", "2")])
+    second = llmbar_file(tmp_path / "a", [("1", "1"), ("2", "2")], labels=(1, 1), evaluator="GPT-4/CoT")
+    with pytest.raises(ImportFormatError, match="gold labels differ"):
+        import_llmbar([first, second])

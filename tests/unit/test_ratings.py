@@ -1,0 +1,161 @@
+"""Bradley–Terry ratings, bootstrap intervals and AlpacaEval-style win rates (benchwright.ratings)."""
+
+import math
+import statistics
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchwright import ratings
+from benchwright.ratings import elo_win_probability
+
+
+def battles(*spec: tuple[str, str, str, int]) -> pd.DataFrame:
+    """(model_a, model_b, verdict, how many times) -> battle rows."""
+    rows = [(a, b, v) for a, b, v, n in spec for _ in range(n)]
+    return pd.DataFrame(rows, columns=["model_a", "model_b", "verdict"])
+
+
+def test_elo_win_probability_matches_the_formula():
+    assert elo_win_probability(1000, 1000) == 0.5
+    assert elo_win_probability(1400, 1000) == pytest.approx(10 / 11)
+    assert elo_win_probability(1000, 1400) == pytest.approx(1 / 11)
+    assert elo_win_probability(1234, 987) + elo_win_probability(987, 1234) == pytest.approx(1.0)
+
+
+def test_fit_recovers_known_ratings_from_simulated_battles():
+    rng = np.random.default_rng(7)
+    truth = {"anchor": 1000.0, "m1": 1150.0, "m2": 900.0, "m3": 1050.0}
+    names = np.array(list(truth))
+    strength = np.array(list(truth.values()))
+    a = rng.integers(0, len(names), 40_000)
+    b = (a + rng.integers(1, len(names), 40_000)) % len(names)  # never a itself
+    p_a = 1 / (1 + 10 ** ((strength[b] - strength[a]) / 400))
+    rows = list(zip(names[a], names[b], np.where(rng.random(40_000) < p_a, "A>B", "B>A")))
+    fitted = ratings.fit_bradley_terry(ratings.pair_counts(pd.DataFrame(rows, columns=ratings.BATTLE_COLUMNS)),
+                                       anchor="anchor")
+    assert fitted["anchor"] == pytest.approx(1000.0, abs=1e-9)
+    for name, rating in truth.items():
+        assert fitted[name] == pytest.approx(rating, abs=15)
+
+
+def test_star_design_win_rate_is_the_observed_share_with_ties_as_half():
+    # x plays only the anchor: 6 wins, 2 ties, 2 losses -> (6 + 1) / 10 = 70 %.
+    table = ratings.rating_table(battles(("anchor", "x", "B>A", 6), ("anchor", "x", "A=B", 2),
+                                         ("x", "anchor", "B>A", 2)), anchor="anchor", rounds=0).set_index("model")
+    assert table.loc["x", "win_rate"] == pytest.approx(70.0, abs=1e-6)
+    assert table.loc["anchor", "win_rate"] == 50.0 and table.loc["anchor", "rating"] == 1000.0
+    assert (table.loc["x", "wins"], table.loc["x", "ties"], table.loc["x", "losses"]) == (6, 2, 2)
+    assert table.loc["x", "rating"] == pytest.approx(1000 + 400 * math.log10(7 / 3), abs=1e-4)
+
+
+def test_strong_verdicts_count_three_times_with_arena_hard_weights():
+    # One much-better win and one plain loss: 3 weighted wins against 1 weighted loss.
+    data = battles(("anchor", "x", "B>>A", 1), ("anchor", "x", "A>B", 1))
+    unit = ratings.rating_table(data, anchor="anchor", rounds=0).set_index("model")
+    weighted = ratings.rating_table(data, anchor="anchor", weights=ratings.arena_hard_weights(), rounds=0).set_index("model")
+    assert unit.loc["x", "win_rate"] == pytest.approx(50.0, abs=1e-6)
+    assert weighted.loc["x", "win_rate"] == pytest.approx(75.0, abs=1e-6)
+    assert weighted.loc["x", "weighted_battles"] == 4 and weighted.loc["x", "judgments"] == 2
+
+
+def test_only_the_counts_matter_not_the_number_or_order_of_battles():
+    data = battles(("a", "b", "A>B", 5), ("b", "c", "A=B", 3), ("c", "a", "B>>A", 2), ("a", "c", "B>A", 4))
+    once = ratings.fit_bradley_terry(ratings.pair_counts(data), anchor="a")
+    twice = ratings.fit_bradley_terry(ratings.pair_counts(pd.concat([data, data]).sample(frac=1, random_state=3)),
+                                      anchor="a")
+    pd.testing.assert_series_equal(once.sort_index(), twice.sort_index(), atol=1e-6)
+
+
+def test_without_an_anchor_the_mean_rating_is_the_initial_rating():
+    data = battles(("a", "b", "A>B", 7), ("b", "a", "A>B", 3), ("b", "c", "A>B", 6), ("c", "b", "A>B", 4))
+    fitted = ratings.fit_bradley_terry(ratings.pair_counts(data))
+    assert fitted.mean() == pytest.approx(1000.0)
+    assert fitted["a"] > fitted["b"] > fitted["c"]
+
+
+def test_models_not_connected_to_the_anchor_are_named_in_the_error():
+    data = battles(("anchor", "x", "A>B", 2), ("x", "anchor", "A>B", 1), ("y", "z", "A>B", 3), ("z", "y", "A>B", 1))
+    with pytest.raises(ValueError, match=r"not connected.*'y'"):
+        ratings.fit_bradley_terry(ratings.pair_counts(data), anchor="anchor")
+
+
+def test_self_battles_are_ignored():
+    base = battles(("anchor", "x", "B>A", 3), ("anchor", "x", "A>B", 1))
+    with_self = pd.concat([base, battles(("anchor", "anchor", "A>B", 50))])
+    assert ratings.fit_bradley_terry(ratings.pair_counts(with_self), anchor="anchor")["x"] == pytest.approx(
+        ratings.fit_bradley_terry(ratings.pair_counts(base), anchor="anchor")["x"], abs=1e-6)
+
+
+def test_a_model_that_won_everything_is_bounded_and_flagged():
+    table = ratings.rating_table(battles(("anchor", "x", "B>A", 5), ("anchor", "y", "B>A", 2), ("anchor", "y", "A>B", 2)),
+                                 anchor="anchor", rounds=0).set_index("model")
+    assert table.loc["x", "at_bound"] and not table.loc["y", "at_bound"]
+    assert math.isfinite(table.loc["x", "rating"]) and table.loc["x", "win_rate"] > 99.99
+    assert table.loc["y", "win_rate"] == pytest.approx(50.0, abs=1e-6)
+
+
+def test_bootstrap_is_seeded_and_brackets_the_estimate():
+    data = battles(("anchor", "x", "B>A", 30), ("anchor", "x", "A>B", 20), ("anchor", "y", "A>B", 35),
+                   ("anchor", "y", "A=B", 15), ("x", "y", "A>B", 10))
+    first = ratings.rating_table(data, anchor="anchor", rounds=100, seed=11)
+    again = ratings.rating_table(data, anchor="anchor", rounds=100, seed=11)
+    other = ratings.rating_table(data, anchor="anchor", rounds=100, seed=12)
+    pd.testing.assert_frame_equal(first, again)
+    assert not np.allclose(first["rating_lower"], other["rating_lower"])
+    others = first[first["model"] != "anchor"]
+    assert (others["rating_lower"] < others["rating"]).all() and (others["rating"] < others["rating_upper"]).all()
+    assert (others["win_rate_lower"] < others["win_rate"]).all()
+    narrow = ratings.rating_table(data, anchor="anchor", rounds=100, seed=11, quantiles=(0.25, 0.75))
+    assert (narrow["rating_upper"] - narrow["rating_lower"] <= first["rating_upper"] - first["rating_lower"]).all()
+    assert ratings.rating_table(data, anchor="anchor", rounds=0)["rating_lower"].isna().all()
+
+
+def judgment_rows(*spec: tuple[str, str, int, str | None]) -> pd.DataFrame:
+    """(model, item, order, verdict or None) -> rows shaped like creation_pairwise_judgments."""
+    return pd.DataFrame([{"judge": "j", "model": m, "item_id": i, "judge_order": o,
+                          "candidate_position": "B" if o == 1 else "A", "verdict": v, "parse_ok": v is not None}
+                         for m, i, o, v in spec])
+
+
+def test_battles_from_judgments_put_the_candidate_where_it_stood_and_skip_failures():
+    rows = judgment_rows(("x", "q1", 1, "B>A"), ("x", "q1", 2, "A>B"), ("x", "q2", 1, None), ("x", "q2", 2, "B>>A"))
+    got = ratings.battles_from_judgments(rows, "base")
+    assert got.values.tolist() == [["base", "x", "B>A"], ["x", "base", "A>B"], ["x", "base", "B>>A"]]
+
+
+def test_arena_hard_single_game_rule_reads_game_one_again_with_positions_swapped():
+    rows = judgment_rows(("x", "q1", 1, "B>A"))
+    assert len(ratings.battles_from_judgments(rows, "base")) == 1
+    reused = ratings.battles_from_judgments(rows, "base", reuse_single_game=True)
+    assert reused.values.tolist() == [["base", "x", "B>A"], ["x", "base", "B>A"]]
+    # The two battles cancel: one win each.
+    table = ratings.rating_table(reused, anchor="base", rounds=0).set_index("model")
+    assert table.loc["x", "win_rate"] == pytest.approx(50.0, abs=1e-6)
+    # A record with both games is left alone.
+    both = judgment_rows(("x", "q1", 1, "B>A"), ("x", "q1", 2, "A>B"))
+    assert len(ratings.battles_from_judgments(both, "base", reuse_single_game=True)) == 2
+
+
+def test_ratings_by_source_rates_each_source_and_judge_and_reports_what_it_cannot():
+    rows = judgment_rows(("x", "q1", 1, "B>A"), ("x", "q1", 2, "B>A"), ("y", "q1", 1, "A>B"), ("y", "q1", 2, "B>A"))
+    rows["source"] = "s1"
+    broken = judgment_rows(("x", "q1", 1, None)).assign(source="s2")
+    table, problems = ratings.ratings_by_source(pd.concat([rows, broken]), {"s1": "base", "s2": "base"}, {}, set(),
+                                                rounds=0)
+    assert set(table["model"]) == {"base", "x", "y"} and set(table["source"]) == {"s1"}
+    assert len(problems) == 1 and problems[0].startswith("s2 / j")
+    assert table["outcome_weights"].iloc[0] == "A>>B=1 A>B=1 A=B=1 B>A=1 B>>A=1"
+
+
+def test_preference_win_rate_follows_the_alpaca_eval_definitions():
+    prefs = [1.0, 2.0, 1.5, 0, None, 1.75, 1.2]
+    got = ratings.preference_win_rate(prefs)
+    x = [0.0, 1.0, 0.5, 0.5, 0.75, 0.2]
+    assert got["win_rate"] == pytest.approx(100 * statistics.mean(x))
+    assert got["standard_error"] == pytest.approx(100 * statistics.stdev(x) / math.sqrt(len(x)))
+    assert (got["n_wins"], got["n_wins_base"], got["n_draws"], got["n_total"], got["n_failed"]) == (2, 2, 2, 6, 1)
+    assert got["discrete_win_rate"] == pytest.approx(100 * (2 + 1) / 6)
+    with pytest.raises(ValueError, match="outside"):
+        ratings.preference_win_rate([1.0, 2.5])
