@@ -5,12 +5,16 @@ import dagster as dg
 
 from assets.creation import creation_leaderboard, judge_quality
 from assets.interop import interop_agreement, interop_ratings, interop_win_rates
+from assets.urs import (urs_criterion_means, urs_cross_validation, urs_human_alignment, urs_leaderboard,
+                         urs_rating_bias, urs_user_alignment)
 from resources.warehouse import Warehouse
 
 
 @dg.asset(
     group_name="publish",
     deps=[creation_leaderboard, judge_quality,
+          urs_leaderboard, urs_criterion_means, urs_cross_validation, urs_rating_bias, urs_user_alignment,
+          urs_human_alignment,
           interop_ratings, interop_win_rates, interop_agreement],
     code_version="1",
     automation_condition=dg.AutomationCondition.eager(),

@@ -100,3 +100,10 @@ def complete(
     text = prompt_kind(request).respond(request) or "I have nothing to add."
     tokens_in = len(request.all_text.split()) + _TOKENS_PER_IMAGE * len(request.image_urls)
     return SimCompletion(text=text, tokens_in=tokens_in, tokens_out=len(text.split()))
+
+
+# URS (METHODS §3): the intent-aware judge and the candidates' answers to plain user questions.
+from . import urs as _urs  # noqa: E402  (registered after register_prompt_kind exists)
+
+register_prompt_kind("urs_judge", _urs.is_judge_prompt, _urs.judgment)
+register_prompt_kind("urs_candidate", _urs.is_candidate_prompt, _urs.candidate_answer)

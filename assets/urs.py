@@ -1,0 +1,413 @@
+"""URS (METHODS §3): items, reference answers, generations, intent-aware judgments, metrics, alignment.
+
+Thin wiring: prompts, parsing and metrics live in benchwright.urs, the request/row steps in
+benchwright.urs_steps. These assets read the warehouse, call the LLM client and write back.
+"""
+
+from pathlib import Path
+
+import dagster as dg
+import pandas as pd
+
+from assets.common import LOAD_WHEN_MISSING, add_labels, llm_metadata, table_metadata
+from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
+from benchwright import urs, urs_steps
+from benchwright.creation_steps import limits_for
+from benchwright.datasets.urs import load_pairwise_csv, load_satisfaction_csv, load_urs_csv
+from benchwright.pii import redact, scan_texts
+from benchwright.report import markdown_table
+from resources import ROOT
+from resources.llm import LLMClient
+from resources.registry import Registry
+from resources.warehouse import Warehouse
+
+LABELS = {"model": "model_display", "judge": "judge_display"}
+
+
+def _resolve(path_text: str) -> Path:
+    path = Path(path_text)
+    return path if path.is_absolute() else ROOT / path
+
+
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def _record_problems(context, warehouse: Warehouse, problems, dataset: str) -> None:
+    """Replace this file's rows in dataset_problems and log each problem."""
+    for problem in problems:
+        context.log.warning(f"skipped {problem.location}: {problem.reason}")
+    df = pd.DataFrame([{"location": p.location, "reason": p.reason} for p in problems], columns=["location", "reason"])
+    warehouse.replace_rows("dataset_problems", df.assign(benchmark="urs", dataset=dataset),
+                           match={"benchmark": "urs", "dataset": dataset})
+
+
+def load_urs_items(warehouse: Warehouse) -> list[dict]:
+    df = warehouse.query("SELECT * FROM urs_items ORDER BY item_id")
+    return [{k: (None if isinstance(v, float) and pd.isna(v) else v) for k, v in row.items()} for row in df.to_dict("records")]
+
+
+# --- datasets ----------------------------------------------------------------------------------------
+
+class UrsDatasetConfig(dg.Config):
+    path: str = "sample_data/urs/questions.csv"
+    """URS CSV in the release layout (question, reference_ans, user_intent, language); relative to the repo root."""
+
+
+@dg.asset(
+    group_name="datasets",
+    code_version="1",
+    automation_condition=LOAD_WHEN_MISSING,
+    kinds={"duckdb"},
+    description="URS questions (METHODS §3.1) with intent (METHODS names) and language (en/zh) from the configured "
+                "CSV. Personal data in questions and reference answers is redacted before writing; where it was "
+                "found is in the metadata (masked). Bad rows go to `dataset_problems` with their row number.",
+)
+def urs_items(context: dg.AssetExecutionContext, config: UrsDatasetConfig, warehouse: Warehouse) -> dg.MaterializeResult:
+    path = _resolve(config.path)
+    loaded = load_urs_csv(path)
+    # What the file itself carries, masked: the demo's planted e-mail and phone number show up here.
+    found = scan_texts([(f"{path.name}:row {item.source_row}/{column}", getattr(item, column))
+                        for item in loaded.items for column in ("question", "reference_answer")
+                        if getattr(item, column)])
+    rows = []
+    for item in loaded.items:
+        row = item.to_row()
+        row["question"], in_question = redact(row["question"])
+        row["reference_answer"], in_reference = redact(row["reference_answer"])
+        row["pii_redactions"] = len(in_question) + len(in_reference)
+        row["dataset"] = path.name
+        rows.append(row)
+    _record_problems(context, warehouse, loaded.problems, path.name)
+    df = pd.DataFrame(rows)
+    if df.empty:
+        raise dg.Failure(f"No usable URS items in {path} ({len(loaded.problems)} problems; "
+                         f"first: {loaded.problems[:1]})")
+    warehouse.replace_rows("urs_items", df, match={})
+    context.log.info(f"{len(df)} URS items, {len(loaded.problems)} problems, {found['total']} PII spans redacted")
+    return dg.MaterializeResult(metadata=table_metadata(
+        df, ["item_id", "intent", "language", "question"],
+        problems=len(loaded.problems), pii_redactions=int(df["pii_redactions"].sum()),
+        pii_found=dg.MetadataValue.json(found),
+        intents=dg.MetadataValue.json(df["intent"].value_counts().to_dict()),
+        languages=dg.MetadataValue.json(df["language"].value_counts().to_dict()),
+        source=_shown(path),
+    ))
+
+
+# --- reference answers and generations --------------------------------------------------------------
+
+class UrsReferenceConfig(dg.Config):
+    reference_model: str = ""
+    """Empty: the dataset's reference answers, and the registry's `role: baseline` model for items without
+    one. A models-registry slug: that model answers every question and its answers are the references."""
+
+
+@dg.asset(
+    group_name="generations",
+    deps=[urs_items],
+    code_version=urs.CANDIDATE_PROMPT_VERSION,
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="The reference answer (worth 8, METHODS §3.3) every URS answer is judged against: the dataset's, "
+                "or a chosen reference model's direct answer to the question.",
+)
+def urs_references(context: dg.AssetExecutionContext, config: UrsReferenceConfig, warehouse: Warehouse,
+                   llm: LLMClient, registry: Registry) -> dg.MaterializeResult:
+    items = load_urs_items(warehouse)
+    if config.reference_model:
+        model, every_item = registry.model(config.reference_model), True
+    else:
+        model, every_item = registry.with_role("baseline"), False
+        if model is None and any(not item["reference_answer"] for item in items):
+            raise dg.Failure("Some URS items have no reference answer and registry/models.yaml has no "
+                             "`role: baseline` model (or set reference_model in the run config)")
+    plan = urs_steps.reference_plan(items, model, every_item) if model else []
+    results, stats = llm.run([p.request for p in plan], limits=limits_for([model] if model else []),
+                             progress=context.log.info)
+    planned = {p.item_id for p in plan}
+    rows = [{"item_id": i["item_id"], "reference_model": "dataset", "answer": i["reference_answer"], "error": None,
+             "request_key": None, "simulated": False} for i in items if i["item_id"] not in planned]
+    rows += [{"item_id": p.item_id, "reference_model": model.slug, "answer": r.text, "error": r.error,
+              "request_key": r.key, "simulated": model.simulated} for p, r in zip(plan, results)]
+    df = pd.DataFrame(rows)
+    warehouse.replace_rows("urs_references", df, match={})
+    return dg.MaterializeResult(metadata=table_metadata(
+        df, ["item_id", "reference_model", "answer", "error"], **llm_metadata(stats),
+        from_model=len(plan), from_dataset=len(rows) - len(plan)))
+
+
+@dg.asset(
+    group_name="generations",
+    # After the references: this also puts it on creation_generations' level of the graph, so the
+    # orchestrator (scripts/orchestrate.py) runs both in one run per model instead of two.
+    deps=[urs_items, urs_references],
+    partitions_def=models_partitions,
+    code_version=urs.CANDIDATE_PROMPT_VERSION,
+    kinds={"duckdb"},
+    description="One candidate's answers to every URS question (partition: model), two samples each "
+                "(sample_index 0 is judged; 1 serves as the model's own reference for the rating bias). "
+                "Written to `generations` with benchmark = 'urs'. Requested by the registry sensor.",
+)
+def urs_generations(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: LLMClient,
+                    registry: Registry) -> dg.MaterializeResult:
+    model = registry.model(context.partition_key)
+    items = load_urs_items(warehouse)
+    if not items:
+        raise dg.Failure("No URS items in the warehouse: materialize `urs_items` first")
+    plan = urs_steps.generation_plan(items, model)
+    results, stats = llm.run([p.request for p in plan], limits=limits_for([model]), progress=context.log.info)
+    df = urs_steps.generation_rows(model, plan, results)
+    warehouse.replace_rows("generations", df, match={"benchmark": urs_steps.BENCHMARK, "model": model.slug})
+    return dg.MaterializeResult(metadata=table_metadata(
+        df, ["item_id", "sample_index", "response", "error"], **llm_metadata(stats),
+        model=model.model, simulated=model.simulated))
+
+
+# --- judgments ---------------------------------------------------------------------------------------
+
+def _references(warehouse: Warehouse) -> dict[str, tuple[str, str]]:
+    df = warehouse.query("SELECT item_id, answer, reference_model FROM urs_references WHERE answer IS NOT NULL")
+    return {r.item_id: (r.answer, r.reference_model) for r in df.itertuples(index=False)}
+
+
+def _answers(warehouse: Warehouse, models: list[str], sample_indexes: list[int]) -> dict[tuple[str, int], dict[str, str]]:
+    df = warehouse.query(
+        "SELECT model, sample_index, item_id, response FROM generations WHERE benchmark = 'urs' "
+        "AND response IS NOT NULL AND list_contains(?, model) AND list_contains(?, sample_index)",
+        [models, sample_indexes])
+    answers: dict[tuple[str, int], dict[str, str]] = {}
+    for r in df.itertuples(index=False):
+        answers.setdefault((r.model, int(r.sample_index)), {})[r.item_id] = r.response
+    return answers
+
+
+@dg.asset(
+    group_name="judgments",
+    deps=[dg.AssetDep(urs_generations, partition_mapping=by_model), urs_references],
+    partitions_def=model_judge_partitions,
+    code_version=urs.JUDGE_PROMPT_VERSION,
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="Intent-aware judgments (METHODS §3.3): one judge scores one candidate's answer (sample 0) against "
+                "the reference answer on the five criteria of the question's intent, in the question's language. "
+                "Raw text, parsed scores and parse_ok are separate columns; a failed call has an error and no score.",
+)
+def urs_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: LLMClient,
+                  registry: Registry) -> dg.MaterializeResult:
+    model_slug, judge_slug = model_and_judge(context)
+    model, judge = registry.model(model_slug), registry.judge(judge_slug)
+    items = load_urs_items(warehouse)
+    answers = _answers(warehouse, [model.slug], [urs_steps.ANSWER_SAMPLE]).get((model.slug, urs_steps.ANSWER_SAMPLE), {})
+    plan, skipped = urs_steps.judgment_plan(items, _references(warehouse), answers, judge, model.slug)
+    if skipped:
+        context.log.warning(f"{len(skipped)} items not judged: missing reference or answer ({skipped[:5]})")
+    results, stats = llm.run([p.request for p in plan], limits=limits_for([judge]), progress=context.log.info)
+    items_by_id = {item["item_id"]: item for item in items}
+    df = urs_steps.judgment_rows(items_by_id, judge, model.simulated or judge.simulated, plan, results)
+    warehouse.replace_rows("urs_judgments", df, match={"model": model.slug, "judge": judge.slug})
+    return dg.MaterializeResult(metadata=table_metadata(
+        df, ["item_id", "intent", "language", "final_score", "error"], **llm_metadata(stats),
+        parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()), skipped_items=len(skipped)))
+
+
+class CrossValidationConfig(dg.Config):
+    sample_size: int = 6
+    """Questions in the cross-validation sample (language-balanced, fixed by item id)."""
+
+
+@dg.asset(
+    group_name="judgments",
+    # After the main judgments, so a new judge (whose judgments partitions run first) joins the grid.
+    deps=[urs_generations, urs_judgments],
+    code_version=urs.JUDGE_PROMPT_VERSION,
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="Cross-validation judgments (METHODS §3.4) on a small fixed sample: every registered judge scores "
+                "every candidate's answer (sample 0) against every candidate's other answer (sample 1) as the "
+                "reference. The diagonal (candidate = reference model) is the rating-bias setting.",
+)
+def urs_cross_judgments(context: dg.AssetExecutionContext, config: CrossValidationConfig, warehouse: Warehouse,
+                        llm: LLMClient, registry: Registry) -> dg.MaterializeResult:
+    if config.sample_size < 1:
+        raise dg.Failure(f"sample_size must be at least 1, not {config.sample_size}")
+    items = load_urs_items(warehouse)
+    sample = urs_steps.cross_sample(items, config.sample_size)
+    judges, candidates = registry.judges(), registry.candidates()
+    slugs = [c.slug for c in candidates]
+    answers = _answers(warehouse, slugs, [urs_steps.ANSWER_SAMPLE, urs_steps.REFERENCE_SAMPLE])
+    plan, skipped = urs_steps.cross_plan(sample, judges, slugs, answers)
+    if skipped:
+        context.log.warning(f"{skipped} grid cells not judged: a candidate has no answer to a sampled question")
+    results, stats = llm.run([p.request for _, p in plan], limits=limits_for(judges), progress=context.log.info)
+    items_by_id = {item["item_id"]: item for item in items}
+    df = urs_steps.cross_rows(items_by_id, plan, results, {c.slug: c.simulated for c in candidates})
+    warehouse.replace_rows("urs_cross_judgments", df, match={})
+    return dg.MaterializeResult(metadata=table_metadata(
+        df, ["judge", "reference_model", "model", "item_id", "final_score"], **llm_metadata(stats),
+        sample=dg.MetadataValue.json([item["item_id"] for item in sample]), skipped_cells=skipped,
+        parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum())))
+
+
+# --- metrics -----------------------------------------------------------------------------------------
+
+def _judgments(warehouse: Warehouse) -> pd.DataFrame:
+    return warehouse.query("SELECT * FROM urs_judgments WHERE error IS NULL")
+
+
+@dg.asset(
+    group_name="metrics",
+    deps=[urs_judgments],
+    code_version="1",
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="URS leaderboard: mean final score (1-10) per judge × model × intent × language, with 'all' rows "
+                "for overall, per intent and per language (METHODS §3.4). n = parsed judgments; parse failures are "
+                "counted beside it, never scored.",
+)
+def urs_leaderboard(context: dg.AssetExecutionContext, warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
+    board = add_labels(urs.leaderboard(_judgments(warehouse)), registry, LABELS)
+    warehouse.replace_rows("urs_leaderboard", board, match={})
+    overall = board[(board["intent"] == urs.ALL) & (board["language"] == urs.ALL)]
+    return dg.MaterializeResult(metadata=table_metadata(
+        overall.sort_values(["judge", "final_score"], ascending=[True, False]),
+        ["judge_display", "model_display", "final_score", "n", "parse_failures"],
+        aggregation="mean of parsed final scores of sample-0 answers against the reference answer (worth 8)"))
+
+
+@dg.asset(
+    group_name="metrics",
+    deps=[urs_judgments],
+    code_version="1",
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="Mean score of each intent criterion per judge × model × intent × language (and 'all' margins).",
+)
+def urs_criterion_means(context: dg.AssetExecutionContext, warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
+    table = add_labels(urs.criterion_means(_judgments(warehouse)), registry, LABELS)
+    warehouse.replace_rows("urs_criterion_means", table, match={})
+    shown = table[(table["intent"] == urs.ALL) & (table["language"] == urs.ALL)]
+    return dg.MaterializeResult(metadata=table_metadata(shown, ["judge", "model", "criterion", "mean_score", "n"]))
+
+
+def _cross(warehouse: Warehouse) -> pd.DataFrame:
+    return warehouse.query("SELECT * FROM urs_cross_judgments WHERE error IS NULL")
+
+
+@dg.asset(
+    group_name="metrics",
+    deps=[urs_cross_judgments],
+    code_version="1",
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="Cross-validation grid (METHODS §3.4): each candidate's mean score and rank per (evaluator judge, "
+                "reference model). Shows whether rankings depend on who judges and whose answer is the reference.",
+)
+def urs_cross_validation(context: dg.AssetExecutionContext, warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
+    grid = add_labels(urs.cross_validation_grid(_cross(warehouse)), registry,
+                      {**LABELS, "reference_model": "reference_model_display"})
+    warehouse.replace_rows("urs_cross_validation", grid, match={})
+    return dg.MaterializeResult(metadata=table_metadata(
+        grid, ["judge", "reference_model", "model", "mean_score", "rank", "n"],
+        reference_answers="the reference model's sample 1; the candidate's sample 0 is judged"))
+
+
+@dg.asset(
+    group_name="metrics",
+    deps=[urs_cross_judgments],
+    code_version="1",
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="Rating bias per evaluator (METHODS §3.4): bias(A) = mean over models B of (A's score for B's answer "
+                "against B's own other answer − 8). A calibrated judge sits near 0. Rows with model 'all' hold bias(A).",
+)
+def urs_rating_bias(context: dg.AssetExecutionContext, warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
+    table = add_labels(urs.rating_bias(_cross(warehouse)), registry, LABELS)
+    warehouse.replace_rows("urs_rating_bias", table, match={})
+    summary = table[table["model"] == urs.ALL]
+    return dg.MaterializeResult(metadata=table_metadata(
+        summary, ["judge_display", "mean_rating", "bias", "n"],
+        bias=dg.MetadataValue.json({r.judge: round(float(r.bias), 3) for r in summary.itertuples()})))
+
+
+# --- alignment with people (file drops) --------------------------------------------------------------
+
+class UserSatisfactionConfig(dg.Config):
+    path: str = "sample_data/urs/user_satisfaction.csv"
+    """Survey table (intent, satisfaction 1-5, optional model). Drop a new file here (or point to one) and
+    re-materialize. The shipped file is illustrative, written by us, not survey data."""
+
+
+@dg.asset(
+    group_name="metrics",
+    deps=[urs_leaderboard],
+    code_version="1",
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="Alignment with users (METHODS §3.4): Pearson r between the mean benchmark score per intent and "
+                "users' reported satisfaction per intent, per judge, from the configured survey file.",
+)
+def urs_user_alignment(context: dg.AssetExecutionContext, config: UserSatisfactionConfig,
+                       warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
+    path = _resolve(config.path)
+    if not path.is_file():
+        context.log.warning(f"no user-satisfaction file at {path}: nothing to align with")
+        warehouse.replace_rows("urs_user_satisfaction", pd.DataFrame(), match={})
+        warehouse.replace_rows("urs_user_alignment", pd.DataFrame(), match={})
+        return dg.MaterializeResult(metadata={"rows": 0, "source": f"missing: {_shown(path)}"})
+    rows, problems = load_satisfaction_csv(path)
+    _record_problems(context, warehouse, problems, path.name)
+    survey = pd.DataFrame(rows, columns=["intent", "satisfaction", "model"])
+    board = warehouse.query("SELECT * FROM urs_leaderboard")
+    table = add_labels(urs.user_alignment(board, survey).assign(source_file=path.name), registry,
+                       {"judge": "judge_display", "model": "model_display"}).drop(columns="model_display")
+    warehouse.replace_rows("urs_user_satisfaction", survey.assign(source_file=path.name), match={})
+    warehouse.replace_rows("urs_user_alignment", table, match={})
+    return dg.MaterializeResult(metadata=table_metadata(
+        table, ["judge", "model", "n_intents", "pearson_r", "p_value"], problems=len(problems), source=_shown(path)))
+
+
+class HumanPairwiseConfig(dg.Config):
+    path: str = "sample_data/urs/human_pairwise.csv"
+    """Human choices (model_a, model_b, winner: A | B | tie | undetermined; optional item_id, annotator). Drop a
+    new file here (or point to one) and re-materialize. The shipped file is illustrative, written by us."""
+
+
+@dg.asset(
+    group_name="metrics",
+    deps=[urs_leaderboard],
+    code_version="1",
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="Alignment with annotators (METHODS §3.4): Bradley–Terry coefficients from human pairwise choices "
+                "('cannot tell' excluded, a tie half a win each), their Pearson and Spearman correlation with each "
+                "judge's overall URS scores, and whether the two rank orders agree.",
+)
+def urs_human_alignment(context: dg.AssetExecutionContext, config: HumanPairwiseConfig,
+                        warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
+    path = _resolve(config.path)
+    empty = pd.DataFrame()
+    if not path.is_file():
+        context.log.warning(f"no human pairwise file at {path}: nothing to align with")
+        for table in ("urs_human_pairwise", "urs_bradley_terry", "urs_human_alignment"):
+            warehouse.replace_rows(table, empty, match={})
+        return dg.MaterializeResult(metadata={"rows": 0, "source": f"missing: {_shown(path)}"})
+    rows, problems = load_pairwise_csv(path)
+    _record_problems(context, warehouse, problems, path.name)
+    comparisons = pd.DataFrame(rows, columns=["item_id", "model_a", "model_b", "winner", "annotator"])
+    try:
+        coefficients = urs.bradley_terry(comparisons)
+    except ValueError as exc:  # no decided comparison, or models not connected: say so, keep the inputs
+        context.log.warning(f"no Bradley–Terry fit from {path.name}: {exc}")
+        coefficients = pd.DataFrame(columns=urs.BT_COLUMNS)
+    board = warehouse.query("SELECT * FROM urs_leaderboard")
+    table = add_labels(urs.human_alignment(board, coefficients).assign(source_file=path.name), registry,
+                       {"judge": "judge_display"})
+    coefficients = add_labels(coefficients.assign(source_file=path.name), registry, {"model": "model_display"})
+    warehouse.replace_rows("urs_human_pairwise", comparisons.assign(source_file=path.name), match={})
+    warehouse.replace_rows("urs_bradley_terry", coefficients, match={})
+    warehouse.replace_rows("urs_human_alignment", table, match={})
+    return dg.MaterializeResult(metadata=table_metadata(
+        table, ["judge", "n_models", "pearson_r", "spearman_rho", "ranks_agree"], problems=len(problems),
+        comparisons=len(comparisons), excluded_undetermined=int((comparisons["winner"] == "undetermined").sum()),
+        bradley_terry=dg.MetadataValue.md(markdown_table(coefficients)), source=_shown(path)))

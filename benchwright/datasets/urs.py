@@ -1,0 +1,217 @@
+"""Loader for URS questions (METHODS §3.1): the release's CSV layout, and its older spelling.
+
+Release layout (Alice1998/URS ``data/data_all.csv``): CSV, UTF-8 with a byte-order mark, header
+``question, reference_ans, user_intent, language``; intents ``Factual_QA,
+Solve_Professional_Problem, Text_Assistant, Ask_for_Advice, Seek_Creativity, Leisure, API``;
+languages ``EN`` / ``CN``. The older layout writes intents with spaces (``Factual QA``,
+``Solve Professional Problem``, ``Usage through API`` ...); both map to the intent names of
+``benchwright.urs.INTENTS``, and languages to ``en`` / ``zh``. An optional ``item_id`` column
+(our sample uses none) names items; otherwise an item is ``urs-<row>``, row being its record
+number after the header (1 = first question), which is also how problems are located.
+
+Lenient per row, strict per file: a row with an unknown intent or language, an empty question,
+the wrong number of fields, bytes that are not UTF-8 or a duplicate item_id becomes a
+``LoadProblem`` (``<file>:row <n>`` and the reason) and is skipped. A missing file or a header
+without the required columns raises, naming the path. An empty reference answer is kept as None
+(the reference model fills it in).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from benchwright.datasets.creation import LoadProblem
+from benchwright.urs import INTENTS
+
+REQUIRED_COLUMNS = ("question", "reference_ans", "user_intent", "language")
+
+_INTENT_ALIASES = {
+    **{intent: intent for intent in INTENTS},
+    "solve problem": "Solve Professional Problem",
+    "api": "Usage through API",
+    "use through api": "Usage through API",
+    "use through apis": "Usage through API",
+    "usage through apis": "Usage through API",
+}
+_INTENT_BY_KEY = {re.sub(r"[\s_-]+", " ", name).strip().lower(): intent for name, intent in _INTENT_ALIASES.items()}
+_LANGUAGE_BY_KEY = {"en": "en", "english": "en", "cn": "zh", "zh": "zh", "chinese": "zh"}
+
+
+def normalize_intent(label: str | None) -> str | None:
+    """The METHODS §3 intent for a release label ('Factual_QA', 'Factual QA', 'API' ...), or None."""
+    if not isinstance(label, str):
+        return None
+    return _INTENT_BY_KEY.get(re.sub(r"[\s_-]+", " ", label).strip().lower())
+
+
+def normalize_language(label: str | None) -> str | None:
+    """'en' or 'zh' for a release label ('EN', 'CN', 'zh' ...), or None."""
+    return _LANGUAGE_BY_KEY.get(label.strip().lower()) if isinstance(label, str) else None
+
+
+@dataclass
+class UrsItem:
+    item_id: str
+    intent: str
+    language: str
+    question: str
+    reference_answer: str | None
+    source_intent: str  # the label as the file wrote it
+    source_row: int
+
+    def to_row(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class UrsLoadResult:
+    items: list[UrsItem]
+    problems: list[LoadProblem]
+
+
+class _RowError(Exception):
+    pass
+
+
+def _has_bad_bytes(cell: str) -> bool:
+    return any("\udc80" <= ch <= "\udcff" for ch in cell)
+
+
+def load_urs_csv(path: str | os.PathLike) -> UrsLoadResult:
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"URS dataset file not found: {path}") from None
+    except OSError as exc:
+        raise ValueError(f"cannot read URS dataset file {path}: {exc}") from None
+
+    # surrogateescape keeps going past bad bytes; the rows holding them are reported below.
+    text = raw.decode("utf-8-sig", errors="surrogateescape")
+    csv.field_size_limit(sys.maxsize)  # some reference answers are long
+    try:
+        rows = list(csv.reader(io.StringIO(text, newline="")))
+    except csv.Error as exc:
+        raise ValueError(f"{path} is not a readable CSV: {exc}") from None
+    if not rows:
+        raise ValueError(f"{path} is empty (no header row)")
+    header = [h.strip() for h in rows[0]]
+    missing = [c for c in REQUIRED_COLUMNS if c not in header]
+    if missing:
+        raise ValueError(f"{path} lacks required column(s): {', '.join(missing)} (header: {header})")
+
+    items: list[UrsItem] = []
+    problems: list[LoadProblem] = []
+    seen: set[str] = set()
+    for row_number, row in enumerate(rows[1:], start=1):
+        if not any(cell.strip() for cell in row):
+            continue
+        location = f"{path.name}:row {row_number}"
+        try:
+            item = _item(header, row, row_number)
+            if item.item_id in seen:
+                raise _RowError(f"duplicate item_id {item.item_id!r}")
+        except _RowError as exc:
+            problems.append(LoadProblem(location, str(exc)))
+            continue
+        seen.add(item.item_id)
+        items.append(item)
+    return UrsLoadResult(items, problems)
+
+
+def _item(header: list[str], row: list[str], row_number: int) -> UrsItem:
+    if len(row) != len(header):
+        raise _RowError(f"has {len(row)} fields, header has {len(header)}")
+    if any(_has_bad_bytes(cell) for cell in row):
+        raise _RowError("not valid UTF-8")
+    record = dict(zip(header, row))
+    question = record["question"].strip()
+    if not question:
+        raise _RowError("empty question")
+    intent = normalize_intent(record["user_intent"])
+    if intent is None:
+        raise _RowError(f"unknown user_intent {record['user_intent']!r}")
+    language = normalize_language(record["language"])
+    if language is None:
+        raise _RowError(f"unknown language {record['language']!r} (expected EN or CN)")
+    item_id = (record.get("item_id") or "").strip() or f"urs-{row_number:04d}"
+    reference = record["reference_ans"].strip() or None
+    return UrsItem(item_id=item_id, intent=intent, language=language, question=question,
+                   reference_answer=reference, source_intent=record["user_intent"].strip(), source_row=row_number)
+
+
+# --- alignment inputs (METHODS §3.4), dropped as files --------------------------------------------
+
+_WINNERS = {"a": "A", "b": "B", "tie": "tie", "draw": "tie", "equal": "tie", "=": "tie",
+            "undetermined": "undetermined", "cannot tell": "undetermined", "unknown": "undetermined"}
+
+
+def _read_records(path: Path, required: tuple[str, ...], what: str) -> list[tuple[int, dict]]:
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{what} file not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"cannot read {what} file {path}: {exc}") from None
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    header = [h.strip() for h in reader.fieldnames or []]
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise ValueError(f"{path} lacks required column(s): {', '.join(missing)} (header: {header})")
+    reader.fieldnames = header
+    return [(number, record) for number, record in enumerate(reader, start=1)
+            if any((v or "").strip() for v in record.values() if isinstance(v, str))]
+
+
+def load_satisfaction_csv(path: str | os.PathLike) -> tuple[list[dict], list[LoadProblem]]:
+    """Users' satisfaction per intent (1-5): columns intent, satisfaction, optional model."""
+    path = Path(path)
+    rows, problems = [], []
+    for number, record in _read_records(path, ("intent", "satisfaction"), "user-satisfaction"):
+        location = f"{path.name}:row {number}"
+        intent = normalize_intent(record.get("intent"))
+        try:
+            satisfaction = float(record.get("satisfaction") or "")
+        except ValueError:
+            satisfaction = float("nan")
+        if intent is None:
+            problems.append(LoadProblem(location, f"unknown intent {record.get('intent')!r}"))
+        elif not 1 <= satisfaction <= 5:
+            problems.append(LoadProblem(location, f"satisfaction {record.get('satisfaction')!r} is not a number in 1-5"))
+        else:
+            rows.append({"intent": intent, "satisfaction": satisfaction,
+                         "model": (record.get("model") or "").strip() or None})
+    return rows, problems
+
+
+def load_pairwise_csv(path: str | os.PathLike) -> tuple[list[dict], list[LoadProblem]]:
+    """Human choices between two anonymous answers: columns model_a, model_b, winner
+    (A, B, tie, or undetermined / 'cannot tell'), optional item_id and annotator."""
+    path = Path(path)
+    rows, problems = [], []
+    for number, record in _read_records(path, ("model_a", "model_b", "winner"), "human pairwise"):
+        location = f"{path.name}:row {number}"
+        model_a, model_b = (record.get("model_a") or "").strip(), (record.get("model_b") or "").strip()
+        winner = _WINNERS.get((record.get("winner") or "").strip().lower())
+        if not model_a or not model_b:
+            problems.append(LoadProblem(location, "model_a and model_b are required"))
+        elif model_a == model_b:
+            problems.append(LoadProblem(location, f"a model compared with itself ({model_a!r})"))
+        elif winner is None:
+            problems.append(LoadProblem(location, f"unknown winner {record.get('winner')!r} "
+                                                  "(expected A, B, tie or undetermined)"))
+        else:
+            rows.append({"item_id": (record.get("item_id") or "").strip() or None, "model_a": model_a,
+                         "model_b": model_b, "winner": winner,
+                         "annotator": (record.get("annotator") or "").strip() or None})
+    return rows, problems
+
+
+__all__ = ["UrsItem", "UrsLoadResult", "load_pairwise_csv", "load_satisfaction_csv", "load_urs_csv",
+           "normalize_intent", "normalize_language"]

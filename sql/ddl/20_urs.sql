@@ -1,0 +1,165 @@
+-- URS (METHODS §3): user questions by intent, reference answers, intent-aware judgments, metrics.
+-- Answers live in the shared `generations` table with benchmark = 'urs' (samples 0 and 1).
+
+CREATE TABLE IF NOT EXISTS urs_items (
+    item_id           VARCHAR NOT NULL,
+    dataset           VARCHAR NOT NULL,   -- file name the item came from
+    intent            VARCHAR NOT NULL,   -- METHODS §3 name, e.g. 'Factual QA'
+    language          VARCHAR NOT NULL,   -- 'en' | 'zh'
+    question          VARCHAR NOT NULL,   -- personal data already redacted
+    reference_answer  VARCHAR,            -- the dataset's, redacted; NULL when it ships none
+    source_intent     VARCHAR NOT NULL,   -- the label as the file wrote it
+    source_row        INTEGER NOT NULL,   -- record number in the file (1 = first after the header)
+    pii_redactions    INTEGER NOT NULL    -- personal-data spans masked in question + reference
+);
+
+-- The reference answer each judgment compares with: the dataset's or the reference model's.
+CREATE TABLE IF NOT EXISTS urs_references (
+    item_id          VARCHAR NOT NULL,
+    reference_model  VARCHAR NOT NULL,    -- registry slug, or 'dataset'
+    answer           VARCHAR,
+    error            VARCHAR,
+    request_key      VARCHAR,
+    simulated        BOOLEAN NOT NULL
+);
+
+-- One row per (model, judge, item): sample 0 judged against the item's reference answer.
+-- Raw text, parsed scores and parse_ok are separate, so a parser fix needs no new call.
+CREATE TABLE IF NOT EXISTS urs_judgments (
+    model             VARCHAR NOT NULL,
+    judge             VARCHAR NOT NULL,
+    item_id           VARCHAR NOT NULL,
+    intent            VARCHAR NOT NULL,
+    language          VARCHAR NOT NULL,
+    reference_model   VARCHAR NOT NULL,
+    raw_text          VARCHAR,
+    final_score       INTEGER,            -- 1-10; NULL when unparsed or the call failed
+    criterion_scores  VARCHAR,            -- JSON {criterion: score}, English criterion names
+    parse_ok          BOOLEAN NOT NULL,
+    error             VARCHAR,            -- a failed call: neither a score nor a parse failure
+    request_key       VARCHAR,
+    simulated         BOOLEAN NOT NULL,
+    source            VARCHAR NOT NULL
+);
+
+-- Cross-validation grid (§3.4): judge × reference model (its sample 1) × candidate (its sample 0) × item.
+CREATE TABLE IF NOT EXISTS urs_cross_judgments (
+    judge            VARCHAR NOT NULL,
+    reference_model  VARCHAR NOT NULL,
+    model            VARCHAR NOT NULL,
+    item_id          VARCHAR NOT NULL,
+    intent           VARCHAR NOT NULL,
+    language         VARCHAR NOT NULL,
+    raw_text         VARCHAR,
+    final_score      INTEGER,
+    parse_ok         BOOLEAN NOT NULL,
+    error            VARCHAR,
+    request_key      VARCHAR,
+    simulated        BOOLEAN NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS urs_leaderboard (
+    judge           VARCHAR NOT NULL,
+    model           VARCHAR NOT NULL,
+    intent          VARCHAR NOT NULL,    -- an intent, or 'all'
+    language        VARCHAR NOT NULL,    -- 'en' | 'zh' | 'all'
+    final_score     DOUBLE,              -- mean of parsed final scores; NULL when none parsed
+    n               INTEGER NOT NULL,
+    parse_failures  INTEGER NOT NULL,
+    model_display   VARCHAR,
+    judge_display   VARCHAR,
+    simulated       BOOLEAN NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS urs_criterion_means (
+    judge          VARCHAR NOT NULL,
+    model          VARCHAR NOT NULL,
+    intent         VARCHAR NOT NULL,
+    language       VARCHAR NOT NULL,
+    criterion      VARCHAR NOT NULL,
+    mean_score     DOUBLE NOT NULL,
+    n              INTEGER NOT NULL,
+    model_display  VARCHAR,
+    judge_display  VARCHAR,
+    simulated      BOOLEAN NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS urs_cross_validation (
+    judge                    VARCHAR NOT NULL,
+    reference_model          VARCHAR NOT NULL,
+    model                    VARCHAR NOT NULL,
+    mean_score               DOUBLE,
+    n                        INTEGER NOT NULL,
+    parse_failures           INTEGER NOT NULL,
+    rank                     DOUBLE,       -- within (judge, reference_model), 1 = best
+    judge_display            VARCHAR,
+    reference_model_display  VARCHAR,
+    model_display            VARCHAR,
+    simulated                BOOLEAN NOT NULL
+);
+
+-- bias = mean rating of a model's answer against its own other answer − 8; model 'all' = bias(judge).
+CREATE TABLE IF NOT EXISTS urs_rating_bias (
+    judge          VARCHAR NOT NULL,
+    model          VARCHAR NOT NULL,
+    mean_rating    DOUBLE NOT NULL,
+    bias           DOUBLE NOT NULL,
+    n              INTEGER NOT NULL,
+    judge_display  VARCHAR,
+    model_display  VARCHAR,
+    simulated      BOOLEAN NOT NULL
+);
+
+-- Alignment inputs as loaded from their file drops, and the results.
+CREATE TABLE IF NOT EXISTS urs_user_satisfaction (
+    intent        VARCHAR NOT NULL,
+    satisfaction  DOUBLE NOT NULL,        -- users' reported satisfaction, 1-5
+    model         VARCHAR,                -- NULL when the survey is not per model
+    source_file   VARCHAR NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS urs_user_alignment (
+    judge        VARCHAR NOT NULL,
+    model        VARCHAR NOT NULL,        -- 'all' when the survey is not per model
+    n_intents    INTEGER NOT NULL,
+    pearson_r      DOUBLE,
+    p_value        DOUBLE,
+    source_file    VARCHAR NOT NULL,
+    judge_display  VARCHAR,
+    simulated      BOOLEAN NOT NULL     -- the judge (or the model) is a simulation
+);
+
+CREATE TABLE IF NOT EXISTS urs_human_pairwise (
+    item_id      VARCHAR,
+    model_a      VARCHAR NOT NULL,
+    model_b      VARCHAR NOT NULL,
+    winner       VARCHAR NOT NULL,        -- 'A' | 'B' | 'tie' | 'undetermined'
+    annotator    VARCHAR,
+    source_file  VARCHAR NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS urs_bradley_terry (
+    model        VARCHAR NOT NULL,
+    coefficient  DOUBLE NOT NULL,      -- natural-log strength, centred on 0
+    rating       DOUBLE NOT NULL,      -- the same fit on the Elo scale (mean 1000)
+    comparisons  INTEGER NOT NULL,     -- decided comparisons (ties included, 'undetermined' not)
+    wins         INTEGER NOT NULL,
+    ties         INTEGER NOT NULL,
+    losses       INTEGER NOT NULL,
+    at_bound       BOOLEAN NOT NULL,   -- won or lost everything: no finite estimate
+    source_file    VARCHAR NOT NULL,
+    model_display  VARCHAR,
+    simulated      BOOLEAN NOT NULL    -- the model is a simulation (the choices are the file's)
+);
+
+CREATE TABLE IF NOT EXISTS urs_human_alignment (
+    judge         VARCHAR NOT NULL,
+    n_models      INTEGER NOT NULL,
+    pearson_r     DOUBLE,
+    p_value       DOUBLE,
+    spearman_rho   DOUBLE,
+    ranks_agree    BOOLEAN NOT NULL,
+    source_file    VARCHAR NOT NULL,
+    judge_display  VARCHAR,
+    simulated      BOOLEAN NOT NULL
+);
