@@ -4,9 +4,10 @@
 import dagster as dg
 
 from assets.creation import creation_leaderboard, judge_quality
-from assets.interop import interop_agreement, interop_ratings, interop_win_rates
 from assets.urs import (urs_criterion_means, urs_cross_validation, urs_human_alignment, urs_leaderboard,
                          urs_rating_bias, urs_user_alignment)
+from assets.mmmt_if import mmmt_if_human_alignment, mmmt_if_model_comparisons, mmmt_if_pif_metrics, mmmt_if_preferences
+from assets.interop import interop_agreement, interop_ratings, interop_win_rates
 from resources.warehouse import Warehouse
 
 
@@ -15,6 +16,7 @@ from resources.warehouse import Warehouse
     deps=[creation_leaderboard, judge_quality,
           urs_leaderboard, urs_criterion_means, urs_cross_validation, urs_rating_bias, urs_user_alignment,
           urs_human_alignment,
+          mmmt_if_pif_metrics, mmmt_if_model_comparisons, mmmt_if_preferences, mmmt_if_human_alignment,
           interop_ratings, interop_win_rates, interop_agreement],
     code_version="1",
     automation_condition=dg.AutomationCondition.eager(),

@@ -107,3 +107,9 @@ from . import urs as _urs  # noqa: E402  (registered after register_prompt_kind 
 
 register_prompt_kind("urs_judge", _urs.is_judge_prompt, _urs.judgment)
 register_prompt_kind("urs_candidate", _urs.is_candidate_prompt, _urs.candidate_answer)
+
+# MMMT-IF (METHODS §2): the autorater's score dict and the candidates' instruction-shaped chat answers.
+from . import mmmt_if as _mmmt_if  # noqa: E402  (registered after register_prompt_kind exists)
+
+register_prompt_kind("mmmt_if_autorater", _mmmt_if.is_autorater_prompt, _mmmt_if.autorater_judgment)
+register_prompt_kind("mmmt_if_candidate", _mmmt_if.is_candidate_prompt, _mmmt_if.candidate_answer)

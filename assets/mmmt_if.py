@@ -1,0 +1,486 @@
+"""MMMT-IF (METHODS §2): chats, multi-turn generations, programmatic scores, autorater, human ratings, metrics.
+
+Thin wiring: prompts, parsing and every metric live in benchwright.mmmt_if and
+benchwright.mmmt_if_steps; these assets read the warehouse, call the LLM client, write back and
+attach metadata (and the PNG charts of benchwright.mmmt_if_plots).
+"""
+
+from pathlib import Path
+
+import dagster as dg
+import numpy as np
+import pandas as pd
+
+from assets.common import LOAD_WHEN_MISSING, add_labels, image_urls, llm_metadata, table_metadata
+from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
+from benchwright import mmmt_if, mmmt_if_plots, mmmt_if_steps, ratings
+from benchwright.datasets.mmmt_if import load_chats, load_human_csv, prepare_chats
+from benchwright.llm import CallStats
+from benchwright.report import markdown_table
+from resources import ROOT
+from resources.llm import LLMClient
+from resources.registry import Registry
+from resources.warehouse import Warehouse
+
+DISPLAY = {"model": "model_display"}
+
+
+class _Labels:
+    """The registry's labels, read once per asset run (add_labels would re-read the YAML each call)."""
+
+    def __init__(self, registry: Registry):
+        self._labels = registry.labels()
+
+    def labels(self) -> dict:
+        return self._labels
+
+
+# --- datasets ----------------------------------------------------------------------------------------
+
+class MMMTIFSourceConfig(dg.Config):
+    path: str = "sample_data/mmmt_if/chats.jsonl"
+    """Our JSONL layout (.jsonl) or the MMDU layout (.json); relative to the repo root."""
+    max_turns: int = mmmt_if.MAX_TURNS
+
+
+@dg.asset(
+    group_name="datasets",
+    code_version="1",
+    automation_condition=LOAD_WHEN_MISSING,
+    kinds={"duckdb"},
+    description="MMMT-IF source chats (METHODS §2.1), before instructions: plain multi-turn chats from the "
+                "configured file, filtered (a corrupt or missing image, more than 5 images or a skipped turn drops "
+                "a chat; more than 20 turns are cut). Images are normalized and content-hashed into `images`; "
+                "dropped chats go to `dataset_problems` with where and why.",
+)
+def mmmt_if_source_chats(context: dg.AssetExecutionContext, config: MMMTIFSourceConfig,
+                         warehouse: Warehouse) -> dg.MaterializeResult:
+    path = Path(config.path)
+    path = path if path.is_absolute() else ROOT / path
+    candidates, problems = load_chats(path)
+    prepared = prepare_chats(candidates, path.name, max_turns=config.max_turns)
+    problems = [*problems, *prepared.problems]
+    for problem in problems:
+        context.log.warning(f"skipped {problem.location}: {problem.reason}")
+    if not prepared.chats:
+        raise dg.Failure(f"No usable MMMT-IF chat in {path} ({len(problems)} problems; first: {problems[:1]})")
+    chats_df = pd.DataFrame([
+        {"chat_id": c.chat_id, "dataset": path.name, "topic": c.topic, "questions": c.questions,
+         "image_hashes": c.image_hashes, "truncated": c.chat_id in prepared.truncated}
+        for c in prepared.chats
+    ])
+    images_df = pd.DataFrame([{"sha256": i.sha256, "mime": i.mime, "width": i.width, "height": i.height, "data": i.data}
+                              for i in prepared.images.values()])
+    new_images = warehouse.add_new_rows("images", images_df, key=["sha256"])
+    warehouse.replace_rows("mmmt_if_source_chats", chats_df, match={})
+    problems_df = pd.DataFrame([{"location": p.location, "reason": p.reason} for p in problems],
+                               columns=["location", "reason"]).assign(benchmark="mmmt_if", dataset=path.name)
+    warehouse.replace_rows("dataset_problems", problems_df, match={"benchmark": "mmmt_if"})
+    context.log.info(f"{len(chats_df)} chats, {len(images_df)} images, {len(problems)} problems")
+    return dg.MaterializeResult(metadata=table_metadata(
+        chats_df.assign(turns=chats_df["questions"].map(len), images=chats_df["image_hashes"].map(len)),
+        ["chat_id", "topic", "turns", "images", "truncated"],
+        images=len(images_df), new_images=new_images, problems=len(problems),
+        source=str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path),
+    ))
+
+
+class MMMTIFChatSetConfig(dg.Config):
+    seed: int = 0
+    """Seed of the instruction-insertion process (METHODS §2.1)."""
+
+
+@dg.asset(
+    group_name="datasets",
+    deps=[mmmt_if_source_chats],
+    code_version="1",
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="The MMMT-IF chat set: instructions inserted into the source chats with the seeded process of "
+                "METHODS §2.1 (before each question, with probability 1 − given/6, a new category then an option, "
+                "uniformly). Writes `mmmt_if_chats`, `mmmt_if_turns` and `mmmt_if_turn_instructions` (the "
+                "instructions in force at each turn).",
+)
+def mmmt_if_chats(context: dg.AssetExecutionContext, config: MMMTIFChatSetConfig, warehouse: Warehouse) -> dg.MaterializeResult:
+    source = warehouse.query("SELECT * FROM mmmt_if_source_chats ORDER BY chat_id")
+    if source.empty:
+        raise dg.Failure("No MMMT-IF source chats in the warehouse: materialize `mmmt_if_source_chats` first")
+    chats = [mmmt_if.Chat(r.chat_id, list(r.questions), list(r.image_hashes), r.topic or "", r.dataset)
+             for r in source.itertuples(index=False)]
+    turns = [row for chat in chats for row in mmmt_if.turn_rows(chat, config.seed)]
+    in_force_last = {row["chat_id"]: row["n_instructions"] for row in turns}
+    chats_df = source.drop(columns=["questions"]).assign(
+        n_turns=source["questions"].map(len), n_images=source["image_hashes"].map(len),
+        n_instructions=source["chat_id"].map(in_force_last), seed=config.seed)
+    turns_df = pd.DataFrame(turns)
+    instructions_df = pd.DataFrame(mmmt_if.instruction_rows(turns))
+    warehouse.replace_rows("mmmt_if_chats", chats_df, match={})
+    warehouse.replace_rows("mmmt_if_turns", turns_df, match={})
+    warehouse.replace_rows("mmmt_if_turn_instructions", instructions_df, match={})
+    context.log.info(f"{len(chats_df)} chats, {len(turns_df)} turns, {len(instructions_df)} instructions in force")
+    return dg.MaterializeResult(metadata=table_metadata(
+        chats_df, ["chat_id", "n_turns", "n_images", "n_instructions"],
+        turns=len(turns_df), seed=config.seed,
+        instructions_inserted=dg.MetadataValue.json(turns_df["inserted_instruction"].dropna().value_counts().to_dict()),
+    ))
+
+
+def _chat_inputs(warehouse: Warehouse) -> tuple[dict[str, list[dict]], dict[str, list[str]]]:
+    """Turn rows grouped by chat (in turn order) and each chat's image data URLs."""
+    turns = warehouse.query("SELECT * FROM mmmt_if_turns ORDER BY chat_id, turn")
+    chats = warehouse.query("SELECT chat_id, image_hashes FROM mmmt_if_chats ORDER BY chat_id")
+    by_chat: dict[str, list[dict]] = {}
+    for row in turns.to_dict("records"):
+        row["instructions_in_force"] = list(row["instructions_in_force"])
+        by_chat.setdefault(row["chat_id"], []).append(row)
+    items = [{"image_hashes": list(hashes)} for hashes in chats["image_hashes"]]
+    url_by_hash = image_urls(warehouse, items)
+    urls = {chat_id: [url_by_hash[h] for h in hashes] for chat_id, hashes in zip(chats["chat_id"], chats["image_hashes"])}
+    return by_chat, urls
+
+
+# --- generations -------------------------------------------------------------------------------------
+
+class MMMTIFGenerationConfig(dg.Config):
+    samples: int = 4
+    """N responses per turn (METHODS §2.2), with the model's registry parameters."""
+    instructions_appended: bool = True
+    """Also run the instructions-appended ablation (variant `instructions_appended`)."""
+
+
+def _merged_stats(batches: list[tuple[list, CallStats]]) -> CallStats:
+    merged = CallStats()
+    fresh_latencies = []
+    for results, stats in batches:
+        merged.api_calls += stats.api_calls
+        merged.cache_hits += stats.cache_hits
+        merged.errors += stats.errors
+        merged.cost_usd += stats.cost_usd
+        merged.retries += stats.retries
+        fresh_latencies += [r.latency_ms for r in results if not r.cached and r.error is None]
+    if fresh_latencies:
+        merged.latency_p50_ms = float(np.percentile(fresh_latencies, 50))
+        merged.latency_p95_ms = float(np.percentile(fresh_latencies, 95))
+    return merged
+
+
+@dg.asset(
+    group_name="generations",
+    deps=[mmmt_if_chats, mmmt_if_source_chats],  # turns from the chat set, images from the source load
+    partitions_def=models_partitions,
+    code_version=mmmt_if.CANDIDATE_PROMPT_VERSION,
+    kinds={"duckdb"},
+    description="One model's answers to every MMMT-IF turn (partition: model), turn by turn: each answer sees "
+                "the model's own earlier answers, the images come with the first user turn, N samples per turn, "
+                "plus the instructions-appended variant. All chats' turn k go in one batch of the cached LLM "
+                "client, so re-materializing repeats nothing. A failed turn is recorded and the chat goes on.",
+)
+def mmmt_if_generations(context: dg.AssetExecutionContext, config: MMMTIFGenerationConfig, warehouse: Warehouse,
+                        llm: LLMClient, registry: Registry) -> dg.MaterializeResult:
+    if config.samples < 1:
+        raise dg.Failure(f"samples must be at least 1, got {config.samples}")
+    model = registry.model(context.partition_key)
+    by_chat, urls = _chat_inputs(warehouse)
+    if not by_chat:
+        raise dg.Failure("No MMMT-IF turns in the warehouse: materialize `mmmt_if_chats` first")
+    variants = mmmt_if.VARIANTS if config.instructions_appended else (mmmt_if.STANDARD,)
+    history: dict[str, list] = {chat_id: [] for chat_id in by_chat}
+    frames, batches = [], []
+    last_turn = max(len(rows) for rows in by_chat.values())
+    for turn in range(1, last_turn + 1):
+        plan = mmmt_if_steps.generation_plan(by_chat, turn, model, urls, history, config.samples, variants)
+        results, stats = llm.run([p.request for p in plan], limits=mmmt_if_steps.limits_for([model]))
+        mmmt_if_steps.update_history(history, plan, results)
+        frames.append(mmmt_if_steps.generation_rows(model, plan, results))
+        batches.append((results, stats))
+        context.log.info(f"turn {turn}/{last_turn}: {len(plan)} requests, {stats.api_calls} calls, "
+                         f"{stats.cache_hits} cache hits, {stats.errors} errors")
+    df = pd.concat(frames, ignore_index=True)
+    warehouse.replace_rows("generations", df, match={"benchmark": mmmt_if.BENCHMARK, "model": model.slug})
+    failed_history = sum(answer is None for answers in history.values() for answer in answers)
+    return dg.MaterializeResult(metadata=table_metadata(
+        df, ["item_id", "variant", "sample_index", "response", "error"], **llm_metadata(_merged_stats(batches)),
+        model=model.model, simulated=model.simulated, samples=config.samples, turns=last_turn,
+        variants=dg.MetadataValue.json(list(variants)), turns_without_answer=failed_history,
+    ))
+
+
+# --- programmatic scoring and autorater ----------------------------------------------------------
+
+@dg.asset(
+    group_name="judgments",
+    deps=[mmmt_if_generations, mmmt_if_chats],
+    code_version="1",
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="Programmatic instruction following (no judge): every stored MMMT-IF response of every model "
+                "checked against every instruction in force at its turn (benchwright.instruction_following). "
+                "Writes `mmmt_if_turn_scores` (PIF per response; NULL for a failed call) and "
+                "`mmmt_if_instruction_results`. Checking is fast, so all models are rescored together.",
+)
+def mmmt_if_turn_scores(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
+    generations = warehouse.query("SELECT model, item_id, variant, sample_index, response, error FROM generations "
+                                  "WHERE benchmark = ?", [mmmt_if.BENCHMARK])
+    turns = warehouse.query("SELECT turn_id, chat_id, turn, instructions_in_force FROM mmmt_if_turns")
+    scores, results = mmmt_if_steps.score_rows(generations, turns)
+    warehouse.replace_rows("mmmt_if_turn_scores", scores, match={})
+    warehouse.replace_rows("mmmt_if_instruction_results", results, match={})
+    by_model = scores.groupby(["model", "variant"])["pif"].mean().round(4)
+    return dg.MaterializeResult(metadata=table_metadata(
+        scores, ["model", "turn_id", "variant", "sample_index", "n_instructions", "n_followed", "pif"],
+        instruction_results=len(results), failed_calls=int(scores["pif"].isna().sum()),
+        mean_pif=dg.MetadataValue.json({f"{m}/{v}": p for (m, v), p in by_model.items()}),
+    ))
+
+
+@dg.asset(
+    group_name="judgments",
+    deps=[dg.AssetDep(mmmt_if_generations, partition_mapping=by_model), mmmt_if_chats],
+    partitions_def=model_judge_partitions,
+    code_version=mmmt_if.AUTORATER_PROMPT_VERSION,
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="Autorater judgments (METHODS §2.4) of one model's first sample at every turn and variant by one "
+                "judge: the 8 criteria as a dict. Raw text, scores, parse_ok and the parse problem are separate "
+                "columns; a failed call has an error and is neither a judgment nor a parse failure.",
+)
+def mmmt_if_autorater_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: LLMClient,
+                                registry: Registry) -> dg.MaterializeResult:
+    model_slug, judge_slug = model_and_judge(context)
+    model, judge = registry.model(model_slug), registry.judge(judge_slug)
+    by_chat, urls = _chat_inputs(warehouse)
+    generations = warehouse.query("SELECT item_id, variant, sample_index, response, error FROM generations "
+                                  "WHERE benchmark = ? AND model = ?", [mmmt_if.BENCHMARK, model.slug])
+    plan, skipped = mmmt_if_steps.autorater_plan(by_chat, generations, judge, urls)
+    if skipped:
+        context.log.warning(f"{skipped} responses not judged: their generation call failed")
+    results, stats = llm.run([p.request for p in plan], limits=mmmt_if_steps.limits_for([judge]),
+                             progress=context.log.info)
+    df = mmmt_if_steps.autorater_rows(model, judge, plan, results)
+    warehouse.replace_rows("mmmt_if_autorater_judgments", df, match={"model": model.slug, "judge": judge.slug})
+    return dg.MaterializeResult(metadata=table_metadata(
+        df, ["turn_id", "variant", "instruction_following", "overall_quality", "parse_ok", "error"],
+        **llm_metadata(stats), parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()),
+        skipped_failed_generations=skipped,
+    ))
+
+
+# --- human ratings -------------------------------------------------------------------------------
+
+class MMMTIFHumanConfig(dg.Config):
+    folder: str = ""
+    """CSV drop folder; empty means `<warehouse folder>/drops/mmmt_if_human` (watched by the sensor)."""
+
+
+def human_drop_folder(warehouse: Warehouse, configured: str = "") -> Path:
+    """Where human-rating CSVs are dropped: next to the warehouse unless configured."""
+    return Path(configured) if configured else Path(warehouse.database).resolve().parent / "drops" / "mmmt_if_human"
+
+
+@dg.asset(
+    group_name="datasets",
+    code_version="1",
+    # Loaded once by itself (an empty folder gives empty tables, so the metrics do not wait on it);
+    # after that, the sensor requests it when the folder changes.
+    automation_condition=LOAD_WHEN_MISSING,
+    kinds={"duckdb"},
+    description="Human instruction-following ratings (1-10) and pairwise preferences for MMMT-IF responses, read "
+                "from every CSV in the drop folder (layouts in benchwright/datasets/mmmt_if.py). Requested by "
+                "`mmmt_if_human_ratings_sensor` when a file is added or changed; bad rows are recorded in "
+                "`dataset_problems` with file and line.",
+)
+def mmmt_if_human_ratings(context: dg.AssetExecutionContext, config: MMMTIFHumanConfig,
+                          warehouse: Warehouse) -> dg.MaterializeResult:
+    folder = human_drop_folder(warehouse, config.folder)
+    ratings_frames, preference_frames, problems = [], [], []
+    files = sorted(folder.glob("*.csv")) if folder.is_dir() else []
+    for path in files:
+        try:
+            kind, rows, file_problems = load_human_csv(path)
+        except ValueError as exc:
+            problems.append({"location": path.name, "reason": str(exc)})
+            continue
+        (ratings_frames if kind == "ratings" else preference_frames).append(rows)
+        problems += [{"location": p.location, "reason": p.reason} for p in file_problems]
+    for problem in problems:
+        context.log.warning(f"skipped {problem['location']}: {problem['reason']}")
+    human_ratings = pd.concat(ratings_frames, ignore_index=True) if ratings_frames else pd.DataFrame()
+    human_preferences = pd.concat(preference_frames, ignore_index=True) if preference_frames else pd.DataFrame()
+    warehouse.replace_rows("mmmt_if_human_ratings", human_ratings, match={})
+    warehouse.replace_rows("mmmt_if_human_preferences", human_preferences, match={})
+    problems_df = pd.DataFrame(problems, columns=["location", "reason"]).assign(benchmark="mmmt_if_human",
+                                                                               dataset=str(folder))
+    warehouse.replace_rows("dataset_problems", problems_df, match={"benchmark": "mmmt_if_human"})
+    return dg.MaterializeResult(metadata={
+        "folder": dg.MetadataValue.path(str(folder)), "files": len(files), "ratings": len(human_ratings),
+        "preferences": len(human_preferences), "problems": len(problems),
+    })
+
+
+# --- metrics -----------------------------------------------------------------------------------------
+
+def plots_folder(warehouse: Warehouse) -> Path:
+    """The folder next to the analyst snapshot where the charts are written."""
+    snapshot = Path(warehouse.snapshot_path or f"{Path(warehouse.database).with_suffix('')}.analyst.duckdb")
+    folder = snapshot.resolve().parent / "plots"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _plot_metadata(warehouse: Warehouse, png: bytes, name: str, alt: str) -> dict:
+    path = plots_folder(warehouse) / name
+    path.write_bytes(png)
+    return {"chart": dg.MetadataValue.md(mmmt_if_plots.data_url_markdown(png, alt)),
+            "chart_path": dg.MetadataValue.path(str(path))}
+
+
+def _scored_responses(warehouse: Warehouse) -> pd.DataFrame:
+    return warehouse.query("SELECT * FROM mmmt_if_turn_scores")
+
+
+def _contexts(responses: pd.DataFrame) -> pd.DataFrame:
+    return mmmt_if.contexts(responses) if len(responses) else pd.DataFrame(columns=mmmt_if.CONTEXT_COLUMNS)
+
+
+@dg.asset(
+    group_name="metrics",
+    deps=[mmmt_if_turn_scores],
+    code_version="1",
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="PIF metrics per model and variant (METHODS §2.3): corpus PIF with conservative 95% bounds, "
+                "PIF-IQR-N and PIF-N-N (`mmmt_if_summary`), PIF by turn, by number of instructions and per "
+                "instruction with bounds, PIF-N-K for K = 1..N, and the instructions-appended uplift. The PIF-by-"
+                "turn chart is attached and written next to the analyst snapshot.",
+)
+def mmmt_if_pif_metrics(context: dg.AssetExecutionContext, warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
+    responses = _scored_responses(warehouse)
+    results = warehouse.query("SELECT * FROM mmmt_if_instruction_results")
+    contexts = _contexts(responses)
+    labels = _Labels(registry)
+    summary = mmmt_if.summary(contexts)
+    tables = {
+        "mmmt_if_summary": summary,
+        "mmmt_if_pif_by_turn": mmmt_if.pif_by_turn(contexts),
+        "mmmt_if_pif_by_count": mmmt_if.pif_by_instruction_count(contexts),
+        "mmmt_if_pif_by_instruction": mmmt_if.pif_by_instruction(results),
+        "mmmt_if_pif_n_k": mmmt_if.pif_n_k(contexts),
+        "mmmt_if_uplift": mmmt_if.appended_uplift(contexts, summary),
+    }
+    for table, df in tables.items():
+        warehouse.replace_rows(table, add_labels(df, labels, DISPLAY), match={})
+    png = mmmt_if_plots.pif_by_turn_chart(tables["mmmt_if_pif_by_turn"])
+    labelled = add_labels(summary, labels, DISPLAY).sort_values(["variant", "pif"], ascending=[False, False])
+    return dg.MaterializeResult(metadata={
+        **table_metadata(labelled, ["model_display", "variant", "pif", "pif_lower", "pif_upper", "pif_n_n",
+                                    "pif_iqr_n", "failed"]),
+        **_plot_metadata(warehouse, png, "mmmt_if_pif_by_turn.png", "PIF by turn"),
+        "uplift": dg.MetadataValue.md(markdown_table(tables["mmmt_if_uplift"])),
+        "n_k_violations": dg.MetadataValue.json(mmmt_if.n_k_violations(tables["mmmt_if_pif_n_k"])),
+        "aggregation": "context = (model, variant, chat, turn); its PIF = mean of its samples; corpus PIF = mean "
+                       "over contexts; bounds p ± 1.96·sqrt(p(1−p)/n), n = contexts",
+    })
+
+
+@dg.asset(
+    group_name="metrics",
+    deps=[mmmt_if_turn_scores],
+    code_version="1",
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="Model comparisons on PIF (METHODS §2.3): empirical CDFs of the response PIF per model, variant "
+                "and turn (`mmmt_if_ecdf`), stochastic-dominance verdicts per model pair (`mmmt_if_dominance`) "
+                "and one-sided Wilcoxon signed-rank p-values on paired per-turn PIF (`mmmt_if_wilcoxon`). The "
+                "ECDF chart is attached and written next to the analyst snapshot.",
+)
+def mmmt_if_model_comparisons(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
+    responses = _scored_responses(warehouse)
+    contexts = _contexts(responses)
+    ecdf = mmmt_if.ecdf(responses)
+    dominance = mmmt_if.dominance(responses)
+    wilcoxon = mmmt_if.wilcoxon_pairs(contexts)
+    warehouse.replace_rows("mmmt_if_ecdf", ecdf, match={})
+    warehouse.replace_rows("mmmt_if_dominance", dominance, match={})
+    warehouse.replace_rows("mmmt_if_wilcoxon", wilcoxon, match={})
+    png = mmmt_if_plots.ecdf_chart(ecdf)
+    return dg.MaterializeResult(metadata={
+        **table_metadata(dominance, ["variant", "model_a", "model_b", "turns", "verdict"]),
+        "wilcoxon": dg.MetadataValue.md(markdown_table(wilcoxon)),
+        **_plot_metadata(warehouse, png, "mmmt_if_ecdf.png", "ECDF of response PIF"),
+    })
+
+
+class MMMTIFPreferencesConfig(dg.Config):
+    bootstrap_rounds: int = 20
+    """Bootstrap refits for the rating bounds (0: no bounds). Each round refits every (judge, variant)."""
+
+
+RATING_TABLE_COLUMNS = ["judge", "variant", "model", "rating", "rating_lower", "rating_upper", "judgments", "wins",
+                        "ties", "losses", "at_bound"]
+
+
+@dg.asset(
+    group_name="metrics",
+    deps=[mmmt_if_autorater_judgments, mmmt_if_turn_scores],
+    code_version="1",
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="Autorater preferences (METHODS §2.4): preference score = (8 criteria + 20·PIF)/28 per judged "
+                "response, win/tie/loss per turn for every model pair (`mmmt_if_preferences`), Bradley-Terry "
+                "ratings on the Elo scale with bootstrap bounds (`mmmt_if_ratings`, benchwright.ratings), and the "
+                "judge self-preference table (`mmmt_if_self_preference`). Unparsed judgments take part in nothing.",
+)
+def mmmt_if_preferences(context: dg.AssetExecutionContext, config: MMMTIFPreferencesConfig, warehouse: Warehouse,
+                        registry: Registry) -> dg.MaterializeResult:
+    judgments = warehouse.query("SELECT * FROM mmmt_if_autorater_judgments")
+    responses = _scored_responses(warehouse)
+    scores = mmmt_if.preference_scores(judgments, responses)
+    outcomes = mmmt_if.pairwise_outcomes(scores)
+    preferences = mmmt_if.win_tie_loss(outcomes)
+    rating_frames = []
+    for (judge, variant), part in outcomes.groupby(["judge", "variant"], sort=True):
+        battles = mmmt_if.battles(part)
+        try:
+            table = ratings.rating_table(battles, anchor=None, rounds=config.bootstrap_rounds, seed=0)
+        except ValueError as exc:  # no battles, or models not connected: no rating rather than a guess
+            context.log.warning(f"no ratings for judge {judge}, variant {variant}: {exc}")
+            continue
+        rating_frames.append(table.assign(judge=judge, variant=variant)[RATING_TABLE_COLUMNS])
+    rating_df = pd.concat(rating_frames, ignore_index=True) if rating_frames else pd.DataFrame(columns=RATING_TABLE_COLUMNS)
+    families = {e.slug: mmmt_if.model_family(e.model, e.params) for kind in ("models", "judges")
+                for e in registry.entries(kind)}
+    parsed = judgments[judgments["parse_ok"].astype(bool) & judgments["error"].isna()]
+    self_pref = mmmt_if.self_preference(parsed, families)
+    warehouse.replace_rows("mmmt_if_preference_scores", scores, match={})
+    warehouse.replace_rows("mmmt_if_preferences", preferences, match={})
+    warehouse.replace_rows("mmmt_if_ratings", add_labels(rating_df, _Labels(registry), DISPLAY), match={})
+    warehouse.replace_rows("mmmt_if_self_preference", self_pref, match={})
+    return dg.MaterializeResult(metadata={
+        **table_metadata(rating_df.sort_values(["judge", "variant", "rating"], ascending=[True, True, False]),
+                         ["judge", "variant", "model", "rating", "rating_lower", "rating_upper", "wins", "ties",
+                          "losses"]),
+        "preferences": dg.MetadataValue.md(markdown_table(preferences)),
+        "unscored_judgments": int(scores["preference"].isna().sum()),
+        "aggregation": "preference = (sum of 8 criteria + 20·PIF) / 28 on sample 0; per turn the higher wins, "
+                       "equal is a tie; ratings: Bradley-Terry, ties half a win, mean 1000, "
+                       f"{config.bootstrap_rounds} bootstrap rounds for the bounds",
+    })
+
+
+@dg.asset(
+    group_name="metrics",
+    deps=[mmmt_if_human_ratings, mmmt_if_turn_scores],
+    code_version="1",
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="Human alignment of PIF (METHODS §2.3): Pearson correlation of PIF with human instruction-"
+                "following ratings, overall and per model, and the share of human pairwise preferences that "
+                "agree with the PIF order. Empty until ratings are dropped in the human-ratings folder.",
+)
+def mmmt_if_human_alignment(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
+    human = warehouse.query("SELECT * FROM mmmt_if_human_ratings")
+    preferences = warehouse.query("SELECT * FROM mmmt_if_human_preferences")
+    alignment = mmmt_if.human_alignment(human, preferences, _scored_responses(warehouse))
+    warehouse.replace_rows("mmmt_if_human_alignment", alignment, match={})
+    return dg.MaterializeResult(metadata=table_metadata(alignment, list(alignment.columns),
+                                                        human_ratings=len(human), human_preferences=len(preferences)))

@@ -1,0 +1,425 @@
+"""Loaders for MMMT-IF (METHODS §2): source chats, the published release table, human ratings.
+
+All loaders are lenient per row and strict per file: a bad row becomes a ``LoadProblem`` naming the
+file and the line (or chat), and the other rows load; a file that cannot be read raises.
+
+Chats (before instructions are inserted)
+----------------------------------------
+- **Our JSONL layout** (``sample_data/mmmt_if/chats.jsonl``), one chat per line::
+
+      {"chat_id": "harbour", "topic": "...", "images": ["images/a.png", ...],
+       "turns": ["first question", "second question", ...]}
+
+  A turn that is ``null`` or empty is a *skipped turn*.
+- **The MMDU layout** (the multi-turn multi-image benchmark MMMT-IF builds on): a JSON file holding
+  a list of chats or an object mapping ids to chats, each ``{"id", "image": [paths],
+  "conversations": [{"from": "user", "value": "<ImageHere>..."}, {"from": "assistant", ...}, ...]}``.
+  ``<ImageHere>`` tags are removed from the questions (every image goes with the first turn).
+  Turns must alternate user / assistant starting with the user; a user message with no answer
+  before the next one, an empty question, or an assistant message with no question is a
+  *skipped turn*. ``human``/``gpt`` are accepted for ``user``/``assistant``.
+
+Image paths are relative to the file's folder; absolute paths, ``..`` escapes and symlinks out of
+the folder are refused. ``prepare_chats`` then applies METHODS §2.1's filtering (see
+``benchwright.mmmt_if.filter_chat``): a chat with a missing or corrupt image, more than 5 images
+or a skipped turn is dropped and recorded; a chat longer than 20 turns is truncated.
+
+The MMMT-IF public release table
+--------------------------------
+``load_release_csv`` reads the published CSV layout: one row per (conversation, turn) with the
+prompt, the cumulative instructions in force (``all instructions``: ``Instruction: ...`` sentences
+run together), their count, per-model judge scores (``<Criterion> <Model>`` for the 8 criteria;
+the release calls Overall Quality "Overall score") and ``Programmatic Instruction Following
+<Model>`` (PIF), the weights (``auto eval metric weights``: 8 ones and the PIF weight), and
+pairwise preference columns ``Preference: 1 for X, 0 for Y`` (1: X preferred, 0: Y, 0.5: tie).
+Instruction sentences are mapped to our ids by their meaning (e.g. "no more than 4 sentences" →
+``length_short``); a sentence that matches no id, or more than one, is a problem of its row.
+
+Human ratings (the CSV drop folder)
+-----------------------------------
+``load_human_csv`` reads one of two layouts, told apart by the header:
+
+- ratings: ``model, chat_id, turn, rating`` (1–10) and optionally ``variant`` (default
+  ``standard``), ``sample_index`` (default 0), ``rater``;
+- preferences: ``chat_id, turn, model_a, model_b, preferred`` (``a``, ``b`` or ``tie``) and
+  optionally ``variant``, ``sample_index``, ``rater``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from benchwright.datasets.creation import LoadProblem
+from benchwright.images import ImageError, NormalizedImage, normalize_image
+from benchwright.mmmt_if import (AUTORATER_KEYS, MAX_IMAGES, MAX_TURNS, STANDARD, VARIANTS, Chat, ChatCandidate,
+                                 filter_chat, truncate)
+
+__all__ = ["LoadProblem", "PreparedChats", "ReleaseData", "load_chats", "load_chats_jsonl", "load_mmdu_json",
+           "prepare_chats", "load_release_csv", "load_human_csv", "instruction_id_for"]
+
+
+class _RowError(Exception):
+    """A reason to skip one row; turned into a LoadProblem by the loaders."""
+
+
+def _read(path: Path, what: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{what} not found: {path}") from None
+    except OSError as exc:
+        raise ValueError(f"cannot read {what} {path}: {exc}") from None
+
+
+def _image(base: Path, rel: object) -> tuple[str, bytes | None]:
+    """(name, bytes) of an image path relative to ``base``; bytes None when it cannot be used."""
+    if not isinstance(rel, str) or not rel.strip():
+        return str(rel), None
+    if os.path.isabs(rel) or rel.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", rel):
+        return rel, None
+    target = (base / rel).resolve()
+    if not target.is_relative_to(base) or not target.is_file():
+        return rel, None
+    try:
+        return rel, target.read_bytes()
+    except OSError:
+        return rel, None
+
+
+# --- our JSONL layout ----------------------------------------------------------------------------------
+
+def load_chats_jsonl(path: str | os.PathLike) -> tuple[list[ChatCandidate], list[LoadProblem]]:
+    path = Path(path)
+    raw = _read(path, "MMMT-IF chats file")
+    base = path.parent.resolve()
+    chats, problems = [], []
+    for lineno, line_bytes in enumerate(raw.split(b"\n"), start=1):
+        location = f"{path.name}:{lineno}"
+        try:
+            line = line_bytes.decode("utf-8-sig" if lineno == 1 else "utf-8")
+        except UnicodeDecodeError:
+            problems.append(LoadProblem(location, "not valid UTF-8"))
+            continue
+        if not line.strip():
+            continue
+        try:
+            chats.append(_chat_from_json(line, base, location))
+        except _RowError as exc:
+            problems.append(LoadProblem(location, str(exc)))
+    return chats, problems
+
+
+def _chat_from_json(line: str, base: Path, location: str) -> ChatCandidate:
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise _RowError(f"malformed JSON: {exc.msg} at column {exc.colno}") from None
+    if not isinstance(obj, dict):
+        raise _RowError(f"expected a JSON object, got {type(obj).__name__}")
+    chat_id = obj.get("chat_id")
+    if not isinstance(chat_id, str) or not chat_id.strip():
+        raise _RowError("missing chat_id")
+    turns, images = obj.get("turns"), obj.get("images")
+    if not isinstance(turns, list):
+        raise _RowError("'turns' must be a list of questions")
+    if not isinstance(images, list):
+        raise _RowError("'images' must be a list of paths")
+    questions = [t if isinstance(t, str) else None for t in turns]
+    return ChatCandidate(chat_id.strip(), questions, [_image(base, rel) for rel in images],
+                         f"{location} (chat {chat_id.strip()})", str(obj.get("topic") or ""))
+
+
+# --- the MMDU layout -------------------------------------------------------------------------------
+
+_ROLE = {"user": "user", "human": "user", "assistant": "assistant", "gpt": "assistant"}
+_IMAGE_TAG = re.compile(r"<ImageHere>", re.IGNORECASE)
+
+
+def load_mmdu_json(path: str | os.PathLike) -> tuple[list[ChatCandidate], list[LoadProblem]]:
+    path = Path(path)
+    raw = _read(path, "MMDU-style chats file")
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path} is not a JSON file: {exc}") from None
+    if isinstance(data, dict):
+        entries = [(str(key), value) for key, value in data.items()]
+    elif isinstance(data, list):
+        entries = [(str(index), value) for index, value in enumerate(data)]
+    else:
+        raise ValueError(f"{path}: expected a list of chats or an object of id -> chat")
+    base = path.parent.resolve()
+    chats, problems = [], []
+    for key, entry in entries:
+        location = f"{path.name}: chat {key}"
+        try:
+            chats.append(_mmdu_chat(entry, key, base, location))
+        except _RowError as exc:
+            problems.append(LoadProblem(location, str(exc)))
+    return chats, problems
+
+
+def _mmdu_chat(entry: object, key: str, base: Path, location: str) -> ChatCandidate:
+    if not isinstance(entry, dict):
+        raise _RowError(f"expected an object, got {type(entry).__name__}")
+    chat_id = str(entry.get("id", key)).strip() or key
+    images, conversation = entry.get("image", []), entry.get("conversations")
+    if isinstance(images, str):
+        images = [images]
+    if not isinstance(images, list):
+        raise _RowError("'image' must be a list of paths")
+    if not isinstance(conversation, list) or not conversation:
+        raise _RowError("'conversations' must be a non-empty list")
+    questions: list[str | None] = []
+    expecting = "user"
+    for number, message in enumerate(conversation, start=1):
+        role = _ROLE.get(str(message.get("from", "")).lower()) if isinstance(message, dict) else None
+        if role is None:
+            raise _RowError(f"message {number} has no known speaker ('from': user/assistant)")
+        if role != expecting:
+            # A question without an answer, or an answer without a question: a skipped turn.
+            questions.append(None)
+            expecting = role
+        if role == "user":
+            text = message.get("value")
+            text = _IMAGE_TAG.sub("", text).strip() if isinstance(text, str) else ""
+            questions.append(text or None)
+            expecting = "assistant"
+        else:
+            expecting = "user"
+    return ChatCandidate(chat_id, questions, [_image(base, rel) for rel in images], location)
+
+
+def load_chats(path: str | os.PathLike) -> tuple[list[ChatCandidate], list[LoadProblem]]:
+    """Chats from our JSONL layout (``.jsonl``) or the MMDU layout (``.json``)."""
+    path = Path(path)
+    if path.suffix.lower() == ".json":
+        return load_mmdu_json(path)
+    return load_chats_jsonl(path)
+
+
+# --- filtering and images ------------------------------------------------------------------------------
+
+@dataclass
+class PreparedChats:
+    chats: list[Chat]
+    images: dict[str, NormalizedImage]
+    problems: list[LoadProblem]
+    truncated: list[str] = field(default_factory=list)  # chat ids cut to max_turns
+
+
+def prepare_chats(candidates: list[ChatCandidate], source: str = "", max_turns: int = MAX_TURNS,
+                  max_images: int = MAX_IMAGES) -> PreparedChats:
+    """Apply METHODS §2.1's filtering and normalize the images (Pillow, content hash)."""
+    prepared = PreparedChats([], {}, [])
+    seen: set[str] = set()
+    for candidate in candidates:
+        if candidate.chat_id in seen:
+            prepared.problems.append(LoadProblem(candidate.location, f"duplicate chat_id {candidate.chat_id!r}"))
+            continue
+        reason = filter_chat(candidate, max_turns, max_images)
+        images: list[NormalizedImage] = []
+        for name, data in candidate.images:
+            if reason:
+                break
+            if data is None:
+                reason = f"image {name!r} is missing or outside the dataset folder"
+                break
+            try:
+                images.append(normalize_image(data))
+            except ImageError as exc:
+                reason = f"corrupt image {name!r}: {exc}"
+        if reason:
+            prepared.problems.append(LoadProblem(candidate.location, f"chat dropped: {reason}"))
+            continue
+        seen.add(candidate.chat_id)
+        if len(candidate.questions) > max_turns:
+            prepared.truncated.append(candidate.chat_id)
+        for image in images:
+            prepared.images[image.sha256] = image
+        prepared.chats.append(Chat(candidate.chat_id, truncate(candidate.questions, max_turns),
+                                   [image.sha256 for image in images], candidate.topic, source))
+    return prepared
+
+
+# --- the MMMT-IF release table --------------------------------------------------------------------
+
+# Phrases that identify each instruction in the release's wording (after lower-casing and
+# collapsing spaces). Order matters only for readability: a sentence must match exactly one id.
+_RELEASE_PHRASES = {
+    "length_short": r"no more than 4 sentences",
+    "length_long": r"at least 5 sentences",
+    "start_S": r"start every sentence with the letter \(?s\)?",
+    "start_B": r"start every sentence with the letter \(?b\)?",
+    "end_question": r"end every sentence with an? question mark",
+    "end_exclaim": r"end every sentence with an? exclamation mark",
+    "word_like": r"use the word '?like'?",
+    "word_itself": r"use the word '?itself'?",
+    "word_per_se": r"use the word '?per se'?",
+    "sentence_short": r"each sentence in the response is at most 18 words",
+    "sentence_long": r"each sentence in the response is at least 18 words",
+    "number_even": r"at least one even number",
+    "number_odd": r"at least one odd number",
+}
+_RELEASE_PATTERNS = {key: re.compile(pattern) for key, pattern in _RELEASE_PHRASES.items()}
+_MODEL_SUFFIX = re.compile(r"^Programmatic Instruction Following (?P<model>.+)$")
+_PREFERENCE = re.compile(r"^Preference: 1 for (?P<a>.+?), 0 for (?P<b>.+)$")
+_RELEASE_CRITERIA = {**{k: k for k in AUTORATER_KEYS}, "Overall score": "Overall Quality"}
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def instruction_id_for(sentence: str) -> str:
+    """Our instruction id for one release instruction sentence; ValueError when not exactly one."""
+    lowered = _squash(sentence).lower()
+    matches = [key for key, pattern in _RELEASE_PATTERNS.items() if pattern.search(lowered)]
+    if len(matches) != 1:
+        raise ValueError(f"instruction {_squash(sentence)!r} matches {matches or 'no id'}")
+    return matches[0]
+
+
+def _instruction_ids(text: str) -> list[str]:
+    sentences = [s for s in re.split(r"Instruction:", text or "") if s.strip()]
+    return [instruction_id_for(s) for s in sentences]
+
+
+@dataclass
+class ReleaseData:
+    turns: pd.DataFrame  # chat_id, turn, prompt, instructions_in_force, inserted_instruction, instruction_count, ...
+    scores: pd.DataFrame  # chat_id, turn, model, <8 criteria>, pif
+    preferences: pd.DataFrame  # chat_id, turn, model_a, model_b, preference (1 a, 0 b, 0.5 tie)
+    weights: list[float]  # the 8 criteria weights then the PIF weight, as published
+    models: list[str]
+    problems: list[LoadProblem]
+
+
+def load_release_csv(path: str | os.PathLike) -> ReleaseData:
+    path = Path(path)
+    text = _read(path, "MMMT-IF release CSV").decode("utf-8-sig")
+    frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+    frame.columns = [c.strip() for c in frame.columns]
+    required = ["conversation id", "prompt", "all instructions", "instruction count"]
+    turn_column = next((c for c in frame.columns if c.startswith("turn count")), None)
+    missing = [c for c in required if c not in frame.columns] + ([] if turn_column else ["turn count ..."])
+    if missing:
+        raise ValueError(f"{path} lacks required column(s): {missing}")
+    models = [m.group("model") for c in frame.columns if (m := _MODEL_SUFFIX.match(c))]
+    pairs = [(c, m.group("a"), m.group("b")) for c in frame.columns if (m := _PREFERENCE.match(c))]
+
+    turns, scores, preferences, problems, weights = [], [], [], [], None
+    previous: dict[str, list[str]] = {}
+    for rowno, row in enumerate(frame.to_dict("records"), start=2):  # line 1 is the header
+        location = f"{path.name}: data row {rowno - 1}"
+        try:
+            chat_id, turn = row["conversation id"].strip(), int(row[turn_column])
+            in_force = _instruction_ids(row["all instructions"])
+            count = int(row["instruction count"])
+        except ValueError as exc:
+            problems.append(LoadProblem(location, str(exc)))
+            continue
+        before = previous.get(chat_id, [])
+        new = [i for i in in_force if i not in before]
+        previous[chat_id] = in_force
+        turns.append({"chat_id": chat_id, "turn": turn, "prompt": _squash(row["prompt"]),
+                      "instructions_in_force": in_force, "inserted_instruction": new[0] if len(new) == 1 else None,
+                      "new_instructions": new, "instruction_count": count,
+                      "topic": row.get("question topic", "").strip().rstrip("'"),
+                      "capability": row.get("LLM capability tested", "").strip()})
+        if weights is None and row.get("auto eval metric weights", "").strip():
+            weights = [float(w) for w in row["auto eval metric weights"].split()]
+        for model in models:
+            record = {"chat_id": chat_id, "turn": turn, "model": model}
+            try:
+                for column_name, criterion in _RELEASE_CRITERIA.items():
+                    if f"{column_name} {model}" in row:
+                        record[criterion] = float(row[f"{column_name} {model}"])
+                record["pif"] = float(row[f"Programmatic Instruction Following {model}"])
+            except ValueError as exc:
+                problems.append(LoadProblem(f"{location}, model {model}", f"not a number: {exc}"))
+                continue
+            scores.append(record)
+        for column, model_a, model_b in pairs:
+            value = row[column].strip()
+            preferences.append({"chat_id": chat_id, "turn": turn, "model_a": model_a, "model_b": model_b,
+                                "preference": float(value) if value else None})
+    return ReleaseData(pd.DataFrame(turns), pd.DataFrame(scores), pd.DataFrame(preferences), weights or [],
+                       models, problems)
+
+
+# --- human ratings ---------------------------------------------------------------------------------
+
+RATING_COLUMNS = ["model", "chat_id", "turn", "variant", "sample_index", "rating", "rater", "source_file"]
+HUMAN_PREFERENCE_COLUMNS = ["chat_id", "turn", "variant", "sample_index", "model_a", "model_b", "preferred",
+                            "rater", "source_file"]
+
+
+def load_human_csv(path: str | os.PathLike) -> tuple[str, pd.DataFrame, list[LoadProblem]]:
+    """('ratings' | 'preferences', rows, problems) from one human-ratings CSV (see the module docstring)."""
+    path = Path(path)
+    try:
+        text = _read(path, "human ratings CSV").decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not UTF-8 text") from None
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    header = {h.strip() for h in reader.fieldnames or []}
+    if {"model", "chat_id", "turn", "rating"} <= header:
+        kind, columns = "ratings", RATING_COLUMNS
+    elif {"chat_id", "turn", "model_a", "model_b", "preferred"} <= header:
+        kind, columns = "preferences", HUMAN_PREFERENCE_COLUMNS
+    else:
+        raise ValueError(f"{path}: header {sorted(header)} is neither the ratings layout "
+                         "(model, chat_id, turn, rating) nor the preferences layout "
+                         "(chat_id, turn, model_a, model_b, preferred)")
+    rows, problems = [], []
+    for lineno, raw in enumerate(reader, start=2):
+        row = {(k or "").strip(): (v or "").strip() for k, v in raw.items()}
+        if not any(row.values()):
+            continue
+        try:
+            rows.append(_human_row(kind, row, path.name))
+        except _RowError as exc:
+            problems.append(LoadProblem(f"{path.name}:{lineno}", str(exc)))
+    return kind, pd.DataFrame(rows, columns=columns), problems
+
+
+def _human_row(kind: str, row: dict, source: str) -> dict:
+    try:
+        turn = int(row["turn"])
+        sample_index = int(row.get("sample_index") or 0)
+    except ValueError:
+        raise _RowError(f"turn {row.get('turn')!r} / sample_index {row.get('sample_index')!r} must be whole numbers") from None
+    if turn < 1 or sample_index < 0:
+        raise _RowError("turn must be at least 1 and sample_index at least 0")
+    variant = row.get("variant") or STANDARD
+    if variant not in VARIANTS:
+        raise _RowError(f"variant {variant!r} is not one of {list(VARIANTS)}")
+    common = {"chat_id": row["chat_id"], "turn": turn, "variant": variant, "sample_index": sample_index,
+              "rater": row.get("rater") or None, "source_file": source}
+    if not row["chat_id"]:
+        raise _RowError("empty chat_id")
+    if kind == "ratings":
+        try:
+            rating = float(row["rating"])
+        except ValueError:
+            raise _RowError(f"rating {row['rating']!r} is not a number") from None
+        if not 1.0 <= rating <= 10.0:
+            raise _RowError(f"rating {rating:g} is outside 1-10")
+        if not row["model"]:
+            raise _RowError("empty model")
+        return {"model": row["model"], "rating": rating, **common}
+    preferred = row["preferred"].lower()
+    if preferred not in ("a", "b", "tie"):
+        raise _RowError(f"preferred {row['preferred']!r} must be a, b or tie")
+    if not row["model_a"] or not row["model_b"] or row["model_a"] == row["model_b"]:
+        raise _RowError("model_a and model_b must be two different models")
+    return {"model_a": row["model_a"], "model_b": row["model_b"], "preferred": preferred, **common}

@@ -1,0 +1,224 @@
+-- MMMT-IF (METHODS §2): chats, turns, instructions in force, programmatic scores, autorater
+-- judgments, human ratings and the metric tables. Answers live in `generations` (benchmark 'mmmt_if',
+-- item_id = turn_id, variant 'standard' | 'instructions_appended').
+
+-- Source chats after filtering (no instructions yet); images are in `images`.
+CREATE TABLE IF NOT EXISTS mmmt_if_source_chats (
+    chat_id         VARCHAR NOT NULL,
+    dataset         VARCHAR NOT NULL,
+    topic           VARCHAR,
+    questions       VARCHAR[] NOT NULL,
+    image_hashes    VARCHAR[] NOT NULL,
+    truncated       BOOLEAN NOT NULL      -- the source chat had more turns than the limit
+);
+
+-- The chat set: source chats with instructions inserted by the seeded process.
+CREATE TABLE IF NOT EXISTS mmmt_if_chats (
+    chat_id         VARCHAR NOT NULL,
+    dataset         VARCHAR NOT NULL,
+    topic           VARCHAR,
+    n_turns         INTEGER NOT NULL,
+    n_images        INTEGER NOT NULL,
+    image_hashes    VARCHAR[] NOT NULL,   -- all go with the first user turn
+    n_instructions  INTEGER NOT NULL,     -- instructions in force at the last turn
+    seed            INTEGER NOT NULL,     -- of the insertion process
+    truncated       BOOLEAN NOT NULL      -- the source chat had more turns than the limit
+);
+
+CREATE TABLE IF NOT EXISTS mmmt_if_turns (
+    chat_id                VARCHAR NOT NULL,
+    turn                   INTEGER NOT NULL,   -- 1-based
+    turn_id                VARCHAR NOT NULL,   -- '<chat_id>#tNN'
+    question               VARCHAR NOT NULL,
+    inserted_instruction   VARCHAR,            -- instruction id added before this question, if any
+    user_text              VARCHAR NOT NULL,   -- the user turn as sent (instruction + question)
+    instructions_in_force  VARCHAR[] NOT NULL, -- every instruction given so far (they are global)
+    n_instructions         INTEGER NOT NULL
+);
+
+-- One row per (turn, instruction in force).
+CREATE TABLE IF NOT EXISTS mmmt_if_turn_instructions (
+    chat_id         VARCHAR NOT NULL,
+    turn            INTEGER NOT NULL,
+    turn_id         VARCHAR NOT NULL,
+    instruction_id  VARCHAR NOT NULL,
+    category        VARCHAR NOT NULL,
+    given_at_turn   INTEGER NOT NULL
+);
+
+-- Programmatic scoring, one row per response. pif is NULL for a failed call.
+CREATE TABLE IF NOT EXISTS mmmt_if_turn_scores (
+    model           VARCHAR NOT NULL,
+    variant         VARCHAR NOT NULL,
+    chat_id         VARCHAR NOT NULL,
+    turn            INTEGER NOT NULL,
+    turn_id         VARCHAR NOT NULL,
+    sample_index    INTEGER NOT NULL,
+    n_instructions  INTEGER NOT NULL,
+    n_followed      INTEGER,
+    pif             DOUBLE,
+    error           VARCHAR
+);
+
+-- One row per (response, instruction in force): was it followed?
+CREATE TABLE IF NOT EXISTS mmmt_if_instruction_results (
+    model           VARCHAR NOT NULL,
+    variant         VARCHAR NOT NULL,
+    chat_id         VARCHAR NOT NULL,
+    turn            INTEGER NOT NULL,
+    turn_id         VARCHAR NOT NULL,
+    sample_index    INTEGER NOT NULL,
+    instruction_id  VARCHAR NOT NULL,
+    category        VARCHAR NOT NULL,
+    followed        BOOLEAN NOT NULL
+);
+
+-- Autorater (METHODS §2.4), partition model × judge. Raw text, scores and parse_ok stay separate.
+CREATE TABLE IF NOT EXISTS mmmt_if_autorater_judgments (
+    model                             VARCHAR NOT NULL,
+    judge                             VARCHAR NOT NULL,
+    variant                           VARCHAR NOT NULL,
+    chat_id                           VARCHAR NOT NULL,
+    turn                              INTEGER NOT NULL,
+    turn_id                           VARCHAR NOT NULL,
+    sample_index                      INTEGER NOT NULL,
+    raw_text                          VARCHAR,
+    creativity                        DOUBLE,   -- 1-10, NULL unless parse_ok
+    richness                          DOUBLE,
+    visual_perception                 DOUBLE,
+    logical_coherence                 DOUBLE,
+    answer_accuracy                   DOUBLE,
+    image_relationship_understanding  DOUBLE,
+    instruction_following             DOUBLE,
+    overall_quality                   DOUBLE,
+    parse_ok                          BOOLEAN NOT NULL,
+    parse_problem                     VARCHAR,  -- why the output did not parse (missing keys ...)
+    error                             VARCHAR,  -- the call failed: not a judgment, not a parse failure
+    request_key                       VARCHAR,
+    simulated                         BOOLEAN NOT NULL,
+    source                            VARCHAR NOT NULL
+);
+
+-- Human ratings from the CSV drop folder (see benchwright/datasets/mmmt_if.py).
+CREATE TABLE IF NOT EXISTS mmmt_if_human_ratings (
+    model         VARCHAR NOT NULL,
+    chat_id       VARCHAR NOT NULL,
+    turn          INTEGER NOT NULL,
+    variant       VARCHAR NOT NULL,
+    sample_index  INTEGER NOT NULL,
+    rating        DOUBLE NOT NULL,   -- instruction following, 1-10
+    rater         VARCHAR,
+    source_file   VARCHAR NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS mmmt_if_human_preferences (
+    chat_id       VARCHAR NOT NULL,
+    turn          INTEGER NOT NULL,
+    variant       VARCHAR NOT NULL,
+    sample_index  INTEGER NOT NULL,
+    model_a       VARCHAR NOT NULL,
+    model_b       VARCHAR NOT NULL,
+    preferred     VARCHAR NOT NULL,  -- 'a' | 'b' | 'tie'
+    rater         VARCHAR,
+    source_file   VARCHAR NOT NULL
+);
+
+-- --- metrics (every table but the uplift has a `variant` column) ---------------------------------
+
+CREATE TABLE IF NOT EXISTS mmmt_if_summary (
+    model              VARCHAR NOT NULL,
+    variant            VARCHAR NOT NULL,
+    contexts           INTEGER NOT NULL,   -- (chat, turn) answered at least once
+    responses          INTEGER NOT NULL,
+    failed             INTEGER NOT NULL,   -- failed calls: left out, never scored 0
+    pif                DOUBLE,             -- corpus PIF: mean over contexts of the samples' mean
+    pif_lower          DOUBLE,
+    pif_upper          DOUBLE,
+    pif_iqr_n          DOUBLE,
+    complete_contexts  INTEGER NOT NULL,   -- contexts with all N samples (PIF-N-K, PIF-IQR-N)
+    pif_n_n            DOUBLE,
+    n_samples          INTEGER NOT NULL,
+    model_display      VARCHAR,
+    simulated          BOOLEAN NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS mmmt_if_pif_by_turn (
+    model VARCHAR NOT NULL, variant VARCHAR NOT NULL, turn INTEGER NOT NULL,
+    n INTEGER NOT NULL, pif DOUBLE, pif_lower DOUBLE, pif_upper DOUBLE,
+    model_display VARCHAR, simulated BOOLEAN NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS mmmt_if_pif_by_count (
+    model VARCHAR NOT NULL, variant VARCHAR NOT NULL, n_instructions INTEGER NOT NULL,
+    n INTEGER NOT NULL, pif DOUBLE, pif_lower DOUBLE, pif_upper DOUBLE,
+    model_display VARCHAR, simulated BOOLEAN NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS mmmt_if_pif_by_instruction (
+    model VARCHAR NOT NULL, variant VARCHAR NOT NULL, instruction_id VARCHAR NOT NULL, category VARCHAR NOT NULL,
+    n INTEGER NOT NULL, pif DOUBLE, pif_lower DOUBLE, pif_upper DOUBLE,
+    model_display VARCHAR, simulated BOOLEAN NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS mmmt_if_pif_n_k (
+    model VARCHAR NOT NULL, variant VARCHAR NOT NULL, n_samples INTEGER NOT NULL, k INTEGER NOT NULL,
+    contexts INTEGER NOT NULL, pif_n_k DOUBLE,
+    model_display VARCHAR, simulated BOOLEAN NOT NULL
+);
+
+-- The instructions-appended ablation against the standard chat, per model.
+CREATE TABLE IF NOT EXISTS mmmt_if_uplift (
+    model VARCHAR NOT NULL, pif_standard DOUBLE, pif_appended DOUBLE, uplift DOUBLE,
+    pif_n_n_standard DOUBLE, pif_n_n_appended DOUBLE, uplift_n_n DOUBLE,
+    pairs INTEGER NOT NULL, p_appended_greater DOUBLE,   -- one-sided Wilcoxon on paired context PIFs
+    model_display VARCHAR, simulated BOOLEAN NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS mmmt_if_ecdf (
+    model VARCHAR NOT NULL, variant VARCHAR NOT NULL, turn INTEGER NOT NULL,
+    pif_value DOUBLE NOT NULL, cdf DOUBLE NOT NULL, n INTEGER NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS mmmt_if_dominance (
+    variant VARCHAR NOT NULL, model_a VARCHAR NOT NULL, model_b VARCHAR NOT NULL, turns INTEGER NOT NULL,
+    turns_a_dominates INTEGER NOT NULL, turns_b_dominates INTEGER NOT NULL,
+    a_dominates_every_turn BOOLEAN NOT NULL, b_dominates_every_turn BOOLEAN NOT NULL, verdict VARCHAR NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS mmmt_if_wilcoxon (
+    variant VARCHAR NOT NULL, model_a VARCHAR NOT NULL, model_b VARCHAR NOT NULL,
+    pairs INTEGER NOT NULL, nonzero_pairs INTEGER NOT NULL, mean_difference DOUBLE,
+    p_a_greater DOUBLE, p_b_greater DOUBLE   -- one-sided: H1 model_a > model_b, and the reverse
+);
+
+CREATE TABLE IF NOT EXISTS mmmt_if_preference_scores (
+    judge VARCHAR NOT NULL, model VARCHAR NOT NULL, variant VARCHAR NOT NULL, chat_id VARCHAR NOT NULL,
+    turn INTEGER NOT NULL, sample_index INTEGER NOT NULL, pif DOUBLE, criteria_mean DOUBLE,
+    preference DOUBLE   -- (8 criteria + 20·PIF) / 28; NULL when the judgment failed or did not parse
+);
+
+CREATE TABLE IF NOT EXISTS mmmt_if_preferences (
+    judge VARCHAR NOT NULL, variant VARCHAR NOT NULL, model_a VARCHAR NOT NULL, model_b VARCHAR NOT NULL,
+    turns INTEGER NOT NULL, wins INTEGER NOT NULL, ties INTEGER NOT NULL, losses INTEGER NOT NULL,
+    win_rate DOUBLE,      -- of model_a, a tie counting half
+    unjudged INTEGER NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS mmmt_if_ratings (
+    judge VARCHAR NOT NULL, variant VARCHAR NOT NULL, model VARCHAR NOT NULL,
+    rating DOUBLE NOT NULL, rating_lower DOUBLE, rating_upper DOUBLE,   -- Elo scale, mean 1000
+    judgments INTEGER NOT NULL, wins INTEGER NOT NULL, ties INTEGER NOT NULL, losses INTEGER NOT NULL,
+    at_bound BOOLEAN NOT NULL, model_display VARCHAR, simulated BOOLEAN NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS mmmt_if_self_preference (
+    judge VARCHAR NOT NULL, model VARCHAR NOT NULL, judge_family VARCHAR NOT NULL, model_family VARCHAR NOT NULL,
+    same_family BOOLEAN NOT NULL, judgments INTEGER NOT NULL, mean_score DOUBLE,
+    mean_score_other_judges DOUBLE, difference DOUBLE
+);
+
+CREATE TABLE IF NOT EXISTS mmmt_if_human_alignment (
+    measure VARCHAR NOT NULL,   -- 'pearson_pif_human_rating' | 'human_preference_agrees_with_pif'
+    scope VARCHAR NOT NULL,     -- 'overall' | 'model:<slug>'
+    variant VARCHAR NOT NULL, n INTEGER NOT NULL, value DOUBLE, p_value DOUBLE
+);
