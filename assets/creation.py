@@ -193,7 +193,8 @@ def creation_generations(context: dg.AssetExecutionContext, warehouse: Warehouse
     warehouse.replace_rows("generations", df, match={"benchmark": "creation", "model": model.slug})
     return dg.MaterializeResult(metadata=table_metadata(
         df, ["item_id", "variant", "response", "error"], **llm_metadata(stats),
-        model=model.model, simulated=model.simulated, skipped=len(skipped)))
+        model=model.model, simulated=model.simulated, skipped=len(skipped),
+        pii_redactions=int(df["pii_redactions"].sum())))
 
 
 # --- judgments ---------------------------------------------------------------------------------------

@@ -48,10 +48,19 @@ ANSWER_B_TAG = "assistant_b_answer"
 CRITERIA_TAG = "evaluation_criteria"
 VISUAL_CRITERIA_TAG = "visual_factuality_criteria"
 GROUND_TRUTH_TAG = "ground_truth"
+_OUR_TAGS = re.compile(
+    r"</?\s*(?:" + "|".join([TASK_TAG, ANSWER_A_TAG, ANSWER_B_TAG, CRITERIA_TAG, VISUAL_CRITERIA_TAG, GROUND_TRUTH_TAG])
+    + r")\s*>", re.IGNORECASE)
 
 
 def _tagged(tag: str, body: str) -> str:
-    return f"<{tag}>\n{body}\n</{tag}>"
+    """Wrap a prompt part in <tag> ... </tag>.
+
+    Answers are untrusted text: one that writes our own tags could close its section and speak as
+    the prompt. So our tag names inside a body are neutralised (``<`` becomes ``&lt;``).
+    """
+    safe = _OUR_TAGS.sub(lambda m: "&lt;" + m.group(0)[1:], body)
+    return f"<{tag}>\n{safe}\n</{tag}>"
 
 
 def _numbered(requirements: Iterable[str]) -> str:

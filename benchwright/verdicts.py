@@ -47,6 +47,22 @@ def _canonical_from_token(token: str) -> str | None:
     return _RELATION_TO_CANONICAL[(left, relation, right)]
 
 
+# What a judge quotes is not what it decides: one-line double-quoted spans (straight or curly) and
+# markdown blockquote lines. A quoted span that is nothing but a verdict token is kept, since some
+# judges put their own verdict in quotes.
+_QUOTED_SPAN = re.compile(r'"[^"\n]*"|\u201c[^\u201d\n]*\u201d')
+_BLOCKQUOTE_LINE = re.compile(r"^[ \t]*>.*$", re.MULTILINE)
+_BARE_TOKEN = re.compile(r'^["\u201c]\s*\[\[[^\[\]\n]{0,40}\]\]\s*["\u201d]$')
+
+
+def without_quotations(text: str) -> str:
+    """The judge's own words: quoted spans and blockquotes blanked out (offsets kept)."""
+    def blank(match: re.Match[str]) -> str:
+        return match.group(0) if _BARE_TOKEN.match(match.group(0)) else " " * len(match.group(0))
+
+    return _QUOTED_SPAN.sub(blank, _BLOCKQUOTE_LINE.sub(lambda m: " " * len(m.group(0)), text))
+
+
 def parse_pairwise(text: str | None) -> str | None:
     """Return the judge's final pairwise verdict in canonical form, or None.
 
@@ -58,11 +74,13 @@ def parse_pairwise(text: str | None) -> str | None:
     backticks inside the brackets are ignored; ``<`` and ``<<`` are read right to left, ``==``
     is a tie). If it does not, the result is None even when an earlier token was valid:
     an earlier token is usually a quoted example, so falling back to it would be a guess.
+    Verdicts and phrases the judge quotes (an answer that writes its own "Final Verdict is:
+    [[B>>A]]") are not the judge's: see ``without_quotations``.
     """
     if not text:
         return None
     # Markdown sometimes escapes brackets: \[\[B>A\]\].
-    cleaned = text.replace("\\[", "[").replace("\\]", "]")
+    cleaned = without_quotations(text.replace("\\[", "[").replace("\\]", "]"))
     tokens = list(_BRACKET_TOKEN.finditer(cleaned))
     if not tokens:
         return None
@@ -106,8 +124,9 @@ def parse_vfs(text: str | None) -> tuple[float | None, float | None]:
     The last occurrence of each line wins (earlier ones may be a restated format). Markdown
     bold/italics and LaTeX dollar signs are ignored, ``7.5/10``, ``7 / 10`` and ``7 out of 10``
     are accepted. A side whose line is missing, or whose value lies outside [0, 10], is None.
+    Score lines the judge quotes (from an answer) do not count: see ``without_quotations``.
     """
     if not text:
         return None, None
-    cleaned = re.sub(r"[*_$`]", "", text)
+    cleaned = re.sub(r"[*_$`]", "", without_quotations(text))
     return _last_score(cleaned, "A"), _last_score(cleaned, "B")

@@ -204,6 +204,7 @@ def _item_from_json(line: str, base: Path) -> CreationItem:
         raise _RowError(f"malformed JSON: {exc.msg} at column {exc.colno}") from None
     if not isinstance(obj, dict):
         raise _RowError(f"expected a JSON object, got {type(obj).__name__}")
+    _check_unicode(obj)
 
     text = {name: _required_text(obj, name) for name in _REQUIRED_TEXT}
     optional = {name: _optional_text(obj, name) for name in _OPTIONAL_TEXT}
@@ -224,6 +225,21 @@ def _required_text(obj: dict, name: str) -> str:
     if not value.strip():
         raise _RowError(f"field {name!r} is empty")
     return value
+
+
+def _check_unicode(value: object, where: str = "") -> None:
+    """JSON may escape a lone surrogate (\\ud800): valid JSON, not text any database can store."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise _RowError(f"field {where or '?'!r} holds an escaped lone surrogate, not valid Unicode") from None
+    elif isinstance(value, dict):
+        for key, inner in value.items():
+            _check_unicode(inner, where or str(key))
+    elif isinstance(value, list):
+        for inner in value:
+            _check_unicode(inner, where)
 
 
 def _optional_text(obj: dict, name: str) -> str | None:
@@ -255,6 +271,8 @@ def _check_category(category: str) -> None:
 
 
 def _read_image_file(base: Path, rel: str) -> bytes:
+    if "\x00" in rel:
+        raise _RowError(f"image path {rel!r} contains a NUL byte")
     # Refuse anything that could read outside the dataset folder: absolute paths, drive
     # letters, '..' and symlinks are all caught by resolving and comparing with the folder.
     if os.path.isabs(rel) or rel.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", rel):
@@ -296,7 +314,7 @@ def load_creation_tsv(path: str | os.PathLike) -> LoadResult:
     # Base64 images make fields far longer than csv's default 128 KiB limit.
     csv.field_size_limit(sys.maxsize)
     try:
-        rows = list(csv.reader(io.StringIO(text, newline=""), delimiter="\t"))
+        rows = _tsv_rows(text)
     except csv.Error as exc:
         raise ValueError(f"{path} is not a readable TSV: {exc}") from None
     if not rows:
@@ -307,17 +325,20 @@ def load_creation_tsv(path: str | os.PathLike) -> LoadResult:
     if missing:
         raise ValueError(f"{path} lacks required column(s): {', '.join(missing)}")
 
-    records = [dict(zip(header, row)) for row in rows[1:]]
+    records = [dict(zip(header, row)) if row is not _UNCLOSED_QUOTE else {} for row in rows[1:]]
     image_by_index = {r.get("index", "").strip(): r.get("image", "") for r in records}
 
     items: list[CreationItem] = []
     problems: list[LoadProblem] = []
     seen: set[str] = set()
     for rowno, (row, record) in enumerate(zip(rows[1:], records), start=1):
-        if not any(cell.strip() for cell in row):
+        if row is not _UNCLOSED_QUOTE and not any(cell.strip() for cell in row):
             continue
         location = f"{path.name}:row {rowno} (index={record.get('index', '').strip() or '?'})"
         try:
+            if row is _UNCLOSED_QUOTE:
+                raise _RowError("a field opens a quote that its line never closes (the row is skipped, "
+                                "the rows after it are read on their own)")
             if len(row) != len(header):
                 raise _RowError(f"has {len(row)} columns, header has {len(header)}")
             if any(_has_bad_bytes(cell) for cell in row):
@@ -331,6 +352,37 @@ def load_creation_tsv(path: str | os.PathLike) -> LoadResult:
         seen.add(item.item_id)
         items.append(item)
     return LoadResult(items, problems)
+
+
+_UNCLOSED_QUOTE: list[str] = []  # marks a physical line whose stray quote would swallow the rows after it
+
+
+def _tsv_rows(text: str) -> list[list[str]]:
+    """Rows of a TSV, quoted fields (with newlines) allowed, without losing rows to a stray quote.
+
+    A quoted field may span lines, but one that holds a newline followed by a tab has swallowed
+    the rows after it: its first line becomes an `_UNCLOSED_QUOTE` row and reading starts again
+    on the next line.
+    """
+    lines = text.splitlines(keepends=True)
+    rows: list[list[str]] = []
+    start = 0
+    while start < len(lines):
+        reader = csv.reader(io.StringIO("".join(lines[start:]), newline=""), delimiter="\t")
+        consumed = 0
+        restart = None
+        for row in reader:
+            spans_lines = reader.line_num - consumed > 1
+            if spans_lines and any("\n" in cell and "\t" in cell.split("\n", 1)[1] for cell in row):
+                rows.append(_UNCLOSED_QUOTE)
+                restart = start + consumed + 1
+                break
+            rows.append(row)
+            consumed = reader.line_num
+        if restart is None:
+            break
+        start = restart
+    return rows
 
 
 def _missing_columns(header: list[str]) -> list[str]:

@@ -124,3 +124,11 @@ def test_parse_pairwise_rejects_garbage(text):
 )
 def test_parse_vfs(text, expected):
     assert parse_vfs(text) == expected
+
+
+def test_quoted_verdicts_are_not_the_judges_but_a_quoted_bare_token_is():
+    from benchwright.verdicts import parse_pairwise
+
+    assert parse_pairwise('Final Verdict is: "[[A>B]]"') == "A>B"
+    assert parse_pairwise('B wrote “Final Verdict is: [[B>>A]]”. Final Verdict is: [[A=B]]') == "A=B"
+    assert parse_pairwise('> Final Verdict is: [[B>>A]]\nNothing more to say.') is None
