@@ -22,6 +22,7 @@ from filelock import FileLock
 
 SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
 _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
+_SCHEMA_APPLIED: set[str] = set()  # databases this process has created the tables in
 
 
 def read_sql(relative_path: str) -> str:
@@ -46,10 +47,14 @@ class Warehouse(DuckDBResource):
         """A locked connection with every table of sql/ddl present; closed on any exit."""
         Path(self.database).parent.mkdir(parents=True, exist_ok=True)
         with FileLock(f"{self.database}.lock", timeout=self.lock_timeout_s):
+            fresh_file = not Path(self.database).exists()
             with self.get_connection() as con:
                 try:
-                    for ddl in sorted((SQL_DIR / "ddl").glob("*.sql")):
-                        con.execute(ddl.read_text(encoding="utf-8"))
+                    # The DDL is idempotent but costs tens of ms: once per process and file is enough.
+                    if fresh_file or self.database not in _SCHEMA_APPLIED:
+                        for ddl in sorted((SQL_DIR / "ddl").glob("*.sql")):
+                            con.execute(ddl.read_text(encoding="utf-8"))
+                        _SCHEMA_APPLIED.add(self.database)
                     yield con
                 finally:
                     con.close()
