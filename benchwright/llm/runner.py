@@ -12,6 +12,7 @@ import email.utils
 import logging
 import os
 import random
+import re
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -30,6 +31,9 @@ _NOAUTH_KEY = "sk-noauth"
 # Honour Retry-After, but a server asking for longer than this is treated as failing for this run.
 _RETRY_AFTER_CEILING_S = 300.0
 _PROGRESS_EVERY_S = 5.0
+# A "\ud800" escape in a provider's JSON decodes to a lone surrogate, which is not Unicode: neither
+# SQLite nor DuckDB can store it. Each becomes U+FFFD, as a UTF-8 decoder does with ill-formed input.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass
@@ -429,7 +433,7 @@ class LLMRunner:
         cost_usd: float,
         simulated: bool,
     ) -> LLMResult:
-        text, redactions = _redact(text)
+        text, redactions = _redact(_LONE_SURROGATE.sub("\ufffd", text))
         row = CachedResponse(
             key=key,
             model=req.model,
@@ -448,7 +452,7 @@ class LLMRunner:
 
     def _failure(self, key: str, req: LLMRequest, err: BaseException, attempts: int, simulated: bool) -> LLMResult:
         # Provider errors can echo parts of the prompt, so they are redacted like responses.
-        message, _ = _redact(_describe(err))
+        message, _ = _redact(_LONE_SURROGATE.sub("\ufffd", _describe(err)))
         self.cache.put_error(key, req.model, req.prompt_version, message, attempts)
         return LLMResult(
             key=key,

@@ -6,12 +6,17 @@ inject faults in a deterministic order so tests can count requests exactly:
     with OpenAIServer(faults=["429", "500", None]) as srv:   # 1st request 429, 2nd 500, then normal
         ... srv.base_url ... srv.count() ...
 
-Fault kinds: "429" (with Retry-After), "500", "400", "401", "hang" (no answer until ``hang_s`` or
-shutdown), "malformed" (200 with a body that is not JSON), "truncated" (Content-Length larger than the
-body, then the connection closes). ``faults`` is consumed in arrival order; after it runs out,
-``always`` (e.g. "500") applies to every request, else ``fault_rate`` draws from ``fault_kinds`` with
-a seeded RNG. The server stops itself after ``max_lifetime_s`` so a stuck test cannot
-leave it running.
+Fault kinds: "429" (with Retry-After), "500", "400", "401" (its message echoes the presented key in
+full, the worst a provider can do), "hang" (no answer until ``hang_s`` or shutdown), "malformed" (200
+with a body that is not JSON), "truncated" (Content-Length larger than the body, then the connection
+closes), "slow" (200 and headers at once, then the body in pieces ``slow_chunk_s`` apart: a slow
+stream). ``faults`` is consumed in arrival order; after it runs out, ``always`` (e.g. "500") applies
+to every request, else ``fault_rate`` draws from ``fault_kinds`` with a seeded RNG. The server stops
+itself after ``max_lifetime_s`` so a stuck test cannot leave it running.
+
+Requests with ``"stream": true`` are answered as server-sent events (``chat.completion.chunk`` objects,
+one per word, ``stream_chunk_s`` apart, then ``data: [DONE]``), as OpenAI does.
+Every ``Authorization`` header received is counted in ``authorizations``.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
 
-FAULT_KINDS = ("429", "500", "400", "401", "hang", "malformed", "truncated")
+FAULT_KINDS = ("429", "500", "400", "401", "hang", "malformed", "truncated", "slow")
 
 
 def default_reply(body: dict) -> str:
@@ -54,6 +59,8 @@ class OpenAIServer:
         hang_s: float = 30.0,
         max_lifetime_s: float = 60.0,
         reply: Callable[[dict], str] = default_reply,
+        slow_chunk_s: float = 1.0,
+        stream_chunk_s: float = 0.0,
     ):
         for kind in list(faults or []) + list(fault_kinds) + [always]:
             if kind is not None and kind not in FAULT_KINDS:
@@ -65,6 +72,8 @@ class OpenAIServer:
         self.fault_kinds = fault_kinds
         self.retry_after = retry_after
         self.hang_s = hang_s
+        self.slow_chunk_s = slow_chunk_s
+        self.stream_chunk_s = stream_chunk_s
         self.max_lifetime_s = max_lifetime_s
         self.reply = reply
         self._rng = random.Random(seed)
@@ -74,6 +83,7 @@ class OpenAIServer:
         self.by_path: Counter[str] = Counter()
         self.by_model: Counter[str] = Counter()
         self.faults_served: Counter[str] = Counter()
+        self.authorizations: Counter[str] = Counter()  # Authorization header value -> requests
         self.in_flight = 0
         self.max_in_flight = 0
         self.bodies: list[dict] = []  # parsed request bodies, in arrival order
@@ -134,6 +144,7 @@ class OpenAIServer:
             self.by_path.clear()
             self.by_model.clear()
             self.faults_served.clear()
+            self.authorizations.clear()
             self.max_in_flight = self.in_flight
             self.bodies.clear()
             self.arrivals.clear()
@@ -157,6 +168,9 @@ class OpenAIServer:
 def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # Headers and body go out in separate writes; with Nagle's algorithm on, the body then waits
+        # for the client's delayed ACK (~40 ms on Linux) on every keep-alive request.
+        disable_nagle_algorithm = True
 
         def log_message(self, *args) -> None:  # keep test output quiet
             pass
@@ -197,6 +211,7 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                 server.total += 1
                 server.by_path[self.path] += 1
                 server.by_model[model] += 1
+                server.authorizations[self.headers.get("Authorization", "")] += 1
                 server.bodies.append(body)
                 server.arrivals.append(time.monotonic())
                 server.in_flight += 1
@@ -226,21 +241,80 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                 headers = {"Retry-After": server.retry_after} if server.retry_after is not None else {}
                 self._error(429, "rate limited (test fault)", headers)
                 return
-            if fault in ("500", "400", "401"):
+            if fault == "401":
+                presented = self.headers.get("Authorization", "").removeprefix("Bearer ")
+                self._error(401, f"Incorrect API key provided: {presented} (test fault)")
+                return
+            if fault in ("500", "400"):
                 self._error(int(fault), f"error {fault} (test fault)")
                 return
             if fault == "malformed":
                 self._send(200, b'{"id": "chatcmpl-x", "choices": [ this is not json')
                 return
             text = server.reply(body)
+            if body.get("stream"):
+                delay = server.slow_chunk_s if fault == "slow" else server.stream_chunk_s
+                self._stream(_stream_events(model, text, body), delay)
+                return
             payload = json.dumps(_completion(model, text, body)).encode()
             if fault == "truncated":
                 self.close_connection = True
                 self._send(200, payload[: len(payload) // 2], length=len(payload))
                 return
+            if fault == "slow":
+                self._send_slowly(payload)
+                return
             self._send(200, payload)
 
+        def _send_slowly(self, payload: bytes, pieces: int = 4) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.flush()
+            size = -(-len(payload) // pieces)
+            for start in range(0, len(payload), size):
+                if start and server._stop.wait(server.slow_chunk_s):
+                    return
+                self.wfile.write(payload[start : start + size])
+                self.wfile.flush()
+
+        def _stream(self, events: list[bytes], delay_s: float) -> None:
+            # No Content-Length: the body ends when the connection closes (as with SSE over HTTP/1.1).
+            self.close_connection = True
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            for i, event in enumerate(events):
+                if i and delay_s and server._stop.wait(delay_s):
+                    return
+                self.wfile.write(event)
+                self.wfile.flush()
+
     return Handler
+
+
+def _stream_events(model: str, text: str, body: dict) -> list[bytes]:
+    """The answer as chat.completion.chunk server-sent events: role, one chunk per word, stop, usage."""
+    created, ident = int(time.time()), f"chatcmpl-{time.monotonic_ns()}"
+
+    def chunk(delta: dict, finish: str | None = None, usage: dict | None = None) -> bytes:
+        obj = {"id": ident, "object": "chat.completion.chunk", "created": created, "model": model,
+               "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]}
+        if usage is not None:
+            obj["choices"], obj["usage"] = [], usage
+        return f"data: {json.dumps(obj)}\n\n".encode()
+
+    words = text.split(" ")
+    events = [chunk({"role": "assistant", "content": ""})]
+    events += [chunk({"content": word if i == 0 else " " + word}) for i, word in enumerate(words)]
+    events.append(chunk({}, finish="stop"))
+    if (body.get("stream_options") or {}).get("include_usage"):
+        events.append(chunk({}, usage=_completion(model, text, body)["usage"]))
+    events.append(b"data: [DONE]\n\n")
+    return events
 
 
 def _completion(model: str, text: str, body: dict) -> dict:
