@@ -12,35 +12,18 @@ from assets.creation import creation_generations
 from assets.creation import creation_pairwise_judgments, creation_vfs_judgments
 from assets.partitions import model_and_judge, model_judge_partitions, models_partitions
 from benchwright import creation
-from benchwright.pii import scan_texts
+from checks.results import parse_failure_result, pii_result
 from resources.warehouse import Warehouse, read_sql
 
-# More than this share of unparsable judge outputs means the judge (or its prompt) is broken.
-PARSE_FAILURE_THRESHOLD = 0.2
 # Below this exact swap consistency a judge's verdicts depend on where the answers stand.
 SWAP_CONSISTENCY_THRESHOLD = 0.6
-
-
-def _parse_failure_result(df: pd.DataFrame) -> dg.AssetCheckResult:
-    judged = df[df["error"].isna()]
-    failed = judged[~judged["parse_ok"]]
-    rate = len(failed) / len(judged) if len(judged) else 0.0
-    examples = [str(t)[:300] for t in failed["raw_text"].head(3)]
-    return dg.AssetCheckResult(
-        passed=rate <= PARSE_FAILURE_THRESHOLD,
-        severity=dg.AssetCheckSeverity.ERROR,
-        description=f"{len(failed)} of {len(judged)} judge outputs could not be parsed ({rate:.1%}); "
-                    f"threshold {PARSE_FAILURE_THRESHOLD:.0%}",
-        metadata={"parse_failure_rate": rate, "parse_failures": len(failed), "judgments": len(judged),
-                  "threshold": PARSE_FAILURE_THRESHOLD, "examples": dg.MetadataValue.json(examples)},
-    )
 
 
 @dg.asset_check(asset=creation_pairwise_judgments, partitions_def=model_judge_partitions, blocking=True,
                 description="Share of pairwise verdicts that could not be parsed, per judge partition.")
 def pairwise_parse_failures(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
     model, judge = model_and_judge(context)
-    return _parse_failure_result(warehouse.query(
+    return parse_failure_result(warehouse.query(
         "SELECT raw_text, parse_ok, error FROM creation_pairwise_judgments WHERE model = ? AND judge = ?", [model, judge]))
 
 
@@ -48,7 +31,7 @@ def pairwise_parse_failures(context: dg.AssetCheckExecutionContext, warehouse: W
                 description="Share of VFS judgments whose candidate score could not be parsed.")
 def vfs_parse_failures(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
     model, judge = model_and_judge(context)
-    return _parse_failure_result(warehouse.query(
+    return parse_failure_result(warehouse.query(
         "SELECT raw_text, parse_ok, error FROM creation_vfs_judgments WHERE model = ? AND judge = ?", [model, judge]))
 
 
@@ -86,22 +69,12 @@ def pairwise_integrity(context: dg.AssetCheckExecutionContext, warehouse: Wareho
     )
 
 
-def _pii_result(rows: list[tuple[str, str]]) -> dg.AssetCheckResult:
-    report = scan_texts(rows)
-    return dg.AssetCheckResult(
-        passed=report["total"] == 0,
-        description=f"{report['total']} personal-data findings left after redaction",
-        metadata={"findings": report["total"], "by_kind": dg.MetadataValue.json(report["by_kind"]),
-                  "examples": dg.MetadataValue.json(report["examples"])},
-    )
-
-
 @dg.asset_check(asset=creation_generations, partitions_def=models_partitions, blocking=True,
                 description="No personal data left in this model's answers (they are redacted before writing).")
 def generations_residual_pii(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
     df = warehouse.query("SELECT item_id, response FROM generations WHERE benchmark = 'creation' AND model = ?",
                          [context.partition_key])
-    return _pii_result([(f"generations/{context.partition_key}/{r.item_id}", r.response)
+    return pii_result([(f"generations/{context.partition_key}/{r.item_id}", r.response)
                         for r in df.itertuples(index=False) if isinstance(r.response, str)])
 
 
@@ -114,4 +87,4 @@ def creation_items_residual_pii(warehouse: Warehouse) -> dg.AssetCheckResult:
     rows = [(f"creation_items/{r['item_id']}/{c}", r[c]) for r in df.to_dict("records") for c in text_columns
             if isinstance(r[c], str)]
     rows += [(f"creation_items/{r['item_id']}/requirements", "\n".join(r["requirements"])) for r in df.to_dict("records")]
-    return _pii_result(rows)
+    return pii_result(rows)

@@ -5,8 +5,8 @@ import dagster as dg
 
 from assets.interop import interop_agreement, interop_ratings, interop_win_rates
 from benchwright.agreement import AGREEMENT_SUITE
-from benchwright.quality import validate_frame
 from benchwright.ratings import RATINGS_SUITE, WIN_RATES_SUITE
+from checks.results import schema_result
 from resources.warehouse import Warehouse
 
 
@@ -14,12 +14,7 @@ def _result(warehouse: Warehouse, table: str, suite: list[dict]) -> dg.AssetChec
     df = warehouse.query(f"SELECT * FROM {table}")
     if df.empty:
         return dg.AssetCheckResult(passed=True, metadata={"rows": 0, "note": "nothing to validate"})
-    report = validate_frame(df, suite, name=table)
-    return dg.AssetCheckResult(
-        passed=report.success,
-        metadata={"expectations": report.evaluated, "failures": len(report.failures),
-                  "failed_expectations": dg.MetadataValue.json(report.failures[:10]), "rows": len(df)},
-    )
+    return schema_result(df, suite, table)
 
 
 @dg.asset_check(asset=interop_ratings, name="schema_and_ranges",

@@ -13,23 +13,13 @@ from assets.mmmt_if import (mmmt_if_autorater_judgments, mmmt_if_generations, mm
                             mmmt_if_turn_scores)
 from assets.partitions import model_and_judge, model_judge_partitions, models_partitions
 from benchwright import mmmt_if
-from benchwright.pii import scan_texts
-from benchwright.quality import validate_frame
+from checks.results import parse_failure_result, pii_result, schema_result
 from resources.warehouse import Warehouse
 
 # More than this share of unparsable autorater outputs means the judge (or its prompt) is broken.
 AUTORATER_PARSE_FAILURE_THRESHOLD = 0.2
 PIF_TABLES = ("mmmt_if_summary", "mmmt_if_pif_by_turn", "mmmt_if_pif_by_count", "mmmt_if_pif_by_instruction",
               "mmmt_if_pif_n_k")
-
-
-def _suite_result(df, suite: str) -> dg.AssetCheckResult:
-    report = validate_frame(df, mmmt_if.SUITES[suite], name=suite)
-    return dg.AssetCheckResult(
-        passed=report.success,
-        metadata={"expectations": report.evaluated, "failures": len(report.failures),
-                  "failed_expectations": dg.MetadataValue.json(report.failures[:10]), "rows": len(df)},
-    )
 
 
 @dg.asset_check(asset=mmmt_if_pif_metrics, blocking=True,
@@ -49,20 +39,22 @@ def mmmt_if_pif_n_k_monotone(warehouse: Warehouse) -> dg.AssetCheckResult:
                 description="Every PIF, bound, PIF-IQR-N and PIF-N-K of the metric tables in [0, 1]; unique keys.")
 def mmmt_if_metrics_schema(warehouse: Warehouse) -> dg.AssetCheckResult:
     tables = {name: warehouse.query(f"SELECT * FROM {name}") for name in PIF_TABLES}
-    return _suite_result(mmmt_if.pif_values(tables), "mmmt_if_pif_values")
+    return schema_result(mmmt_if.pif_values(tables), mmmt_if.SUITES["mmmt_if_pif_values"], "mmmt_if_pif_values")
 
 
 @dg.asset_check(asset=mmmt_if_turn_scores, name="schema_and_ranges",
                 description="PIF in [0, 1], followed ≤ 6, known variants, one row per response.")
 def mmmt_if_turn_scores_schema(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return _suite_result(warehouse.query("SELECT * FROM mmmt_if_turn_scores"), "mmmt_if_turn_scores")
+    return schema_result(warehouse.query("SELECT * FROM mmmt_if_turn_scores"),
+                         mmmt_if.SUITES["mmmt_if_turn_scores"], "mmmt_if_turn_scores")
 
 
 @dg.asset_check(asset=mmmt_if_preferences, name="autorater_scores_in_range",
                 description="Every parsed autorater score within 1-10, known variants, one judgment per response "
                             "and judge (the preference scores are built from them).")
 def mmmt_if_autorater_schema(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return _suite_result(warehouse.query("SELECT * FROM mmmt_if_autorater_judgments"), "mmmt_if_autorater_judgments")
+    return schema_result(warehouse.query("SELECT * FROM mmmt_if_autorater_judgments"),
+                         mmmt_if.SUITES["mmmt_if_autorater_judgments"], "mmmt_if_autorater_judgments")
 
 
 @dg.asset_check(asset=mmmt_if_autorater_judgments, partitions_def=model_judge_partitions, blocking=True,
@@ -71,18 +63,7 @@ def mmmt_if_autorater_parse_failures(context: dg.AssetCheckExecutionContext, war
     model, judge = model_and_judge(context)
     df = warehouse.query("SELECT raw_text, parse_ok, parse_problem, error FROM mmmt_if_autorater_judgments "
                          "WHERE model = ? AND judge = ?", [model, judge])
-    judged = df[df["error"].isna()]
-    failed = judged[~judged["parse_ok"].astype(bool)]
-    rate = len(failed) / len(judged) if len(judged) else 0.0
-    examples = [{"problem": p, "text": str(t)[:300]} for p, t in zip(failed["parse_problem"].head(3), failed["raw_text"].head(3))]
-    return dg.AssetCheckResult(
-        passed=rate <= AUTORATER_PARSE_FAILURE_THRESHOLD,
-        severity=dg.AssetCheckSeverity.ERROR,
-        description=f"{len(failed)} of {len(judged)} autorater outputs could not be parsed ({rate:.1%}); "
-                    f"threshold {AUTORATER_PARSE_FAILURE_THRESHOLD:.0%}",
-        metadata={"parse_failure_rate": rate, "parse_failures": len(failed), "judgments": len(judged),
-                  "threshold": AUTORATER_PARSE_FAILURE_THRESHOLD, "examples": dg.MetadataValue.json(examples)},
-    )
+    return parse_failure_result(df, AUTORATER_PARSE_FAILURE_THRESHOLD, what="autorater outputs")
 
 
 @dg.asset_check(asset=mmmt_if_generations, partitions_def=models_partitions, blocking=True,
@@ -90,11 +71,5 @@ def mmmt_if_autorater_parse_failures(context: dg.AssetCheckExecutionContext, war
 def mmmt_if_generations_residual_pii(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
     df = warehouse.query("SELECT item_id, variant, sample_index, response FROM generations "
                          "WHERE benchmark = ? AND model = ?", [mmmt_if.BENCHMARK, context.partition_key])
-    report = scan_texts([(f"generations/{context.partition_key}/{r.item_id}/{r.variant}/{r.sample_index}", r.response)
-                         for r in df.itertuples(index=False) if isinstance(r.response, str)])
-    return dg.AssetCheckResult(
-        passed=report["total"] == 0,
-        description=f"{report['total']} personal-data findings left after redaction",
-        metadata={"findings": report["total"], "by_kind": dg.MetadataValue.json(report["by_kind"]),
-                  "examples": dg.MetadataValue.json(report["examples"])},
-    )
+    return pii_result([(f"generations/{context.partition_key}/{r.item_id}/{r.variant}/{r.sample_index}", r.response)
+                       for r in df.itertuples(index=False) if isinstance(r.response, str)])

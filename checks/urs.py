@@ -4,14 +4,12 @@ Thin: the measures come from benchwright/ (parser, PII scanner, suites in benchw
 """
 
 import dagster as dg
-import pandas as pd
 
 from assets.partitions import model_and_judge, model_judge_partitions, models_partitions
 from assets.urs import (urs_cross_judgments, urs_cross_validation, urs_generations, urs_items, urs_judgments,
                         urs_leaderboard, urs_rating_bias)
-from benchwright.quality import validate_frame
 from benchwright.urs import SUITES
-from checks.creation import PARSE_FAILURE_THRESHOLD, _parse_failure_result, _pii_result
+from checks.results import PARSE_FAILURE_THRESHOLD, parse_failure_result, pii_result, schema_result
 from resources.warehouse import Warehouse
 
 
@@ -22,7 +20,7 @@ from resources.warehouse import Warehouse
                             "final score, a score outside 1-10 or not an integer), per judge partition.")
 def urs_parse_failures(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
     model, judge = model_and_judge(context)
-    return _parse_failure_result(warehouse.query(
+    return parse_failure_result(warehouse.query(
         "SELECT raw_text, parse_ok, error FROM urs_judgments WHERE model = ? AND judge = ?", [model, judge]))
 
 
@@ -51,7 +49,7 @@ def urs_cross_parse_failures(warehouse: Warehouse) -> dg.AssetCheckResult:
                             "the asset's metadata shows what was found, masked).")
 def urs_items_residual_pii(warehouse: Warehouse) -> dg.AssetCheckResult:
     df = warehouse.query("SELECT item_id, question, reference_answer FROM urs_items")
-    return _pii_result([(f"urs_items/{r['item_id']}/{column}", r[column]) for r in df.to_dict("records")
+    return pii_result([(f"urs_items/{r['item_id']}/{column}", r[column]) for r in df.to_dict("records")
                         for column in ("question", "reference_answer") if isinstance(r[column], str)])
 
 
@@ -60,54 +58,49 @@ def urs_items_residual_pii(warehouse: Warehouse) -> dg.AssetCheckResult:
 def urs_generations_residual_pii(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
     df = warehouse.query("SELECT item_id, sample_index, response FROM generations WHERE benchmark = 'urs' AND model = ?",
                          [context.partition_key])
-    return _pii_result([(f"generations/urs/{context.partition_key}/{r.item_id}#{r.sample_index}", r.response)
+    return pii_result([(f"generations/urs/{context.partition_key}/{r.item_id}#{r.sample_index}", r.response)
                         for r in df.itertuples(index=False) if isinstance(r.response, str)])
 
 
 # --- schema and ranges (great-expectations via benchwright.quality) --------------------------------
 
-def _schema_result(df: pd.DataFrame, suite: str) -> dg.AssetCheckResult:
-    report = validate_frame(df, SUITES[suite], name=suite)
-    return dg.AssetCheckResult(
-        passed=report.success,
-        metadata={"expectations": report.evaluated, "failures": len(report.failures),
-                  "failed_expectations": dg.MetadataValue.json(report.failures[:10]), "rows": len(df)},
-    )
-
-
 @dg.asset_check(asset=urs_items, name="schema_and_ranges")
 def urs_items_schema(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return _schema_result(warehouse.query("SELECT * FROM urs_items"), "urs_items")
+    return schema_result(warehouse.query("SELECT * FROM urs_items"), SUITES["urs_items"], "urs_items")
 
 
 @dg.asset_check(asset=urs_generations, partitions_def=models_partitions, name="schema_and_ranges")
 def urs_generations_schema(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
-    return _schema_result(warehouse.query("SELECT * FROM generations WHERE benchmark = 'urs' AND model = ?",
-                                          [context.partition_key]), "urs_generations")
+    return schema_result(warehouse.query("SELECT * FROM generations WHERE benchmark = 'urs' AND model = ?",
+                                          [context.partition_key]), SUITES["urs_generations"], "urs_generations")
 
 
 @dg.asset_check(asset=urs_judgments, partitions_def=model_judge_partitions, name="schema_and_ranges")
 def urs_judgments_schema(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
     model, judge = model_and_judge(context)
-    return _schema_result(warehouse.query("SELECT * FROM urs_judgments WHERE model = ? AND judge = ?",
-                                          [model, judge]), "urs_judgments")
+    return schema_result(warehouse.query("SELECT * FROM urs_judgments WHERE model = ? AND judge = ?",
+                                          [model, judge]), SUITES["urs_judgments"], "urs_judgments")
 
 
 @dg.asset_check(asset=urs_cross_judgments, name="schema_and_ranges")
 def urs_cross_judgments_schema(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return _schema_result(warehouse.query("SELECT * FROM urs_cross_judgments"), "urs_cross_judgments")
+    return schema_result(warehouse.query("SELECT * FROM urs_cross_judgments"),
+                         SUITES["urs_cross_judgments"], "urs_cross_judgments")
 
 
 @dg.asset_check(asset=urs_leaderboard, name="schema_and_ranges")
 def urs_leaderboard_schema(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return _schema_result(warehouse.query("SELECT * FROM urs_leaderboard"), "urs_leaderboard")
+    return schema_result(warehouse.query("SELECT * FROM urs_leaderboard"),
+                         SUITES["urs_leaderboard"], "urs_leaderboard")
 
 
 @dg.asset_check(asset=urs_cross_validation, name="schema_and_ranges")
 def urs_cross_validation_schema(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return _schema_result(warehouse.query("SELECT * FROM urs_cross_validation"), "urs_cross_validation")
+    return schema_result(warehouse.query("SELECT * FROM urs_cross_validation"),
+                         SUITES["urs_cross_validation"], "urs_cross_validation")
 
 
 @dg.asset_check(asset=urs_rating_bias, name="schema_and_ranges")
 def urs_rating_bias_schema(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return _schema_result(warehouse.query("SELECT * FROM urs_rating_bias"), "urs_rating_bias")
+    return schema_result(warehouse.query("SELECT * FROM urs_rating_bias"),
+                         SUITES["urs_rating_bias"], "urs_rating_bias")
