@@ -21,6 +21,23 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
+# What the main job prints: the headline table of each benchmark, from the analyst snapshot's views.
+REPORTS = [
+    ("Creation leaderboard (overall; [simulated] = offline simulator, not a real model)",
+     "SELECT judge, model, round(vfs, 2) AS vfs, round(reward, 1) AS reward, round(win_rate, 3) AS win_rate, "
+     "mb, better, tie, worse, mw, fail FROM creation_leaderboard_overall"),
+    ("Judge quality (position-swap consistency, parse rate, biases)",
+     "SELECT judge, pairs, round(exact_consistency, 3) AS exact_consistency, "
+     "round(relaxed_consistency, 3) AS relaxed_consistency, round(parse_rate, 3) AS parse_rate, "
+     "round(p_prefer_first, 3) AS p_prefer_first, round(p_prefer_longer, 3) AS p_prefer_longer FROM judge_report"),
+    ("MMMT-IF leaderboard (PIF with 95 % bounds; PIF-N-N = all N samples follow every instruction)",
+     "SELECT model, variant, round(pif, 3) AS pif, round(pif_lower, 3) AS pif_lower, round(pif_upper, 3) AS pif_upper, "
+     "round(pif_n_n, 3) AS pif_n_n, n_samples FROM mmmt_if_leaderboard"),
+    ("URS leaderboard (mean final score 1-10; the reference answer is worth 8)",
+     "SELECT judge, model, round(final_score, 2) AS final_score, n, parse_failures FROM urs_leaderboard_overall"),
+]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--replay", action="store_true", help="fail on any LLM cache miss instead of calling")
@@ -43,19 +60,16 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.monotonic() - started
 
     warehouse = resources["warehouse"]
-    board = warehouse.query(
-        "SELECT judge_display AS judge, model_display AS model, round(vfs, 2) AS vfs, round(reward, 1) AS reward, "
-        "round(win_rate, 3) AS win_rate, mb, better, tie, worse, mw, fail FROM creation_leaderboard "
-        "WHERE scope = 'overall' ORDER BY judge, reward DESC")
-    quality = warehouse.query(
-        "SELECT judge_display AS judge, pairs, round(exact_consistency, 3) AS exact_consistency, "
-        "round(relaxed_consistency, 3) AS relaxed_consistency, round(parse_rate, 3) AS parse_rate, "
-        "round(p_prefer_first, 3) AS p_prefer_first, round(p_prefer_longer, 3) AS p_prefer_longer "
-        "FROM judge_quality ORDER BY judge")
-    print("\n== Creation leaderboard (overall; [simulated] = offline simulator, not a real model) ==")
-    print(text_table(board))
-    print("\n== Judge quality ==")
-    print(text_table(quality))
+    # Read the results the way an analyst does: from the read-only snapshot and its views.
+    import duckdb
+
+    snapshot = duckdb.connect(warehouse.snapshot_path, read_only=True)
+    try:
+        for title, sql in REPORTS:
+            print(f"\n== {title} ==")
+            print(text_table(snapshot.execute(sql).df()))
+    finally:
+        snapshot.close()
     print(f"\nRuns: {summary['runs']} ({summary['failed_runs']} failed), LLM calls made: {summary['api_calls']}, "
           f"cache hits: {summary['cache_hits']}, failed checks: {summary['failed_checks']}, {elapsed:.0f} s")
     for line in summary["check_failures"]:
