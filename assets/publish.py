@@ -4,6 +4,7 @@
 import dagster as dg
 
 from assets.creation import creation_leaderboard, judge_quality
+from assets.gap import gap_engagement, gap_interaction_model, gap_reliability, gap_scores
 from assets.urs import (urs_criterion_means, urs_cross_validation, urs_human_alignment, urs_leaderboard,
                          urs_rating_bias, urs_user_alignment)
 from assets.mmmt_if import mmmt_if_human_alignment, mmmt_if_model_comparisons, mmmt_if_pif_metrics, mmmt_if_preferences
@@ -17,7 +18,8 @@ from resources.warehouse import Warehouse
           urs_leaderboard, urs_criterion_means, urs_cross_validation, urs_rating_bias, urs_user_alignment,
           urs_human_alignment,
           mmmt_if_pif_metrics, mmmt_if_model_comparisons, mmmt_if_preferences, mmmt_if_human_alignment,
-          interop_ratings, interop_win_rates, interop_agreement],
+          interop_ratings, interop_win_rates, interop_agreement,
+          gap_reliability, gap_interaction_model, gap_scores, gap_engagement],
     code_version="1",
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},

@@ -113,3 +113,10 @@ from . import mmmt_if as _mmmt_if  # noqa: E402  (registered after register_prom
 
 register_prompt_kind("mmmt_if_autorater", _mmmt_if.is_autorater_prompt, _mmmt_if.autorater_judgment)
 register_prompt_kind("mmmt_if_candidate", _mmmt_if.is_candidate_prompt, _mmmt_if.candidate_answer)
+
+# GAP (METHODS §4.5): the scoring judge's single number in [0, 1].
+from . import gap as _gap  # noqa: E402  (registered after register_prompt_kind exists)
+
+register_prompt_kind("gap_score_judge", _gap.is_score_prompt, _gap.score_judgment)
+register_prompt_kind("gap_tainted_answer", _gap.is_taint_prompt, _gap.tainted_answer)
+register_prompt_kind("gap_candidate", _gap.is_candidate_prompt, _gap.candidate_answer)

@@ -1,0 +1,411 @@
+"""GAP (METHODS §4): game images, tainted answers, game-log ingest, reliability and selection, rewards, the player
+interaction model, the GAP-VQA dataset, its scoring on val and engagement analytics.
+
+Thin wiring: all logic is in benchwright.gap, benchwright.datasets.gap and benchwright.simulate.gap.
+"""
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import dagster as dg
+import pandas as pd
+
+from assets.common import LOAD_WHEN_MISSING, image_urls, llm_metadata, table_metadata
+from benchwright import gap
+from benchwright.creation_steps import limits_for, request_for
+from benchwright.datasets.gap import generate_images, load_image_folder, true_answer
+from benchwright.report import markdown_table
+from resources import ROOT
+from resources.llm import LLMClient
+from resources.registry import Registry
+from resources.warehouse import Warehouse
+
+
+def _resolve(path_text: str) -> Path:
+    path = Path(path_text)
+    return path if path.is_absolute() else ROOT / path
+
+
+def gap_drop_folder(warehouse: Warehouse, configured: str = "") -> Path:
+    """Where the game front end drops JSONL logs: next to the warehouse unless configured."""
+    return Path(configured) if configured else Path(warehouse.database).resolve().parent / "drops" / "gap_logs"
+
+
+def gap_export_folder(warehouse: Warehouse, configured: str = "") -> Path:
+    return Path(configured) if configured else Path(warehouse.database).resolve().parent / "exports" / "gap_vqa"
+
+
+def _marks(warehouse: Warehouse) -> pd.DataFrame:
+    return warehouse.query("SELECT * FROM gap_marks ORDER BY file_sha256, line_no")
+
+
+# --- datasets ----------------------------------------------------------------------------------------
+
+class GapImagesConfig(dg.Config):
+    n_tainted: int = 20
+    n_untainted: int = 20
+    seed: int = 0
+    real_image_folder: str = ""
+    """Optional folder of real (untainted) images to register as well; no ground truth."""
+
+
+@dg.asset(
+    group_name="datasets",
+    code_version="1",
+    automation_condition=LOAD_WHEN_MISSING,
+    kinds={"duckdb"},
+    description="GAP game images: seeded tainted-style (≤ 2 shapes, plain) and untainted-style (cluttered) "
+                "images with exact ground truth, plus an optional real-image folder; content-hashed into `images`.",
+)
+def gap_images(context: dg.AssetExecutionContext, config: GapImagesConfig, warehouse: Warehouse) -> dg.MaterializeResult:
+    images = generate_images(config.n_tainted, config.n_untainted, config.seed)
+    problems = []
+    if config.real_image_folder:
+        real, problems = load_image_folder(_resolve(config.real_image_folder))
+        images += real
+    for problem in problems:
+        context.log.warning(f"skipped {problem['location']}: {problem['reason']}")
+    blobs = pd.DataFrame([{"sha256": im.image.sha256, "mime": im.image.mime, "width": im.image.width,
+                           "height": im.image.height, "data": im.image.data} for im in images]).drop_duplicates("sha256")
+    new = warehouse.add_new_rows("images", blobs, key=["sha256"])
+    rows = pd.DataFrame([{"image_id": im.image_id, "image_set": im.image_set, "sha256": im.image.sha256,
+                          "truth": im.truth_json()} for im in images])
+    warehouse.replace_rows("gap_images", rows, match={})
+    warehouse.replace_rows("dataset_problems", pd.DataFrame(problems, columns=["location", "reason"])
+                           .assign(benchmark="gap", dataset="images"), match={"benchmark": "gap", "dataset": "images"})
+    return dg.MaterializeResult(metadata=table_metadata(rows, ["image_id", "image_set", "sha256"], new_images=new,
+                                                        problems=len(problems)))
+
+
+class GapLogsConfig(dg.Config):
+    sample_folder: str = "sample_data/gap/logs"
+    """Bundled simulated logs (relative to the repo root); '' to skip."""
+    drop_folder: str = ""
+    """The front end's drop folder; default `<warehouse folder>/drops/gap_logs`."""
+
+
+def ingest_log_files(warehouse: Warehouse, paths: list[Path], log=None) -> dict:
+    """Load every file whose content hash is new, each in one transaction; returns counts."""
+    known = set(warehouse.query("SELECT file_sha256 FROM gap_log_files")["file_sha256"])
+    counts = {"files_seen": len(paths), "files_new": 0, "lines_loaded": 0, "lines_quarantined": 0}
+    for path in paths:
+        digest, good, bad = gap.parse_log_file(path.read_bytes(), path.name)
+        if digest in known:
+            continue
+        known.add(digest)
+        for problem in bad:
+            if log:
+                log.warning(f"quarantined {path.name}:{problem['line_no']}: {problem['reason']}")
+        file_row = pd.DataFrame([{"file_sha256": digest, "file_name": path.name, "lines_loaded": len(good),
+                                  "lines_quarantined": len(bad), "ingested_at": datetime.now(timezone.utc).replace(tzinfo=None)}])
+        quarantine = pd.DataFrame(bad, columns=["file_sha256", "file_name", "line_no", "reason", "line"])
+        with warehouse.session() as con:
+            con.execute("BEGIN TRANSACTION")
+            try:
+                for table, frame in (("gap_marks", good), ("gap_log_quarantine", quarantine), ("gap_log_files", file_row)):
+                    if len(frame):
+                        con.register("incoming_rows", frame)
+                        con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming_rows")
+                        con.unregister("incoming_rows")
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+        counts["files_new"] += 1
+        counts["lines_loaded"] += len(good)
+        counts["lines_quarantined"] += len(bad)
+    return counts
+
+
+@dg.asset(
+    group_name="datasets",
+    code_version="1",
+    # Loaded once by itself; after that `gap_log_drop_sensor` requests it when new files arrive.
+    automation_condition=LOAD_WHEN_MISSING,
+    kinds={"duckdb"},
+    description="GAP game logs (JSONL, one question per line) from the bundled sample and the drop folder. "
+                "Each file is loaded exactly once, keyed by its content sha256 (re-delivery changes nothing); "
+                "malformed lines go to `gap_log_quarantine` with a reason while the good lines load.",
+)
+def gap_game_logs(context: dg.AssetExecutionContext, config: GapLogsConfig, warehouse: Warehouse) -> dg.MaterializeResult:
+    folders = [gap_drop_folder(warehouse, config.drop_folder)]
+    if config.sample_folder:
+        folders.insert(0, _resolve(config.sample_folder))
+    paths = [p for folder in folders if folder.is_dir() for p in sorted(folder.glob("*.jsonl"))]
+    counts = ingest_log_files(warehouse, paths, context.log)
+    totals = warehouse.query("SELECT (SELECT count(*) FROM gap_marks) AS marks, "
+                             "(SELECT count(*) FROM gap_log_quarantine) AS quarantined").iloc[0]
+    return dg.MaterializeResult(metadata={**counts, "marks_total": int(totals["marks"]),
+                                          "quarantined_total": int(totals["quarantined"]),
+                                          "folders": dg.MetadataValue.json([str(f) for f in folders])})
+
+
+# --- metrics -----------------------------------------------------------------------------------------
+
+class GapSelectionConfig(dg.Config):
+    theta: float = gap.DEFAULT_THETA
+    p_planted: float = gap.DEFAULT_P_PLANTED
+    """The game's planting probability P(I=1)."""
+
+
+@dg.asset(
+    group_name="metrics",
+    code_version="1",
+    deps=[gap_game_logs],
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="Per-player reliability P(M=0 | H=0) after every tainted mark (Beta(1,1) priors; METHODS §4.2), "
+                "adversarial questions kept above θ, points (20 per caught planted error), weekly leaderboard, "
+                "image rotation (untainted image with > 10 kept questions).",
+)
+def gap_reliability(context: dg.AssetExecutionContext, config: GapSelectionConfig, warehouse: Warehouse) -> dg.MaterializeResult:
+    marks = _marks(warehouse)
+    players = gap.player_reliability(marks, config.p_planted)
+    history = gap.reliability_history(marks, config.p_planted)
+    kept = gap.select_adversarial(marks, players, config.theta).assign(theta=config.theta)
+    board = gap.weekly_leaderboard(marks) if len(marks) else pd.DataFrame(columns=["week", "player_id", "points", "rank"])
+    rotation = gap.image_rotation(kept)
+    for table, frame in (("gap_player_reliability", players), ("gap_reliability_history", history),
+                         ("gap_adversarial_questions", kept), ("gap_weekly_leaderboard", board),
+                         ("gap_image_rotation", rotation)):
+        warehouse.replace_rows(table, frame, match={})
+    return dg.MaterializeResult(metadata=table_metadata(
+        players.sort_values("reliability", ascending=False), ["player_id", "planted_total", "honest_total", "reliability"],
+        kept_questions=len(kept), players_above_theta=int((players["reliability"] > config.theta).sum()),
+        images_to_rotate=int(rotation["move_to_tainted"].sum()) if len(rotation) else 0))
+
+
+class GapInteractionConfig(dg.Config):
+    folds: int = 5
+    seed: int = 0
+    theta: float = gap.DEFAULT_THETA
+
+
+@dg.asset(
+    group_name="metrics",
+    code_version="1",
+    deps=[gap_game_logs],
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="The §4.3 player interaction model fitted by maximum likelihood (L-BFGS-B, bounded) on tainted "
+                "marks; k-fold cross-validated ROC AUC, calibration table; untainted questions with P(S) > θ counted.",
+)
+def gap_interaction_model(context: dg.AssetExecutionContext, config: GapInteractionConfig, warehouse: Warehouse) -> dg.MaterializeResult:
+    marks = _marks(warehouse)
+    rows = gap.interaction_outcomes(marks)
+    if rows["revealed"].nunique() < 2 or len(rows) < 2 * config.folds:
+        context.log.warning(f"{len(rows)} tainted marks: too few (or one outcome only) to fit the model")
+        for table in ("gap_interaction_parameters", "gap_interaction_cv", "gap_interaction_calibration"):
+            warehouse.replace_rows(table, pd.DataFrame(), match={})
+        return dg.MaterializeResult(metadata={"rows": len(rows), "fitted": False})
+    model = gap.fit_interaction_model(rows)
+    cv, out_of_fold = gap.cross_validate(rows, config.folds, config.seed)
+    calibration = gap.calibration_table(rows["revealed"].to_numpy(), out_of_fold)
+    params = pd.DataFrame([{"parameter": name, "value": getattr(model, name)} for name in gap.STRUCTURAL]
+                          + [{"parameter": f"ability:{k}", "value": v} for k, v in model.ability.items()]
+                          + [{"parameter": f"difficulty:{k}", "value": v} for k, v in model.difficulty.items()])
+    untainted = marks[~marks["tainted"]].copy()
+    untainted["session_images"] = untainted["session_id"].map(marks.groupby("session_id")["image_order"].max())
+    above = int((model.predict(untainted) > config.theta).sum()) if len(untainted) else 0
+    warehouse.replace_rows("gap_interaction_parameters", params, match={})
+    warehouse.replace_rows("gap_interaction_cv", cv, match={})
+    warehouse.replace_rows("gap_interaction_calibration", calibration, match={})
+    pooled_auc = gap.roc_auc(rows["revealed"].to_numpy(), out_of_fold)
+    return dg.MaterializeResult(metadata={
+        "rows": len(rows), "fitted": True, "cv_auc": float(pooled_auc),
+        "untainted_above_theta": above,
+        **{name: float(getattr(model, name)) for name in gap.STRUCTURAL},
+        "calibration": dg.MetadataValue.md(markdown_table(calibration.round(3))),
+    })
+
+
+class GapVqaConfig(dg.Config):
+    labels_path: str = ""
+    """Optional JSONL of expert labels {image_id, question, answer}; else answers come from ground truth."""
+    val_fraction: float = 0.3
+    seed: int = 0
+    export_folder: str = ""
+    """Default `<warehouse folder>/exports/gap_vqa`."""
+
+
+@dg.asset(
+    group_name="datasets",
+    code_version="1",
+    deps=[gap_reliability, gap_images],
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="GAP-VQA: kept (image, question) pairs with labelled answers and a rule-based category (13 of "
+                "METHODS §4.5), split train/val by image (seeded, no image in both); train.jsonl in the "
+                "ShareGPT/LLaMA-Factory format and val.jsonl written with the images to the export folder.",
+)
+def gap_vqa_dataset(context: dg.AssetExecutionContext, config: GapVqaConfig, warehouse: Warehouse) -> dg.MaterializeResult:
+    kept = warehouse.query("SELECT DISTINCT image_id, question FROM gap_adversarial_questions ORDER BY image_id, question")
+    images = warehouse.query("SELECT g.image_id, g.sha256, g.truth, i.data FROM gap_images g "
+                             "JOIN images i USING (sha256)").set_index("image_id")
+    labels = {}
+    if config.labels_path:
+        for line in _resolve(config.labels_path).read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                record = json.loads(line)
+                labels[(record["image_id"], record["question"])] = record["answer"]
+    items, problems = [], []
+    for row in kept.itertuples(index=False):
+        if row.image_id not in images.index:
+            problems.append({"location": f"{row.image_id}: {row.question}", "reason": "image not in gap_images"})
+            continue
+        answer, source = labels.get((row.image_id, row.question)), "labels_file"
+        if answer is None:
+            answer, source = true_answer(json.loads(images.at[row.image_id, "truth"]), row.question), "ground_truth"
+        if answer is None:
+            problems.append({"location": f"{row.image_id}: {row.question}", "reason": "no label and no ground-truth answer"})
+            continue
+        items.append({"image_id": row.image_id, "sha256": images.at[row.image_id, "sha256"], "question": row.question,
+                      "answer": answer, "answer_source": source, "category": gap.categorize(row.question)})
+    df = pd.DataFrame(items, columns=["image_id", "sha256", "question", "answer", "answer_source", "category"])
+    split = gap.split_by_image(df["image_id"].tolist(), config.val_fraction, config.seed)
+    df["split"] = df["image_id"].map(split)
+    df.insert(0, "item_id", [f"gap-{k:05d}" for k in range(len(df))])
+    folder = gap_export_folder(warehouse, config.export_folder)
+    (folder / "images").mkdir(parents=True, exist_ok=True)
+    for image_id in df["image_id"].unique():
+        (folder / "images" / f"{image_id}.png").write_bytes(bytes(images.at[image_id, "data"]))
+    for name in ("train", "val"):
+        part = df[df["split"] == name]
+        records = [gap.sharegpt_record(r.item_id, f"images/{r.image_id}.png", r.question, r.answer)
+                   for r in part.itertuples(index=False)]
+        (folder / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    warehouse.replace_rows("gap_vqa_items", df, match={})
+    warehouse.replace_rows("dataset_problems", pd.DataFrame(problems, columns=["location", "reason"])
+                           .assign(benchmark="gap", dataset="vqa"), match={"benchmark": "gap", "dataset": "vqa"})
+    return dg.MaterializeResult(metadata=table_metadata(
+        df, ["item_id", "image_id", "question", "answer", "category", "split"],
+        train=int((df["split"] == "train").sum()), val=int((df["split"] == "val").sum()),
+        problems=len(problems), export=dg.MetadataValue.path(str(folder)),
+        categories=dg.MetadataValue.json(df["category"].value_counts().to_dict())))
+
+
+# --- generations + judgments on val (small: every candidate × judge, unpartitioned) ------------------
+
+class GapScoresConfig(dg.Config):
+    max_val_items: int = 40
+    """Keep the LLM work small; the first N val items by id."""
+
+
+@dg.asset(
+    group_name="judgments",
+    code_version=f"{gap.ANSWER_PROMPT_VERSION}+{gap.SCORE_PROMPT_VERSION}",
+    deps=[gap_vqa_dataset],
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="Every registered candidate answers the GAP-VQA val questions (with the image); every judge scores "
+                "each answer against the labelled answer with one number in [0, 1] (METHODS §4.5). gap_scores: the "
+                "GPT score per judge × model, parse failures, and the answering calls' latency, tokens/s, cost per 1k tokens.",
+)
+def gap_scores(context: dg.AssetExecutionContext, config: GapScoresConfig, warehouse: Warehouse, llm: LLMClient,
+               registry: Registry) -> dg.MaterializeResult:
+    val = warehouse.query("SELECT v.item_id, v.question, v.answer, v.sha256 FROM gap_vqa_items v "
+                          "WHERE split = 'val' ORDER BY item_id LIMIT ?", [config.max_val_items])
+    urls = image_urls(warehouse, [{"image_hashes": [h]} for h in val["sha256"]])
+    models, judges = registry.candidates(), registry.judges()
+    plan = [(m, row) for m in models for row in val.itertuples(index=False)]
+    answers, answer_stats = llm.run([request_for(m, gap.answer_messages(row.question, urls[row.sha256] if m.vision else None),
+                                                 gap.ANSWER_PROMPT_VERSION, tag=row.item_id) for m, row in plan],
+                                    limits=limits_for(models), progress=context.log.info)
+    judge_plan = [(j, m, row, a) for j in judges for (m, row), a in zip(plan, answers) if a.text is not None]
+    verdicts, judge_stats = llm.run([request_for(j, [{"role": "user", "content": gap.score_prompt(row.question, row.answer, a.text)}],
+                                                 gap.SCORE_PROMPT_VERSION, tag=row.item_id) for j, _, row, a in judge_plan],
+                                    limits=limits_for(judges), progress=context.log.info)
+    rows = []
+    for (j, m, row, a), v in zip(judge_plan, verdicts):
+        score, problem = gap.parse_score(v.text) if v.error is None else (None, None)
+        rows.append({"judge": j.slug, "model": m.slug, "item_id": row.item_id, "answer": a.text, "answer_error": a.error,
+                     "answer_tokens_in": a.tokens_in, "answer_tokens_out": a.tokens_out, "answer_latency_ms": a.latency_ms,
+                     "answer_cost_usd": a.cost_usd, "raw_text": v.text, "judge_error": v.error, "score": score,
+                     "parse_ok": score is not None, "parse_problem": problem})
+    for j in judges:   # failed answers are recorded once per judge, with no score
+        rows += [{"judge": j.slug, "model": m.slug, "item_id": row.item_id, "answer": None, "answer_error": a.error,
+                  "parse_ok": False} for (m, row), a in zip(plan, answers) if a.text is None]
+    judgments = pd.DataFrame(rows, columns=["judge", "model", "item_id", "answer", "answer_error", "answer_tokens_in",
+                                            "answer_tokens_out", "answer_latency_ms", "answer_cost_usd", "raw_text",
+                                            "judge_error", "score", "parse_ok", "parse_problem"])
+    summary = gap.score_summary(judgments)
+    warehouse.replace_rows("gap_score_judgments", judgments, match={})
+    warehouse.replace_rows("gap_scores", summary, match={})
+    return dg.MaterializeResult(metadata=table_metadata(
+        summary, ["judge", "model", "gpt_score", "n", "parse_failures"], val_items=len(val),
+        answer_calls=answer_stats.api_calls, judge_calls=judge_stats.api_calls))
+
+
+@dg.asset(
+    group_name="metrics",
+    code_version="1",
+    deps=[gap_game_logs],
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="Engagement (METHODS §4.4): sessions per player per week, images per session, players' accuracy "
+                "on tainted images (10 % buckets); charts in the metadata.",
+)
+def gap_engagement(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
+    from benchwright.mmmt_if_plots import data_url_markdown
+
+    table = gap.engagement(_marks(warehouse))
+    warehouse.replace_rows("gap_engagement", table, match={})
+    charts = {}
+    for measure in ("sessions_per_player_week", "images_per_session", "tainted_accuracy"):
+        png = gap.histogram_png(table[table["measure"] == measure], measure.replace("_", " "))
+        charts[f"chart_{measure}"] = dg.MetadataValue.md(data_url_markdown(png, measure))
+    return dg.MaterializeResult(metadata={**table_metadata(table), **charts})
+
+
+class GapTaintedConfig(dg.Config):
+    model: str = ""
+    """Registry slug of the game's model; default the `role: describer` model, else the first candidate."""
+    questions_per_image: int = 2
+    p_planted: float = gap.DEFAULT_P_PLANTED
+    seed: int = 0
+
+
+@dg.asset(
+    group_name="generations",
+    code_version=gap.TAINT_PROMPT_VERSION,
+    deps=[gap_images],
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="The game's generation side (METHODS §4.1): seeded questions on tainted images; for each, a seeded "
+                "draw decides (P(I=1) = p_planted) whether the model is instructed to answer subtly wrong. Records "
+                "the answer, the instruction and whether the answer matches the exact ground truth.",
+)
+def gap_tainted_answers(context: dg.AssetExecutionContext, config: GapTaintedConfig, warehouse: Warehouse,
+                        llm: LLMClient, registry: Registry) -> dg.MaterializeResult:
+    import random
+
+    from benchwright.datasets.gap import ask
+
+    entry = (registry.model(config.model) if config.model
+             else registry.with_role("describer") or (registry.candidates() or [None])[0])
+    if entry is None:
+        raise dg.Failure("No model for the game: register a describer or a candidate, or set config `model`")
+    images = warehouse.query("SELECT image_id, sha256, truth FROM gap_images WHERE image_set = 'tainted' "
+                             "AND truth <> '[]' ORDER BY image_id")
+    urls = image_urls(warehouse, [{"image_hashes": [h]} for h in images["sha256"]])
+    rng = random.Random(config.seed)
+    plan = []
+    for row in images.itertuples(index=False):
+        for q in range(config.questions_per_image):
+            question, truth = ask(json.loads(row.truth), rng)
+            plan.append({"image_id": row.image_id, "question_index": q, "question": question, "true_answer": truth,
+                         "instructed_wrong": rng.random() < config.p_planted, "url": urls[row.sha256]})
+    results, stats = llm.run([request_for(entry, gap.answer_messages(p["question"], p["url"] if entry.vision else None,
+                                                                     p["instructed_wrong"]),
+                                          gap.TAINT_PROMPT_VERSION, tag=f"{p['image_id']}#{p['question_index']}")
+                              for p in plan], limits=limits_for([entry]), progress=context.log.info)
+    df = pd.DataFrame([{**{k: v for k, v in p.items() if k != "url"}, "model": entry.slug, "answer": r.text,
+                        "error": r.error, "matches_truth": (r.text.strip() == p["true_answer"]) if r.text else None}
+                       for p, r in zip(plan, results)])
+    warehouse.replace_rows("gap_tainted_answers", df, match={})
+    done = df[df["answer"].notna()]
+    return dg.MaterializeResult(metadata=table_metadata(
+        df, ["image_id", "question", "true_answer", "instructed_wrong", "answer"], **llm_metadata(stats), model=entry.slug,
+        wrong_when_instructed=float((~done[done["instructed_wrong"]]["matches_truth"].astype(bool)).mean()) if len(done) else float("nan"),
+        right_when_not_instructed=float(done[~done["instructed_wrong"]]["matches_truth"].astype(bool).mean()) if len(done) else float("nan")))

@@ -1,0 +1,42 @@
+"""Asset checks for the GAP tables: schema and ranges, quarantine share, train/val image leakage."""
+
+import dagster as dg
+
+from assets.gap import gap_game_logs, gap_reliability, gap_scores, gap_vqa_dataset
+from benchwright.gap import SUITES
+from checks.results import parse_failure_result, schema_result
+from resources.warehouse import Warehouse
+
+QUARANTINE_WARN_SHARE = 0.05
+
+
+@dg.asset_check(asset=gap_reliability, name="schema_and_ranges")
+def gap_reliability_schema(warehouse: Warehouse) -> dg.AssetCheckResult:
+    return schema_result(warehouse.query("SELECT * FROM gap_player_reliability"),
+                         SUITES["gap_player_reliability"], "gap_player_reliability")
+
+
+@dg.asset_check(asset=gap_game_logs, description="Share of quarantined log lines; warns above 5 %.")
+def gap_log_quarantine_share(warehouse: Warehouse) -> dg.AssetCheckResult:
+    counts = warehouse.query("SELECT coalesce(sum(lines_loaded), 0) AS good, coalesce(sum(lines_quarantined), 0) AS bad "
+                             "FROM gap_log_files").iloc[0]
+    total = int(counts["good"]) + int(counts["bad"])
+    share = int(counts["bad"]) / total if total else 0.0
+    reasons = warehouse.query("SELECT reason, count(*) AS n FROM gap_log_quarantine GROUP BY reason ORDER BY n DESC LIMIT 5")
+    return dg.AssetCheckResult(passed=share <= QUARANTINE_WARN_SHARE, severity=dg.AssetCheckSeverity.WARN,
+                               metadata={"quarantined_share": share, "lines": total,
+                                         "top_reasons": dg.MetadataValue.json(dict(zip(reasons["reason"], map(int, reasons["n"]))))})
+
+
+@dg.asset_check(asset=gap_vqa_dataset, blocking=True, description="No image appears in both train and val.")
+def gap_vqa_no_image_leakage(warehouse: Warehouse) -> dg.AssetCheckResult:
+    both = warehouse.query("SELECT image_id FROM gap_vqa_items GROUP BY image_id HAVING count(DISTINCT split) > 1")
+    return dg.AssetCheckResult(passed=both.empty, severity=dg.AssetCheckSeverity.ERROR,
+                               metadata={"images_in_both_splits": dg.MetadataValue.json(both["image_id"].tolist()[:20])})
+
+
+@dg.asset_check(asset=gap_scores, blocking=True,
+                description="Share of scoring-judge outputs without one number in [0, 1] (failed calls excluded).")
+def gap_score_parse_failures(warehouse: Warehouse) -> dg.AssetCheckResult:
+    return parse_failure_result(warehouse.query(
+        "SELECT raw_text, parse_ok, parse_problem, judge_error AS error FROM gap_score_judgments WHERE answer_error IS NULL"))

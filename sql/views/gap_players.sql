@@ -1,0 +1,7 @@
+-- GAP players by reliability P(M=0 | H=0) with their points.
+CREATE OR REPLACE VIEW gap_players AS
+SELECT r.player_id, r.reliability, r.planted_total, r.planted_marked_wrong, r.honest_total, r.honest_marked_wrong,
+       coalesce(sum(l.points), 0) AS points
+FROM gap_player_reliability r LEFT JOIN gap_weekly_leaderboard l USING (player_id)
+GROUP BY ALL
+ORDER BY r.reliability DESC;

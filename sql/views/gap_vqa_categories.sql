@@ -1,0 +1,6 @@
+-- GAP-VQA items per question category and split.
+CREATE OR REPLACE VIEW gap_vqa_categories AS
+SELECT category, split, count(*) AS items, count(DISTINCT image_id) AS images
+FROM gap_vqa_items
+GROUP BY ALL
+ORDER BY category, split;
