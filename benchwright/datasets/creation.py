@@ -68,6 +68,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from benchwright.datasets import read_text_keeping_bad_bytes
 from benchwright.images import ImageError, NormalizedImage, normalize_image
 
 CATEGORIES = (
@@ -302,15 +303,8 @@ _IMAGE_REF_MAX = 64  # VLMEvalKit convention: shorter image values name another 
 
 def load_creation_tsv(path: str | os.PathLike) -> LoadResult:
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise FileNotFoundError(f"Creation TSV not found: {path}") from None
-    except OSError as exc:
-        raise ValueError(f"cannot read Creation TSV {path}: {exc}") from None
-
-    # surrogateescape keeps going past bad bytes; rows that contain them are reported below.
-    text = raw.decode("utf-8-sig", errors="surrogateescape")
+    # Bad bytes survive as surrogate escapes; the rows holding them are reported below.
+    text = read_text_keeping_bad_bytes(path, "Creation TSV")
     # Base64 images make fields far longer than csv's default 128 KiB limit.
     csv.field_size_limit(sys.maxsize)
     try:

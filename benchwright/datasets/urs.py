@@ -26,6 +26,7 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from benchwright.datasets import read_text_keeping_bad_bytes
 from benchwright.datasets.creation import LoadProblem
 from benchwright.urs import INTENTS
 
@@ -85,15 +86,8 @@ def _has_bad_bytes(cell: str) -> bool:
 
 def load_urs_csv(path: str | os.PathLike) -> UrsLoadResult:
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise FileNotFoundError(f"URS dataset file not found: {path}") from None
-    except OSError as exc:
-        raise ValueError(f"cannot read URS dataset file {path}: {exc}") from None
-
-    # surrogateescape keeps going past bad bytes; the rows holding them are reported below.
-    text = raw.decode("utf-8-sig", errors="surrogateescape")
+    # Bad bytes survive as surrogate escapes; the rows holding them are reported below.
+    text = read_text_keeping_bad_bytes(path, "URS dataset file")
     csv.field_size_limit(sys.maxsize)  # some reference answers are long
     try:
         rows = list(csv.reader(io.StringIO(text, newline="")))
