@@ -100,18 +100,9 @@ def ingest_log_files(warehouse: Warehouse, paths: list[Path], log=None) -> dict:
         file_row = pd.DataFrame([{"file_sha256": digest, "file_name": path.name, "lines_loaded": len(good),
                                   "lines_quarantined": len(bad), "ingested_at": datetime.now(timezone.utc).replace(tzinfo=None)}])
         quarantine = pd.DataFrame(bad, columns=["file_sha256", "file_name", "line_no", "reason", "line"])
-        with warehouse.session() as con:
-            con.execute("BEGIN TRANSACTION")
-            try:
-                for table, frame in (("gap_marks", good), ("gap_log_quarantine", quarantine), ("gap_log_files", file_row)):
-                    if len(frame):
-                        con.register("incoming_rows", frame)
-                        con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming_rows")
-                        con.unregister("incoming_rows")
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
+        # Marks, quarantine and the file's record land together, so a file is never half-ingested.
+        warehouse.write_tables([("gap_marks", good, None), ("gap_log_quarantine", quarantine, None),
+                                ("gap_log_files", file_row, None)])
         counts["files_new"] += 1
         counts["lines_loaded"] += len(good)
         counts["lines_quarantined"] += len(bad)

@@ -76,19 +76,7 @@ def _write(warehouse: Warehouse, sets: list[ImportedSet]) -> None:
             "human_labels": len(s.human_labels), "preferences": len(s.preferences), "notes": "; ".join(s.notes),
             "imported_at": now} for s in sets]),
     }
-    with warehouse.session() as con:
-        con.execute("BEGIN TRANSACTION")
-        try:
-            for table in IMPORT_TABLES:
-                con.execute(f"DELETE FROM {table} WHERE list_contains(?, source)", [sources])
-                if len(frames[table]):
-                    con.register("incoming_rows", frames[table])
-                    con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming_rows")
-                    con.unregister("incoming_rows")
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
+    warehouse.write_tables([(table, frames[table], {"source": sources}) for table in IMPORT_TABLES])
 
 
 def _result(context: dg.AssetExecutionContext, warehouse: Warehouse, sets: list[ImportedSet]) -> dg.MaterializeResult:

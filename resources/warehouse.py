@@ -65,21 +65,37 @@ class Warehouse(DuckDBResource):
         Deletes the rows whose `match` columns equal the given values, then inserts `rows` by column
         name, so re-materializing a partition never duplicates rows and column order never matters.
         """
-        table = _identifier(table)
-        where = " AND ".join(f"{_identifier(col)} = ?" for col in match) or "TRUE"
+        return self.write_tables([(table, rows, match)])
+
+    def write_tables(self, writes: list[tuple[str, pd.DataFrame, Mapping[str, Any] | None]]) -> int:
+        """Several (table, rows, match) replacements in ONE transaction: all land or none do.
+
+        For each write, rows matching `match` are deleted (a list value matches any of its items;
+        `{}` deletes the whole table; None deletes nothing), then `rows` are inserted by column name.
+        Returns the rows inserted.
+        """
+        written = 0
         with self.session() as con:
             con.execute("BEGIN TRANSACTION")
             try:
-                con.execute(f"DELETE FROM {table} WHERE {where}", list(match.values()))
-                if len(rows):
-                    con.register("incoming_rows", rows)
-                    con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming_rows")
-                    con.unregister("incoming_rows")
+                for table, rows, match in writes:
+                    table = _identifier(table)
+                    if match is not None:
+                        where = " AND ".join(
+                            f"list_contains(?, {_identifier(col)})" if isinstance(value, (list, tuple))
+                            else f"{_identifier(col)} = ?" for col, value in match.items()) or "TRUE"
+                        con.execute(f"DELETE FROM {table} WHERE {where}",
+                                    [list(v) if isinstance(v, tuple) else v for v in match.values()])
+                    if len(rows):
+                        con.register("incoming_rows", rows)
+                        con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming_rows")
+                        con.unregister("incoming_rows")
+                        written += len(rows)
                 con.execute("COMMIT")
             except BaseException:
                 con.execute("ROLLBACK")
                 raise
-        return len(rows)
+        return written
 
     def add_new_rows(self, table: str, rows: pd.DataFrame, key: list[str]) -> int:
         """Insert only the rows whose key is not in the table yet (content-addressed tables)."""

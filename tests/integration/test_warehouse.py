@@ -90,3 +90,21 @@ def test_snapshot_is_readable_while_the_warehouse_keeps_writing(warehouse):
         assert fresh.execute("SELECT count(*) FROM creation_leaderboard_overall").fetchall()[0][0] == 0
     finally:
         fresh.close()
+
+
+def test_write_tables_is_all_or_nothing_and_matches_lists(warehouse):
+    for model in ("m1", "m2", "m3"):
+        warehouse.replace_rows("generations", rows(model, 2), {"benchmark": "creation", "model": model})
+    problems = pd.DataFrame({"benchmark": ["creation"], "dataset": ["d"], "location": ["f:1"], "reason": ["bad"]})
+    # A list value matches any of its items: m1 and m2 go, m3 stays; nothing is deleted where match is None.
+    written = warehouse.write_tables([("generations", rows("m1", 1), {"model": ["m1", "m2"]}),
+                                      ("dataset_problems", problems, None)])
+    assert written == 2
+    counts = warehouse.query("SELECT model, count(*) AS n FROM generations GROUP BY model ORDER BY model")
+    assert counts.to_dict("records") == [{"model": "m1", "n": 1}, {"model": "m3", "n": 2}]
+    # A failing write undoes the writes before it in the same call.
+    with pytest.raises(duckdb.Error):
+        warehouse.write_tables([("dataset_problems", problems, None),
+                                ("generations", rows("m3", 1).drop(columns=["request_key"]), {"model": "m3"})])
+    assert len(warehouse.query("SELECT * FROM dataset_problems")) == 1
+    assert len(warehouse.query("SELECT * FROM generations WHERE model = 'm3'")) == 2
