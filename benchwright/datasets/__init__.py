@@ -2,8 +2,43 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
+
+
+class RowError(ValueError):
+    """A reason to skip one row; the loaders turn it into a located problem."""
+
+
+def json_object(line: str) -> dict:
+    """One JSONL line as a dict, or a RowError saying why not.
+
+    JSON may escape a lone surrogate (\\ud800): valid JSON, but not text any database can store,
+    so it is refused here rather than failing the whole write later.
+    """
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise RowError(f"malformed JSON: {exc.msg} at column {exc.colno}") from None
+    if not isinstance(obj, dict):
+        raise RowError(f"expected a JSON object, got {type(obj).__name__}")
+    _check_unicode(obj)
+    return obj
+
+
+def _check_unicode(value: object, where: str = "") -> None:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise RowError(f"field {where or '?'!r} holds an escaped lone surrogate, not valid Unicode") from None
+    elif isinstance(value, dict):
+        for key, inner in value.items():
+            _check_unicode(inner, where or str(key))
+    elif isinstance(value, list):
+        for inner in value:
+            _check_unicode(inner, where)
 
 
 def read_text_keeping_bad_bytes(path: str | os.PathLike, what: str) -> str:

@@ -68,7 +68,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from benchwright.datasets import read_text_keeping_bad_bytes
+from benchwright.datasets import RowError, json_object, read_text_keeping_bad_bytes
 from benchwright.images import ImageError, NormalizedImage, normalize_image
 
 CATEGORIES = (
@@ -151,10 +151,6 @@ class LoadResult:
     problems: list[LoadProblem]
 
 
-class _RowError(Exception):
-    """A reason to skip one row; caught by the loaders and turned into a LoadProblem."""
-
-
 # --------------------------------------------------------------------------- JSONL
 
 
@@ -189,8 +185,8 @@ def load_creation_jsonl(path: str | os.PathLike) -> LoadResult:
         try:
             item = _item_from_json(line, base)
             if item.item_id in seen:
-                raise _RowError(f"duplicate item_id {item.item_id!r}")
-        except _RowError as exc:
+                raise RowError(f"duplicate item_id {item.item_id!r}")
+        except RowError as exc:
             problems.append(LoadProblem(location, str(exc)))
             continue
         seen.add(item.item_id)
@@ -199,13 +195,7 @@ def load_creation_jsonl(path: str | os.PathLike) -> LoadResult:
 
 
 def _item_from_json(line: str, base: Path) -> CreationItem:
-    try:
-        obj = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise _RowError(f"malformed JSON: {exc.msg} at column {exc.colno}") from None
-    if not isinstance(obj, dict):
-        raise _RowError(f"expected a JSON object, got {type(obj).__name__}")
-    _check_unicode(obj)
+    obj = json_object(line)
 
     text = {name: _required_text(obj, name) for name in _REQUIRED_TEXT}
     optional = {name: _optional_text(obj, name) for name in _OPTIONAL_TEXT}
@@ -219,28 +209,13 @@ def _item_from_json(line: str, base: Path) -> CreationItem:
 
 def _required_text(obj: dict, name: str) -> str:
     if name not in obj or obj[name] is None:
-        raise _RowError(f"missing required field {name!r}")
+        raise RowError(f"missing required field {name!r}")
     value = obj[name]
     if not isinstance(value, str):
-        raise _RowError(f"field {name!r} must be a string, got {type(value).__name__}")
+        raise RowError(f"field {name!r} must be a string, got {type(value).__name__}")
     if not value.strip():
-        raise _RowError(f"field {name!r} is empty")
+        raise RowError(f"field {name!r} is empty")
     return value
-
-
-def _check_unicode(value: object, where: str = "") -> None:
-    """JSON may escape a lone surrogate (\\ud800): valid JSON, not text any database can store."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            raise _RowError(f"field {where or '?'!r} holds an escaped lone surrogate, not valid Unicode") from None
-    elif isinstance(value, dict):
-        for key, inner in value.items():
-            _check_unicode(inner, where or str(key))
-    elif isinstance(value, list):
-        for inner in value:
-            _check_unicode(inner, where)
 
 
 def _optional_text(obj: dict, name: str) -> str | None:
@@ -248,46 +223,46 @@ def _optional_text(obj: dict, name: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise _RowError(f"field {name!r} must be a string or null, got {type(value).__name__}")
+        raise RowError(f"field {name!r} must be a string or null, got {type(value).__name__}")
     return value if value.strip() else None
 
 
 def _string_list(obj: dict, name: str) -> list[str]:
     value = obj.get(name)
     if value is None:
-        raise _RowError(f"missing required field {name!r}")
+        raise RowError(f"missing required field {name!r}")
     if not isinstance(value, list):
-        raise _RowError(f"field {name!r} must be a list, got {type(value).__name__}")
+        raise RowError(f"field {name!r} must be a list, got {type(value).__name__}")
     if not value:
-        raise _RowError(f"field {name!r} is empty")
+        raise RowError(f"field {name!r} is empty")
     for i, entry in enumerate(value, start=1):
         if not isinstance(entry, str) or not entry.strip():
-            raise _RowError(f"field {name!r} entry {i} must be a non-empty string")
+            raise RowError(f"field {name!r} entry {i} must be a non-empty string")
     return value
 
 
 def _check_category(category: str) -> None:
     if category not in CATEGORIES:
-        raise _RowError(f"unknown category {category!r} (expected one of {', '.join(CATEGORIES)})")
+        raise RowError(f"unknown category {category!r} (expected one of {', '.join(CATEGORIES)})")
 
 
 def _read_image_file(base: Path, rel: str) -> bytes:
     if "\x00" in rel:
-        raise _RowError(f"image path {rel!r} contains a NUL byte")
+        raise RowError(f"image path {rel!r} contains a NUL byte")
     # Refuse anything that could read outside the dataset folder: absolute paths, drive
     # letters, '..' and symlinks are all caught by resolving and comparing with the folder.
     if os.path.isabs(rel) or rel.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", rel):
-        raise _RowError(f"image path {rel!r} is absolute; it must be relative to the "
+        raise RowError(f"image path {rel!r} is absolute; it must be relative to the "
                         "dataset folder")
     target = (base / rel).resolve()
     if not target.is_relative_to(base):
-        raise _RowError(f"image path {rel!r} escapes the dataset folder")
+        raise RowError(f"image path {rel!r} escapes the dataset folder")
     if not target.is_file():
-        raise _RowError(f"image file not found: {rel!r}")
+        raise RowError(f"image file not found: {rel!r}")
     try:
         return target.read_bytes()
     except OSError as exc:
-        raise _RowError(f"cannot read image {rel!r}: {exc.strerror or exc}") from None
+        raise RowError(f"cannot read image {rel!r}: {exc.strerror or exc}") from None
 
 
 # --------------------------------------------------------------------------- TSV
@@ -331,16 +306,16 @@ def load_creation_tsv(path: str | os.PathLike) -> LoadResult:
         location = f"{path.name}:row {rowno} (index={record.get('index', '').strip() or '?'})"
         try:
             if row is _UNCLOSED_QUOTE:
-                raise _RowError("a field opens a quote that its line never closes (the row is skipped, "
+                raise RowError("a field opens a quote that its line never closes (the row is skipped, "
                                 "the rows after it are read on their own)")
             if len(row) != len(header):
-                raise _RowError(f"has {len(row)} columns, header has {len(header)}")
+                raise RowError(f"has {len(row)} columns, header has {len(header)}")
             if any(_has_bad_bytes(cell) for cell in row):
-                raise _RowError("not valid UTF-8")
+                raise RowError("not valid UTF-8")
             item = _item_from_tsv(record, image_by_index)
             if item.item_id in seen:
-                raise _RowError(f"duplicate index {item.item_id!r}")
-        except _RowError as exc:
+                raise RowError(f"duplicate index {item.item_id!r}")
+        except RowError as exc:
             problems.append(LoadProblem(location, str(exc)))
             continue
         seen.add(item.item_id)
@@ -404,16 +379,16 @@ def _cell(record: dict, name: str) -> str | None:
 def _item_from_tsv(record: dict, image_by_index: dict[str, str]) -> CreationItem:
     item_id = _cell(record, "index")
     if item_id is None:
-        raise _RowError("missing index")
+        raise RowError("missing index")
     task = _cell(record, "task_name")
     if task is None:
-        raise _RowError("missing task_name")
+        raise RowError("missing task_name")
 
     category = _cell(record, "category")
     if category is None:
         category = TASK_CATEGORIES.get(task)
         if category is None:
-            raise _RowError(f"unknown task_name {task!r} and no category column")
+            raise RowError(f"unknown task_name {task!r} and no category column")
     _check_category(category)
 
     role, background, instruction, requirement_text = (
@@ -424,10 +399,10 @@ def _item_from_tsv(record: dict, image_by_index: dict[str, str]) -> CreationItem
         role, background, instruction, requirement_text = _split_question(_cell(record, "question"))
     for name, value in (("role", role), ("background", background), ("instruction", instruction)):
         if value is None:
-            raise _RowError(f"missing {name}")
+            raise RowError(f"missing {name}")
     requirements = _split_requirements(requirement_text or "")
     if not requirements:
-        raise _RowError("missing requirement")
+        raise RowError("missing requirement")
 
     subjective, visual = _split_criteria(_cell(record, "criteria"))
     images = _decode_image_cell(_cell(record, "image"), image_by_index)
@@ -449,10 +424,10 @@ def _item_from_tsv(record: dict, image_by_index: dict[str, str]) -> CreationItem
 
 def _split_question(question: str | None) -> tuple[str, str, str, str]:
     if question is None:
-        raise _RowError("missing role/background/instruction and no question to split")
+        raise RowError("missing role/background/instruction and no question to split")
     match = _TEMPLATE.match(question.replace("\r\n", "\n"))
     if not match:
-        raise _RowError("question does not follow the 'Assume you are ...' template")
+        raise RowError("question does not follow the 'Assume you are ...' template")
     return (match["role"].strip(), match["background"].strip(),
             match["instruction"].strip(), match["requirements"])
 
@@ -478,19 +453,19 @@ def _meaningful(text: Any) -> bool:
 
 def _split_criteria(value: str | None) -> tuple[str, str | None]:
     if value is None:
-        raise _RowError("missing criteria")
+        raise RowError("missing criteria")
     parsed: Any = value
     if value.startswith("{"):
         try:
             parsed = ast.literal_eval(value)
         except (ValueError, SyntaxError, MemoryError, RecursionError):
-            raise _RowError("criteria looks like a dict but cannot be parsed") from None
+            raise RowError("criteria looks like a dict but cannot be parsed") from None
     if isinstance(parsed, str):
         if not _meaningful(parsed):
-            raise _RowError("criteria is empty")
+            raise RowError("criteria is empty")
         return parsed, None
     if not isinstance(parsed, dict):
-        raise _RowError(f"criteria must be text or a dict, got {type(parsed).__name__}")
+        raise RowError(f"criteria must be text or a dict, got {type(parsed).__name__}")
 
     subjective = visual = None
     for key, text in parsed.items():
@@ -499,17 +474,17 @@ def _split_criteria(value: str | None) -> tuple[str, str | None]:
         else:
             visual = text
     if not _meaningful(subjective):
-        raise _RowError("criteria has no subjective part")
+        raise RowError("criteria has no subjective part")
     return subjective, (visual if _meaningful(visual) else None)
 
 
 def _decode_image_cell(value: str | None, image_by_index: dict[str, str]) -> list[bytes]:
     if value is None:
-        raise _RowError("missing image")
+        raise RowError("missing image")
     if len(value) <= _IMAGE_REF_MAX:
         target = (image_by_index.get(value) or "").strip()
         if len(target) <= _IMAGE_REF_MAX:
-            raise _RowError(f"image refers to index {value!r}, which has no image of its own")
+            raise RowError(f"image refers to index {value!r}, which has no image of its own")
         value = target
 
     encoded: Any = value
@@ -520,22 +495,22 @@ def _decode_image_cell(value: str | None, image_by_index: dict[str, str]) -> lis
             try:
                 encoded = ast.literal_eval(value)
             except (ValueError, SyntaxError, MemoryError, RecursionError):
-                raise _RowError("image list cannot be parsed") from None
+                raise RowError("image list cannot be parsed") from None
     if isinstance(encoded, str):
         encoded = [encoded]
     if not isinstance(encoded, list) or not encoded:
-        raise _RowError("image must be base64 text or a non-empty list of it")
+        raise RowError("image must be base64 text or a non-empty list of it")
 
     images = []
     for i, b64 in enumerate(encoded, start=1):
         if not isinstance(b64, str):
-            raise _RowError(f"image {i} is not text")
+            raise RowError(f"image {i} is not text")
         try:
             data = base64.b64decode("".join(b64.split()), validate=True)
         except (binascii.Error, ValueError):
-            raise _RowError(f"image {i} is not valid base64") from None
+            raise RowError(f"image {i} is not valid base64") from None
         if not data:
-            raise _RowError(f"image {i} is empty")
+            raise RowError(f"image {i} is empty")
         images.append(data)
     return images
 

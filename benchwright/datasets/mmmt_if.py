@@ -57,6 +57,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from benchwright.datasets import RowError, json_object
 from benchwright.datasets.creation import LoadProblem
 from benchwright.images import ImageError, NormalizedImage, normalize_image
 from benchwright.mmmt_if import (AUTORATER_KEYS, MAX_IMAGES, MAX_TURNS, STANDARD, VARIANTS, Chat, ChatCandidate,
@@ -64,10 +65,6 @@ from benchwright.mmmt_if import (AUTORATER_KEYS, MAX_IMAGES, MAX_TURNS, STANDARD
 
 __all__ = ["LoadProblem", "PreparedChats", "ReleaseData", "load_chats", "load_chats_jsonl", "load_mmdu_json",
            "prepare_chats", "load_release_csv", "load_human_csv", "instruction_id_for"]
-
-
-class _RowError(Exception):
-    """A reason to skip one row; turned into a LoadProblem by the loaders."""
 
 
 def _read(path: Path, what: str) -> bytes:
@@ -112,26 +109,21 @@ def load_chats_jsonl(path: str | os.PathLike) -> tuple[list[ChatCandidate], list
             continue
         try:
             chats.append(_chat_from_json(line, base, location))
-        except _RowError as exc:
+        except RowError as exc:
             problems.append(LoadProblem(location, str(exc)))
     return chats, problems
 
 
 def _chat_from_json(line: str, base: Path, location: str) -> ChatCandidate:
-    try:
-        obj = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise _RowError(f"malformed JSON: {exc.msg} at column {exc.colno}") from None
-    if not isinstance(obj, dict):
-        raise _RowError(f"expected a JSON object, got {type(obj).__name__}")
+    obj = json_object(line)
     chat_id = obj.get("chat_id")
     if not isinstance(chat_id, str) or not chat_id.strip():
-        raise _RowError("missing chat_id")
+        raise RowError("missing chat_id")
     turns, images = obj.get("turns"), obj.get("images")
     if not isinstance(turns, list):
-        raise _RowError("'turns' must be a list of questions")
+        raise RowError("'turns' must be a list of questions")
     if not isinstance(images, list):
-        raise _RowError("'images' must be a list of paths")
+        raise RowError("'images' must be a list of paths")
     questions = [t if isinstance(t, str) else None for t in turns]
     return ChatCandidate(chat_id.strip(), questions, [_image(base, rel) for rel in images],
                          f"{location} (chat {chat_id.strip()})", str(obj.get("topic") or ""))
@@ -162,28 +154,28 @@ def load_mmdu_json(path: str | os.PathLike) -> tuple[list[ChatCandidate], list[L
         location = f"{path.name}: chat {key}"
         try:
             chats.append(_mmdu_chat(entry, key, base, location))
-        except _RowError as exc:
+        except RowError as exc:
             problems.append(LoadProblem(location, str(exc)))
     return chats, problems
 
 
 def _mmdu_chat(entry: object, key: str, base: Path, location: str) -> ChatCandidate:
     if not isinstance(entry, dict):
-        raise _RowError(f"expected an object, got {type(entry).__name__}")
+        raise RowError(f"expected an object, got {type(entry).__name__}")
     chat_id = str(entry.get("id", key)).strip() or key
     images, conversation = entry.get("image", []), entry.get("conversations")
     if isinstance(images, str):
         images = [images]
     if not isinstance(images, list):
-        raise _RowError("'image' must be a list of paths")
+        raise RowError("'image' must be a list of paths")
     if not isinstance(conversation, list) or not conversation:
-        raise _RowError("'conversations' must be a non-empty list")
+        raise RowError("'conversations' must be a non-empty list")
     questions: list[str | None] = []
     expecting = "user"
     for number, message in enumerate(conversation, start=1):
         role = _ROLE.get(str(message.get("from", "")).lower()) if isinstance(message, dict) else None
         if role is None:
-            raise _RowError(f"message {number} has no known speaker ('from': user/assistant)")
+            raise RowError(f"message {number} has no known speaker ('from': user/assistant)")
         if role != expecting:
             # A question without an answer, or an answer without a question: a skipped turn.
             questions.append(None)
@@ -387,7 +379,7 @@ def load_human_csv(path: str | os.PathLike) -> tuple[str, pd.DataFrame, list[Loa
             continue
         try:
             rows.append(_human_row(kind, row, path.name))
-        except _RowError as exc:
+        except RowError as exc:
             problems.append(LoadProblem(f"{path.name}:{lineno}", str(exc)))
     return kind, pd.DataFrame(rows, columns=columns), problems
 
@@ -397,29 +389,29 @@ def _human_row(kind: str, row: dict, source: str) -> dict:
         turn = int(row["turn"])
         sample_index = int(row.get("sample_index") or 0)
     except ValueError:
-        raise _RowError(f"turn {row.get('turn')!r} / sample_index {row.get('sample_index')!r} must be whole numbers") from None
+        raise RowError(f"turn {row.get('turn')!r} / sample_index {row.get('sample_index')!r} must be whole numbers") from None
     if turn < 1 or sample_index < 0:
-        raise _RowError("turn must be at least 1 and sample_index at least 0")
+        raise RowError("turn must be at least 1 and sample_index at least 0")
     variant = row.get("variant") or STANDARD
     if variant not in VARIANTS:
-        raise _RowError(f"variant {variant!r} is not one of {list(VARIANTS)}")
+        raise RowError(f"variant {variant!r} is not one of {list(VARIANTS)}")
     common = {"chat_id": row["chat_id"], "turn": turn, "variant": variant, "sample_index": sample_index,
               "rater": row.get("rater") or None, "source_file": source}
     if not row["chat_id"]:
-        raise _RowError("empty chat_id")
+        raise RowError("empty chat_id")
     if kind == "ratings":
         try:
             rating = float(row["rating"])
         except ValueError:
-            raise _RowError(f"rating {row['rating']!r} is not a number") from None
+            raise RowError(f"rating {row['rating']!r} is not a number") from None
         if not 1.0 <= rating <= 10.0:
-            raise _RowError(f"rating {rating:g} is outside 1-10")
+            raise RowError(f"rating {rating:g} is outside 1-10")
         if not row["model"]:
-            raise _RowError("empty model")
+            raise RowError("empty model")
         return {"model": row["model"], "rating": rating, **common}
     preferred = row["preferred"].lower()
     if preferred not in ("a", "b", "tie"):
-        raise _RowError(f"preferred {row['preferred']!r} must be a, b or tie")
+        raise RowError(f"preferred {row['preferred']!r} must be a, b or tie")
     if not row["model_a"] or not row["model_b"] or row["model_a"] == row["model_b"]:
-        raise _RowError("model_a and model_b must be two different models")
+        raise RowError("model_a and model_b must be two different models")
     return {"model_a": row["model_a"], "model_b": row["model_b"], "preferred": preferred, **common}

@@ -26,7 +26,7 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from benchwright.datasets import read_text_keeping_bad_bytes
+from benchwright.datasets import RowError, read_text_keeping_bad_bytes
 from benchwright.datasets.creation import LoadProblem
 from benchwright.urs import INTENTS
 
@@ -76,10 +76,6 @@ class UrsLoadResult:
     problems: list[LoadProblem]
 
 
-class _RowError(Exception):
-    pass
-
-
 def _has_bad_bytes(cell: str) -> bool:
     return any("\udc80" <= ch <= "\udcff" for ch in cell)
 
@@ -110,8 +106,8 @@ def load_urs_csv(path: str | os.PathLike) -> UrsLoadResult:
         try:
             item = _item(header, row, row_number)
             if item.item_id in seen:
-                raise _RowError(f"duplicate item_id {item.item_id!r}")
-        except _RowError as exc:
+                raise RowError(f"duplicate item_id {item.item_id!r}")
+        except RowError as exc:
             problems.append(LoadProblem(location, str(exc)))
             continue
         seen.add(item.item_id)
@@ -121,19 +117,19 @@ def load_urs_csv(path: str | os.PathLike) -> UrsLoadResult:
 
 def _item(header: list[str], row: list[str], row_number: int) -> UrsItem:
     if len(row) != len(header):
-        raise _RowError(f"has {len(row)} fields, header has {len(header)}")
+        raise RowError(f"has {len(row)} fields, header has {len(header)}")
     if any(_has_bad_bytes(cell) for cell in row):
-        raise _RowError("not valid UTF-8")
+        raise RowError("not valid UTF-8")
     record = dict(zip(header, row))
     question = record["question"].strip()
     if not question:
-        raise _RowError("empty question")
+        raise RowError("empty question")
     intent = normalize_intent(record["user_intent"])
     if intent is None:
-        raise _RowError(f"unknown user_intent {record['user_intent']!r}")
+        raise RowError(f"unknown user_intent {record['user_intent']!r}")
     language = normalize_language(record["language"])
     if language is None:
-        raise _RowError(f"unknown language {record['language']!r} (expected EN or CN)")
+        raise RowError(f"unknown language {record['language']!r} (expected EN or CN)")
     item_id = (record.get("item_id") or "").strip() or f"urs-{row_number:04d}"
     reference = record["reference_ans"].strip() or None
     return UrsItem(item_id=item_id, intent=intent, language=language, question=question,

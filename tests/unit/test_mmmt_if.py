@@ -559,3 +559,4 @@ def test_charts_are_pngs_with_one_panel_per_variant():
     assert grid.width == 3 * mmmt_if_plots.PANEL_W and grid.height > 2 * mmmt_if_plots.PANEL_H
     assert mmmt_if_plots.spread_turns(range(1, 13)) == [1, 5, 8, 12]
     assert mmmt_if_plots.data_url_markdown(b"png", "x").startswith("![x](data:image/png;base64,")
+
