@@ -1,6 +1,7 @@
 """Wiring helpers shared by the asset modules: reading inputs, metadata for the UI."""
 
 
+from pathlib import Path
 from typing import Any
 
 import dagster as dg
@@ -14,6 +15,11 @@ from benchwright.report import markdown_table
 # that were missing from the first evaluation on), and a failed load is not retried in a loop.
 LOAD_WHEN_MISSING = (dg.AutomationCondition.missing() & ~dg.AutomationCondition.in_progress()
                      & ~dg.AutomationCondition.execution_failed())
+
+
+def folder_beside_warehouse(warehouse, *parts: str, configured: str = "") -> Path:
+    """A folder next to the warehouse file (drops/..., exports/...), unless one is configured."""
+    return Path(configured) if configured else Path(warehouse.database).resolve().parent.joinpath(*parts)
 
 
 def table_metadata(df: pd.DataFrame, preview_columns: list[str] | None = None, **extra: Any) -> dict[str, Any]:

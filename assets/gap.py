@@ -11,7 +11,7 @@ from pathlib import Path
 import dagster as dg
 import pandas as pd
 
-from assets.common import LOAD_WHEN_MISSING, image_urls, llm_metadata, table_metadata
+from assets.common import LOAD_WHEN_MISSING, folder_beside_warehouse, image_urls, llm_metadata, table_metadata
 from benchwright import gap
 from benchwright.creation_steps import limits_for, request_for
 from benchwright.datasets.gap import generate_images, load_image_folder, true_answer
@@ -29,11 +29,11 @@ def _resolve(path_text: str) -> Path:
 
 def gap_drop_folder(warehouse: Warehouse, configured: str = "") -> Path:
     """Where the game front end drops JSONL logs: next to the warehouse unless configured."""
-    return Path(configured) if configured else Path(warehouse.database).resolve().parent / "drops" / "gap_logs"
+    return folder_beside_warehouse(warehouse, "drops", "gap_logs", configured=configured)
 
 
 def gap_export_folder(warehouse: Warehouse, configured: str = "") -> Path:
-    return Path(configured) if configured else Path(warehouse.database).resolve().parent / "exports" / "gap_vqa"
+    return folder_beside_warehouse(warehouse, "exports", "gap_vqa", configured=configured)
 
 
 def _marks(warehouse: Warehouse) -> pd.DataFrame:

@@ -11,7 +11,8 @@ import dagster as dg
 import numpy as np
 import pandas as pd
 
-from assets.common import LOAD_WHEN_MISSING, add_labels, image_urls, llm_metadata, table_metadata
+from assets.common import (LOAD_WHEN_MISSING, add_labels, folder_beside_warehouse, image_urls, llm_metadata,
+                           table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import mmmt_if, mmmt_if_plots, mmmt_if_steps, ratings
 from benchwright.datasets.mmmt_if import load_chats, load_human_csv, prepare_chats
@@ -274,7 +275,7 @@ class MMMTIFHumanConfig(dg.Config):
 
 def human_drop_folder(warehouse: Warehouse, configured: str = "") -> Path:
     """Where human-rating CSVs are dropped: next to the warehouse unless configured."""
-    return Path(configured) if configured else Path(warehouse.database).resolve().parent / "drops" / "mmmt_if_human"
+    return folder_beside_warehouse(warehouse, "drops", "mmmt_if_human", configured=configured)
 
 
 @dg.asset(
