@@ -157,10 +157,10 @@ def gap_reliability(context: dg.AssetExecutionContext, config: GapSelectionConfi
     kept = gap.select_adversarial(marks, players, config.theta).assign(theta=config.theta)
     board = gap.weekly_leaderboard(marks) if len(marks) else pd.DataFrame(columns=["week", "player_id", "points", "rank"])
     rotation = gap.image_rotation(kept)
-    for table, frame in (("gap_player_reliability", players), ("gap_reliability_history", history),
-                         ("gap_adversarial_questions", kept), ("gap_weekly_leaderboard", board),
-                         ("gap_image_rotation", rotation)):
-        warehouse.replace_rows(table, frame, match={})
+    # One transaction: the kept questions never disagree with the estimates they came from.
+    warehouse.write_tables([("gap_player_reliability", players, {}), ("gap_reliability_history", history, {}),
+                            ("gap_adversarial_questions", kept, {}), ("gap_weekly_leaderboard", board, {}),
+                            ("gap_image_rotation", rotation, {})])
     return dg.MaterializeResult(metadata=table_metadata(
         players.sort_values("reliability", ascending=False), ["player_id", "planted_total", "honest_total", "reliability"],
         kept_questions=len(kept), players_above_theta=int((players["reliability"] > config.theta).sum()),
@@ -187,8 +187,8 @@ def gap_interaction_model(context: dg.AssetExecutionContext, config: GapInteract
     rows = gap.interaction_outcomes(marks)
     if rows["revealed"].nunique() < 2 or len(rows) < 2 * config.folds:
         context.log.warning(f"{len(rows)} tainted marks: too few (or one outcome only) to fit the model")
-        for table in ("gap_interaction_parameters", "gap_interaction_cv", "gap_interaction_calibration"):
-            warehouse.replace_rows(table, pd.DataFrame(), match={})
+        warehouse.write_tables([(table, pd.DataFrame(), {}) for table in
+                                ("gap_interaction_parameters", "gap_interaction_cv", "gap_interaction_calibration")])
         return dg.MaterializeResult(metadata={"rows": len(rows), "fitted": False})
     model = gap.fit_interaction_model(rows)
     cv, out_of_fold = gap.cross_validate(rows, config.folds, config.seed)
@@ -199,9 +199,8 @@ def gap_interaction_model(context: dg.AssetExecutionContext, config: GapInteract
     untainted = marks[~marks["tainted"]].copy()
     untainted["session_images"] = untainted["session_id"].map(marks.groupby("session_id")["image_order"].max())
     above = int((model.predict(untainted) > config.theta).sum()) if len(untainted) else 0
-    warehouse.replace_rows("gap_interaction_parameters", params, match={})
-    warehouse.replace_rows("gap_interaction_cv", cv, match={})
-    warehouse.replace_rows("gap_interaction_calibration", calibration, match={})
+    warehouse.write_tables([("gap_interaction_parameters", params, {}), ("gap_interaction_cv", cv, {}),
+                            ("gap_interaction_calibration", calibration, {})])
     pooled_auc = gap.roc_auc(rows["revealed"].to_numpy(), out_of_fold)
     return dg.MaterializeResult(metadata={
         "rows": len(rows), "fitted": True, "cv_auc": float(pooled_auc),
@@ -321,8 +320,7 @@ def gap_scores(context: dg.AssetExecutionContext, config: GapScoresConfig, wareh
                                             "answer_tokens_out", "answer_latency_ms", "answer_cost_usd", "raw_text",
                                             "judge_error", "score", "parse_ok", "parse_problem"])
     summary = gap.score_summary(judgments)
-    warehouse.replace_rows("gap_score_judgments", judgments, match={})
-    warehouse.replace_rows("gap_scores", summary, match={})
+    warehouse.write_tables([("gap_score_judgments", judgments, {}), ("gap_scores", summary, {})])
     return dg.MaterializeResult(metadata=table_metadata(
         summary, ["judge", "model", "gpt_score", "n", "parse_failures"], val_items=len(val),
         answer_calls=answer_stats.api_calls, judge_calls=judge_stats.api_calls))
