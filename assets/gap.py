@@ -371,8 +371,7 @@ def gap_tainted_answers(context: dg.AssetExecutionContext, config: GapTaintedCon
 
     from benchwright.datasets.gap import ask
 
-    entry = (registry.model(config.model) if config.model
-             else registry.with_role("describer") or (registry.candidates() or [None])[0])
+    entry = registry.game_model(config.model)
     if entry is None:
         raise dg.Failure("No model for the game: register a describer or a candidate, or set config `model`")
     images = warehouse.query("SELECT image_id, sha256, truth FROM gap_images WHERE image_set = 'tainted' "

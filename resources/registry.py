@@ -43,6 +43,12 @@ class Registry(dg.ConfigurableResource):
         """The first model with this role (baseline, describer), or None."""
         return next((e for e in self.entries("models") if e.role == role), None)
 
+    def game_model(self, slug: str = "") -> RegistryEntry | None:
+        """The model the GAP game asks: `slug` if given, else the describer, else the first candidate."""
+        if slug:
+            return self.model(slug)
+        return self.with_role("describer") or next(iter(self.candidates()), None)
+
     def labels(self) -> dict[str, tuple[str, bool]]:
         """slug -> (display label, simulated) for models and judges, for report columns."""
         return {e.slug: (e.label, e.simulated) for kind in ("models", "judges") for e in self.entries(kind)}

@@ -1,0 +1,58 @@
+"""Who is playing or annotating: a chosen handle and a per-person secret token.
+
+The handle is what the logs and the leaderboard show, so it must not be personal data: letters,
+digits and `_ . -` only (no spaces, no `@`), and nothing our PII detector flags (a phone number, say).
+The token is shown to its owner once; only its sha256 is stored, and it never reaches a log.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import unicodedata
+
+from benchwright.pii import find_pii
+
+HANDLE = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{1,31}")
+TOKEN_BYTES = 24
+
+
+def validate_handle(handle: object) -> str:
+    """The handle, or ValueError saying what is wrong with it."""
+    if not isinstance(handle, str) or not HANDLE.fullmatch(handle.strip()):
+        raise ValueError("a name is 2 to 32 characters: a letter first, then letters, digits, '_', '.' or '-'")
+    handle = handle.strip()
+    if find_pii(handle):
+        raise ValueError("that name looks like personal data; choose a nickname")
+    return handle
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(TOKEN_BYTES)
+
+
+def token_digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def token_matches(token: object, digest: str) -> bool:
+    """Constant-time comparison, so response times do not leak how much of a token was right."""
+    if not isinstance(token, str) or len(token) > 200:
+        return False
+    return hmac.compare_digest(token_digest(token.strip()), digest)
+
+
+def clean_text(text: object, *, what: str, max_chars: int, min_chars: int = 1) -> str:
+    """Free text a person typed: trimmed, one line, printable, within the length limits; else ValueError."""
+    if not isinstance(text, str):
+        raise ValueError(f"{what} is missing")
+    text = " ".join(text.split())     # newlines and runs of spaces become one space
+    if any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") for ch in text):
+        raise ValueError(f"{what} contains control or unassigned characters")
+    if len(text) < min_chars:
+        raise ValueError(f"{what} is too short (at least {min_chars} characters)")
+    if len(text) > max_chars:
+        raise ValueError(f"{what} is too long (at most {max_chars} characters)")
+    return text
