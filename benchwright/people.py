@@ -1,7 +1,7 @@
 """Who is playing or annotating: a chosen handle and a per-person secret token.
 
 The handle is what the logs and the leaderboard show, so it must not be personal data: letters,
-digits and `_ . -` only (no spaces, no `@`), and nothing our PII detector flags (a phone number, say).
+digits and `_ . -` only (no spaces, no `@`), nothing our PII detector flags and no run of 7+ digits.
 The token is shown to its owner once; only its sha256 is stored, and it never reaches a log.
 """
 
@@ -24,7 +24,9 @@ def validate_handle(handle: object) -> str:
     if not isinstance(handle, str) or not HANDLE.fullmatch(handle.strip()):
         raise ValueError("a name is 2 to 32 characters: a letter first, then letters, digits, '_', '.' or '-'")
     handle = handle.strip()
-    if find_pii(handle):
+    # The detector reads prose, so look at the handle with its separators as spaces; a long run of
+    # digits is refused outright (a phone number written without separators).
+    if find_pii(re.sub(r"[._-]", " ", handle)) or re.search(r"\d{7,}", handle):
         raise ValueError("that name looks like personal data; choose a nickname")
     return handle
 

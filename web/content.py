@@ -1,0 +1,98 @@
+"""What the web app reads: the analyst snapshot (never the live warehouse, whose handle would block the
+pipeline's writers; DESIGN §3) and the game model's answers through the same LLM client as the assets."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+import duckdb
+
+from benchwright import gap
+from benchwright.annotation import Pair
+from benchwright.creation_steps import limits_for, request_for
+from benchwright.images import NormalizedImage, data_url
+from benchwright.pii import redact
+from benchwright.urs import CRITERIA, CRITERIA_BY_INTENT
+from resources.warehouse import read_sql
+
+
+class NoData(RuntimeError):
+    """The pipeline has not published what a page needs yet."""
+
+
+class Snapshot:
+    def __init__(self, path: Path):
+        self.path = path
+
+    def rows(self, sql_file: str, params: list | None = None) -> list[dict]:
+        if not self.path.exists():
+            raise NoData(f"no analyst snapshot at {self.path}: run the pipeline first (python3.11 dev.py demo)")
+        # A short read-only connection per query; the publish step replaces the file by rename, so a
+        # reader sees the old or the new snapshot, never half of one.
+        con = duckdb.connect(str(self.path), read_only=True)
+        try:
+            result = con.execute(read_sql(f"web/{sql_file}"), params or [])
+            names = [d[0] for d in result.description]
+            return [dict(zip(names, row)) for row in result.fetchall()]
+        except duckdb.CatalogException as exc:
+            raise NoData(f"the analyst snapshot lacks a table this page needs ({exc}); run the pipeline") from None
+        finally:
+            con.close()
+
+    def game_images(self) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+        rows = self.rows("game_images.sql")
+        return ([(r["image_id"], r["sha256"]) for r in rows if r["image_set"] == "tainted"],
+                [(r["image_id"], r["sha256"]) for r in rows if r["image_set"] == "untainted"])
+
+    @lru_cache(maxsize=256)
+    def image(self, sha256: str) -> tuple[str, bytes] | None:
+        rows = self.rows("image.sql", [sha256])
+        return (rows[0]["mime"], bytes(rows[0]["data"])) if rows else None
+
+    def pairs(self) -> list[Pair]:
+        return [Pair(r["benchmark"], r["item_id"], r["model_a"], r["model_b"]) for r in self.rows("annotation_pairs.sql")]
+
+    def task_view(self, pair: Pair) -> dict:
+        """Question, images, criteria and the two answers, by model slug."""
+        if pair.benchmark == "creation":
+            rows = self.rows("creation_task.sql", [pair.item_id, pair.model_a, pair.model_b])
+            if not rows:
+                raise NoData(f"Creation item {pair.item_id} is not in the snapshot")
+            r = rows[0]
+            criteria = [r["subjective_criteria"]] + ([r["visual_factuality_criteria"]] if r["visual_factuality_criteria"] else [])
+            return {"prompt": r["instruction"], "context": [r["role"], r["background"]],
+                    "requirements": list(r["requirements"] or []), "criteria": criteria,
+                    "images": list(r["image_hashes"] or []), "answers": {pair.model_a: r["answer_a"], pair.model_b: r["answer_b"]}}
+        rows = self.rows("urs_task.sql", [pair.item_id, pair.model_a, pair.model_b])
+        if not rows:
+            raise NoData(f"URS item {pair.item_id} is not in the snapshot")
+        r = rows[0]
+        criteria = [f"{c}: {CRITERIA[c][1]}" for c in CRITERIA_BY_INTENT.get(r["intent"], ())]
+        return {"prompt": r["question"], "context": [f"Intent: {r['intent']}"], "requirements": [],
+                "criteria": criteria, "images": [], "answers": {pair.model_a: r["answer_a"], pair.model_b: r["answer_b"]}}
+
+    def weekly_leaderboard(self) -> list[dict]:
+        return self.rows("weekly_leaderboard.sql")
+
+
+def ask_game_model(llm, entry, question: str, image: tuple[str, bytes], sha256: str, instructed_wrong: bool,
+                   tag: str) -> tuple[str | None, str | None]:
+    """(answer, error): one question to the game's model, with the image if it has vision. The answer is
+    redacted of personal data before anyone sees or logs it."""
+    mime, data = image
+    url = data_url(NormalizedImage(sha256=sha256, mime=mime, width=0, height=0, data=data)) if entry.vision else None
+    version = gap.TAINT_PROMPT_VERSION if instructed_wrong else gap.ANSWER_PROMPT_VERSION
+    request = request_for(entry, gap.answer_messages(question, url, instructed_wrong), version, tag=tag)
+    [result], _ = llm.run([request], limits=limits_for([entry]))
+    if result.text is None:
+        return None, result.error or "no answer"
+    return redact(result.text)[0], None
+
+
+def json_lines(paths: list[Path]) -> list[dict]:
+    """Records of our own JSONL files (complete lines only)."""
+    from benchwright.durable import read_lines
+
+    return [json.loads(line) for path in paths for line in read_lines(path)]

@@ -1,0 +1,170 @@
+"""The web app's own state in SQLite: people (handle + token digest), game sessions and their plans,
+when each image was first shown, the question waiting for a mark, and annotation rounds.
+
+What people *did* is not here: marks and choices go to the drop-folder files (benchwright.durable),
+which are the record; this file only says what was planned and shown. WAL with synchronous=FULL, so
+a committed row survives a crash too.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS people (
+    handle        TEXT PRIMARY KEY,
+    token_sha256  TEXT NOT NULL,
+    created_at    REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS game_sessions (
+    session_id    TEXT PRIMARY KEY,
+    handle        TEXT NOT NULL REFERENCES people(handle),
+    started_at    REAL NOT NULL,
+    seed          TEXT NOT NULL,
+    plan          TEXT NOT NULL,
+    finished_at   REAL
+);
+CREATE TABLE IF NOT EXISTS image_starts (
+    session_id    TEXT NOT NULL,
+    image_order   INTEGER NOT NULL,
+    started_at    REAL NOT NULL,
+    PRIMARY KEY (session_id, image_order)
+);
+CREATE TABLE IF NOT EXISTS pending_questions (
+    session_id      TEXT NOT NULL,
+    image_order     INTEGER NOT NULL,
+    question_index  INTEGER NOT NULL,
+    question        TEXT NOT NULL,
+    answer          TEXT NOT NULL,
+    planted         INTEGER NOT NULL,
+    asked_at        REAL NOT NULL,
+    PRIMARY KEY (session_id, image_order)
+);
+CREATE TABLE IF NOT EXISTS annotation_rounds (
+    round_id      TEXT PRIMARY KEY,
+    handle        TEXT NOT NULL REFERENCES people(handle),
+    started_at    REAL NOT NULL,
+    plan          TEXT NOT NULL,
+    shown_at      REAL NOT NULL,
+    finished_at   REAL
+);
+"""
+
+
+class Store:
+    def __init__(self, path: Path):
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with self.connect() as con:
+            con.executescript(SCHEMA)
+
+    @contextmanager
+    def connect(self) -> Iterator[sqlite3.Connection]:
+        con = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        con.row_factory = sqlite3.Row
+        try:
+            con.execute("PRAGMA journal_mode=WAL")
+            con.execute("PRAGMA synchronous=FULL")
+            con.execute("PRAGMA foreign_keys=ON")
+            yield con
+        finally:
+            con.close()
+
+    # --- people ---
+    def add_person(self, handle: str, token_sha256: str) -> bool:
+        """False when the handle is taken (handles are compared case-insensitively)."""
+        with self.connect() as con:
+            if con.execute("SELECT 1 FROM people WHERE lower(handle) = lower(?)", [handle]).fetchone():
+                return False
+            con.execute("INSERT INTO people VALUES (?, ?, ?)", [handle, token_sha256, time.time()])
+            return True
+
+    def token_digest(self, handle: str) -> str | None:
+        with self.connect() as con:
+            row = con.execute("SELECT token_sha256 FROM people WHERE handle = ?", [handle]).fetchone()
+        return row["token_sha256"] if row else None
+
+    # --- game ---
+    def open_session(self, handle: str) -> sqlite3.Row | None:
+        with self.connect() as con:
+            return con.execute("SELECT * FROM game_sessions WHERE handle = ? AND finished_at IS NULL "
+                               "ORDER BY started_at DESC LIMIT 1", [handle]).fetchone()
+
+    def session(self, session_id: str) -> sqlite3.Row | None:
+        with self.connect() as con:
+            return con.execute("SELECT * FROM game_sessions WHERE session_id = ?", [session_id]).fetchone()
+
+    def last_session(self, handle: str) -> sqlite3.Row | None:
+        with self.connect() as con:
+            return con.execute("SELECT * FROM game_sessions WHERE handle = ? ORDER BY started_at DESC LIMIT 1",
+                               [handle]).fetchone()
+
+    def add_session(self, session_id: str, handle: str, started_at: float, seed: str, plan: str) -> None:
+        with self.connect() as con:
+            con.execute("INSERT INTO game_sessions VALUES (?, ?, ?, ?, ?, NULL)",
+                        [session_id, handle, started_at, seed, plan])
+
+    def finish_session(self, session_id: str, at: float) -> None:
+        with self.connect() as con:
+            con.execute("UPDATE game_sessions SET finished_at = ? WHERE session_id = ? AND finished_at IS NULL",
+                        [at, session_id])
+
+    def unfinished_sessions(self) -> list[sqlite3.Row]:
+        with self.connect() as con:
+            return con.execute("SELECT * FROM game_sessions WHERE finished_at IS NULL").fetchall()
+
+    def image_starts(self, session_id: str) -> dict[int, float]:
+        with self.connect() as con:
+            rows = con.execute("SELECT image_order, started_at FROM image_starts WHERE session_id = ?",
+                               [session_id]).fetchall()
+        return {r["image_order"]: r["started_at"] for r in rows}
+
+    def start_image(self, session_id: str, order: int, at: float) -> None:
+        """Record when an image was first shown (a reload does not restart its clock)."""
+        with self.connect() as con:
+            con.execute("INSERT OR IGNORE INTO image_starts (session_id, image_order, started_at) VALUES (?, ?, ?)",
+                        [session_id, order, at])
+
+    def pending(self, session_id: str, order: int) -> sqlite3.Row | None:
+        with self.connect() as con:
+            return con.execute("SELECT * FROM pending_questions WHERE session_id = ? AND image_order = ?",
+                               [session_id, order]).fetchone()
+
+    def set_pending(self, session_id: str, order: int, question_index: int, question: str, answer: str,
+                    planted: bool, at: float) -> None:
+        with self.connect() as con:
+            con.execute("INSERT OR REPLACE INTO pending_questions VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        [session_id, order, question_index, question, answer, int(planted), at])
+
+    def clear_pending(self, session_id: str, order: int) -> None:
+        with self.connect() as con:
+            con.execute("DELETE FROM pending_questions WHERE session_id = ? AND image_order = ?", [session_id, order])
+
+    # --- annotation ---
+    def open_round(self, handle: str) -> sqlite3.Row | None:
+        with self.connect() as con:
+            return con.execute("SELECT * FROM annotation_rounds WHERE handle = ? AND finished_at IS NULL "
+                               "ORDER BY started_at DESC LIMIT 1", [handle]).fetchone()
+
+    def last_round(self, handle: str) -> sqlite3.Row | None:
+        with self.connect() as con:
+            return con.execute("SELECT * FROM annotation_rounds WHERE handle = ? ORDER BY started_at DESC LIMIT 1",
+                               [handle]).fetchone()
+
+    def add_round(self, round_id: str, handle: str, at: float, plan: str) -> None:
+        with self.connect() as con:
+            con.execute("INSERT INTO annotation_rounds VALUES (?, ?, ?, ?, ?, NULL)", [round_id, handle, at, plan, at])
+
+    def shown(self, round_id: str, at: float) -> None:
+        """When the current task was shown (for seconds_taken)."""
+        with self.connect() as con:
+            con.execute("UPDATE annotation_rounds SET shown_at = ? WHERE round_id = ?", [at, round_id])
+
+    def finish_round(self, round_id: str, at: float) -> None:
+        with self.connect() as con:
+            con.execute("UPDATE annotation_rounds SET finished_at = ? WHERE round_id = ? AND finished_at IS NULL",
+                        [at, round_id])
