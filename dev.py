@@ -5,6 +5,8 @@
                               offline simulated models and print the leaderboard
     python3.11 dev.py test    install, then run the test suite
     python3.11 dev.py ui      install, then start the Dagster UI (dagster dev) on this workspace
+    python3.11 dev.py web     install, build the sample results if there are none yet, then serve the GAP
+                              game and the annotation page on http://127.0.0.1:8000/ (options: --help)
 
 The virtualenv lives in .venv/ and is reinstalled only when requirements.txt changes.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -39,10 +42,26 @@ def install() -> None:
     STAMP.write_text(wanted)
 
 
+def ensure_chromium() -> None:
+    """The browser tests drive Debian's Chromium; install it once where apt-get can (CI runs as root)."""
+    if os.environ.get("BENCHWRIGHT_CHROMIUM") or shutil.which("chromium"):
+        return
+    apt = shutil.which("apt-get")
+    sudo = [] if os.geteuid() == 0 else (["sudo", "-n"] if shutil.which("sudo") else None)
+    if apt is None or sudo is None:
+        print("Chromium is missing and cannot be installed here (needs apt-get as root): the browser tests will "
+              "fail; install Debian's `chromium` or set BENCHWRIGHT_CHROMIUM", flush=True)
+        return
+    print("installing Debian's chromium for the browser tests (once)", flush=True)
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    subprocess.run([*sudo, apt, "update", "-qq"], check=True, env=env)
+    subprocess.run([*sudo, apt, "install", "-y", "-qq", "--no-install-recommends", "chromium"], check=True, env=env)
+
+
 def main() -> int:
     command = sys.argv[1] if len(sys.argv) > 1 else "help"
     extra = sys.argv[2:]
-    if command not in ("demo", "test", "ui"):
+    if command not in ("demo", "test", "ui", "web"):
         print(__doc__)
         return 0 if command == "help" else 2
     install()
@@ -55,7 +74,14 @@ def main() -> int:
     if command == "demo":
         args = [str(PYTHON), str(ROOT / "scripts" / "materialize_all.py"), *extra]
     elif command == "test":
+        ensure_chromium()
         args = [str(PYTHON), "-m", "pytest", *(extra or ["-q"])]
+    elif command == "web":
+        if not (home / "analyst.duckdb").exists():
+            print("no results yet: materializing the sample first (as `dev.py demo` does)", flush=True)
+            if subprocess.call([str(PYTHON), str(ROOT / "scripts" / "materialize_all.py")], cwd=ROOT, env=env):
+                return 1
+        args = [str(PYTHON), "-m", "web", *extra]
     else:
         args = [str(VENV / "bin" / "dagster"), "dev", "-w", str(ROOT / "workspace.yaml"), *extra]
     return subprocess.call(args, cwd=ROOT, env=env)

@@ -44,17 +44,23 @@ class Task:
 
 
 def plan_round(pairs: list[Pair], rng: random.Random, size: int = ROUND_SIZE) -> list[Task]:
-    """Up to `size` pairs, no item twice, in random order, each with a random left side."""
+    """Up to `size` pairs, no item twice, benchmarks taking turns (so every alignment gets data), in a
+    random order, each with a random left side."""
     if not pairs:
         raise ValueError("nothing to annotate yet: the pipeline has not produced any answers (run the demo first)")
-    shuffled = rng.sample(pairs, len(pairs))
+    queues: dict[str, list[Pair]] = {}
+    for pair in rng.sample(pairs, len(pairs)):
+        queues.setdefault(pair.benchmark, []).append(pair)
     picked, seen = [], set()
-    for pair in shuffled:
-        if (pair.benchmark, pair.item_id) not in seen:
-            seen.add((pair.benchmark, pair.item_id))
-            picked.append(pair)
-        if len(picked) == size:
-            break
+    while len(picked) < size and any(queues.values()):
+        for benchmark in sorted(queues):
+            while queues[benchmark] and len(picked) < size:
+                pair = queues[benchmark].pop()
+                if (pair.benchmark, pair.item_id) not in seen:
+                    seen.add((pair.benchmark, pair.item_id))
+                    picked.append(pair)
+                    break
+    rng.shuffle(picked)
     return [Task(k, pair, rng.choice((pair.model_a, pair.model_b))) for k, pair in enumerate(picked, start=1)]
 
 

@@ -61,16 +61,19 @@ class Snapshot:
             if not rows:
                 raise NoData(f"Creation item {pair.item_id} is not in the snapshot")
             r = rows[0]
-            criteria = [r["subjective_criteria"]] + ([r["visual_factuality_criteria"]] if r["visual_factuality_criteria"] else [])
-            return {"prompt": r["instruction"], "context": [r["role"], r["background"]],
+            criteria = [("Quality", r["subjective_criteria"])]
+            if r["visual_factuality_criteria"]:
+                criteria.append(("What is really in the picture", r["visual_factuality_criteria"]))
+            return {"prompt": r["instruction"], "context": [("Role", r["role"]), ("Background", r["background"])],
                     "requirements": list(r["requirements"] or []), "criteria": criteria,
                     "images": list(r["image_hashes"] or []), "answers": {pair.model_a: r["answer_a"], pair.model_b: r["answer_b"]}}
         rows = self.rows("urs_task.sql", [pair.item_id, pair.model_a, pair.model_b])
         if not rows:
             raise NoData(f"URS item {pair.item_id} is not in the snapshot")
         r = rows[0]
-        criteria = [f"{c}: {CRITERIA[c][1]}" for c in CRITERIA_BY_INTENT.get(r["intent"], ())]
-        return {"prompt": r["question"], "context": [f"Intent: {r['intent']}"], "requirements": [],
+        criteria = [(f"For a {r['intent']} question", "\n".join(f"{c}: {CRITERIA[c][1]}"
+                                                                 for c in CRITERIA_BY_INTENT.get(r["intent"], ())))]
+        return {"prompt": r["question"], "context": [("Kind of question", r["intent"])], "requirements": [],
                 "criteria": criteria, "images": [], "answers": {pair.model_a: r["answer_a"], pair.model_b: r["answer_b"]}}
 
     def weekly_leaderboard(self) -> list[dict]:

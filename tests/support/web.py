@@ -46,7 +46,7 @@ def build_small_home(home: Path, answer_text: str = "An answer") -> None:
                  "ground_truth": None, "reference_answer": None, "image_hashes": [images[k].image.sha256]} for k in range(2)]
     warehouse.replace_rows("creation_items", pd.DataFrame(creation), {})
     warehouse.replace_rows("creation_references", pd.DataFrame(
-        [{"item_id": f"c{k}", "baseline": "sim-baseline", "answer": f"{answer_text} (baseline {k})", "error": None,
+        [{"item_id": f"c{k}", "baseline": "sim-baseline", "answer": f"{answer_text} (sim-baseline {k})", "error": None,
           "request_key": f"r{k}", "simulated": True} for k in range(2)]), {})
     urs = [{"item_id": f"u{k}", "dataset": "test", "intent": "Factual QA", "language": "en", "question": f"Question {k}?",
             "reference_answer": None, "source_intent": "Factual QA", "source_row": k + 1, "pii_redactions": 0} for k in range(2)]

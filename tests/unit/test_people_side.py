@@ -147,12 +147,16 @@ def test_a_round_shuffles_items_and_sides_without_repeating_an_item():
     for seed in range(30):
         tasks = annotation.plan_round(PAIRS, random.Random(seed), size=6)
         assert [t.position for t in tasks] == list(range(1, 7))
+        # URS has one item only, so the round takes it once and fills up with Creation items.
+        assert sum(t.pair.benchmark == "urs" for t in tasks) == 1
         assert len({(t.pair.benchmark, t.pair.item_id) for t in tasks}) == 6
         assert all(t.left_model in (t.pair.model_a, t.pair.model_b) for t in tasks)
         lefts |= {t.left_model == t.pair.model_a for t in tasks}
         firsts.add(tasks[0].pair.item_id)
     assert lefts == {True, False} and len(firsts) > 3
     assert annotation.round_from_json(annotation.round_to_json(tasks)) == tasks
+    many_urs = PAIRS + [annotation.Pair("urs", f"u{k}", "m1", "m2") for k in range(2, 9)]
+    assert sum(t.pair.benchmark == "urs" for t in annotation.plan_round(many_urs, random.Random(0), size=6)) == 3
     with pytest.raises(ValueError, match="nothing to annotate"):
         annotation.plan_round([], random.Random(0))
 
