@@ -15,6 +15,7 @@ puts the handle in a signed cookie; every write takes the writer from that cooki
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -186,11 +187,14 @@ def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT
     def http_error(exc):
         return render_template("message.html", title=exc.name, message=exc.description), exc.code
 
-    def login_required():
-        if g.handle is None:
-            flash("Log in first (or join to get your token).")
-            return redirect(url_for("login", next=request.path))
-        return None
+    def needs_login(view):
+        @functools.wraps(view)
+        def wrapped(*args, **kwargs):
+            if g.handle is None:
+                flash("Log in first (or join to get your token).")
+                return redirect(url_for("login", next=request.path))
+            return view(*args, **kwargs)
+        return wrapped
 
     # --- identity ------------------------------------------------------------------------------
     @app.get("/")
@@ -253,9 +257,8 @@ def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT
         return row if row is not None and row["finished_at"] is None else None
 
     @app.get("/game")
+    @needs_login
     def game_page():
-        if (redirect_to := login_required()) is not None:
-            return redirect_to
         row = open_session()
         if row is None:
             last = site.store.last_session(g.handle)
@@ -268,6 +271,8 @@ def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT
         now = site.clock()
         states = site.states(row)
         current = game.current_image(states)
+        if current is None:            # the last picture ran out a moment ago: settle and show the summary
+            return redirect(url_for("game_page"))
         if current.started_at is None:
             site.store.start_image(row["session_id"], current.image.order, now)
             states = site.states(row)
@@ -280,9 +285,8 @@ def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT
                                time_limit=site.time_limit_s, max_chars=game.QUESTION_MAX_CHARS)
 
     @app.post("/game/start")
+    @needs_login
     def game_start():
-        if (redirect_to := login_required()) is not None:
-            return redirect_to
         if open_session() is None:
             tainted, untainted = site.snapshot.game_images()
             try:
@@ -310,9 +314,8 @@ def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT
         return row, current
 
     @app.post("/game/ask")
+    @needs_login
     def game_ask():
-        if (redirect_to := login_required()) is not None:
-            return redirect_to
         row, current = current_for_post()
         if row is None:
             return redirect(url_for("game_page"))
@@ -347,9 +350,8 @@ def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT
         return redirect(url_for("game_page"))
 
     @app.post("/game/mark")
+    @needs_login
     def game_mark():
-        if (redirect_to := login_required()) is not None:
-            return redirect_to
         mark = request.form.get("mark")
         if mark not in gap.MARKS:
             abort(400, "a mark is 'correct' or 'wrong'")
@@ -397,9 +399,8 @@ def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT
         return row, todo[0]
 
     @app.get("/annotate")
+    @needs_login
     def annotate_page():
-        if (redirect_to := login_required()) is not None:
-            return redirect_to
         row, task = open_round()
         if row is None:
             last = site.store.last_round(g.handle)
@@ -413,9 +414,8 @@ def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT
                                choices=annotation.CHOICES)
 
     @app.post("/annotate/start")
+    @needs_login
     def annotate_start():
-        if (redirect_to := login_required()) is not None:
-            return redirect_to
         if open_round()[0] is None:
             try:
                 tasks = annotation.plan_round(site.snapshot.pairs(), random.Random(secrets.randbits(64)), site.round_size)
@@ -427,9 +427,8 @@ def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT
         return redirect(url_for("annotate_page"))
 
     @app.post("/annotate/choose")
+    @needs_login
     def annotate_choose():
-        if (redirect_to := login_required()) is not None:
-            return redirect_to
         choice = request.form.get("choice")
         if choice not in annotation.CHOICES:
             flash("Pick one of the six options.")
