@@ -4,6 +4,7 @@
 import dagster as dg
 
 from assets.creation import creation_leaderboard, judge_quality
+from assets.creation_human import creation_human_alignment
 from assets.gap import gap_engagement, gap_interaction_model, gap_reliability, gap_scores
 from assets.urs import (urs_criterion_means, urs_cross_validation, urs_human_alignment, urs_leaderboard,
                          urs_rating_bias, urs_user_alignment)
@@ -14,7 +15,7 @@ from resources.warehouse import Warehouse
 
 @dg.asset(
     group_name="publish",
-    deps=[creation_leaderboard, judge_quality,
+    deps=[creation_leaderboard, judge_quality, creation_human_alignment,
           urs_leaderboard, urs_criterion_means, urs_cross_validation, urs_rating_bias, urs_user_alignment,
           urs_human_alignment,
           mmmt_if_pif_metrics, mmmt_if_model_comparisons, mmmt_if_preferences, mmmt_if_human_alignment,

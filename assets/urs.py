@@ -10,6 +10,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.common import LOAD_WHEN_MISSING, add_labels, llm_metadata, table_metadata
+from assets.human_pairwise import human_pairwise_drop_folder, load_human_pairwise_drops
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import urs, urs_steps
 from benchwright.creation_steps import limits_for
@@ -371,43 +372,61 @@ class HumanPairwiseConfig(dg.Config):
     path: str = "sample_data/urs/human_pairwise.csv"
     """Human choices (model_a, model_b, winner: A | B | tie | undetermined; optional item_id, annotator). Drop a
     new file here (or point to one) and re-materialize. The shipped file is illustrative, written by us."""
+    folder: str = ""
+    """The annotation app's drop folder, read too (its `urs` rows); empty means `<warehouse folder>/drops/human_pairwise`."""
+
+
+URS_PAIRWISE_COLUMNS = ["item_id", "model_a", "model_b", "winner", "annotator", "source_file"]
 
 
 @dg.asset(
     group_name="metrics",
     deps=[urs_leaderboard],
-    code_version="1",
+    code_version="2",
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="Alignment with annotators (METHODS §3.4): Bradley–Terry coefficients from human pairwise choices "
                 "('cannot tell' excluded, a tie half a win each), their Pearson and Spearman correlation with each "
-                "judge's overall URS scores, and whether the two rank orders agree.",
+                "judge's overall URS scores, and whether the two rank orders agree. The choices are the configured "
+                "file's plus the `urs` rows of every CSV in the human pairwise drop folder (requested by "
+                "`human_pairwise_drop_sensor` when it changes).",
 )
 def urs_human_alignment(context: dg.AssetExecutionContext, config: HumanPairwiseConfig,
                         warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
     path = _resolve(config.path)
-    empty = pd.DataFrame()
-    if not path.is_file():
-        context.log.warning(f"no human pairwise file at {path}: nothing to align with")
+    folder = human_pairwise_drop_folder(warehouse, config.folder)
+    frames, problems = [], []
+    if path.is_file():
+        rows, problems = load_pairwise_csv(path)
+        _record_problems(context, warehouse, problems, path.name)
+        frames.append(pd.DataFrame(rows, columns=URS_PAIRWISE_COLUMNS))
+    dropped, folder_problems = load_human_pairwise_drops(context, warehouse, folder)
+    frames.append(dropped.loc[dropped["benchmark"] == "urs", URS_PAIRWISE_COLUMNS])
+    frames = [frame for frame in frames if len(frame)]
+    source = _shown(path) if path.is_file() else f"missing: {_shown(path)}"
+    if not frames:
+        context.log.warning(f"no human pairwise choices at {path} or in {folder}: nothing to align with")
         for table in ("urs_human_pairwise", "urs_bradley_terry", "urs_human_alignment"):
-            warehouse.replace_rows(table, empty, match={})
-        return dg.MaterializeResult(metadata={"rows": 0, "source": f"missing: {_shown(path)}"})
-    rows, problems = load_pairwise_csv(path)
-    _record_problems(context, warehouse, problems, path.name)
-    comparisons = pd.DataFrame(rows, columns=["item_id", "model_a", "model_b", "winner", "annotator"])
+            warehouse.replace_rows(table, pd.DataFrame(), match={})
+        return dg.MaterializeResult(metadata={"rows": 0, "source": source, "folder": dg.MetadataValue.path(str(folder)),
+                                              "problems": len(problems) + len(folder_problems)})
+    comparisons = pd.concat(frames, ignore_index=True)
+    files = ", ".join(sorted(comparisons["source_file"].unique()))
     try:
         coefficients = urs.bradley_terry(comparisons)
     except ValueError as exc:  # no decided comparison, or models not connected: say so, keep the inputs
-        context.log.warning(f"no Bradley–Terry fit from {path.name}: {exc}")
+        context.log.warning(f"no Bradley–Terry fit from {files}: {exc}")
         coefficients = pd.DataFrame(columns=urs.BT_COLUMNS)
     board = warehouse.query("SELECT * FROM urs_leaderboard")
-    table = add_labels(urs.human_alignment(board, coefficients).assign(source_file=path.name), registry,
+    table = add_labels(urs.human_alignment(board, coefficients).assign(source_file=files), registry,
                        {"judge": "judge_display"})
-    coefficients = add_labels(coefficients.assign(source_file=path.name), registry, {"model": "model_display"})
-    warehouse.replace_rows("urs_human_pairwise", comparisons.assign(source_file=path.name), match={})
+    coefficients = add_labels(coefficients.assign(source_file=files), registry, {"model": "model_display"})
+    warehouse.replace_rows("urs_human_pairwise", comparisons, match={})
     warehouse.replace_rows("urs_bradley_terry", coefficients, match={})
     warehouse.replace_rows("urs_human_alignment", table, match={})
     return dg.MaterializeResult(metadata=table_metadata(
-        table, ["judge", "n_models", "pearson_r", "spearman_rho", "ranks_agree"], problems=len(problems),
-        comparisons=len(comparisons), excluded_undetermined=int((comparisons["winner"] == "undetermined").sum()),
-        bradley_terry=dg.MetadataValue.md(markdown_table(coefficients)), source=_shown(path)))
+        table, ["judge", "n_models", "pearson_r", "spearman_rho", "ranks_agree"],
+        problems=len(problems) + len(folder_problems), comparisons=len(comparisons),
+        excluded_undetermined=int((comparisons["winner"] == "undetermined").sum()),
+        bradley_terry=dg.MetadataValue.md(markdown_table(coefficients)), source=source,
+        folder=dg.MetadataValue.path(str(folder)), from_folder=int((dropped["benchmark"] == "urs").sum())))

@@ -22,16 +22,19 @@ def content_digest(folder: Path, pattern: str) -> str:
     return hashlib.sha256(json.dumps(hashes).encode()).hexdigest()[:16] if hashes else ""
 
 
-def drop_folder_sensor(name: str, asset: dg.AssetsDefinition, folder_of: Callable[[Warehouse], Path], pattern: str,
-                       description: str) -> dg.SensorDefinition:
+def drop_folder_sensor(name: str, asset: dg.AssetsDefinition | list[dg.AssetsDefinition],
+                       folder_of: Callable[[Warehouse], Path], pattern: str, description: str) -> dg.SensorDefinition:
+    """A sensor requesting `asset` (one, or a list: all in one run) when the folder's content changes."""
+    assets = asset if isinstance(asset, list) else [asset]
+
     @dg.sensor(name=name, minimum_interval_seconds=30, default_status=dg.DefaultSensorStatus.RUNNING,
-               asset_selection=[asset], description=description)
+               asset_selection=assets, description=description)
     def watch(context: dg.SensorEvaluationContext, warehouse: Warehouse):
         folder = folder_of(warehouse)
         state = content_digest(folder, pattern)
         if state == (context.cursor or ""):
             return dg.SkipReason(f"no new content in {folder}")
-        context.log.info(f"new content in {folder}: requesting {asset.key.to_user_string()}")
+        context.log.info(f"new content in {folder}: requesting {', '.join(a.key.to_user_string() for a in assets)}")
         return dg.SensorResult(run_requests=[dg.RunRequest(run_key=f"{name}:{state or 'empty'}")], cursor=state)
 
     return watch

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from benchwright.datasets import RowError, read_text_keeping_bad_bytes
 from benchwright.datasets.creation import LoadProblem
+from benchwright.datasets.human_pairwise import load_pairwise_csv  # the one loader, re-exported
 from benchwright.urs import INTENTS
 
 REQUIRED_COLUMNS = ("question", "reference_ans", "user_intent", "language")
@@ -138,10 +139,6 @@ def _item(header: list[str], row: list[str], row_number: int) -> UrsItem:
 
 # --- alignment inputs (METHODS §3.4), dropped as files --------------------------------------------
 
-_WINNERS = {"a": "A", "b": "B", "tie": "tie", "draw": "tie", "equal": "tie", "=": "tie",
-            "undetermined": "undetermined", "cannot tell": "undetermined", "unknown": "undetermined"}
-
-
 def _read_records(path: Path, required: tuple[str, ...], what: str) -> list[tuple[int, dict]]:
     try:
         text = path.read_bytes().decode("utf-8-sig")
@@ -177,29 +174,6 @@ def load_satisfaction_csv(path: str | os.PathLike) -> tuple[list[dict], list[Loa
         else:
             rows.append({"intent": intent, "satisfaction": satisfaction,
                          "model": (record.get("model") or "").strip() or None})
-    return rows, problems
-
-
-def load_pairwise_csv(path: str | os.PathLike) -> tuple[list[dict], list[LoadProblem]]:
-    """Human choices between two anonymous answers: columns model_a, model_b, winner
-    (A, B, tie, or undetermined / 'cannot tell'), optional item_id and annotator."""
-    path = Path(path)
-    rows, problems = [], []
-    for number, record in _read_records(path, ("model_a", "model_b", "winner"), "human pairwise"):
-        location = f"{path.name}:row {number}"
-        model_a, model_b = (record.get("model_a") or "").strip(), (record.get("model_b") or "").strip()
-        winner = _WINNERS.get((record.get("winner") or "").strip().lower())
-        if not model_a or not model_b:
-            problems.append(LoadProblem(location, "model_a and model_b are required"))
-        elif model_a == model_b:
-            problems.append(LoadProblem(location, f"a model compared with itself ({model_a!r})"))
-        elif winner is None:
-            problems.append(LoadProblem(location, f"unknown winner {record.get('winner')!r} "
-                                                  "(expected A, B, tie or undetermined)"))
-        else:
-            rows.append({"item_id": (record.get("item_id") or "").strip() or None, "model_a": model_a,
-                         "model_b": model_b, "winner": winner,
-                         "annotator": (record.get("annotator") or "").strip() or None})
     return rows, problems
 
 

@@ -1,0 +1,38 @@
+"""The human pairwise drop folder, read the same way by URS and Creation alignment (no assets here).
+
+The annotation app appends one CSV row per choice to `<warehouse folder>/drops/human_pairwise/<round_id>.csv`
+(format: benchwright.datasets.human_pairwise). `sensors/human_pairwise.py` watches the folder.
+"""
+
+from pathlib import Path
+
+import dagster as dg
+import pandas as pd
+
+from assets.common import folder_beside_warehouse
+from benchwright.datasets.human_pairwise import ROW_COLUMNS, load_folder
+from resources.warehouse import Warehouse
+
+# dataset_problems rows for the folder's files: (benchmark, dataset)
+FOLDER_PROBLEMS = {"benchmark": "human_pairwise", "dataset": "drop_folder"}
+
+
+def human_pairwise_drop_folder(warehouse: Warehouse, configured: str = "") -> Path:
+    """Where the choices are dropped: next to the warehouse unless configured."""
+    return folder_beside_warehouse(warehouse, "drops", "human_pairwise", configured=configured)
+
+
+def load_human_pairwise_drops(context: dg.AssetExecutionContext, warehouse: Warehouse,
+                              folder: Path) -> tuple[pd.DataFrame, list]:
+    """Every choice in the folder (both benchmarks) and the problems; each is logged and recorded.
+
+    Both alignment assets call this and record the same problems, so either one keeps
+    `dataset_problems` true for the folder.
+    """
+    rows, problems = load_folder(folder)
+    for problem in problems:
+        context.log.warning(f"skipped {problem.location}: {problem.reason}")
+    recorded = pd.DataFrame([{"location": p.location, "reason": p.reason} for p in problems],
+                            columns=["location", "reason"]).assign(**FOLDER_PROBLEMS)
+    warehouse.replace_rows("dataset_problems", recorded, match=FOLDER_PROBLEMS)
+    return pd.DataFrame(rows, columns=ROW_COLUMNS), problems

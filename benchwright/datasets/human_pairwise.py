@@ -1,0 +1,217 @@
+"""Human pairwise choices (METHODS §1.5 and §3.4): the one file format and the one loader.
+
+Annotators compare two answers side by side and pick one of five points or "cannot tell". The
+annotation web app appends one CSV row per choice to ``<round_id>.csv`` in the drop folder
+``<warehouse folder>/drops/human_pairwise/`` (UTF-8, header line first). ``COLUMNS`` is that
+file's header, in the order the app writes it; both the app and this loader use it.
+
+Columns:
+
+- ``benchmark``: ``creation`` or ``urs``. Files without the column (the older URS layout, e.g.
+  ``sample_data/urs/human_pairwise.csv``) are URS.
+- ``item_id``: the Creation or URS item id (required for Creation rows).
+- ``model_a``, ``model_b``: registry slugs. For Creation, ``model_a`` is the baseline (the model
+  that wrote the item's reference answer, ``dataset`` when the dataset ships it) and ``model_b``
+  the candidate. For URS, two candidates.
+- ``winner``: ``A``, ``B``, ``tie`` or ``undetermined`` ("cannot tell": excluded from every metric).
+  Also accepted, any case: ``draw``, ``equal``, ``=`` (tie), ``cannot tell``, ``unknown``.
+- ``strength``: ``2`` much better, ``1`` better, ``0`` for a tie, empty for undetermined. Without
+  the column a choice of A or B has strength 1 and a tie 0.
+- optional, kept when present: ``annotator`` (the app validates handles), ``left_model`` (which of
+  the two was shown on the left), ``item_position`` (1-based order in the round), ``round_id``,
+  ``recorded_at`` (ISO-8601; stored in UTC, a time without offset is read as UTC as the format
+  says), ``seconds_taken`` (seconds, ≥ 0).
+
+Lenient per row, strict per file: a row that breaks a rule above becomes a ``LoadProblem``
+(``<file>:row <n>``, n counting records after the header) and the other rows still load. That
+includes a torn last line (the app crashed mid-append: fewer fields than the header) and bytes
+that are not UTF-8. A missing file, an empty file or a header without ``model_a, model_b,
+winner`` raises, naming the path; ``load_folder`` turns that into a problem for that file.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import math
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+
+from benchwright.datasets import RowError, read_text_keeping_bad_bytes
+from benchwright.datasets.creation import LoadProblem
+
+COLUMNS = ["benchmark", "item_id", "model_a", "model_b", "winner", "strength", "annotator", "left_model",
+           "item_position", "round_id", "recorded_at", "seconds_taken"]
+# What a loaded row holds: the file's columns plus the file it came from.
+ROW_COLUMNS = [*COLUMNS, "source_file"]
+REQUIRED_COLUMNS = ("model_a", "model_b", "winner")
+
+BENCHMARKS = ("creation", "urs")
+LEGACY_BENCHMARK = "urs"  # files written before the benchmark column existed
+WINNERS = ("A", "B", "tie", "undetermined")
+_WINNER_SPELLINGS = {"a": "A", "b": "B", "tie": "tie", "draw": "tie", "equal": "tie", "=": "tie",
+                     "undetermined": "undetermined", "cannot tell": "undetermined", "unknown": "undetermined"}
+# Strength a choice has when the file has no strength column.
+_DEFAULT_STRENGTH = {"A": 1, "B": 1, "tie": 0, "undetermined": None}
+
+
+def value_for_b(winner: str, strength: int | None) -> float | None:
+    """The choice on METHODS §1.5's −2..+2 scale from model_b's (the candidate's) side.
+
+    B much better +2, B better +1, tie 0, A better −1, A much better −2; 'undetermined' is None
+    (no value: it is left out of every metric). A strength that does not fit the winner raises.
+    """
+    if winner == "undetermined":
+        if strength is not None:
+            raise ValueError(f"an undetermined choice has no strength, got {strength!r}")
+        return None
+    if winner == "tie":
+        if strength != 0:
+            raise ValueError(f"a tie has strength 0, got {strength!r}")
+        return 0.0
+    if winner not in ("A", "B"):
+        raise ValueError(f"unknown winner {winner!r} (expected one of {WINNERS})")
+    if strength not in (1, 2):
+        raise ValueError(f"a choice of {winner} has strength 1 or 2, got {strength!r}")
+    return float(strength if winner == "B" else -strength)
+
+
+def load_pairwise_csv(path: str | os.PathLike) -> tuple[list[dict], list[LoadProblem]]:
+    """Rows (dicts with ``ROW_COLUMNS``) and located problems of one human-pairwise CSV file."""
+    path = Path(path)
+    text = read_text_keeping_bad_bytes(path, "human pairwise file")
+    records = list(csv.reader(io.StringIO(text, newline="")))
+    if not records or not any(cell.strip() for cell in records[0]):
+        raise ValueError(f"{path} is empty (no header line)")
+    header = [h.strip() for h in records[0]]
+    missing = [c for c in REQUIRED_COLUMNS if c not in header]
+    if missing:
+        raise ValueError(f"{path} lacks required column(s): {', '.join(missing)} (header: {header})")
+
+    rows, problems = [], []
+    for number, record in enumerate(records[1:], start=1):
+        if not any(cell.strip() for cell in record):
+            continue
+        try:
+            row = _row(header, record)
+        except RowError as exc:
+            problems.append(LoadProblem(f"{path.name}:row {number}", str(exc)))
+            continue
+        rows.append({**row, "source_file": path.name})
+    return rows, problems
+
+
+def load_folder(folder: str | os.PathLike) -> tuple[list[dict], list[LoadProblem]]:
+    """Every ``*.csv`` in the folder, in name order: rows (with ``source_file``) and problems.
+
+    A file that cannot be read at all is one problem, located by its name; the other files load.
+    A file with the same bytes as an earlier one (a copy re-delivered under another name) is
+    skipped and reported, so no choice counts twice. A missing folder holds nothing.
+    """
+    folder = Path(folder)
+    rows, problems = [], []
+    seen: dict[str, str] = {}  # content sha256 -> first file name with it
+    for path in sorted(folder.glob("*.csv")) if folder.is_dir() else []:
+        try:
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError as exc:
+            problems.append(LoadProblem(path.name, f"cannot read: {exc}"))
+            continue
+        if digest in seen:
+            problems.append(LoadProblem(path.name, f"same content as {seen[digest]}: not counted twice"))
+            continue
+        seen[digest] = path.name
+        try:
+            file_rows, file_problems = load_pairwise_csv(path)
+        except (OSError, ValueError) as exc:
+            problems.append(LoadProblem(path.name, str(exc)))
+            continue
+        rows += file_rows
+        problems += file_problems
+    return rows, problems
+
+
+# --- one row ----------------------------------------------------------------------------------
+
+def _row(header: list[str], record: list[str]) -> dict:
+    if len(record) < len(header):
+        raise RowError(f"has {len(record)} fields, header has {len(header)} (a torn line?)")
+    if len(record) > len(header):
+        raise RowError(f"has {len(record)} fields, header has {len(header)}")
+    if any("\udc80" <= ch <= "\udcff" for cell in record for ch in cell):
+        raise RowError("not valid UTF-8")
+    cells = {name: value.strip() for name, value in zip(header, record)}
+
+    benchmark = cells.get("benchmark", LEGACY_BENCHMARK).lower()
+    if benchmark not in BENCHMARKS:
+        raise RowError(f"unknown benchmark {cells['benchmark']!r} (expected one of {', '.join(BENCHMARKS)})")
+    item_id = cells.get("item_id") or None
+    if benchmark == "creation" and item_id is None:
+        raise RowError("a creation choice needs an item_id")
+    model_a, model_b = cells["model_a"], cells["model_b"]
+    if not model_a or not model_b:
+        raise RowError("model_a and model_b are required")
+    if model_a == model_b:
+        raise RowError(f"a model compared with itself ({model_a!r})")
+    winner = _WINNER_SPELLINGS.get(cells["winner"].lower())
+    if winner is None:
+        raise RowError(f"unknown winner {cells['winner']!r} (expected A, B, tie or undetermined)")
+    strength = _strength(cells["strength"]) if "strength" in cells else _DEFAULT_STRENGTH[winner]
+    try:
+        value_for_b(winner, strength)
+    except ValueError as exc:
+        raise RowError(f"strength {cells.get('strength', '')!r} does not fit winner {winner!r}: {exc}") from None
+    left_model = cells.get("left_model") or None
+    if left_model is not None and left_model not in (model_a, model_b):
+        raise RowError(f"left_model {left_model!r} is neither model_a nor model_b")
+    return {
+        "benchmark": benchmark, "item_id": item_id, "model_a": model_a, "model_b": model_b,
+        "winner": winner, "strength": strength, "annotator": cells.get("annotator") or None,
+        "left_model": left_model, "item_position": _position(cells.get("item_position", "")),
+        "round_id": cells.get("round_id") or None, "recorded_at": _utc_time(cells.get("recorded_at", "")),
+        "seconds_taken": _seconds(cells.get("seconds_taken", "")),
+    }
+
+
+def _strength(cell: str) -> int | None:
+    if cell == "":
+        return None
+    if cell not in ("0", "1", "2"):
+        raise RowError(f"strength {cell!r} is not 0, 1 or 2 (or empty for undetermined)")
+    return int(cell)
+
+
+def _position(cell: str) -> int | None:
+    if cell == "":
+        return None
+    if not cell.isdigit() or int(cell) < 1:
+        raise RowError(f"item_position {cell!r} is not a whole number from 1")
+    return int(cell)
+
+
+def _utc_time(cell: str) -> str | None:
+    if cell == "":
+        return None
+    try:
+        moment = datetime.fromisoformat(cell)
+    except ValueError:
+        raise RowError(f"recorded_at {cell!r} is not an ISO-8601 time") from None
+    moment = moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
+    return moment.isoformat()
+
+
+def _seconds(cell: str) -> float | None:
+    if cell == "":
+        return None
+    try:
+        seconds = float(cell)
+    except ValueError:
+        raise RowError(f"seconds_taken {cell!r} is not a number") from None
+    if not math.isfinite(seconds) or seconds < 0:
+        raise RowError(f"seconds_taken {cell!r} is not a number of seconds ≥ 0")
+    return seconds
+
+
+__all__ = ["BENCHMARKS", "COLUMNS", "ROW_COLUMNS", "WINNERS", "load_folder", "load_pairwise_csv", "value_for_b"]
