@@ -211,7 +211,8 @@ def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT
             flash(str(exc))
             return render_template("join.html"), 400
         token = people.new_token()
-        if not site.store.add_person(handle, people.token_digest(token)):
+        # A name already in the logs (e.g. the sample's players) would merge two people's records.
+        if handle.lower() in site.snapshot.known_people() or not site.store.add_person(handle, people.token_digest(token)):
             flash("That name is taken; choose another.")
             return render_template("join.html"), 409
         session.clear()

@@ -76,6 +76,13 @@ class Snapshot:
         return {"prompt": r["question"], "context": [("Kind of question", r["intent"])], "requirements": [],
                 "criteria": criteria, "images": [], "answers": {pair.model_a: r["answer_a"], pair.model_b: r["answer_b"]}}
 
+    def known_people(self) -> set[str]:
+        """Lower-cased names already in the data; empty before the pipeline has run."""
+        try:
+            return {r["name"].lower() for r in self.rows("known_people.sql")}
+        except NoData:
+            return set()
+
     def weekly_leaderboard(self) -> list[dict]:
         return self.rows("weekly_leaderboard.sql")
 

@@ -56,6 +56,9 @@ def build_small_home(home: Path, answer_text: str = "An answer") -> None:
     warehouse.replace_rows("generations", pd.DataFrame(gens), {})
     warehouse.replace_rows("gap_weekly_leaderboard", pd.DataFrame([{"week": "2026-W47", "player_id": "earlier", "points": 40,
                                                                     "rank": 1}]), {})
+    warehouse.replace_rows("urs_human_pairwise", pd.DataFrame([{"item_id": "u0", "model_a": "sim-strong", "model_b": "sim-weak",
+                                                                "winner": "A", "annotator": "earlier_annotator",
+                                                                "source_file": "x.csv"}]), {})
     warehouse.publish_snapshot()
 
 

@@ -79,6 +79,8 @@ def test_a_token_logs_in_only_its_own_person(site):
     # The same name twice is refused, whatever the case.
     again = app.test_client()
     assert again.post("/join", data={"csrf": csrf_of(again, "/join"), "name": "ALICE"}).status_code == 409
+    # ... and so is a name already in the data, which would merge two people's records.
+    assert again.post("/join", data={"csrf": csrf_of(again, "/join"), "name": "Earlier_Annotator"}).status_code == 409
 
 
 def test_the_writer_is_the_logged_in_person_never_a_form_field(site):
