@@ -162,9 +162,11 @@ def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT
     def identify_and_protect():
         handle = session.get("handle")
         g.handle = handle if handle and site.store.token_digest(handle) else None
-        if "csrf" not in session:
+        # Only pages mint the form token: a stylesheet or image request racing the page load with the old
+        # cookie would otherwise mint a second one and overwrite the token the page's forms carry.
+        if "csrf" not in session and request.endpoint not in ("static", "image"):
             session["csrf"] = secrets.token_urlsafe(16)
-        if request.method == "POST" and request.form.get("csrf") != session["csrf"]:
+        if request.method == "POST" and request.form.get("csrf") != session.get("csrf"):
             abort(400, "the form was stale or not ours; reload the page and try again")
 
     @app.after_request
@@ -216,7 +218,7 @@ def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT
             flash("That name is taken; choose another.")
             return render_template("join.html"), 409
         session.clear()
-        session["handle"] = handle
+        session.update(handle=handle, csrf=secrets.token_urlsafe(16))   # a fresh form token with the new identity
         log.info("new person %s", handle)
         return render_template("token.html", handle=handle, token=token)
 
@@ -230,7 +232,7 @@ def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT
             flash("That name and token do not match.")
             return render_template("login.html"), 401
         session.clear()
-        session["handle"] = handle
+        session.update(handle=handle, csrf=secrets.token_urlsafe(16))   # a fresh form token with the new identity
         target = request.args.get("next", "")
         return redirect(target if target in ("/game", "/annotate") else url_for("home"))
 
