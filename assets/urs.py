@@ -376,7 +376,8 @@ class HumanPairwiseConfig(dg.Config):
     """The annotation app's drop folder, read too (its `urs` rows); empty means `<warehouse folder>/drops/human_pairwise`."""
 
 
-URS_PAIRWISE_COLUMNS = ["item_id", "model_a", "model_b", "winner", "annotator", "source_file"]
+URS_PAIRWISE_COLUMNS = ["item_id", "model_a", "model_b", "winner", "strength", "annotator", "left_model", "item_position",
+                        "round_id", "recorded_at", "seconds_taken", "source_file"]
 
 
 @dg.asset(
@@ -406,8 +407,8 @@ def urs_human_alignment(context: dg.AssetExecutionContext, config: HumanPairwise
     source = _shown(path) if path.is_file() else f"missing: {_shown(path)}"
     if not frames:
         context.log.warning(f"no human pairwise choices at {path} or in {folder}: nothing to align with")
-        for table in ("urs_human_pairwise", "urs_bradley_terry", "urs_human_alignment"):
-            warehouse.replace_rows(table, pd.DataFrame(), match={})
+        warehouse.write_tables([(table, pd.DataFrame(), {}) for table in
+                                ("urs_human_pairwise", "urs_bradley_terry", "urs_human_alignment")])
         return dg.MaterializeResult(metadata={"rows": 0, "source": source, "folder": dg.MetadataValue.path(str(folder)),
                                               "problems": len(problems) + len(folder_problems)})
     comparisons = pd.concat(frames, ignore_index=True)
@@ -421,9 +422,9 @@ def urs_human_alignment(context: dg.AssetExecutionContext, config: HumanPairwise
     table = add_labels(urs.human_alignment(board, coefficients).assign(source_file=files), registry,
                        {"judge": "judge_display"})
     coefficients = add_labels(coefficients.assign(source_file=files), registry, {"model": "model_display"})
-    warehouse.replace_rows("urs_human_pairwise", comparisons, match={})
-    warehouse.replace_rows("urs_bradley_terry", coefficients, match={})
-    warehouse.replace_rows("urs_human_alignment", table, match={})
+    # One transaction: the coefficients never disagree with the choices they were fitted on.
+    warehouse.write_tables([("urs_human_pairwise", comparisons, {}), ("urs_bradley_terry", coefficients, {}),
+                            ("urs_human_alignment", table, {})])
     return dg.MaterializeResult(metadata=table_metadata(
         table, ["judge", "n_models", "pearson_r", "spearman_rho", "ranks_agree"],
         problems=len(problems) + len(folder_problems), comparisons=len(comparisons),

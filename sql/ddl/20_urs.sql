@@ -137,6 +137,14 @@ CREATE TABLE IF NOT EXISTS urs_human_pairwise (
     annotator    VARCHAR,
     source_file  VARCHAR NOT NULL
 );
+-- Added with the annotation page (how strongly, which side was left, the order shown, when); a warehouse
+-- made before gets them here. NULL for files that do not record them (e.g. the shipped sample).
+ALTER TABLE urs_human_pairwise ADD COLUMN IF NOT EXISTS strength INTEGER;
+ALTER TABLE urs_human_pairwise ADD COLUMN IF NOT EXISTS left_model VARCHAR;
+ALTER TABLE urs_human_pairwise ADD COLUMN IF NOT EXISTS item_position INTEGER;
+ALTER TABLE urs_human_pairwise ADD COLUMN IF NOT EXISTS round_id VARCHAR;
+ALTER TABLE urs_human_pairwise ADD COLUMN IF NOT EXISTS recorded_at VARCHAR;
+ALTER TABLE urs_human_pairwise ADD COLUMN IF NOT EXISTS seconds_taken DOUBLE;
 
 CREATE TABLE IF NOT EXISTS urs_bradley_terry (
     model        VARCHAR NOT NULL,

@@ -170,6 +170,8 @@ def test_an_annotation_round_in_chromium_moves_the_alignment_tables(home, server
     urs_rows = [r for r in rows if r["benchmark"] == "urs"]
     stored = wh.query("SELECT * FROM urs_human_pairwise WHERE annotator = 'annotator_one'")
     assert len(stored) == len(urs_rows)
+    assert sorted(stored["item_position"]) == sorted(int(r["item_position"]) for r in urs_rows)
+    assert stored["left_model"].notna().all() and stored["strength"].notna().all()
     assert not wh.query("SELECT model, coefficient FROM urs_bradley_terry ORDER BY model").equals(bt_before)
     creation_rows = [r for r in rows if r["benchmark"] == "creation"]
     human = wh.query("SELECT * FROM creation_human_pairwise WHERE annotator = 'annotator_one'")

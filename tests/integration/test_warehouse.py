@@ -108,3 +108,20 @@ def test_write_tables_is_all_or_nothing_and_matches_lists(warehouse):
                                 ("generations", rows("m3", 1).drop(columns=["request_key"]), {"model": "m3"})])
     assert len(warehouse.query("SELECT * FROM dataset_problems")) == 1
     assert len(warehouse.query("SELECT * FROM generations WHERE model = 'm3'")) == 2
+
+
+def test_a_warehouse_made_before_the_annotation_columns_gains_them_and_keeps_its_rows(tmp_path):
+    path = tmp_path / "old.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE urs_human_pairwise (item_id VARCHAR, model_a VARCHAR NOT NULL, model_b VARCHAR NOT NULL, "
+                "winner VARCHAR NOT NULL, annotator VARCHAR, source_file VARCHAR NOT NULL)")
+    con.execute("INSERT INTO urs_human_pairwise VALUES ('u1', 'a', 'b', 'A', 'ann', 'old.csv')")
+    con.close()
+    warehouse = Warehouse(database=str(path))
+    stored = warehouse.query("SELECT * FROM urs_human_pairwise")
+    assert {"strength", "left_model", "item_position", "round_id", "recorded_at", "seconds_taken"} <= set(stored.columns)
+    assert stored["item_id"].tolist() == ["u1"] and stored["left_model"].isna().all()
+    warehouse.replace_rows("urs_human_pairwise", pd.DataFrame([{"item_id": "u2", "model_a": "a", "model_b": "b", "winner": "B",
+                                                                "strength": 2, "left_model": "b", "item_position": 3,
+                                                                "source_file": "new.csv"}]), match={})
+    assert warehouse.query("SELECT strength, left_model, item_position FROM urs_human_pairwise").values.tolist() == [[2, "b", 3]]
