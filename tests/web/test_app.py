@@ -274,3 +274,27 @@ def test_an_annotation_round_records_choices_sides_and_order(site):
     for row, left_text in zip(rows, seen):
         assert row["left_model"] in left_text.replace("&lt;b&gt;bold?&lt;/b&gt; answer (", "")
         assert row["winner"] == ("A" if row["left_model"] == row["model_a"] else "B") and row["strength"] == "2"
+
+
+def test_an_annotation_round_survives_a_crash_mid_write(site):
+    app, clock, home = site
+    client = app.test_client()
+    token = join(client, "mona")
+    client.post("/annotate/start", data={"csrf": csrf_of(client, "/annotate")})
+    page = _text(client.get("/annotate"))
+    client.post("/annotate/choose", data={"csrf": _form(page, "csrf"), "round_id": _form(page, "round_id"),
+                                          "position": "1", "choice": "right_better"})
+    [path] = (home / "drops" / "human_pairwise").glob("annotation-*.csv")
+    with open(path, "ab") as handle:              # the process died half-way through the second row
+        handle.write(b"urs,u1,sim-str")
+    again = create_app(home, time_limit_s=120, sweep=False, clock=clock).test_client()
+    again.post("/login", data={"csrf": csrf_of(again, "/login"), "name": "mona", "token": token})
+    page = _text(again.get("/annotate"))
+    assert 'id="position">2<' in page                # the accepted choice counts, the torn one does not
+    again.post("/annotate/choose", data={"csrf": _form(page, "csrf"), "round_id": _form(page, "round_id"),
+                                         "position": "2", "choice": "cannot_tell"})
+    from benchwright.datasets.human_pairwise import load_pairwise_csv
+
+    rows, problems = load_pairwise_csv(path)
+    assert problems == [] and [(r["item_position"], r["winner"]) for r in rows][1] == (2, "undetermined")
+    assert len(rows) == 2
