@@ -77,7 +77,7 @@ def main() -> int:
         ensure_chromium()
         args = [str(PYTHON), "-m", "pytest", *(extra or ["-q"])]
     elif command == "web":
-        if not (home / "analyst.duckdb").exists():
+        if not (home / "analyst.duckdb").exists() and not {"-h", "--help"} & set(extra):
             print("no results yet: materializing the sample first (as `dev.py demo` does)", flush=True)
             if subprocess.call([str(PYTHON), str(ROOT / "scripts" / "materialize_all.py")], cwd=ROOT, env=env):
                 return 1
