@@ -16,6 +16,12 @@ def main() -> None:
     parser.add_argument("--model", default="", help="registry slug of the game's model (default: the describer)")
     parser.add_argument("--round-size", type=int, default=annotation.ROUND_SIZE, help="comparisons per annotation round")
     args = parser.parse_args()
+    if not args.time_limit > 0:
+        parser.error("--time-limit must be a positive number of seconds")
+    if not 0 <= args.p_planted <= 1:
+        parser.error("--p-planted must be a probability in [0, 1]")
+    if args.round_size < 1:
+        parser.error("--round-size must be at least 1")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     from waitress import serve
