@@ -15,6 +15,7 @@ puts the handle in a signed cookie; every write takes the writer from that cooki
 
 from __future__ import annotations
 
+import csv
 import functools
 import json
 import logging
@@ -127,8 +128,6 @@ class Site:
         return self.pairwise_folder / f"annotation-{round_id}.csv"
 
     def round_done(self, round_id: str) -> set[int]:
-        import csv
-
         lines = durable.read_lines(self.round_file(round_id))
         return {int(r["item_position"]) for r in csv.DictReader(lines)} if lines else set()
 
