@@ -9,12 +9,24 @@ import pandas as pd
 
 from benchwright.images import NormalizedImage, data_url
 from benchwright.report import markdown_table
+from resources import ROOT
 
 
 # For dataset assets: on a fresh instance the daemon loads them by itself (on_missing() skips assets
 # that were missing from the first evaluation on), and a failed load is not retried in a loop.
 LOAD_WHEN_MISSING = (dg.AutomationCondition.missing() & ~dg.AutomationCondition.in_progress()
                      & ~dg.AutomationCondition.execution_failed())
+
+
+def repo_path(path_text: str | Path) -> Path:
+    """A configured path: absolute as given, relative to the repository root otherwise."""
+    path = Path(path_text)
+    return path if path.is_absolute() else ROOT / path
+
+
+def shown_path(path: Path) -> str:
+    """A path as metadata shows it: relative to the repository root when it lies inside it."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
 def folder_beside_warehouse(warehouse, *parts: str, configured: str = "") -> Path:

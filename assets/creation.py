@@ -5,17 +5,16 @@ benchwright.creation_steps; these assets read the warehouse, call the LLM client
 Groups follow the pipeline's stages (datasets, generations, judgments, metrics).
 """
 
-from pathlib import Path
 
 import dagster as dg
 import pandas as pd
 
-from assets.common import LOAD_WHEN_MISSING, add_labels, answers_by_item, image_urls, llm_metadata, table_metadata
+from assets.common import (LOAD_WHEN_MISSING, add_labels, answers_by_item, image_urls, llm_metadata, repo_path,
+                           shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import creation, creation_steps
 from benchwright.datasets.creation import load_creation_jsonl, load_creation_tsv, normalize_item_images
 from benchwright.pii import redact
-from resources import ROOT
 from resources.llm import LLMClient
 from resources.registry import Registry
 from resources.warehouse import Warehouse
@@ -56,8 +55,7 @@ class CreationDatasetConfig(dg.Config):
                 "`dataset_problems` and skipped, not the run. Personal data in item text is redacted.",
 )
 def creation_items(context: dg.AssetExecutionContext, config: CreationDatasetConfig, warehouse: Warehouse) -> dg.MaterializeResult:
-    path = Path(config.path)
-    path = path if path.is_absolute() else ROOT / path
+    path = repo_path(config.path)
     loaded = load_creation_tsv(path) if path.suffix.lower() == ".tsv" else load_creation_jsonl(path)
     problems = [{"location": p.location, "reason": p.reason} for p in loaded.problems]
     item_rows, image_rows, redactions = [], {}, 0
@@ -93,7 +91,7 @@ def creation_items(context: dg.AssetExecutionContext, config: CreationDatasetCon
         items_df, ["item_id", "category", "task", "instruction"],
         images=len(image_rows), new_images=new_images, problems=len(problems), pii_redactions=redactions,
         categories=dg.MetadataValue.json(items_df["category"].value_counts().to_dict()),
-        source=str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path),
+        source=shown_path(path),
     ))
 
 

@@ -11,20 +11,15 @@ from pathlib import Path
 import dagster as dg
 import pandas as pd
 
-from assets.common import LOAD_WHEN_MISSING, folder_beside_warehouse, image_urls, llm_metadata, table_metadata
+from assets.common import (LOAD_WHEN_MISSING, folder_beside_warehouse, image_urls, llm_metadata, repo_path,
+                           table_metadata)
 from benchwright import gap
 from benchwright.creation_steps import limits_for, request_for
 from benchwright.datasets.gap import generate_images, load_image_folder, true_answer
 from benchwright.report import markdown_table
-from resources import ROOT
 from resources.llm import LLMClient
 from resources.registry import Registry
 from resources.warehouse import Warehouse
-
-
-def _resolve(path_text: str) -> Path:
-    path = Path(path_text)
-    return path if path.is_absolute() else ROOT / path
 
 
 def gap_drop_folder(warehouse: Warehouse, configured: str = "") -> Path:
@@ -62,7 +57,7 @@ def gap_images(context: dg.AssetExecutionContext, config: GapImagesConfig, wareh
     images = generate_images(config.n_tainted, config.n_untainted, config.seed)
     problems = []
     if config.real_image_folder:
-        real, problems = load_image_folder(_resolve(config.real_image_folder))
+        real, problems = load_image_folder(repo_path(config.real_image_folder))
         images += real
     for problem in problems:
         context.log.warning(f"skipped {problem['location']}: {problem['reason']}")
@@ -122,7 +117,7 @@ def ingest_log_files(warehouse: Warehouse, paths: list[Path], log=None) -> dict:
 def gap_game_logs(context: dg.AssetExecutionContext, config: GapLogsConfig, warehouse: Warehouse) -> dg.MaterializeResult:
     folders = [gap_drop_folder(warehouse, config.drop_folder)]
     if config.sample_folder:
-        folders.insert(0, _resolve(config.sample_folder))
+        folders.insert(0, repo_path(config.sample_folder))
     paths = [p for folder in folders if folder.is_dir() for p in sorted(folder.glob("*.jsonl"))]
     counts = ingest_log_files(warehouse, paths, context.log)
     totals = warehouse.query("SELECT (SELECT count(*) FROM gap_marks) AS marks, "
@@ -235,7 +230,7 @@ def gap_vqa_dataset(context: dg.AssetExecutionContext, config: GapVqaConfig, war
                              "JOIN images i USING (sha256)").set_index("image_id")
     labels = {}
     if config.labels_path:
-        for line in _resolve(config.labels_path).read_text(encoding="utf-8").splitlines():
+        for line in repo_path(config.labels_path).read_text(encoding="utf-8").splitlines():
             if line.strip():
                 record = json.loads(line)
                 labels[(record["image_id"], record["question"])] = record["answer"]

@@ -18,14 +18,13 @@ from pathlib import Path
 import dagster as dg
 import pandas as pd
 
-from assets.common import LOAD_WHEN_MISSING, add_labels, table_metadata
+from assets.common import LOAD_WHEN_MISSING, add_labels, repo_path, table_metadata
 from assets.creation import creation_pairwise_judgments
 from benchwright import agreement, ratings
 from benchwright.importers import ImportedSet, ImportFormatError
 from benchwright.importers.alpaca_eval import import_alpaca_eval
 from benchwright.importers.arena_hard import import_arena_hard
 from benchwright.importers.pairwise_human import import_auto_j, import_llmbar, load_scenario_groups
-from resources import ROOT
 from resources.registry import Registry
 from resources.warehouse import Warehouse
 
@@ -38,7 +37,7 @@ def _paths(patterns: list[str]) -> list[Path]:
     """Files matching the patterns (relative to the repo root; `**` recurses), or a clear failure."""
     found = []
     for pattern in patterns:
-        pattern = pattern if Path(pattern).is_absolute() else str(ROOT / pattern)
+        pattern = str(repo_path(pattern))
         found += [Path(p) for p in sorted(glob.glob(pattern, recursive=True)) if Path(p).is_file()]
     if not found:
         raise dg.Failure(f"No file matches {patterns}. The defaults point at ../shared/data/external/, which is "
@@ -47,7 +46,7 @@ def _paths(patterns: list[str]) -> list[Path]:
 
 
 def _one_path(path: str, what: str) -> Path:
-    resolved = Path(path) if Path(path).is_absolute() else ROOT / path
+    resolved = repo_path(path)
     if not resolved.is_file():
         raise dg.Failure(f"{what} not found: {resolved}. The defaults point at ../shared/data/external/; set it "
                          f"in the run config to your own file.")

@@ -12,13 +12,12 @@ import numpy as np
 import pandas as pd
 
 from assets.common import (LOAD_WHEN_MISSING, add_labels, folder_beside_warehouse, image_urls, llm_metadata,
-                           table_metadata)
+                           repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import mmmt_if, mmmt_if_plots, mmmt_if_steps, ratings
 from benchwright.datasets.mmmt_if import load_chats, load_human_csv, prepare_chats
 from benchwright.llm import CallStats
 from benchwright.report import markdown_table
-from resources import ROOT
 from resources.llm import LLMClient
 from resources.registry import Registry
 from resources.warehouse import Warehouse
@@ -56,8 +55,7 @@ class MMMTIFSourceConfig(dg.Config):
 )
 def mmmt_if_source_chats(context: dg.AssetExecutionContext, config: MMMTIFSourceConfig,
                          warehouse: Warehouse) -> dg.MaterializeResult:
-    path = Path(config.path)
-    path = path if path.is_absolute() else ROOT / path
+    path = repo_path(config.path)
     candidates, problems = load_chats(path)
     prepared = prepare_chats(candidates, path.name, max_turns=config.max_turns)
     problems = [*problems, *prepared.problems]
@@ -82,7 +80,7 @@ def mmmt_if_source_chats(context: dg.AssetExecutionContext, config: MMMTIFSource
         chats_df.assign(turns=chats_df["questions"].map(len), images=chats_df["image_hashes"].map(len)),
         ["chat_id", "topic", "turns", "images", "truncated"],
         images=len(images_df), new_images=new_images, problems=len(problems),
-        source=str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path),
+        source=shown_path(path),
     ))
 
 

@@ -4,12 +4,11 @@ Thin wiring: prompts, parsing and metrics live in benchwright.urs, the request/r
 benchwright.urs_steps. These assets read the warehouse, call the LLM client and write back.
 """
 
-from pathlib import Path
 
 import dagster as dg
 import pandas as pd
 
-from assets.common import LOAD_WHEN_MISSING, add_labels, llm_metadata, table_metadata
+from assets.common import LOAD_WHEN_MISSING, add_labels, llm_metadata, repo_path, shown_path, table_metadata
 from assets.human_pairwise import human_pairwise_drop_folder, load_human_pairwise_drops
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import urs, urs_steps
@@ -17,21 +16,11 @@ from benchwright.creation_steps import limits_for
 from benchwright.datasets.urs import load_pairwise_csv, load_satisfaction_csv, load_urs_csv
 from benchwright.pii import redact, scan_texts
 from benchwright.report import markdown_table
-from resources import ROOT
 from resources.llm import LLMClient
 from resources.registry import Registry
 from resources.warehouse import Warehouse
 
 LABELS = {"model": "model_display", "judge": "judge_display"}
-
-
-def _resolve(path_text: str) -> Path:
-    path = Path(path_text)
-    return path if path.is_absolute() else ROOT / path
-
-
-def _shown(path: Path) -> str:
-    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
 def _record_problems(context, warehouse: Warehouse, problems, dataset: str) -> None:
@@ -65,7 +54,7 @@ class UrsDatasetConfig(dg.Config):
                 "found is in the metadata (masked). Bad rows go to `dataset_problems` with their row number.",
 )
 def urs_items(context: dg.AssetExecutionContext, config: UrsDatasetConfig, warehouse: Warehouse) -> dg.MaterializeResult:
-    path = _resolve(config.path)
+    path = repo_path(config.path)
     loaded = load_urs_csv(path)
     # What the file itself carries, masked: the demo's planted e-mail and phone number show up here.
     found = scan_texts([(f"{path.name}:row {item.source_row}/{column}", getattr(item, column))
@@ -92,7 +81,7 @@ def urs_items(context: dg.AssetExecutionContext, config: UrsDatasetConfig, wareh
         pii_found=dg.MetadataValue.json(found),
         intents=dg.MetadataValue.json(df["intent"].value_counts().to_dict()),
         languages=dg.MetadataValue.json(df["language"].value_counts().to_dict()),
-        source=_shown(path),
+        source=shown_path(path),
     ))
 
 
@@ -350,12 +339,12 @@ class UserSatisfactionConfig(dg.Config):
 )
 def urs_user_alignment(context: dg.AssetExecutionContext, config: UserSatisfactionConfig,
                        warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
-    path = _resolve(config.path)
+    path = repo_path(config.path)
     if not path.is_file():
         context.log.warning(f"no user-satisfaction file at {path}: nothing to align with")
         warehouse.replace_rows("urs_user_satisfaction", pd.DataFrame(), match={})
         warehouse.replace_rows("urs_user_alignment", pd.DataFrame(), match={})
-        return dg.MaterializeResult(metadata={"rows": 0, "source": f"missing: {_shown(path)}"})
+        return dg.MaterializeResult(metadata={"rows": 0, "source": f"missing: {shown_path(path)}"})
     rows, problems = load_satisfaction_csv(path)
     _record_problems(context, warehouse, problems, path.name)
     survey = pd.DataFrame(rows, columns=["intent", "satisfaction", "model"])
@@ -365,7 +354,7 @@ def urs_user_alignment(context: dg.AssetExecutionContext, config: UserSatisfacti
     warehouse.replace_rows("urs_user_satisfaction", survey.assign(source_file=path.name), match={})
     warehouse.replace_rows("urs_user_alignment", table, match={})
     return dg.MaterializeResult(metadata=table_metadata(
-        table, ["judge", "model", "n_intents", "pearson_r", "p_value"], problems=len(problems), source=_shown(path)))
+        table, ["judge", "model", "n_intents", "pearson_r", "p_value"], problems=len(problems), source=shown_path(path)))
 
 
 class HumanPairwiseConfig(dg.Config):
@@ -394,7 +383,7 @@ URS_PAIRWISE_COLUMNS = ["item_id", "model_a", "model_b", "winner", "strength", "
 )
 def urs_human_alignment(context: dg.AssetExecutionContext, config: HumanPairwiseConfig,
                         warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
-    path = _resolve(config.path)
+    path = repo_path(config.path)
     folder = human_pairwise_drop_folder(warehouse, config.folder)
     frames, problems = [], []
     if path.is_file():
@@ -404,7 +393,7 @@ def urs_human_alignment(context: dg.AssetExecutionContext, config: HumanPairwise
     dropped, folder_problems = load_human_pairwise_drops(context, warehouse, folder)
     frames.append(dropped.loc[dropped["benchmark"] == "urs", URS_PAIRWISE_COLUMNS])
     frames = [frame for frame in frames if len(frame)]
-    source = _shown(path) if path.is_file() else f"missing: {_shown(path)}"
+    source = shown_path(path) if path.is_file() else f"missing: {shown_path(path)}"
     if not frames:
         context.log.warning(f"no human pairwise choices at {path} or in {folder}: nothing to align with")
         warehouse.write_tables([(table, pd.DataFrame(), {}) for table in
