@@ -55,3 +55,8 @@ def read_text_keeping_bad_bytes(path: str | os.PathLike, what: str) -> str:
     except OSError as exc:
         raise ValueError(f"cannot read {what} {path}: {exc}") from None
     return raw.decode("utf-8-sig", errors="surrogateescape")
+
+
+def has_bad_bytes(text: str) -> bool:
+    """True when `text` holds a byte that was not UTF-8 (kept as a surrogate escape by the reader above)."""
+    return any("\udc80" <= ch <= "\udcff" for ch in text)

@@ -68,7 +68,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from benchwright.datasets import RowError, json_object, read_text_keeping_bad_bytes
+from benchwright.datasets import RowError, has_bad_bytes, json_object, read_text_keeping_bad_bytes
 from benchwright.images import ImageError, NormalizedImage, normalize_image
 
 CATEGORIES = (
@@ -310,7 +310,7 @@ def load_creation_tsv(path: str | os.PathLike) -> LoadResult:
                                 "the rows after it are read on their own)")
             if len(row) != len(header):
                 raise RowError(f"has {len(row)} columns, header has {len(header)}")
-            if any(_has_bad_bytes(cell) for cell in row):
+            if any(has_bad_bytes(cell) for cell in row):
                 raise RowError("not valid UTF-8")
             item = _item_from_tsv(record, image_by_index)
             if item.item_id in seen:
@@ -362,9 +362,6 @@ def _missing_columns(header: list[str]) -> list[str]:
         need.append("requirement")
     return [c for c in need if c not in header]
 
-
-def _has_bad_bytes(cell: str) -> bool:
-    return any("\udc80" <= ch <= "\udcff" for ch in cell)
 
 
 def _cell(record: dict, name: str) -> str | None:

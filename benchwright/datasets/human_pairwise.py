@@ -39,7 +39,7 @@ import os
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchwright.datasets import RowError, read_text_keeping_bad_bytes
+from benchwright.datasets import RowError, has_bad_bytes, read_text_keeping_bad_bytes
 from benchwright.datasets.creation import LoadProblem
 
 COLUMNS = ["benchmark", "item_id", "model_a", "model_b", "winner", "strength", "annotator", "left_model",
@@ -140,7 +140,7 @@ def _row(header: list[str], record: list[str]) -> dict:
         raise RowError(f"has {len(record)} fields, header has {len(header)} (a torn line?)")
     if len(record) > len(header):
         raise RowError(f"has {len(record)} fields, header has {len(header)}")
-    if any("\udc80" <= ch <= "\udcff" for cell in record for ch in cell):
+    if any(has_bad_bytes(cell) for cell in record):
         raise RowError("not valid UTF-8")
     cells = {name: value.strip() for name, value in zip(header, record)}
 

@@ -26,7 +26,7 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from benchwright.datasets import RowError, read_text_keeping_bad_bytes
+from benchwright.datasets import RowError, has_bad_bytes, read_text_keeping_bad_bytes
 from benchwright.datasets.creation import LoadProblem
 from benchwright.datasets.human_pairwise import load_pairwise_csv  # the one loader, re-exported
 from benchwright.urs import INTENTS
@@ -77,9 +77,6 @@ class UrsLoadResult:
     problems: list[LoadProblem]
 
 
-def _has_bad_bytes(cell: str) -> bool:
-    return any("\udc80" <= ch <= "\udcff" for ch in cell)
-
 
 def load_urs_csv(path: str | os.PathLike) -> UrsLoadResult:
     path = Path(path)
@@ -119,7 +116,7 @@ def load_urs_csv(path: str | os.PathLike) -> UrsLoadResult:
 def _item(header: list[str], row: list[str], row_number: int) -> UrsItem:
     if len(row) != len(header):
         raise RowError(f"has {len(row)} fields, header has {len(header)}")
-    if any(_has_bad_bytes(cell) for cell in row):
+    if any(has_bad_bytes(cell) for cell in row):
         raise RowError("not valid UTF-8")
     record = dict(zip(header, row))
     question = record["question"].strip()
