@@ -42,6 +42,10 @@ class Task:
     pair: Pair
     left_model: str
 
+    @property
+    def right_model(self) -> str:
+        return self.pair.model_b if self.left_model == self.pair.model_a else self.pair.model_a
+
 
 def plan_round(pairs: list[Pair], rng: random.Random, size: int = ROUND_SIZE) -> list[Task]:
     """Up to `size` pairs, no item twice, benchmarks taking turns (so every alignment gets data), in a
@@ -83,7 +87,7 @@ def choice_record(task: Task, choice: str, *, annotator: str, round_id: str, rec
     elif side is None:
         winner = "tie"
     else:
-        preferred = task.left_model if side == "left" else _other(task)
+        preferred = task.left_model if side == "left" else task.right_model
         winner = "A" if preferred == task.pair.model_a else "B"
     record = {"benchmark": task.pair.benchmark, "item_id": task.pair.item_id, "model_a": task.pair.model_a,
               "model_b": task.pair.model_b, "winner": winner, "strength": strength, "annotator": annotator,
@@ -92,7 +96,3 @@ def choice_record(task: Task, choice: str, *, annotator: str, round_id: str, rec
     if list(record) != COLUMNS:
         raise RuntimeError("annotation record out of step with the loader's columns")
     return record
-
-
-def _other(task: Task) -> str:
-    return task.pair.model_b if task.left_model == task.pair.model_a else task.pair.model_a

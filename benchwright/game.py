@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import pandas as pd
 
@@ -50,7 +50,7 @@ def plan_session(tainted: list[tuple[str, str]], untainted: list[tuple[str, str]
 
 
 def plan_to_json(plan: list[PlannedImage]) -> str:
-    return json.dumps([p.__dict__ for p in plan])
+    return json.dumps([asdict(p) for p in plan])
 
 
 def plan_from_json(text: str) -> list[PlannedImage]:

@@ -34,7 +34,7 @@ from flask import Flask, abort, flash, g, redirect, render_template, request, se
 from benchwright import annotation, durable, game, gap, people
 from benchwright.datasets.human_pairwise import COLUMNS as PAIRWISE_COLUMNS
 from benchwright.pii import redact
-from web.content import NoData, Snapshot, ask_game_model, json_lines
+from web.content import NoData, Snapshot, ask_game_model
 from web.store import Store
 
 log = logging.getLogger("benchwright.web")
@@ -89,14 +89,15 @@ class Site:
 
     def session_marks(self, session_id: str) -> list[dict]:
         files = sorted(self.gap_folder.glob(f"gap-{session_id}-*.jsonl")) + sorted(self.gap_folder.glob(f"gap-{session_id}-*.jsonl.part"))
-        return json_lines(files)
+        return [json.loads(line) for path in files for line in durable.read_lines(path)]
 
     def states(self, row) -> list[game.ImageState]:
         return game.image_states(game.plan_from_json(row["plan"]), self.session_marks(row["session_id"]),
                                  self.store.image_starts(row["session_id"]), self.clock(), self.time_limit_s)
 
-    def settle(self, row) -> list[game.ImageState]:
-        """Publish the files of images that are over; close the session when all are, or at its reset."""
+    def settle(self, row) -> list[game.ImageState] | None:
+        """Publish the files of images that are over; close the session when all are, or at its reset.
+        Returns where each image stands, or None when the session is over."""
         with self.lock(row["session_id"]):
             now = self.clock()
             states = self.states(row)
@@ -108,6 +109,7 @@ class Site:
                         log.info("published game log %s image %d", row["session_id"], order)
             if expired or game.current_image(states) is None:
                 self.store.finish_session(row["session_id"], now)
+                return None
             return states
 
     def settle_all(self) -> None:
@@ -252,16 +254,15 @@ def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT
 
     # --- game ----------------------------------------------------------------------------------
     def open_session():
+        """(session row, image states) of the signed-in player's session in play, else (None, None)."""
         row = site.store.open_session(g.handle)
-        if row is not None:
-            site.settle(row)
-            row = site.store.session(row["session_id"])
-        return row if row is not None and row["finished_at"] is None else None
+        states = site.settle(row) if row is not None else None
+        return (row, states) if states is not None else (None, None)
 
     @app.get("/game")
     @needs_login
     def game_page():
-        row = open_session()
+        row, states = open_session()
         if row is None:
             last = site.store.last_session(g.handle)
             summary = None
@@ -271,14 +272,11 @@ def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT
                            "questions": len(marks)}
             return render_template("game_start.html", summary=summary)
         now = site.clock()
-        states = site.states(row)
         current = game.current_image(states)
-        if current is None:            # the last picture ran out a moment ago: settle and show the summary
-            return redirect(url_for("game_page"))
         if current.started_at is None:
             site.store.start_image(row["session_id"], current.image.order, now)
-            states = site.states(row)
-            current = game.current_image(states)
+            # Another request may have shown it a moment earlier: its clock is the one stored.
+            current.started_at = site.store.image_starts(row["session_id"])[current.image.order]
         pending = site.store.pending(row["session_id"], current.image.order)
         if pending is not None and pending["question_index"] != len(current.marks):
             pending = None     # already marked (the log is the record), or left from before a crash
@@ -289,7 +287,7 @@ def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT
     @app.post("/game/start")
     @needs_login
     def game_start():
-        if open_session() is None:
+        if open_session()[0] is None:
             tainted, untainted = site.snapshot.game_images()
             try:
                 plan = game.plan_session(tainted, untainted, random.Random(secrets.randbits(64)))
@@ -302,12 +300,12 @@ def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT
 
     def current_for_post():
         """(session row, current image state) for a game POST, or a redirect with the reason flashed."""
-        row = open_session()
+        row, states = open_session()
         if row is None or request.form.get("session_id") != row["session_id"]:
             flash("That session is over.")
             return None, None
-        current = game.current_image(site.states(row))
-        if current is None or str(current.image.order) != request.form.get("image_order"):
+        current = game.current_image(states)
+        if str(current.image.order) != request.form.get("image_order"):
             flash("Time was up for that image; this is the next one.")
             return None, None
         if current.started_at is None:      # never shown: nothing can have been asked about it
@@ -389,30 +387,29 @@ def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT
 
     # --- annotation ----------------------------------------------------------------------------
     def open_round():
+        """(round row, next task, tasks in the round) of the signed-in annotator, else Nones."""
         row = site.store.open_round(g.handle)
         if row is None:
-            return None, None
+            return None, None, []
         tasks = annotation.round_from_json(row["plan"])
         done = site.round_done(row["round_id"])
         todo = [t for t in tasks if t.position not in done]
         if not todo:
             site.store.finish_round(row["round_id"], site.clock())
-            return None, None
-        return row, todo[0]
+            return None, None, []
+        return row, todo[0], tasks
 
     @app.get("/annotate")
     @needs_login
     def annotate_page():
-        row, task = open_round()
+        row, task, tasks = open_round()
         if row is None:
             last = site.store.last_round(g.handle)
             done = len(site.round_done(last["round_id"])) if last else 0
             return render_template("annotate_start.html", done=done, last=last)
         view = site.snapshot.task_view(task.pair)
-        right = task.pair.model_b if task.left_model == task.pair.model_a else task.pair.model_a
-        return render_template("annotate.html", round_id=row["round_id"], task=task, view=view,
-                               total=len(annotation.round_from_json(row["plan"])),
-                               left=view["answers"][task.left_model], right=view["answers"][right],
+        return render_template("annotate.html", round_id=row["round_id"], task=task, view=view, total=len(tasks),
+                               left=view["answers"][task.left_model], right=view["answers"][task.right_model],
                                choices=annotation.CHOICES)
 
     @app.post("/annotate/start")
@@ -435,7 +432,7 @@ def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT
         if choice not in annotation.CHOICES:
             flash("Pick one of the six options.")
             return redirect(url_for("annotate_page"))
-        row, task = open_round()
+        row, task, _ = open_round()
         if row is None or request.form.get("round_id") != row["round_id"] or request.form.get("position") != str(task.position):
             flash("That comparison was already recorded.")
             return redirect(url_for("annotate_page"))

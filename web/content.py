@@ -3,7 +3,6 @@ pipeline's writers; DESIGN §3) and the game model's answers through the same LL
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from pathlib import Path
 
@@ -100,9 +99,3 @@ def ask_game_model(llm, entry, question: str, image: tuple[str, bytes], sha256: 
         return None, result.error or "no answer"
     return redact(result.text)[0], None
 
-
-def json_lines(paths: list[Path]) -> list[dict]:
-    """Records of our own JSONL files (complete lines only)."""
-    from benchwright.durable import read_lines
-
-    return [json.loads(line) for path in paths for line in read_lines(path)]

@@ -94,10 +94,6 @@ class Store:
             return con.execute("SELECT * FROM game_sessions WHERE handle = ? AND finished_at IS NULL "
                                "ORDER BY started_at DESC LIMIT 1", [handle]).fetchone()
 
-    def session(self, session_id: str) -> sqlite3.Row | None:
-        with self.connect() as con:
-            return con.execute("SELECT * FROM game_sessions WHERE session_id = ?", [session_id]).fetchone()
-
     def last_session(self, handle: str) -> sqlite3.Row | None:
         with self.connect() as con:
             return con.execute("SELECT * FROM game_sessions WHERE handle = ? ORDER BY started_at DESC LIMIT 1",
