@@ -25,6 +25,7 @@ import pandas as pd
 from scipy import stats
 
 from benchwright.creation import OUTCOME_VALUE, outcome
+from benchwright.quality import between
 
 FIRST, SECOND, TIE = "first", "second", "tie"
 LABELS = (FIRST, SECOND, TIE)
@@ -302,17 +303,13 @@ def agreement_table(judgments: pd.DataFrame, human_labels: pd.DataFrame) -> pd.D
     return table
 
 
-def _between(column: str, lo: float, hi: float) -> dict:
-    return {"type": "column_values_between", "column": column, "min": lo, "max": hi, "allow_null": True}
-
-
 # great-expectations suite (benchwright.quality.validate_frame) for the agreement table.
 AGREEMENT_SUITE: list[dict] = [
     {"type": "columns_exist", "columns": AGREEMENT_COLUMNS},
-    *(_between(c, 0, 1) for c in ("agreement", "agreement_without_ties", "agreement_order1", "agreement_both",
+    *(between(c, 0, 1) for c in ("agreement", "agreement_without_ties", "agreement_order1", "agreement_both",
                                   "swap_consistency", "consistency_dual", "consistency_single",
                                   "human_human_consistency")),
-    *(_between(c, 0, 4) for c in ("mae_dual", "mae_single", "human_human_mae")),
-    *(_between(c, -1, 1) for c in ("kappa_order1", "pearson_dual", "spearman_dual")),
+    *(between(c, 0, 4) for c in ("mae_dual", "mae_single", "human_human_mae")),
+    *(between(c, -1, 1) for c in ("kappa_order1", "pearson_dual", "spearman_dual")),
     {"type": "columns_unique", "columns": ["source", "judge", "item_group"]},
 ]

@@ -30,6 +30,7 @@ import pandas as pd
 
 from benchwright.agreement import human_human_mae, mae_and_consistency, verdict_value
 from benchwright.datasets.human_pairwise import value_for_b
+from benchwright.quality import between
 
 HUMANS = "(humans)"
 MODES = ("dual", "non_dual", "human_human")
@@ -110,26 +111,22 @@ def alignment_table(judgments: pd.DataFrame, choices: pd.DataFrame) -> pd.DataFr
     return table
 
 
-def _between(column: str, lo: float | None, hi: float | None, allow_null: bool = True) -> dict:
-    return {"type": "column_values_between", "column": column, "min": lo, "max": hi, "allow_null": allow_null}
-
-
 # great-expectations suites (benchwright.quality.validate_frame), run by checks/creation_human.py.
 SUITES: dict[str, list[dict]] = {
     "creation_human_alignment": [
         {"type": "columns_exist", "columns": ALIGNMENT_COLUMNS},
         {"type": "column_values_in_set", "column": "mode", "values": list(MODES)},
-        _between("mae", 0, 4),
-        _between("consistency", 0, 1),
-        *(_between(c, 0, None, allow_null=False) for c in ("items", "comparisons", "human_choices",
+        between("mae", 0, 4),
+        between("consistency", 0, 1),
+        *(between(c, 0, None, allow_null=False) for c in ("items", "comparisons", "human_choices",
                                                              "judge_failures", "judge_errors")),
         {"type": "columns_unique", "columns": ["judge", "model", "mode"]},
     ],
     "creation_human_pairwise": [
         {"type": "column_values_in_set", "column": "benchmark", "values": ["creation"]},
         {"type": "column_values_in_set", "column": "winner", "values": ["A", "B", "tie", "undetermined"]},
-        _between("strength", 0, 2),
-        _between("value", -2, 2),
+        between("strength", 0, 2),
+        between("value", -2, 2),
         {"type": "column_not_null", "column": "item_id"},
         {"type": "column_not_null", "column": "source_file"},
     ],

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from benchwright.quality import between
+
 POINTS_PER_CAUGHT = 20
 DEFAULT_THETA = 0.8
 DEFAULT_P_PLANTED = 0.5
@@ -434,9 +436,9 @@ def parse_score(text: str | None) -> tuple[float | None, str | None]:
 SUITES = {
     "gap_player_reliability": [
         {"type": "columns_exist", "columns": ["player_id", "reliability", "p_wrong_when_planted", "p_wrong_when_honest"]},
-        {"type": "column_values_between", "column": "reliability", "min": 0, "max": 1},
-        {"type": "column_values_between", "column": "p_wrong_when_planted", "min": 0, "max": 1},
-        {"type": "column_values_between", "column": "p_wrong_when_honest", "min": 0, "max": 1},
+        between("reliability", 0, 1, allow_null=False),
+        between("p_wrong_when_planted", 0, 1, allow_null=False),
+        between("p_wrong_when_honest", 0, 1, allow_null=False),
         {"type": "columns_unique", "columns": ["player_id"]},
     ],
     "gap_log_quarantine": [

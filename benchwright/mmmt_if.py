@@ -62,6 +62,7 @@ import pandas as pd
 from scipy import stats
 
 from benchwright.instruction_following import CATEGORIES, INSTRUCTIONS, OPTIONS_BY_CATEGORY
+from benchwright.quality import between
 
 BENCHMARK = "mmmt_if"
 CANDIDATE_PROMPT_VERSION = "mmmt-if-candidate-v1"
@@ -796,23 +797,20 @@ def preference_scores(judgments: pd.DataFrame, responses: pd.DataFrame, pif_weig
 
 # --- great-expectations suites (benchwright.quality.validate_frame) -----------------------------------
 
-def _between(column: str, lo: float | None, hi: float | None) -> dict:
-    return {"type": "column_values_between", "column": column, "min": lo, "max": hi, "allow_null": True}
-
 
 _IN_VARIANTS = {"type": "column_values_in_set", "column": "variant", "values": list(VARIANTS)}
 SUITES: dict[str, list[dict]] = {
     "mmmt_if_turn_scores": [
         {"type": "columns_exist", "columns": ["model", "variant", "turn_id", "sample_index", "pif", "n_followed"]},
         _IN_VARIANTS,
-        _between("pif", 0, 1),
-        _between("n_instructions", 0, MAX_INSTRUCTIONS),
-        _between("n_followed", 0, MAX_INSTRUCTIONS),
+        between("pif", 0, 1),
+        between("n_instructions", 0, MAX_INSTRUCTIONS),
+        between("n_followed", 0, MAX_INSTRUCTIONS),
         {"type": "columns_unique", "columns": ["model", "variant", "turn_id", "sample_index"]},
     ],
     "mmmt_if_autorater_judgments": [
         _IN_VARIANTS,
-        *(_between(c, 1, 10) for c in SCORE_COLUMNS),
+        *(between(c, 1, 10) for c in SCORE_COLUMNS),
         {"type": "columns_unique", "columns": ["model", "judge", "variant", "turn_id", "sample_index"]},
     ],
 }
@@ -842,6 +840,6 @@ def pif_values(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
 SUITES["mmmt_if_pif_values"] = [
     {"type": "columns_exist", "columns": ["table", "model", "variant", "key", "measure", "value"]},
     _IN_VARIANTS,
-    _between("value", 0, 1),
+    between("value", 0, 1),
     {"type": "columns_unique", "columns": ["table", "model", "variant", "key", "measure"]},
 ]

@@ -35,8 +35,9 @@ class QualityReport:
     failures: list[dict] = field(default_factory=list)
 
 
-def _between(column: str, lo: float | None, hi: float | None, null_ok: bool = True) -> dict:
-    return {"type": "column_values_between", "column": column, "min": lo, "max": hi, "allow_null": null_ok}
+def between(column: str, lo: float | None, hi: float | None, allow_null: bool = True) -> dict:
+    """A ``column_values_between`` spec (None = no bound on that side); every benchmark's suites use it."""
+    return {"type": "column_values_between", "column": column, "min": lo, "max": hi, "allow_null": allow_null}
 
 
 SUITES: dict[str, list[dict]] = {
@@ -65,21 +66,21 @@ SUITES: dict[str, list[dict]] = {
             "type": "columns_exist",
             "columns": ["model", "judge", "item_id", "raw_text", "score_a", "score_b", "parse_ok"],
         },
-        _between("score_a", 0, 10),
-        _between("score_b", 0, 10),
+        between("score_a", 0, 10),
+        between("score_b", 0, 10),
         {"type": "columns_unique", "columns": ["model", "judge", "item_id"]},
     ],
     "creation_leaderboard": [
         # Nulls allowed throughout: a scope where every judgment failed to parse has n = 0 and so
         # no reward or win rate; a model without VFS judgments has no VFS.
-        _between("reward", -100, 100),
-        _between("win_rate", 0, 1),
-        _between("vfs", 0, 10),
+        between("reward", -100, 100),
+        between("win_rate", 0, 1),
+        between("vfs", 0, 10),
         {"type": "columns_unique", "columns": ["judge", "model", "scope", "scope_value"]},
     ],
     "judge_quality": [
         *(
-            _between(col, 0, 1)
+            between(col, 0, 1)
             for col in ("exact_consistency", "relaxed_consistency", "parse_rate", "p_prefer_first", "p_prefer_longer")
         ),
         {"type": "columns_unique", "columns": ["judge"]},

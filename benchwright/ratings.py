@@ -43,6 +43,7 @@ from scipy import optimize
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
+from benchwright.quality import between
 from benchwright.verdicts import CANONICAL_VERDICTS
 
 SCALE = 400.0
@@ -360,7 +361,6 @@ def preference_win_rate(preferences: Sequence[float | None]) -> dict:
     }
 
 
-
 # --- tables per source and judge (what the metric assets write) ---------------------------------
 
 def weights_label(weights: Mapping[str, float]) -> str:
@@ -416,21 +416,17 @@ def win_rates_by_model(preferences: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=WIN_RATE_COLUMNS)
 
 
-def _between(column: str, lo: float | None, hi: float | None) -> dict:
-    return {"type": "column_values_between", "column": column, "min": lo, "max": hi, "allow_null": True}
-
-
 # great-expectations suites (benchwright.quality.validate_frame) for the tables the ratings feed.
 RATINGS_SUITE: list[dict] = [
     {"type": "columns_exist", "columns": ["source", "judge", *RATING_COLUMNS, "anchor"]},
     {"type": "column_not_null", "column": "rating"},
-    *(_between(c, 0, 100) for c in ("win_rate", "win_rate_lower", "win_rate_upper")),
-    _between("judgments", 0, None),
+    *(between(c, 0, 100) for c in ("win_rate", "win_rate_lower", "win_rate_upper")),
+    between("judgments", 0, None),
     {"type": "columns_unique", "columns": ["source", "judge", "model"]},
 ]
 WIN_RATES_SUITE: list[dict] = [
     {"type": "columns_exist", "columns": ["source", "judge", "model", "win_rate", "standard_error", "n_total"]},
-    *(_between(c, 0, 100) for c in ("win_rate", "discrete_win_rate")),
-    _between("standard_error", 0, None),
+    *(between(c, 0, 100) for c in ("win_rate", "discrete_win_rate")),
+    between("standard_error", 0, None),
     {"type": "columns_unique", "columns": ["source", "judge", "model"]},
 ]

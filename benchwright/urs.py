@@ -34,6 +34,8 @@ from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
+from benchwright.quality import between
+
 CANDIDATE_PROMPT_VERSION = "urs-candidate-v1"
 JUDGE_PROMPT_VERSION = "urs-judge-v1"
 
@@ -518,9 +520,6 @@ def human_alignment(board: pd.DataFrame, coefficients: pd.DataFrame) -> pd.DataF
 
 # --- schema and range suites (validated with benchwright.quality.validate_frame) ---------------------
 
-def _between(column: str, lo: float | None, hi: float | None, allow_null: bool = True) -> dict:
-    return {"type": "column_values_between", "column": column, "min": lo, "max": hi, "allow_null": allow_null}
-
 
 SUITES: dict[str, list[dict]] = {
     "urs_items": [
@@ -539,29 +538,29 @@ SUITES: dict[str, list[dict]] = {
     "urs_judgments": [
         {"type": "columns_exist", "columns": ["model", "judge", "item_id", "raw_text", "final_score",
                                               "criterion_scores", "parse_ok", "error"]},
-        _between("final_score", SCORE_MIN, SCORE_MAX),
+        between("final_score", SCORE_MIN, SCORE_MAX),
         {"type": "column_values_in_set", "column": "intent", "values": list(INTENTS)},
         {"type": "column_values_in_set", "column": "language", "values": list(LANGUAGES)},
         {"type": "columns_unique", "columns": ["model", "judge", "item_id"]},
     ],
     "urs_cross_judgments": [
-        _between("final_score", SCORE_MIN, SCORE_MAX),
+        between("final_score", SCORE_MIN, SCORE_MAX),
         {"type": "columns_unique", "columns": ["judge", "reference_model", "model", "item_id"]},
     ],
     "urs_leaderboard": [
-        _between("final_score", SCORE_MIN, SCORE_MAX),
-        _between("n", 0, None, allow_null=False),
+        between("final_score", SCORE_MIN, SCORE_MAX),
+        between("n", 0, None, allow_null=False),
         {"type": "column_values_in_set", "column": "intent", "values": [ALL, *INTENTS]},
         {"type": "column_values_in_set", "column": "language", "values": [ALL, *LANGUAGES]},
         {"type": "columns_unique", "columns": ["judge", "model", "intent", "language"]},
     ],
     "urs_cross_validation": [
-        _between("mean_score", SCORE_MIN, SCORE_MAX),
+        between("mean_score", SCORE_MIN, SCORE_MAX),
         {"type": "columns_unique", "columns": ["judge", "reference_model", "model"]},
     ],
     "urs_rating_bias": [
-        _between("mean_rating", SCORE_MIN, SCORE_MAX, allow_null=False),
-        _between("bias", SCORE_MIN - REFERENCE_SCORE, SCORE_MAX - REFERENCE_SCORE, allow_null=False),
+        between("mean_rating", SCORE_MIN, SCORE_MAX, allow_null=False),
+        between("bias", SCORE_MIN - REFERENCE_SCORE, SCORE_MAX - REFERENCE_SCORE, allow_null=False),
         {"type": "columns_unique", "columns": ["judge", "model"]},
     ],
 }
