@@ -78,13 +78,15 @@ def test_retry_after_is_honoured(tmp_path):
 
 @pytest.mark.parametrize("fault", ["500", "malformed", "truncated", "hang"])
 def test_transient_fault_then_success(tmp_path, fault):
-    with OpenAIServer(faults=[fault], hang_s=5, max_lifetime_s=20) as srv:
+    with OpenAIServer(faults=[fault], hang_s=10, max_lifetime_s=20) as srv:
         [res], stats = _runner(tmp_path, timeout_s=0.5).run(_reqs(srv, 1))
         assert res.error is None and res.text == "echo: q0"
         assert srv.count() == 2 and stats.retries == 1 and stats.api_calls == 1
         [gap] = srv.gaps()
         if fault == "hang":
-            assert 0.5 <= gap < 2.0  # cut at the 0.5 s timeout, not at the server's 5 s
+            # Cut at the 0.5 s timeout, not at the server's 10 s. The server times arrivals, which lag the
+            # client's clock start under load, hence slack on both sides.
+            assert 0.4 <= gap < 5.0
         else:
             assert gap < 0.5  # retried after a short backoff
 
