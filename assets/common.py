@@ -18,6 +18,26 @@ LOAD_WHEN_MISSING = (dg.AutomationCondition.missing() & ~dg.AutomationCondition.
                      & ~dg.AutomationCondition.execution_failed())
 
 
+PROBLEM_COLUMNS = ["location", "reason"]
+
+
+def problems_frame(problems: list, benchmark: str, dataset: str) -> pd.DataFrame:
+    """`dataset_problems` rows from LoadProblem objects or {location, reason} dicts."""
+    rows = [p if isinstance(p, dict) else {"location": p.location, "reason": p.reason} for p in problems]
+    return pd.DataFrame(rows, columns=PROBLEM_COLUMNS).assign(benchmark=benchmark, dataset=dataset)
+
+
+def record_problems(context, warehouse, problems: list, benchmark: str, dataset: str, *,
+                    replace_whole_benchmark: bool = False) -> None:
+    """Log each problem and replace its rows in `dataset_problems`: those of (benchmark, dataset), or all
+    of the benchmark's when the asset owns them all (one source file at a time)."""
+    frame = problems_frame(problems, benchmark, dataset)
+    for row in frame.itertuples(index=False):
+        context.log.warning(f"skipped {row.location}: {row.reason}")
+    match = {"benchmark": benchmark} if replace_whole_benchmark else {"benchmark": benchmark, "dataset": dataset}
+    warehouse.replace_rows("dataset_problems", frame, match=match)
+
+
 def repo_path(path_text: str | Path) -> Path:
     """A configured path: absolute as given, relative to the repository root otherwise."""
     path = Path(path_text)

@@ -9,8 +9,8 @@ Groups follow the pipeline's stages (datasets, generations, judgments, metrics).
 import dagster as dg
 import pandas as pd
 
-from assets.common import (LOAD_WHEN_MISSING, add_labels, answers_by_item, image_urls, llm_metadata, repo_path,
-                           shown_path, table_metadata)
+from assets.common import (LOAD_WHEN_MISSING, add_labels, answers_by_item, image_urls, llm_metadata, record_problems,
+                           repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import creation, creation_steps
 from benchwright.datasets.creation import load_creation_jsonl, load_creation_tsv, normalize_item_images
@@ -75,17 +75,13 @@ def creation_items(context: dg.AssetExecutionContext, config: CreationDatasetCon
         for img in images:
             image_rows[img.sha256] = {"sha256": img.sha256, "mime": img.mime, "width": img.width,
                                       "height": img.height, "data": img.data}
-    for problem in problems:
-        context.log.warning(f"skipped {problem['location']}: {problem['reason']}")
-
+    record_problems(context, warehouse, problems, "creation", path.name, replace_whole_benchmark=True)
     items_df = pd.DataFrame(item_rows)
     if items_df.empty:
         raise dg.Failure(f"No usable Creation items in {path} ({len(problems)} problems; first: {problems[:1]})")
     items_df = items_df.drop(columns=["images"], errors="ignore")
     new_images = warehouse.add_new_rows("images", pd.DataFrame(list(image_rows.values())), key=["sha256"])
     warehouse.replace_rows("creation_items", items_df, match={})
-    problems_df = pd.DataFrame(problems, columns=["location", "reason"]).assign(benchmark="creation", dataset=path.name)
-    warehouse.replace_rows("dataset_problems", problems_df, match={"benchmark": "creation"})
     context.log.info(f"{len(items_df)} items, {len(image_rows)} images ({new_images} new), {len(problems)} problems")
     return dg.MaterializeResult(metadata=table_metadata(
         items_df, ["item_id", "category", "task", "instruction"],

@@ -7,7 +7,7 @@ The choices come from the drop folder (assets/human_pairwise.py), watched by sen
 import dagster as dg
 import pandas as pd
 
-from assets.common import add_labels, table_metadata
+from assets.common import add_labels, problems_frame, table_metadata
 from assets.creation import creation_pairwise_judgments, creation_references
 from assets.human_pairwise import human_pairwise_drop_folder, load_human_pairwise_drops
 from benchwright import creation_human
@@ -55,8 +55,7 @@ def creation_human_alignment(context: dg.AssetExecutionContext, config: Creation
     warehouse.write_tables([
         ("creation_human_pairwise", stored, {}),
         ("creation_human_alignment", table, {}),
-        ("dataset_problems", pd.DataFrame(problems, columns=["location", "reason"]).assign(**BASELINE_PROBLEMS),
-         BASELINE_PROBLEMS),
+        ("dataset_problems", problems_frame(problems, **BASELINE_PROBLEMS), BASELINE_PROBLEMS),
     ])
     return dg.MaterializeResult(metadata=table_metadata(
         table, ["judge", "model", "mode", "items", "judge_failures", "mae", "consistency"],

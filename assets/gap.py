@@ -11,8 +11,8 @@ from pathlib import Path
 import dagster as dg
 import pandas as pd
 
-from assets.common import (LOAD_WHEN_MISSING, folder_beside_warehouse, image_urls, llm_metadata, repo_path,
-                           table_metadata)
+from assets.common import (LOAD_WHEN_MISSING, folder_beside_warehouse, image_urls, llm_metadata, record_problems,
+                           repo_path, table_metadata)
 from benchwright import gap
 from benchwright.creation_steps import limits_for, request_for
 from benchwright.datasets.gap import generate_images, load_image_folder, true_answer
@@ -59,16 +59,13 @@ def gap_images(context: dg.AssetExecutionContext, config: GapImagesConfig, wareh
     if config.real_image_folder:
         real, problems = load_image_folder(repo_path(config.real_image_folder))
         images += real
-    for problem in problems:
-        context.log.warning(f"skipped {problem['location']}: {problem['reason']}")
     blobs = pd.DataFrame([{"sha256": im.image.sha256, "mime": im.image.mime, "width": im.image.width,
                            "height": im.image.height, "data": im.image.data} for im in images]).drop_duplicates("sha256")
     new = warehouse.add_new_rows("images", blobs, key=["sha256"])
     rows = pd.DataFrame([{"image_id": im.image_id, "image_set": im.image_set, "sha256": im.image.sha256,
                           "truth": im.truth_json()} for im in images])
     warehouse.replace_rows("gap_images", rows, match={})
-    warehouse.replace_rows("dataset_problems", pd.DataFrame(problems, columns=["location", "reason"])
-                           .assign(benchmark="gap", dataset="images"), match={"benchmark": "gap", "dataset": "images"})
+    record_problems(context, warehouse, problems, "gap", "images")
     return dg.MaterializeResult(metadata=table_metadata(rows, ["image_id", "image_set", "sha256"], new_images=new,
                                                         problems=len(problems)))
 
@@ -261,8 +258,7 @@ def gap_vqa_dataset(context: dg.AssetExecutionContext, config: GapVqaConfig, war
                    for r in part.itertuples(index=False)]
         (folder / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     warehouse.replace_rows("gap_vqa_items", df, match={})
-    warehouse.replace_rows("dataset_problems", pd.DataFrame(problems, columns=["location", "reason"])
-                           .assign(benchmark="gap", dataset="vqa"), match={"benchmark": "gap", "dataset": "vqa"})
+    record_problems(context, warehouse, problems, "gap", "vqa")
     return dg.MaterializeResult(metadata=table_metadata(
         df, ["item_id", "image_id", "question", "answer", "category", "split"],
         train=int((df["split"] == "train").sum()), val=int((df["split"] == "val").sum()),

@@ -9,7 +9,7 @@ from pathlib import Path
 import dagster as dg
 import pandas as pd
 
-from assets.common import folder_beside_warehouse
+from assets.common import folder_beside_warehouse, record_problems
 from benchwright.datasets.human_pairwise import ROW_COLUMNS, load_folder
 from resources.warehouse import Warehouse
 
@@ -30,9 +30,5 @@ def load_human_pairwise_drops(context: dg.AssetExecutionContext, warehouse: Ware
     `dataset_problems` true for the folder.
     """
     rows, problems = load_folder(folder)
-    for problem in problems:
-        context.log.warning(f"skipped {problem.location}: {problem.reason}")
-    recorded = pd.DataFrame([{"location": p.location, "reason": p.reason} for p in problems],
-                            columns=["location", "reason"]).assign(**FOLDER_PROBLEMS)
-    warehouse.replace_rows("dataset_problems", recorded, match=FOLDER_PROBLEMS)
+    record_problems(context, warehouse, problems, **FOLDER_PROBLEMS)
     return pd.DataFrame(rows, columns=ROW_COLUMNS), problems

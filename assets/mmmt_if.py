@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from assets.common import (LOAD_WHEN_MISSING, add_labels, folder_beside_warehouse, image_urls, llm_metadata,
-                           repo_path, shown_path, table_metadata)
+                           record_problems, repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import mmmt_if, mmmt_if_plots, mmmt_if_steps, ratings
 from benchwright.datasets.mmmt_if import load_chats, load_human_csv, prepare_chats
@@ -59,8 +59,7 @@ def mmmt_if_source_chats(context: dg.AssetExecutionContext, config: MMMTIFSource
     candidates, problems = load_chats(path)
     prepared = prepare_chats(candidates, path.name, max_turns=config.max_turns)
     problems = [*problems, *prepared.problems]
-    for problem in problems:
-        context.log.warning(f"skipped {problem.location}: {problem.reason}")
+    record_problems(context, warehouse, problems, "mmmt_if", path.name, replace_whole_benchmark=True)
     if not prepared.chats:
         raise dg.Failure(f"No usable MMMT-IF chat in {path} ({len(problems)} problems; first: {problems[:1]})")
     chats_df = pd.DataFrame([
@@ -72,9 +71,6 @@ def mmmt_if_source_chats(context: dg.AssetExecutionContext, config: MMMTIFSource
                               for i in prepared.images.values()])
     new_images = warehouse.add_new_rows("images", images_df, key=["sha256"])
     warehouse.replace_rows("mmmt_if_source_chats", chats_df, match={})
-    problems_df = pd.DataFrame([{"location": p.location, "reason": p.reason} for p in problems],
-                               columns=["location", "reason"]).assign(benchmark="mmmt_if", dataset=path.name)
-    warehouse.replace_rows("dataset_problems", problems_df, match={"benchmark": "mmmt_if"})
     context.log.info(f"{len(chats_df)} chats, {len(images_df)} images, {len(problems)} problems")
     return dg.MaterializeResult(metadata=table_metadata(
         chats_df.assign(turns=chats_df["questions"].map(len), images=chats_df["image_hashes"].map(len)),
@@ -300,16 +296,12 @@ def mmmt_if_human_ratings(context: dg.AssetExecutionContext, config: MMMTIFHuman
             problems.append({"location": path.name, "reason": str(exc)})
             continue
         (ratings_frames if kind == "ratings" else preference_frames).append(rows)
-        problems += [{"location": p.location, "reason": p.reason} for p in file_problems]
-    for problem in problems:
-        context.log.warning(f"skipped {problem['location']}: {problem['reason']}")
+        problems += file_problems
+    record_problems(context, warehouse, problems, "mmmt_if_human", str(folder), replace_whole_benchmark=True)
     human_ratings = pd.concat(ratings_frames, ignore_index=True) if ratings_frames else pd.DataFrame()
     human_preferences = pd.concat(preference_frames, ignore_index=True) if preference_frames else pd.DataFrame()
     warehouse.replace_rows("mmmt_if_human_ratings", human_ratings, match={})
     warehouse.replace_rows("mmmt_if_human_preferences", human_preferences, match={})
-    problems_df = pd.DataFrame(problems, columns=["location", "reason"]).assign(benchmark="mmmt_if_human",
-                                                                               dataset=str(folder))
-    warehouse.replace_rows("dataset_problems", problems_df, match={"benchmark": "mmmt_if_human"})
     return dg.MaterializeResult(metadata={
         "folder": dg.MetadataValue.path(str(folder)), "files": len(files), "ratings": len(human_ratings),
         "preferences": len(human_preferences), "problems": len(problems),

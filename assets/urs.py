@@ -8,7 +8,8 @@ benchwright.urs_steps. These assets read the warehouse, call the LLM client and 
 import dagster as dg
 import pandas as pd
 
-from assets.common import LOAD_WHEN_MISSING, add_labels, llm_metadata, repo_path, shown_path, table_metadata
+from assets.common import (LOAD_WHEN_MISSING, add_labels, llm_metadata, record_problems, repo_path, shown_path,
+                           table_metadata)
 from assets.human_pairwise import human_pairwise_drop_folder, load_human_pairwise_drops
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import urs, urs_steps
@@ -21,15 +22,6 @@ from resources.registry import Registry
 from resources.warehouse import Warehouse
 
 LABELS = {"model": "model_display", "judge": "judge_display"}
-
-
-def _record_problems(context, warehouse: Warehouse, problems, dataset: str) -> None:
-    """Replace this file's rows in dataset_problems and log each problem."""
-    for problem in problems:
-        context.log.warning(f"skipped {problem.location}: {problem.reason}")
-    df = pd.DataFrame([{"location": p.location, "reason": p.reason} for p in problems], columns=["location", "reason"])
-    warehouse.replace_rows("dataset_problems", df.assign(benchmark="urs", dataset=dataset),
-                           match={"benchmark": "urs", "dataset": dataset})
 
 
 def load_urs_items(warehouse: Warehouse) -> list[dict]:
@@ -68,7 +60,7 @@ def urs_items(context: dg.AssetExecutionContext, config: UrsDatasetConfig, wareh
         row["pii_redactions"] = len(in_question) + len(in_reference)
         row["dataset"] = path.name
         rows.append(row)
-    _record_problems(context, warehouse, loaded.problems, path.name)
+    record_problems(context, warehouse, loaded.problems, "urs", path.name)
     df = pd.DataFrame(rows)
     if df.empty:
         raise dg.Failure(f"No usable URS items in {path} ({len(loaded.problems)} problems; "
@@ -346,7 +338,7 @@ def urs_user_alignment(context: dg.AssetExecutionContext, config: UserSatisfacti
         warehouse.replace_rows("urs_user_alignment", pd.DataFrame(), match={})
         return dg.MaterializeResult(metadata={"rows": 0, "source": f"missing: {shown_path(path)}"})
     rows, problems = load_satisfaction_csv(path)
-    _record_problems(context, warehouse, problems, path.name)
+    record_problems(context, warehouse, problems, "urs", path.name)
     survey = pd.DataFrame(rows, columns=["intent", "satisfaction", "model"])
     board = warehouse.query("SELECT * FROM urs_leaderboard")
     table = add_labels(urs.user_alignment(board, survey).assign(source_file=path.name), registry,
@@ -388,7 +380,7 @@ def urs_human_alignment(context: dg.AssetExecutionContext, config: HumanPairwise
     frames, problems = [], []
     if path.is_file():
         rows, problems = load_pairwise_csv(path)
-        _record_problems(context, warehouse, problems, path.name)
+        record_problems(context, warehouse, problems, "urs", path.name)
         frames.append(pd.DataFrame(rows, columns=URS_PAIRWISE_COLUMNS))
     dropped, folder_problems = load_human_pairwise_drops(context, warehouse, folder)
     frames.append(dropped.loc[dropped["benchmark"] == "urs", URS_PAIRWISE_COLUMNS])
