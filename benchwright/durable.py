@@ -22,16 +22,14 @@ def _fsync_folder(folder: Path) -> None:
         os.close(fd)
 
 
-def append_line(path: Path, line: str) -> None:
-    """Append one line (no newline inside) durably; the file and its folder are created if missing."""
-    if "\n" in line or "\r" in line:
-        raise ValueError("a record must be one line")
+def _append(path: Path, text: str) -> None:
+    """One write of whole lines, flushed to disk before returning; the file and folder are made if missing."""
     path.parent.mkdir(parents=True, exist_ok=True)
     new = not path.exists()
     with open(path, "ab") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)   # one writer at a time, also across processes
         try:
-            handle.write((line + "\n").encode("utf-8"))
+            handle.write(text.encode("utf-8"))
             handle.flush()
             os.fsync(handle.fileno())
         finally:
@@ -40,17 +38,24 @@ def append_line(path: Path, line: str) -> None:
         _fsync_folder(path.parent)
 
 
+def append_line(path: Path, line: str) -> None:
+    """Append one record as one line."""
+    if "\n" in line or "\r" in line:
+        raise ValueError("a record must be one line")
+    _append(path, line + "\n")
+
+
 def append_csv_row(path: Path, columns: list[str], row: dict) -> None:
-    """Append one CSV record (header first when the file is new or empty)."""
+    """Append one CSV record as one line (with the header first when the file is new or empty)."""
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n", extrasaction="raise")
-    if not path.exists() or path.stat().st_size == 0:
-        writer.writeheader()
     writer.writerow({c: "" if row.get(c) is None else row[c] for c in columns})
-    text = buffer.getvalue().rstrip("\n")
-    # Our own fields never hold newlines (inputs are validated), so one record is one physical line.
-    for line in text.split("\n"):
-        append_line(path, line)
+    record = buffer.getvalue()
+    if record.count("\n") != 1 or "\r" in record:
+        raise ValueError("a CSV record must be one line (a field holds a line break)")
+    if not path.exists() or path.stat().st_size == 0:
+        record = ",".join(columns) + "\n" + record
+    _append(path, record)
 
 
 def read_lines(path: Path) -> list[str]:

@@ -70,6 +70,9 @@ def test_csv_rows_get_one_header_and_publish_is_atomic_and_idempotent(tmp_path):
     durable.append_csv_row(path, ["a", "b"], {"a": 1, "b": None})
     durable.append_csv_row(path, ["a", "b"], {"a": "x,y", "b": 2})
     assert list(csv.DictReader(path.open())) == [{"a": "1", "b": ""}, {"a": "x,y", "b": "2"}]
+    with pytest.raises(ValueError, match="one line"):         # never half a record on disk
+        durable.append_csv_row(path, ["a", "b"], {"a": "two\nlines", "b": 3})
+    assert len(path.read_text().splitlines()) == 3
     final = tmp_path / "final.csv"
     assert durable.publish(path, final) and final.exists() and not path.exists()
     assert not durable.publish(path, final)
