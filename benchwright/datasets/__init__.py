@@ -54,6 +54,11 @@ def read_text_keeping_bad_bytes(path: str | os.PathLike, what: str) -> str:
         raise FileNotFoundError(f"{what} not found: {path}") from None
     except OSError as exc:
         raise ValueError(f"cannot read {what} {path}: {exc}") from None
+    return decode_keeping_bad_bytes(raw)
+
+
+def decode_keeping_bad_bytes(raw: bytes) -> str:
+    """UTF-8 (BOM allowed) with undecodable bytes kept as surrogate escapes (see `has_bad_bytes`)."""
     return raw.decode("utf-8-sig", errors="surrogateescape")
 
 

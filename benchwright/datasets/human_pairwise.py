@@ -39,7 +39,7 @@ import os
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchwright.datasets import RowError, has_bad_bytes, read_text_keeping_bad_bytes
+from benchwright.datasets import RowError, decode_keeping_bad_bytes, has_bad_bytes, read_text_keeping_bad_bytes
 from benchwright.datasets.creation import LoadProblem
 
 COLUMNS = ["benchmark", "item_id", "model_a", "model_b", "winner", "strength", "annotator", "left_model",
@@ -81,7 +81,10 @@ def value_for_b(winner: str, strength: int | None) -> float | None:
 def load_pairwise_csv(path: str | os.PathLike) -> tuple[list[dict], list[LoadProblem]]:
     """Rows (dicts with ``ROW_COLUMNS``) and located problems of one human-pairwise CSV file."""
     path = Path(path)
-    text = read_text_keeping_bad_bytes(path, "human pairwise file")
+    return _parse(read_text_keeping_bad_bytes(path, "human pairwise file"), path)
+
+
+def _parse(text: str, path: Path) -> tuple[list[dict], list[LoadProblem]]:
     records = list(csv.reader(io.StringIO(text, newline="")))
     if not records or not any(cell.strip() for cell in records[0]):
         raise ValueError(f"{path} is empty (no header line)")
@@ -115,17 +118,18 @@ def load_folder(folder: str | os.PathLike) -> tuple[list[dict], list[LoadProblem
     seen: dict[str, str] = {}  # content sha256 -> first file name with it
     for path in sorted(folder.glob("*.csv")) if folder.is_dir() else []:
         try:
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            raw = path.read_bytes()
         except OSError as exc:
             problems.append(LoadProblem(path.name, f"cannot read: {exc}"))
             continue
+        digest = hashlib.sha256(raw).hexdigest()
         if digest in seen:
             problems.append(LoadProblem(path.name, f"same content as {seen[digest]}: not counted twice"))
             continue
         seen[digest] = path.name
         try:
-            file_rows, file_problems = load_pairwise_csv(path)
-        except (OSError, ValueError) as exc:
+            file_rows, file_problems = _parse(decode_keeping_bad_bytes(raw), path)
+        except ValueError as exc:
             problems.append(LoadProblem(path.name, str(exc)))
             continue
         rows += file_rows
