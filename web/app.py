@@ -249,8 +249,7 @@ def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT
         found = site.snapshot.image(sha256)
         if found is None:
             abort(404)
-        mime, data = found
-        return app.response_class(data, mimetype=mime)
+        return app.response_class(found.data, mimetype=found.mime)
 
     # --- game ----------------------------------------------------------------------------------
     def open_session():
@@ -340,7 +339,7 @@ def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT
         image = site.snapshot.image(current.image.sha256)
         if image is None:
             raise NoData("the game's image is missing from the snapshot; re-run the pipeline")
-        answer, error = ask_game_model(site.llm, entry, question, image, current.image.sha256, instructed_wrong,
+        answer, error = ask_game_model(site.llm, entry, question, image, instructed_wrong,
                                        tag=f"game:{row['session_id']}:{current.image.order}:{index}")
         if answer is None:
             log.warning("game model failed for session %s: %s", row["session_id"], error)

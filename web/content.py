@@ -46,9 +46,9 @@ class Snapshot:
                 [(r["image_id"], r["sha256"]) for r in rows if r["image_set"] == "untainted"])
 
     @lru_cache(maxsize=256)
-    def image(self, sha256: str) -> tuple[str, bytes] | None:
+    def image(self, sha256: str) -> NormalizedImage | None:
         rows = self.rows("image.sql", [sha256])
-        return (rows[0]["mime"], bytes(rows[0]["data"])) if rows else None
+        return NormalizedImage(**{**rows[0], "data": bytes(rows[0]["data"])}) if rows else None
 
     def pairs(self) -> list[Pair]:
         return [Pair(r["benchmark"], r["item_id"], r["model_a"], r["model_b"]) for r in self.rows("annotation_pairs.sql")]
@@ -86,12 +86,11 @@ class Snapshot:
         return self.rows("weekly_leaderboard.sql")
 
 
-def ask_game_model(llm, entry, question: str, image: tuple[str, bytes], sha256: str, instructed_wrong: bool,
+def ask_game_model(llm, entry, question: str, image: NormalizedImage, instructed_wrong: bool,
                    tag: str) -> tuple[str | None, str | None]:
     """(answer, error): one question to the game's model, with the image if it has vision. The answer is
     redacted of personal data before anyone sees or logs it."""
-    mime, data = image
-    url = data_url(NormalizedImage(sha256=sha256, mime=mime, width=0, height=0, data=data)) if entry.vision else None
+    url = data_url(image) if entry.vision else None
     version = gap.TAINT_PROMPT_VERSION if instructed_wrong else gap.ANSWER_PROMPT_VERSION
     request = request_for(entry, gap.answer_messages(question, url, instructed_wrong), version, tag=tag)
     [result], _ = llm.run([request], limits=limits_for([entry]))

@@ -1,2 +1,2 @@
 -- One normalized image by content hash.
-SELECT mime, data FROM images WHERE sha256 = ?;
+SELECT sha256, mime, width, height, data FROM images WHERE sha256 = ?;
