@@ -299,7 +299,7 @@ def gap_scores(context: dg.AssetExecutionContext, config: GapScoresConfig, wareh
                                     limits=limits_for(judges), progress=context.log.info)
     rows = []
     for (j, m, row, a), v in zip(judge_plan, verdicts):
-        score, problem = gap.parse_score(v.text) if v.error is None else (None, None)
+        score, problem = gap.parse_score(v.text, (row.answer, a.text)) if v.error is None else (None, None)
         rows.append({"judge": j.slug, "model": m.slug, "item_id": row.item_id, "answer": a.text, "answer_error": a.error,
                      "answer_tokens_in": a.tokens_in, "answer_tokens_out": a.tokens_out, "answer_latency_ms": a.latency_ms,
                      "answer_cost_usd": a.cost_usd, "raw_text": v.text, "judge_error": v.error, "score": score,

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
+from benchwright import judging
 from benchwright.verdicts import CANONICAL_VERDICTS
 
 CANDIDATE_PROMPT_VERSION = "creation-candidate-v1"
@@ -48,19 +49,8 @@ ANSWER_B_TAG = "assistant_b_answer"
 CRITERIA_TAG = "evaluation_criteria"
 VISUAL_CRITERIA_TAG = "visual_factuality_criteria"
 GROUND_TRUTH_TAG = "ground_truth"
-_OUR_TAGS = re.compile(
-    r"</?\s*(?:" + "|".join([TASK_TAG, ANSWER_A_TAG, ANSWER_B_TAG, CRITERIA_TAG, VISUAL_CRITERIA_TAG, GROUND_TRUTH_TAG])
-    + r")\s*>", re.IGNORECASE)
-
-
-def _tagged(tag: str, body: str) -> str:
-    """Wrap a prompt part in <tag> ... </tag>.
-
-    Answers are untrusted text: one that writes our own tags could close its section and speak as
-    the prompt. So our tag names inside a body are neutralised (``<`` becomes ``&lt;``).
-    """
-    safe = _OUR_TAGS.sub(lambda m: "&lt;" + m.group(0)[1:], body)
-    return f"<{tag}>\n{safe}\n</{tag}>"
+# Answers are untrusted text: inside a prompt part, all of these are defused (benchwright.judging.tagged).
+PROMPT_TAGS = (TASK_TAG, ANSWER_A_TAG, ANSWER_B_TAG, CRITERIA_TAG, VISUAL_CRITERIA_TAG, GROUND_TRUTH_TAG)
 
 
 def _numbered(requirements: Iterable[str]) -> str:
@@ -214,10 +204,10 @@ def pairwise_judge_messages(
     told it cannot see them.
     """
     parts = [
-        _tagged(TASK_TAG, build_query(item)),
-        _tagged(ANSWER_A_TAG, answer_a or ""),
-        _tagged(CRITERIA_TAG, str(item.get("subjective_criteria") or "").strip()),
-        _tagged(ANSWER_B_TAG, answer_b or ""),
+        judging.tagged(TASK_TAG, build_query(item), PROMPT_TAGS),
+        judging.tagged(ANSWER_A_TAG, answer_a or "", PROMPT_TAGS),
+        judging.tagged(CRITERIA_TAG, str(item.get("subjective_criteria") or "").strip(), PROMPT_TAGS),
+        judging.tagged(ANSWER_B_TAG, answer_b or "", PROMPT_TAGS),
     ]
     if image_urls is None:
         parts.insert(0, "The images of this task are not shown to you; judge from the text.")
@@ -256,16 +246,16 @@ def vfs_judge_messages(
             "(no written criteria exist for this item)."
         )
     parts = [
-        _tagged(TASK_TAG, build_query(item)),
-        _tagged(ANSWER_A_TAG, reference_answer or ""),
-        _tagged(ANSWER_B_TAG, candidate_answer or ""),
-        _tagged(VISUAL_CRITERIA_TAG, criteria),
+        judging.tagged(TASK_TAG, build_query(item), PROMPT_TAGS),
+        judging.tagged(ANSWER_A_TAG, reference_answer or "", PROMPT_TAGS),
+        judging.tagged(ANSWER_B_TAG, candidate_answer or "", PROMPT_TAGS),
+        judging.tagged(VISUAL_CRITERIA_TAG, criteria, PROMPT_TAGS),
     ]
     ground_truth = str(item.get("ground_truth") or "").strip()
     if ground_truth:
         parts.append(
             "The ground truth below is shown only to you; the assistants did not see it.\n"
-            + _tagged(GROUND_TRUTH_TAG, ground_truth)
+            + judging.tagged(GROUND_TRUTH_TAG, ground_truth, PROMPT_TAGS)
         )
     if image_urls is None:
         parts.insert(0, "The images of this task are not shown to you; judge from the text.")

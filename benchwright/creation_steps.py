@@ -16,7 +16,7 @@ import pandas as pd
 from benchwright import creation
 from benchwright.llm import LLMRequest, LLMResult, ModelLimits
 from benchwright.registry import RegistryEntry
-from benchwright.verdicts import parse_pairwise, parse_vfs
+from benchwright.verdicts import pairwise_verdict, vfs_scores
 
 BENCHMARK = "creation"
 
@@ -31,6 +31,7 @@ class Planned:
     judge_order: int = 0
     candidate_len: int = 0
     baseline_len: int = 0
+    shown: tuple[str, ...] = ()  # the answers a judge was shown: its parser skips echoes of them
 
 
 def request_for(entry: RegistryEntry, messages: list[dict], prompt_version: str, tag: str, sample_index: int = 0) -> LLMRequest:
@@ -160,7 +161,8 @@ def pairwise_plan(items: list[dict], baseline_answers: Mapping[str, str], candid
         for order, (a, b) in ((1, (baseline, candidate)), (2, (candidate, baseline))):
             messages = creation.pairwise_judge_messages(item, a, b, urls)
             plan.append(Planned(item_id, request_for(judge, messages, creation.PAIRWISE_PROMPT_VERSION, tag=f"{item_id}#{order}"),
-                                judge_order=order, candidate_len=len(candidate), baseline_len=len(baseline)))
+                                judge_order=order, candidate_len=len(candidate), baseline_len=len(baseline),
+                                shown=(baseline, candidate)))
     return plan, skipped
 
 
@@ -168,11 +170,11 @@ def pairwise_rows(model: RegistryEntry, judge: RegistryEntry, plan: list[Planned
     rows = []
     for p, r in zip(plan, results, strict=True):
         position = "B" if p.judge_order == 1 else "A"
-        verdict = parse_pairwise(r.text) if r.error is None else None
+        verdict, problem = pairwise_verdict(r.text, p.shown) if r.error is None else (None, None)
         rows.append({
             "model": model.slug, "judge": judge.slug, "item_id": p.item_id, "judge_order": p.judge_order,
             "candidate_position": position, "raw_text": r.text, "verdict": verdict,
-            "parse_ok": verdict is not None,
+            "parse_ok": verdict is not None, "parse_problem": problem,
             # A failed call is not a judgment: no outcome, so it is neither a loss nor a parse failure.
             "outcome": None if r.error is not None else creation.outcome(verdict, position),
             "error": r.error, "candidate_len": p.candidate_len, "baseline_len": p.baseline_len,
@@ -182,8 +184,8 @@ def pairwise_rows(model: RegistryEntry, judge: RegistryEntry, plan: list[Planned
 
 
 PAIRWISE_COLUMNS = ["model", "judge", "item_id", "judge_order", "candidate_position", "raw_text", "verdict", "parse_ok",
-                    "outcome", "error", "candidate_len", "baseline_len", "request_key", "simulated", "source"]
-VFS_COLUMNS = ["model", "judge", "item_id", "raw_text", "score_a", "score_b", "parse_ok", "error", "request_key",
+                    "parse_problem", "outcome", "error", "candidate_len", "baseline_len", "request_key", "simulated", "source"]
+VFS_COLUMNS = ["model", "judge", "item_id", "raw_text", "score_a", "score_b", "parse_ok", "parse_problem", "error", "request_key",
                "simulated", "source"]
 
 
@@ -201,19 +203,20 @@ def vfs_plan(items: list[dict], baseline_answers: Mapping[str, str], candidate_a
             continue
         urls = images_of(item, image_urls) if judge.vision else None
         messages = creation.vfs_judge_messages(item, baseline, candidate, urls)
-        plan.append(Planned(item_id, request_for(judge, messages, creation.VFS_PROMPT_VERSION, tag=item_id)))
+        plan.append(Planned(item_id, request_for(judge, messages, creation.VFS_PROMPT_VERSION, tag=item_id),
+                            shown=(baseline, candidate)))
     return plan, skipped
 
 
 def vfs_rows(model: RegistryEntry, judge: RegistryEntry, plan: list[Planned], results: list[LLMResult]) -> pd.DataFrame:
     rows = []
     for p, r in zip(plan, results, strict=True):
-        score_a, score_b = parse_vfs(r.text) if r.error is None else (None, None)
+        score_a, score_b, problem = vfs_scores(r.text, p.shown) if r.error is None else (None, None, None)
         rows.append({
             "model": model.slug, "judge": judge.slug, "item_id": p.item_id, "raw_text": r.text,
             "score_a": score_a, "score_b": score_b,
             # The candidate's score (B) is the VFS; the row parsed when that score did.
-            "parse_ok": score_b is not None,
+            "parse_ok": score_b is not None, "parse_problem": problem,
             "error": r.error, "request_key": r.key, "simulated": model.simulated or judge.simulated,
             "source": "benchwright",
         })

@@ -26,11 +26,14 @@ import json
 import math
 import random
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from benchwright import judging
+from benchwright.judging import Shown
 from benchwright.quality import between
 
 POINTS_PER_CAUGHT = 20
@@ -400,26 +403,35 @@ SCORE_PROMPT = (
     f"{SCORE_MARKER}. Compare a model's answer about an image with the correct answer. For the objects the "
     "correct answer mentions, check four things: whether they exist, their position, their count and their "
     "colour. Give 1 when the model's answer is right on all four, 0 when it is right on none, and a value in "
-    "between for partly right answers.\n\nQuestion: {question}\n<correct_answer>\n{correct}\n</correct_answer>\n"
-    "<model_answer>\n{answer}\n</model_answer>\n\nEnd with one line exactly like: Score: <number between 0 and 1>"
+    "between for partly right answers.\n\nQuestion: {question}\n{correct}\n{answer}\n\n"
+    "End with one line exactly like: Score: <number between 0 and 1>"
 )
-_NUMBER = r"([01](?:\.\d+)?|\.\d+)"
+CORRECT_TAG, ANSWER_TAG = "correct_answer", "model_answer"
+PROMPT_TAGS = (CORRECT_TAG, ANSWER_TAG)
 
 
 def score_prompt(question: str, correct: str, answer: str) -> str:
-    return SCORE_PROMPT.format(question=question, correct=correct, answer=answer)
+    return SCORE_PROMPT.format(question=question, correct=judging.tagged(CORRECT_TAG, correct, PROMPT_TAGS),
+                               answer=judging.tagged(ANSWER_TAG, answer, PROMPT_TAGS))
 
 
-def parse_score(text: str | None) -> tuple[float | None, str | None]:
-    """(score, problem). Reads the last 'Score: x' line; else a reply that is just one number.
+_SCORE_LINE = re.compile(r"score\s*[:=]\s*\**\s*(-?\d*\.?\d+)\s*(/\s*1(?:\.0+)?)?\s*(%?)", re.IGNORECASE)
+
+
+def parse_score(text: str | None, shown: Shown | Iterable[str | None] | None = None) -> tuple[float | None, str | None]:
+    """(score, problem). Reads the judge's last own 'Score: x' line; else a reply that is just one number.
 
     Accepts x in [0, 1] and 'x/1'; a percentage or any other value is a located problem, never a guess.
+    A 'Score: x' line that also occurs in a text the judge was shown (``shown``: the correct answer and
+    the model's answer) is an echo, not the judge's (``benchwright.judging``).
     """
     if not text or not text.strip():
         return None, "empty output"
-    labelled = re.findall(r"score\s*[:=]\s*\**\s*(-?\d*\.?\d+)\s*(/\s*1(?:\.0+)?)?\s*(%?)", text, flags=re.I)
-    if labelled:
-        raw, _, percent = labelled[-1]
+    labelled, echoed = judging.last_own(list(_SCORE_LINE.finditer(text)), judging.shown(shown))
+    if echoed:
+        return None, echoed
+    if labelled is not None:
+        raw, _, percent = labelled.groups()
         if percent:
             return None, f"percentage instead of a number in [0, 1]: {raw}%"
     else:

@@ -61,7 +61,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from benchwright import judging
 from benchwright.instruction_following import CATEGORIES, INSTRUCTIONS, OPTIONS_BY_CATEGORY
+from benchwright.judging import Shown
 from benchwright.quality import between
 
 BENCHMARK = "mmmt_if"
@@ -87,6 +89,7 @@ AUTORATER_MARKER = "Rate the final assistant response of the conversation"
 HISTORY_TAG = "conversation"
 QUESTION_TAG = "final_question"
 RESPONSE_TAG = "response_to_rate"
+PROMPT_TAGS = (HISTORY_TAG, QUESTION_TAG, RESPONSE_TAG)
 
 AUTORATER_KEYS = (
     "Creativity", "Richness", "Visual Perception", "Logical Coherence", "Answer Accuracy",
@@ -261,8 +264,6 @@ AUTORATER_SYSTEM = (
 )
 
 
-def _tagged(tag: str, body: str) -> str:
-    return f"<{tag}>\n{body}\n</{tag}>"
 
 
 def autorater_messages(user_texts: Sequence[str], answers: Sequence[str | None], response: str,
@@ -277,9 +278,9 @@ def autorater_messages(user_texts: Sequence[str], answers: Sequence[str | None],
         history.append(f"User: {text}")
         history.append(f"Assistant: {answers[index] if answers[index] is not None else '(no answer)'}")
     parts = [
-        _tagged(HISTORY_TAG, "\n\n".join(history) or "(this is the first turn)"),
-        _tagged(QUESTION_TAG, user_texts[-1]),
-        _tagged(RESPONSE_TAG, response),
+        judging.tagged(HISTORY_TAG, "\n\n".join(history) or "(this is the first turn)", PROMPT_TAGS),
+        judging.tagged(QUESTION_TAG, user_texts[-1], PROMPT_TAGS),
+        judging.tagged(RESPONSE_TAG, response, PROMPT_TAGS),
         "Now give your scores as the dict.",
     ]
     if image_urls is None:
@@ -353,31 +354,43 @@ def _read_block(block: str) -> tuple[dict[str, float], list[str]]:
     return scores, problems
 
 
-def parse_autorater(text: str | None) -> AutoraterParse:
+def parse_autorater(text: str | None, shown: Shown | Iterable[str | None] | None = None) -> AutoraterParse:
     """The 8 scores from an autorater output, or a parse failure saying what is wrong.
 
-    The last ``{...}`` block holding all 8 criteria wins; without one, the block with the most
-    criteria explains the failure (missing keys, bad values). Keys are matched ignoring case,
-    spaces, underscores and quotes ("overall score" also means Overall Quality).
+    The judge's answer is its last ``{...}`` block that names at least one criterion; it must hold
+    all 8 with scores from 1 to 10, else the output is a failure that names the missing keys or bad
+    values. An earlier complete block never stands in for a broken last one: an earlier block is an
+    example or a quote, and taking it would be a guess. A block that also occurs in a text the judge
+    was shown (``shown``: the rated response and the chat's earlier answers) is an echo, not the
+    judge's (``benchwright.judging``); only echoed blocks is the problem ``'echoed_answer'``.
+    Keys are matched ignoring case, spaces, underscores and quotes ("overall score" also means
+    Overall Quality).
     """
     if not isinstance(text, str) or not text.strip():
         return AutoraterParse(None, AUTORATER_KEYS, "empty output")
     blocks = _BRACES.findall(text)
     if not blocks:
         return AutoraterParse(None, AUTORATER_KEYS, "no {...} dict in the output")
-    best_scores, best_problems = {}, []
+    shown_texts = judging.shown(shown)
+    echoed = False
     for block in reversed(blocks):
         scores, problems = _read_block(block)
+        if not scores and not problems:
+            continue  # names no criterion: not a score dict
+        if not judging.judge_owns(block, shown_texts):
+            echoed = True
+            continue
         if len(scores) == len(AUTORATER_KEYS) and not problems:
             return AutoraterParse({k: scores[k] for k in AUTORATER_KEYS})
-        if len(scores) + len(problems) > len(best_scores) + len(best_problems):
-            best_scores, best_problems = scores, problems
-    missing = tuple(k for k in AUTORATER_KEYS if k not in best_scores)
-    reasons = list(best_problems)
-    absent = [k for k in missing if not any(p.startswith(k) for p in best_problems)]
-    if absent:
-        reasons.append("missing " + ", ".join(absent))
-    return AutoraterParse(None, missing, "; ".join(reasons))
+        missing = tuple(k for k in AUTORATER_KEYS if k not in scores)
+        reasons = list(problems)
+        absent = [k for k in missing if not any(p.startswith(k) for p in problems)]
+        if absent:
+            reasons.append("missing " + ", ".join(absent))
+        return AutoraterParse(None, missing, "; ".join(reasons))
+    if echoed:
+        return AutoraterParse(None, AUTORATER_KEYS, judging.ECHOED_ANSWER)
+    return AutoraterParse(None, AUTORATER_KEYS, "no dict names a criterion")
 
 
 # --- preference ------------------------------------------------------------------------------------

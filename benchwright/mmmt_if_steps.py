@@ -146,6 +146,7 @@ class PlannedJudgment:
     variant: str
     sample_index: int
     request: LLMRequest
+    shown: tuple[str, ...] = ()  # the rated response and the chat's earlier answers: echoes never count
 
 
 AUTORATER_COLUMNS = ["model", "judge", "variant", "chat_id", "turn", "turn_id", "sample_index", "raw_text",
@@ -178,8 +179,9 @@ def autorater_plan(turns_by_chat: Mapping[str, Sequence[Mapping]], generations: 
                 messages = mmmt_if.autorater_messages(user_texts, history[chat_id][:index], answer.response, urls)
                 request = request_for(judge, messages, mmmt_if.AUTORATER_PROMPT_VERSION,
                                       tag=f"{current['turn_id']}/{variant}")
+                earlier = tuple(a for a in history[chat_id][:index] if isinstance(a, str))
                 plan.append(PlannedJudgment(chat_id, int(current["turn"]), current["turn_id"], variant, sample_index,
-                                            request))
+                                            request, shown=(answer.response, *earlier)))
     return plan, skipped
 
 
@@ -187,7 +189,7 @@ def autorater_rows(model: RegistryEntry, judge: RegistryEntry, plan: Sequence[Pl
                    results: Sequence[LLMResult]) -> pd.DataFrame:
     rows = []
     for p, r in zip(plan, results, strict=True):
-        parsed = mmmt_if.parse_autorater(r.text) if r.error is None else None
+        parsed = mmmt_if.parse_autorater(r.text, p.shown) if r.error is None else None
         scores = dict(zip(mmmt_if.SCORE_COLUMNS, (parsed.scores[k] for k in mmmt_if.AUTORATER_KEYS))) \
             if parsed is not None and parsed.ok else dict.fromkeys(mmmt_if.SCORE_COLUMNS, np.nan)
         rows.append({

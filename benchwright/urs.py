@@ -15,7 +15,9 @@ Choices the method leaves open, made here:
   parse failures, as are scores outside 1–10, a key we do not know, one key given two different
   values, and a dict without the final score. A failure is counted, never turned into a score.
 - When the text holds several dicts (a judge may echo the template first), the last dict that
-  names at least one known key is the judge's answer.
+  names at least one known key is the judge's answer — unless that dict also occurs in the reference
+  or the answer the judge was shown: then it is an echo (``benchwright.judging``) and is skipped; a
+  judgment with only echoed dicts is the parse failure ``'echoed_answer'``.
 - Cross-validation (§3.4): the reference answer of reference model B is always B's *second*
   sample (sample_index 1) and the candidate's answer its first (sample_index 0). So the grid's
   diagonal (candidate = B) is exactly the rating-bias setting: B's answer judged against B's own
@@ -34,6 +36,8 @@ from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
+from benchwright import judging
+from benchwright.judging import Shown
 from benchwright.quality import between
 
 CANDIDATE_PROMPT_VERSION = "urs-candidate-v1"
@@ -163,6 +167,7 @@ def candidate_messages(question: str) -> list[dict]:
 QUESTION_TAG = "user_question"
 REFERENCE_TAG = "reference_answer"
 ANSWER_TAG = "answer_to_evaluate"
+PROMPT_TAGS = (QUESTION_TAG, REFERENCE_TAG, ANSWER_TAG)
 SCORE_PLACEHOLDER = "<1-10>"  # stands for a score in the output template of both languages
 
 _JUDGE_EN = """You are an expert evaluator of AI assistants. A real user asked a question with a particular intent. Judge how well the answer to evaluate serves that user.
@@ -236,7 +241,7 @@ def judge_messages(question: str, intent: str, language: str, reference_answer: 
         criteria = "\n".join(f"- {c}: {CRITERIA[c][1]}" for c in CRITERIA_BY_INTENT[intent])
         system = _JUDGE_EN.format(intent=intent, criteria=criteria, template=output_template(intent, language))
         user_frame = _USER_EN
-    parts = "\n\n".join(f"<{tag}>\n{(text or '').strip()}\n</{tag}>" for tag, text in (
+    parts = "\n\n".join(judging.tagged(tag, (text or "").strip(), PROMPT_TAGS) for tag, text in (
         (QUESTION_TAG, question), (REFERENCE_TAG, reference_answer), (ANSWER_TAG, answer)))
     return [{"role": "system", "content": system}, {"role": "user", "content": user_frame.format(parts=parts)}]
 
@@ -296,24 +301,40 @@ def _read_dict(body: str) -> tuple[dict[str, int] | None, bool]:
     return (scores if readable else None), named_a_key
 
 
-def parse_scores(text: str | None) -> dict[str, int] | None:
-    """The judge's scores: {criterion (English name): int, ..., 'final': int}, or None on failure.
+def read_scores(text: str | None, shown: Shown | Iterable[str | None] | None = None
+                ) -> tuple[dict[str, int] | None, str | None]:
+    """The judge's scores and the parse problem (one of them is None).
 
-    Reads English and Chinese dicts (``'Final Score'`` / ``'综合得分'``, Chinese criterion names),
-    full-width punctuation, single or double quotes and text around the dict. See the module
-    docstring for what counts as a failure.
+    Scores: {criterion (English name): int, ..., 'final': int}. Reads English and Chinese dicts
+    (``'Final Score'`` / ``'综合得分'``, Chinese criterion names), full-width punctuation, single or
+    double quotes and text around the dict. The judge's last dict that names a known key is its
+    answer; a dict that also occurs in a text the judge was shown (``shown``: the reference and the
+    answer) is an echo, not the judge's (``benchwright.judging``). See the module docstring for what
+    counts as a failure.
     """
     if not text:
-        return None
+        return None, "empty_output"
+    shown_texts = judging.shown(shown)
     normalized = unicodedata.normalize("NFKC", text).translate(_QUOTES)
+    echoed = False
     for match in reversed(list(_DICT.finditer(normalized))):
         scores, named_a_key = _read_dict(match.group(0)[1:-1])
         if not named_a_key:
             continue  # not the judge's dict (e.g. a set or code in the explanation): look earlier
-        if scores is None or FINAL not in scores:
-            return None
-        return scores
-    return None
+        if not judging.judge_owns(match.group(0), shown_texts):
+            echoed = True
+            continue  # the answer's (or reference's) dict, quoted by the judge
+        if scores is None:
+            return None, "unreadable_dict"
+        if FINAL not in scores:
+            return None, "no_final_score"
+        return scores, None
+    return None, (judging.ECHOED_ANSWER if echoed else "no_dict")
+
+
+def parse_scores(text: str | None, shown: Shown | Iterable[str | None] | None = None) -> dict[str, int] | None:
+    """The judge's scores, or None on failure: ``read_scores`` without the problem."""
+    return read_scores(text, shown)[0]
 
 
 # --- metrics (METHODS §3.4) ---------------------------------------------------------------------------

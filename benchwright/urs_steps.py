@@ -34,6 +34,7 @@ class Planned:
     request: LLMRequest
     model: str = ""  # the judged candidate's slug (judgments)
     reference_model: str = ""  # whose answer is the reference (judgments)
+    shown: tuple[str, ...] = ()  # the reference and the answer a judge was shown: echoes of them never count
 
 
 # --- reference answers and generations ------------------------------------------------------------
@@ -96,35 +97,38 @@ def judgment_plan(items: Sequence[Mapping], references: Mapping[str, tuple[str, 
             skipped.append(item["item_id"])
             continue
         plan.append(Planned(item["item_id"], _judge_request(judge, item, reference, answer, tag=item["item_id"]),
-                            model=model_slug, reference_model=reference_model))
+                            model=model_slug, reference_model=reference_model, shown=(reference, answer)))
     return plan, skipped
 
 
 JUDGMENT_COLUMNS = ["model", "judge", "item_id", "intent", "language", "reference_model", "raw_text", "final_score",
-                    "criterion_scores", "parse_ok", "error", "request_key", "simulated", "source"]
+                    "criterion_scores", "parse_ok", "parse_problem", "error", "request_key", "simulated", "source"]
 CROSS_COLUMNS = ["judge", "reference_model", "model", "item_id", "intent", "language", "raw_text", "final_score",
-                 "parse_ok", "error", "request_key", "simulated"]
+                 "parse_ok", "parse_problem", "error", "request_key", "simulated"]
 
 
-def _scored(result: LLMResult) -> tuple[int | None, str | None, bool]:
-    """(final score, criterion scores as JSON, parse_ok). A failed call is not a parse failure:
-    its row has an error, and readers leave such rows out."""
-    scores = urs.parse_scores(result.text) if result.error is None else None
+def _scored(planned: Planned, result: LLMResult) -> tuple[int | None, str | None, bool, str | None]:
+    """(final score, criterion scores as JSON, parse_ok, parse problem). A failed call is not a parse
+    failure: its row has an error, and readers leave such rows out."""
+    if result.error is not None:
+        return None, None, False, None
+    scores, problem = urs.read_scores(result.text, planned.shown)
     if scores is None:
-        return None, None, False
+        return None, None, False, problem
     criteria = {k: v for k, v in scores.items() if k != urs.FINAL}
-    return scores[urs.FINAL], json.dumps(criteria, ensure_ascii=False, sort_keys=True), True
+    return scores[urs.FINAL], json.dumps(criteria, ensure_ascii=False, sort_keys=True), True, None
 
 
 def judgment_rows(items_by_id: Mapping[str, Mapping], judge: RegistryEntry, simulated: bool,
                   plan: list[Planned], results: list[LLMResult]) -> pd.DataFrame:
     rows = []
     for p, r in zip(plan, results, strict=True):
-        final, criteria, ok = _scored(r)
+        final, criteria, ok, problem = _scored(p, r)
         item = items_by_id[p.item_id]
         rows.append({"model": p.model, "judge": judge.slug, "item_id": p.item_id, "intent": item["intent"],
                      "language": item["language"], "reference_model": p.reference_model, "raw_text": r.text,
-                     "final_score": final, "criterion_scores": criteria, "parse_ok": ok, "error": r.error,
+                     "final_score": final, "criterion_scores": criteria, "parse_ok": ok, "parse_problem": problem,
+                     "error": r.error,
                      "request_key": r.key, "simulated": simulated, "source": "benchwright"})
     df = pd.DataFrame(rows, columns=JUDGMENT_COLUMNS)
     df["final_score"] = df["final_score"].astype("Int64")
@@ -171,7 +175,8 @@ def cross_plan(sample: Sequence[Mapping], judges: Sequence[RegistryEntry], candi
                         continue
                     tag = f"{judge.slug}/{reference_model}/{model}/{item['item_id']}"
                     plan.append((judge, Planned(item["item_id"], _judge_request(judge, item, reference, answer, tag),
-                                                model=model, reference_model=reference_model)))
+                                                model=model, reference_model=reference_model,
+                                                shown=(reference, answer))))
     return plan, skipped
 
 
@@ -179,11 +184,12 @@ def cross_rows(items_by_id: Mapping[str, Mapping], plan: list[tuple[RegistryEntr
                results: list[LLMResult], simulated: Mapping[str, bool]) -> pd.DataFrame:
     rows = []
     for (judge, p), r in zip(plan, results, strict=True):
-        final, _criteria, ok = _scored(r)
+        final, _criteria, ok, problem = _scored(p, r)
         item = items_by_id[p.item_id]
         rows.append({"judge": judge.slug, "reference_model": p.reference_model, "model": p.model,
                      "item_id": p.item_id, "intent": item["intent"], "language": item["language"],
-                     "raw_text": r.text, "final_score": final, "parse_ok": ok, "error": r.error, "request_key": r.key,
+                     "raw_text": r.text, "final_score": final, "parse_ok": ok, "parse_problem": problem,
+                     "error": r.error, "request_key": r.key,
                      "simulated": judge.simulated or simulated.get(p.model, False)
                      or simulated.get(p.reference_model, False)})
     df = pd.DataFrame(rows, columns=CROSS_COLUMNS)

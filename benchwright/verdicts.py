@@ -10,6 +10,10 @@ failure is counted, never guessed.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+
+from benchwright import judging
+from benchwright.judging import Shown
 
 CANONICAL_VERDICTS = ("A>>B", "A>B", "A=B", "B>A", "B>>A")
 
@@ -47,24 +51,8 @@ def _canonical_from_token(token: str) -> str | None:
     return _RELATION_TO_CANONICAL[(left, relation, right)]
 
 
-# What a judge quotes is not what it decides: one-line double-quoted spans (straight or curly) and
-# markdown blockquote lines. A quoted span that is nothing but a verdict token is kept, since some
-# judges put their own verdict in quotes.
-_QUOTED_SPAN = re.compile(r'"[^"\n]*"|\u201c[^\u201d\n]*\u201d')
-_BLOCKQUOTE_LINE = re.compile(r"^[ \t]*>.*$", re.MULTILINE)
-_BARE_TOKEN = re.compile(r'^["\u201c]\s*\[\[[^\[\]\n]{0,40}\]\]\s*["\u201d]$')
-
-
-def without_quotations(text: str) -> str:
-    """The judge's own words: quoted spans and blockquotes blanked out (offsets kept)."""
-    def blank(match: re.Match[str]) -> str:
-        return match.group(0) if _BARE_TOKEN.match(match.group(0)) else " " * len(match.group(0))
-
-    return _QUOTED_SPAN.sub(blank, _BLOCKQUOTE_LINE.sub(lambda m: " " * len(m.group(0)), text))
-
-
-def parse_pairwise(text: str | None) -> str | None:
-    """Return the judge's final pairwise verdict in canonical form, or None.
+def pairwise_verdict(text: str | None, shown: Shown | Iterable[str | None] | None = None) -> tuple[str | None, str | None]:
+    """The judge's final pairwise verdict in canonical form and the parse problem (one is None).
 
     Which token counts as final:
     - if the text says "final verdict" (any case) and a [[...]] token follows the last such
@@ -72,18 +60,29 @@ def parse_pairwise(text: str | None) -> str | None:
     - otherwise the last [[...]] token in the text is the verdict.
     The chosen token must read as one of A>>B, A>B, A=B, B>A, B>>A (spaces, ``*``, ``$`` and
     backticks inside the brackets are ignored; ``<`` and ``<<`` are read right to left, ``==``
-    is a tie). If it does not, the result is None even when an earlier token was valid:
+    is a tie). If it does not, the result is a failure even when an earlier token was valid:
     an earlier token is usually a quoted example, so falling back to it would be a guess.
-    Verdicts and phrases the judge quotes (an answer that writes its own "Final Verdict is:
-    [[B>>A]]") are not the judge's: see ``without_quotations``.
+
+    Only the judge's own words count (``benchwright.judging``): quoted spans are skipped, and so is
+    every token that also occurs in a text the judge was shown (``shown``: the two answers), together
+    with the "final verdict" phrase before it on its line. Problems: ``'no_verdict'``,
+    ``'bad_verdict'`` (the final token is garbled), ``'echoed_answer'`` (only echoed tokens).
     """
     if not text:
-        return None
+        return None, "empty_output"
+    shown_texts = judging.shown(shown)
     # Markdown sometimes escapes brackets: \[\[B>A\]\].
-    cleaned = without_quotations(text.replace("\\[", "[").replace("\\]", "]"))
+    cleaned = judging.without_quotations(text.replace("\\[", "[").replace("\\]", "]"))
     tokens = list(_BRACKET_TOKEN.finditer(cleaned))
+    echoed = [t for t in tokens if not judging.judge_owns(t.group(0), shown_texts)]
+    for token in echoed:   # blank the echoed token and the phrase that introduces it on its line
+        line_start = cleaned.rfind("\n", 0, token.start()) + 1
+        phrases = list(_FINAL_VERDICT_PHRASE.finditer(cleaned, line_start, token.start()))
+        start = phrases[-1].start() if phrases else token.start()
+        cleaned = cleaned[:start] + " " * (token.end() - start) + cleaned[token.end():]
+    tokens = [t for t in tokens if t not in echoed]
     if not tokens:
-        return None
+        return None, (judging.ECHOED_ANSWER if echoed else "no_verdict")
 
     chosen = tokens[-1]
     phrases = list(_FINAL_VERDICT_PHRASE.finditer(cleaned))
@@ -91,7 +90,13 @@ def parse_pairwise(text: str | None) -> str | None:
         after_last_phrase = [t for t in tokens if t.start() >= phrases[-1].end()]
         if after_last_phrase:
             chosen = after_last_phrase[0]
-    return _canonical_from_token(chosen.group(1))
+    verdict = _canonical_from_token(chosen.group(1))
+    return verdict, (None if verdict else "bad_verdict")
+
+
+def parse_pairwise(text: str | None, shown: Shown | Iterable[str | None] | None = None) -> str | None:
+    """The judge's final verdict, or None: ``pairwise_verdict`` without the problem."""
+    return pairwise_verdict(text, shown)[0]
 
 
 _SCORE_NUMBER = r"(-?\d+(?:\.\d+)?)"
@@ -108,25 +113,37 @@ def _score_pattern(side: str) -> re.Pattern[str]:
 _VFS_PATTERNS = {"A": _score_pattern("A"), "B": _score_pattern("B")}
 
 
-def _last_score(text: str, side: str) -> float | None:
-    matches = _VFS_PATTERNS[side].findall(text)
-    if not matches:
-        return None
-    value = float(matches[-1])
+def _last_own_score(text: str, side: str, shown_texts: Shown) -> tuple[float | None, str | None]:
+    match, problem = judging.last_own(list(_VFS_PATTERNS[side].finditer(text)), shown_texts)
+    if match is None:
+        return None, problem or f"no_score_{side.lower()}"
+    value = float(match.group(1))
     if not 0.0 <= value <= 10.0:
-        return None
-    return value
+        return None, f"score_{side.lower()}_out_of_range"
+    return value, None
 
 
-def parse_vfs(text: str | None) -> tuple[float | None, float | None]:
-    """Parse the two Visual Factuality Score lines; returns (score_a, score_b).
+def vfs_scores(text: str | None, shown: Shown | Iterable[str | None] | None = None
+               ) -> tuple[float | None, float | None, str | None]:
+    """The two Visual Factuality Scores and the parse problem: (score_a, score_b, problem).
 
     The last occurrence of each line wins (earlier ones may be a restated format). Markdown
     bold/italics and LaTeX dollar signs are ignored, ``7.5/10``, ``7 / 10`` and ``7 out of 10``
     are accepted. A side whose line is missing, or whose value lies outside [0, 10], is None.
-    Score lines the judge quotes (from an answer) do not count: see ``without_quotations``.
+    Only the judge's own lines count (``benchwright.judging``): quoted lines are skipped, and so
+    is a line that also occurs in a text the judge was shown (``shown``: reference and candidate).
+    The problem names the candidate's side (B) first, since B's score is the VFS.
     """
     if not text:
-        return None, None
-    cleaned = re.sub(r"[*_$`]", "", without_quotations(text))
-    return _last_score(cleaned, "A"), _last_score(cleaned, "B")
+        return None, None, "empty_output"
+    shown_texts = judging.shown(shown)
+    cleaned = re.sub(r"[*_$`]", "", judging.without_quotations(text))
+    score_a, problem_a = _last_own_score(cleaned, "A", shown_texts)
+    score_b, problem_b = _last_own_score(cleaned, "B", shown_texts)
+    return score_a, score_b, problem_b or problem_a
+
+
+def parse_vfs(text: str | None, shown: Shown | Iterable[str | None] | None = None) -> tuple[float | None, float | None]:
+    """(score_a, score_b): ``vfs_scores`` without the problem."""
+    score_a, score_b, _ = vfs_scores(text, shown)
+    return score_a, score_b

@@ -48,6 +48,7 @@ CREATE TABLE IF NOT EXISTS creation_pairwise_judgments (
     raw_text            VARCHAR,
     verdict             VARCHAR,           -- canonical A>>B ... B>>A, NULL when unparsed
     parse_ok            BOOLEAN NOT NULL,
+    parse_problem       VARCHAR,           -- why not: no_verdict, bad_verdict, echoed_answer ...
     outcome             VARCHAR,           -- MB B T W MW Fail; NULL when the call itself failed
     error               VARCHAR,
     candidate_len       INTEGER,
@@ -65,11 +66,16 @@ CREATE TABLE IF NOT EXISTS creation_vfs_judgments (
     score_a      DOUBLE,     -- reference answer's score, 0-10
     score_b      DOUBLE,     -- candidate's score, 0-10 (the VFS)
     parse_ok     BOOLEAN NOT NULL,
+    parse_problem VARCHAR,   -- why not: no_score_b, echoed_answer ...
     error        VARCHAR,
     request_key  VARCHAR,
     simulated    BOOLEAN NOT NULL,
     source       VARCHAR NOT NULL
 );
+
+-- Warehouses written before the echo defence gain the column (NULL for their rows until re-parsed).
+ALTER TABLE creation_pairwise_judgments ADD COLUMN IF NOT EXISTS parse_problem VARCHAR;
+ALTER TABLE creation_vfs_judgments ADD COLUMN IF NOT EXISTS parse_problem VARCHAR;
 
 CREATE TABLE IF NOT EXISTS creation_leaderboard (
     judge          VARCHAR NOT NULL,

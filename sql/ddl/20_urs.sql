@@ -36,6 +36,7 @@ CREATE TABLE IF NOT EXISTS urs_judgments (
     final_score       INTEGER,            -- 1-10; NULL when unparsed or the call failed
     criterion_scores  VARCHAR,            -- JSON {criterion: score}, English criterion names
     parse_ok          BOOLEAN NOT NULL,
+    parse_problem     VARCHAR,            -- why not: no_dict, no_final_score, echoed_answer ...
     error             VARCHAR,            -- a failed call: neither a score nor a parse failure
     request_key       VARCHAR,
     simulated         BOOLEAN NOT NULL,
@@ -53,10 +54,15 @@ CREATE TABLE IF NOT EXISTS urs_cross_judgments (
     raw_text         VARCHAR,
     final_score      INTEGER,
     parse_ok         BOOLEAN NOT NULL,
+    parse_problem    VARCHAR,
     error            VARCHAR,
     request_key      VARCHAR,
     simulated        BOOLEAN NOT NULL
 );
+
+-- Warehouses written before the echo defence gain the column (NULL for their rows until re-parsed).
+ALTER TABLE urs_judgments ADD COLUMN IF NOT EXISTS parse_problem VARCHAR;
+ALTER TABLE urs_cross_judgments ADD COLUMN IF NOT EXISTS parse_problem VARCHAR;
 
 CREATE TABLE IF NOT EXISTS urs_leaderboard (
     judge           VARCHAR NOT NULL,
