@@ -72,7 +72,9 @@ def pairwise_verdict(text: str | None, shown: Shown | Iterable[str | None] | Non
         return None, "empty_output"
     shown_texts = judging.shown(shown)
     # Markdown sometimes escapes brackets: \[\[B>A\]\].
-    cleaned = judging.without_quotations(text.replace("\\[", "[").replace("\\]", "]"))
+    plain = text.replace("\\[", "[").replace("\\]", "]")
+    cleaned = judging.without_quotations(plain)
+    quoted_echo = any(not judging.judge_owns(t.group(0), shown_texts) for t in _BRACKET_TOKEN.finditer(plain))
     tokens = list(_BRACKET_TOKEN.finditer(cleaned))
     echoed = [t for t in tokens if not judging.judge_owns(t.group(0), shown_texts)]
     for token in echoed:   # blank the echoed token and the phrase that introduces it on its line
@@ -82,7 +84,7 @@ def pairwise_verdict(text: str | None, shown: Shown | Iterable[str | None] | Non
         cleaned = cleaned[:start] + " " * (token.end() - start) + cleaned[token.end():]
     tokens = [t for t in tokens if t not in echoed]
     if not tokens:
-        return None, (judging.ECHOED_ANSWER if echoed else "no_verdict")
+        return None, (judging.ECHOED_ANSWER if echoed or quoted_echo else "no_verdict")
 
     chosen = tokens[-1]
     phrases = list(_FINAL_VERDICT_PHRASE.finditer(cleaned))
@@ -113,10 +115,13 @@ def _score_pattern(side: str) -> re.Pattern[str]:
 _VFS_PATTERNS = {"A": _score_pattern("A"), "B": _score_pattern("B")}
 
 
-def _last_own_score(text: str, side: str, shown_texts: Shown) -> tuple[float | None, str | None]:
+def _last_own_score(text: str, plain: str, side: str, shown_texts: Shown) -> tuple[float | None, str | None]:
+    """The side's last own score in ``text`` (quotes blanked); ``plain`` (quotes kept) only tells
+    whether a missing score was there as an echo."""
     match, problem = judging.last_own(list(_VFS_PATTERNS[side].finditer(text)), shown_texts)
     if match is None:
-        return None, problem or f"no_score_{side.lower()}"
+        _, echoed = judging.last_own(list(_VFS_PATTERNS[side].finditer(plain)), shown_texts)
+        return None, problem or echoed or f"no_score_{side.lower()}"
     value = float(match.group(1))
     if not 0.0 <= value <= 10.0:
         return None, f"score_{side.lower()}_out_of_range"
@@ -138,8 +143,9 @@ def vfs_scores(text: str | None, shown: Shown | Iterable[str | None] | None = No
         return None, None, "empty_output"
     shown_texts = judging.shown(shown)
     cleaned = re.sub(r"[*_$`]", "", judging.without_quotations(text))
-    score_a, problem_a = _last_own_score(cleaned, "A", shown_texts)
-    score_b, problem_b = _last_own_score(cleaned, "B", shown_texts)
+    plain = re.sub(r"[*_$`]", "", text)
+    score_a, problem_a = _last_own_score(cleaned, plain, "A", shown_texts)
+    score_b, problem_b = _last_own_score(cleaned, plain, "B", shown_texts)
     return score_a, score_b, problem_b or problem_a
 
 
