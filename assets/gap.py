@@ -13,7 +13,7 @@ import pandas as pd
 
 from assets.common import (LOAD_WHEN_MISSING, folder_beside_warehouse, image_urls, llm_metadata, record_problems,
                            repo_path, table_metadata)
-from benchwright import gap
+from benchwright import answer_injection, gap
 from benchwright.creation_steps import limits_for, request_for
 from benchwright.datasets.gap import generate_images, load_image_folder, true_answer
 from benchwright.report import markdown_table
@@ -303,13 +303,15 @@ def gap_scores(context: dg.AssetExecutionContext, config: GapScoresConfig, wareh
         rows.append({"judge": j.slug, "model": m.slug, "item_id": row.item_id, "answer": a.text, "answer_error": a.error,
                      "answer_tokens_in": a.tokens_in, "answer_tokens_out": a.tokens_out, "answer_latency_ms": a.latency_ms,
                      "answer_cost_usd": a.cost_usd, "raw_text": v.text, "judge_error": v.error, "score": score,
-                     "parse_ok": score is not None, "parse_problem": problem})
+                     "parse_ok": score is not None, "parse_problem": problem,
+                     "answer_injection_kinds": answer_injection.kinds_text(a.text)})
     for j in judges:   # failed answers are recorded once per judge, with no score
         rows += [{"judge": j.slug, "model": m.slug, "item_id": row.item_id, "answer": None, "answer_error": a.error,
                   "parse_ok": False} for (m, row), a in zip(plan, answers) if a.text is None]
     judgments = pd.DataFrame(rows, columns=["judge", "model", "item_id", "answer", "answer_error", "answer_tokens_in",
                                             "answer_tokens_out", "answer_latency_ms", "answer_cost_usd", "raw_text",
-                                            "judge_error", "score", "parse_ok", "parse_problem"])
+                                            "judge_error", "score", "parse_ok", "parse_problem",
+                                            "answer_injection_kinds"])
     summary = gap.score_summary(judgments)
     warehouse.write_tables([("gap_score_judgments", judgments, {}), ("gap_scores", summary, {})])
     return dg.MaterializeResult(metadata=table_metadata(

@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from benchwright import creation
+from benchwright import answer_injection, creation
 from benchwright.llm import LLMRequest, LLMResult, ModelLimits
 from benchwright.registry import RegistryEntry
 from benchwright.verdicts import pairwise_verdict, vfs_scores
@@ -132,12 +132,13 @@ def generation_rows(model: RegistryEntry, plan: list[Planned], results: list[LLM
                 "latency_ms": r.latency_ms,
                 "cost_usd": r.cost_usd,
                 "pii_redactions": r.pii_redactions,
+                "injection_kinds": answer_injection.kinds_text(r.text),
                 "simulated": model.simulated,
             }
             for p, r in zip(plan, results, strict=True)
         ],
         columns=["benchmark", "model", "item_id", "variant", "sample_index", "response", "error", "request_key",
-                 "prompt_version", "tokens_in", "tokens_out", "latency_ms", "cost_usd", "pii_redactions", "simulated"],
+                 "prompt_version", "tokens_in", "tokens_out", "latency_ms", "cost_usd", "pii_redactions", "injection_kinds", "simulated"],
     )
 
 

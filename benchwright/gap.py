@@ -415,7 +415,7 @@ def score_prompt(question: str, correct: str, answer: str) -> str:
                                answer=judging.tagged(ANSWER_TAG, answer, PROMPT_TAGS))
 
 
-_SCORE_LINE = re.compile(r"score\s*[:=]\s*\**\s*(-?\d*\.?\d+)\s*(/\s*1(?:\.0+)?)?\s*(%?)", re.IGNORECASE)
+SCORE_LINE = re.compile(r"score\s*[:=]\s*\**\s*(-?\d*\.?\d+)\s*(/\s*1(?:\.0+)?)?\s*(%?)", re.IGNORECASE)
 
 
 def parse_score(text: str | None, shown: Shown | Iterable[str | None] | None = None) -> tuple[float | None, str | None]:
@@ -427,7 +427,7 @@ def parse_score(text: str | None, shown: Shown | Iterable[str | None] | None = N
     """
     if not text or not text.strip():
         return None, "empty output"
-    labelled, echoed = judging.last_own(list(_SCORE_LINE.finditer(text)), judging.shown(shown))
+    labelled, echoed = judging.last_own(text, list(SCORE_LINE.finditer(text)), judging.shown(shown))
     if echoed:
         return None, echoed
     if labelled is not None:

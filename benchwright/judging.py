@@ -36,17 +36,20 @@ from collections.abc import Iterable, Sequence
 
 ECHOED_ANSWER = "echoed_answer"
 
-# Markdown and LaTeX decoration that judges add or drop when they copy text.
-_DECORATION = re.compile(r"[*_`$~\\]")
+# Markdown and LaTeX decoration and quote marks, which judges add or drop when they copy text, and the
+# ">" that opens a blockquote line.
+_DECORATION = re.compile(r"[*_`$~\\'\"]|^[ \t]*>+", re.MULTILINE)
 _QUOTE_FORMS = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u300c": '"',
                               "\u300d": '"', "\u300e": '"', "\u300f": '"'})
 # A number (with its decimals), a run of word characters, or one other visible character.
 _TOKEN = re.compile(r"\d+(?:\.\d+)?|\w+|[^\w\s]")
 _SEPARATOR = "\x1f"
+# How many tokens of a shown text, next to a value, make the value part of a copied passage.
+ECHO_CONTEXT_TOKENS = 3
 
 
 def tokens(text: str) -> list[str]:
-    """The text as comparable tokens: NFKC, lower case, one quote style, no markdown emphasis."""
+    """The text as comparable tokens: NFKC, lower case, no quote marks, no markdown emphasis."""
     normalized = unicodedata.normalize("NFKC", text).translate(_QUOTE_FORMS).lower()
     return _TOKEN.findall(_DECORATION.sub(" ", normalized))
 
@@ -55,23 +58,55 @@ def _joined(parts: Sequence[str]) -> str:
     return _SEPARATOR + _SEPARATOR.join(parts) + _SEPARATOR
 
 
+def _has_word(parts: Sequence[str]) -> bool:
+    return any(any(ch.isalpha() for ch in p) for p in parts)
+
+
 class Shown:
     """The texts a judge was shown, ready for asking whether a piece of its output came from them."""
 
     def __init__(self, texts: Iterable[str | None] = ()):
-        self._haystacks = [_joined(tokens(t)) for t in texts if isinstance(t, str) and t.strip()]
+        self._texts = [tokens(t) for t in texts if isinstance(t, str) and t.strip()]
+        self._haystacks = [_joined(t) for t in self._texts]
 
     def __bool__(self) -> bool:
-        return bool(self._haystacks)
+        return bool(self._texts)
 
     def contains(self, fragment: str) -> bool:
         """Whether ``fragment`` (a piece of the judge's output) occurs in a shown text, token for token.
-        A fragment without any letter (a bare number, punctuation) is never counted as an echo."""
+        A fragment without any letter (a bare number, punctuation) is never counted."""
         parts = tokens(fragment)
-        if not parts or not any(any(ch.isalpha() for ch in p) for p in parts):
+        if not parts or not _has_word(parts):
             return False
         needle = _joined(parts)
         return any(needle in haystack for haystack in self._haystacks)
+
+    def copied_with_context(self, output: str, match: re.Match[str]) -> bool:
+        """Whether ``match`` sits inside a passage the judge copied: the value occurs in a shown text and
+        at least ``ECHO_CONTEXT_TOKENS`` of the tokens around it in the output are the ones around it there."""
+        parts = tokens(match.group(0))
+        if not parts or not _has_word(parts):
+            return False
+        before = tokens(output[:match.start()])[::-1]
+        after = tokens(output[match.end():])
+        for shown_tokens in self._texts:
+            for start in range(len(shown_tokens) - len(parts) + 1):
+                if shown_tokens[start:start + len(parts)] != parts:
+                    continue
+                context = _common_prefix(before, shown_tokens[:start][::-1]) + \
+                    _common_prefix(after, shown_tokens[start + len(parts):])
+                if context >= ECHO_CONTEXT_TOKENS:
+                    return True
+        return False
+
+
+def _common_prefix(a: Sequence[str], b: Sequence[str]) -> int:
+    count = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        count += 1
+    return count
 
 
 def shown(texts: Shown | Iterable[str | None] | None) -> Shown:
@@ -81,18 +116,44 @@ def shown(texts: Shown | Iterable[str | None] | None) -> Shown:
     return Shown(texts or ())
 
 
-def judge_owns(fragment: str, shown_texts: Shown) -> bool:
-    """True when ``fragment`` of the judge's output is the judge's own, not a copy of what it was shown."""
-    return not shown_texts.contains(fragment)
+def own_matches(output: str, matches: Sequence[re.Match[str]], shown_texts: Shown
+                ) -> tuple[list[re.Match[str]], bool]:
+    """The matches (values found in the judge's ``output``) that are the judge's own words, in order,
+    and whether any match was set aside as an echo.
+
+    1. Values that occur in no shown text are the judge's own; when there are any, only they count.
+    2. Otherwise every value also occurs in a shown text. One that the judge copied together with the
+       text around it, or marked as a quotation (quote marks, a blockquote, a code fence), is an echo;
+       one that stands in the judge's own sentences (the same verdict or score the answer wrote, given
+       independently) is the judge's. So an answer that writes its own expected loss cannot turn the
+       judge's real verdict into a parse failure.
+    """
+    clean = [m for m in matches if not shown_texts.contains(m.group(0))]
+    if clean:
+        return clean, len(clean) < len(matches)
+    quoted = _quoted_spans(output)
+    own = [m for m in matches if not shown_texts.copied_with_context(output, m)
+           and not any(start <= m.start() and m.end() <= end for start, end in quoted)]
+    return own, len(own) < len(matches)
 
 
-def last_own(matches: Sequence[re.Match[str]], shown_texts: Shown) -> tuple[re.Match[str] | None, str | None]:
-    """The last match that is the judge's own words, or (None, 'echoed_answer') when every match is
-    an echo, or (None, None) when there is no match at all."""
-    if not matches:
-        return None, None
-    own = [m for m in matches if judge_owns(m.group(0), shown_texts)]
-    return (own[-1], None) if own else (None, ECHOED_ANSWER)
+_QUOTED_REGIONS = re.compile(r'```.*?(?:```|\Z)|"[^"\n]*"|\u201c[^\u201d]*\u201d|^[ \t]*>.*$',
+                             re.DOTALL | re.MULTILINE)
+
+
+def _quoted_spans(output: str) -> list[tuple[int, int]]:
+    """Where the judge marks text as quoted: code fences, double-quoted spans, blockquote lines."""
+    return [m.span() for m in _QUOTED_REGIONS.finditer(output)]
+
+
+def last_own(output: str, matches: Sequence[re.Match[str]], shown_texts: Shown
+             ) -> tuple[re.Match[str] | None, str | None]:
+    """The judge's last own match, or (None, 'echoed_answer') when every match is an echo, or
+    (None, None) when there is no match at all."""
+    own, echoed = own_matches(output, matches, shown_texts)
+    if own:
+        return own[-1], None
+    return None, (ECHOED_ANSWER if echoed else None)
 
 
 # --- quotations -----------------------------------------------------------------------------------

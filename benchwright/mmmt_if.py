@@ -299,7 +299,7 @@ def _key_form(name: str) -> str:
 _KEY_ALIASES = {_key_form(k): k for k in AUTORATER_KEYS}
 _KEY_ALIASES.update({"overall": "Overall Quality", "overall score": "Overall Quality",
                      "image relationship": "Image Relationship Understanding"})
-_BRACES = re.compile(r"\{[^{}]*\}", re.DOTALL)
+BRACES = re.compile(r"\{[^{}]*\}", re.DOTALL)
 _PAIR = re.compile(r"""["']?([A-Za-z][A-Za-z _-]*?)["']?\s*[:=]\s*["']?(-?\d+(?:\.\d+)?)\s*(?:/\s*10)?["']?""")
 
 
@@ -354,6 +354,12 @@ def _read_block(block: str) -> tuple[dict[str, float], list[str]]:
     return scores, problems
 
 
+def names_a_criterion(block: str) -> bool:
+    """Whether a ``{...}`` block gives a score to at least one autorater criterion."""
+    scores, problems = _read_block(block)
+    return bool(scores or problems)
+
+
 def parse_autorater(text: str | None, shown: Shown | Iterable[str | None] | None = None) -> AutoraterParse:
     """The 8 scores from an autorater output, or a parse failure saying what is wrong.
 
@@ -368,29 +374,22 @@ def parse_autorater(text: str | None, shown: Shown | Iterable[str | None] | None
     """
     if not isinstance(text, str) or not text.strip():
         return AutoraterParse(None, AUTORATER_KEYS, "empty output")
-    blocks = _BRACES.findall(text)
-    if not blocks:
-        return AutoraterParse(None, AUTORATER_KEYS, "no {...} dict in the output")
-    shown_texts = judging.shown(shown)
-    echoed = False
-    for block in reversed(blocks):
-        scores, problems = _read_block(block)
-        if not scores and not problems:
-            continue  # names no criterion: not a score dict
-        if not judging.judge_owns(block, shown_texts):
-            echoed = True
-            continue
-        if len(scores) == len(AUTORATER_KEYS) and not problems:
-            return AutoraterParse({k: scores[k] for k in AUTORATER_KEYS})
-        missing = tuple(k for k in AUTORATER_KEYS if k not in scores)
-        reasons = list(problems)
-        absent = [k for k in missing if not any(p.startswith(k) for p in problems)]
-        if absent:
-            reasons.append("missing " + ", ".join(absent))
-        return AutoraterParse(None, missing, "; ".join(reasons))
-    if echoed:
-        return AutoraterParse(None, AUTORATER_KEYS, judging.ECHOED_ANSWER)
-    return AutoraterParse(None, AUTORATER_KEYS, "no dict names a criterion")
+    score_blocks = [m for m in BRACES.finditer(text) if names_a_criterion(m.group(0))]
+    if not score_blocks:
+        return AutoraterParse(None, AUTORATER_KEYS, "no {...} dict in the output" if "{" not in text
+                              else "no dict names a criterion")
+    chosen, echoed = judging.last_own(text, score_blocks, judging.shown(shown))
+    if chosen is None:
+        return AutoraterParse(None, AUTORATER_KEYS, echoed)
+    scores, problems = _read_block(chosen.group(0))
+    if len(scores) == len(AUTORATER_KEYS) and not problems:
+        return AutoraterParse({k: scores[k] for k in AUTORATER_KEYS})
+    missing = tuple(k for k in AUTORATER_KEYS if k not in scores)
+    reasons = list(problems)
+    absent = [k for k in missing if not any(p.startswith(k) for p in problems)]
+    if absent:
+        reasons.append("missing " + ", ".join(absent))
+    return AutoraterParse(None, missing, "; ".join(reasons))
 
 
 # --- preference ------------------------------------------------------------------------------------

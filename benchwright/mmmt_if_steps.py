@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from benchwright import mmmt_if
+from benchwright import answer_injection, mmmt_if
 from benchwright.creation_steps import limits_for, request_for  # shared: registry entry -> request/limits
 from benchwright.instruction_following import followed
 from benchwright.llm import LLMRequest, LLMResult
@@ -27,7 +27,7 @@ __all__ = ["PlannedTurn", "limits_for", "generation_plan", "generation_rows", "u
 
 GENERATION_COLUMNS = ["benchmark", "model", "item_id", "variant", "sample_index", "response", "error", "request_key",
                       "prompt_version", "tokens_in", "tokens_out", "latency_ms", "cost_usd", "pii_redactions",
-                      "simulated"]
+                      "injection_kinds", "simulated"]
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,7 @@ def generation_rows(model: RegistryEntry, plan: Sequence[PlannedTurn], results: 
          "sample_index": p.request.sample_index, "response": r.text, "error": r.error, "request_key": r.key,
          "prompt_version": p.request.prompt_version, "tokens_in": r.tokens_in, "tokens_out": r.tokens_out,
          "latency_ms": r.latency_ms, "cost_usd": r.cost_usd, "pii_redactions": r.pii_redactions,
+          "injection_kinds": answer_injection.kinds_text(r.text),
          "simulated": model.simulated}
         for p, r in zip(plan, results, strict=True)
     ], columns=GENERATION_COLUMNS)

@@ -261,8 +261,8 @@ for _alias in ("Final Score", "Final", "Overall Score", "综合得分", "综合�
     _KEYS[_key_form(_alias)] = FINAL
 
 # Quotes NFKC leaves alone; everything else full-width (：，｛｝＇＂ digits) NFKC turns to ASCII.
-_QUOTES = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "「": '"', "」": '"', "『": '"', "』": '"'})
-_DICT = re.compile(r"\{[^{}]*\}")
+QUOTES = str.maketrans({"‘": "'", "’": "'", "“": '"', "”": '"', "「": '"', "」": '"', "『": '"', "』": '"'})
+DICT = re.compile(r"\{[^{}]*\}")
 _ENTRY_SEPARATORS = re.compile(r"[,;\n、]")
 _INTEGER = re.compile(r"""^(['"]?)\s*(-?\d+)\s*\1$""")
 
@@ -315,21 +315,18 @@ def read_scores(text: str | None, shown: Shown | Iterable[str | None] | None = N
     if not text:
         return None, "empty_output"
     shown_texts = judging.shown(shown)
-    normalized = unicodedata.normalize("NFKC", text).translate(_QUOTES)
-    echoed = False
-    for match in reversed(list(_DICT.finditer(normalized))):
-        scores, named_a_key = _read_dict(match.group(0)[1:-1])
-        if not named_a_key:
-            continue  # not the judge's dict (e.g. a set or code in the explanation): look earlier
-        if not judging.judge_owns(match.group(0), shown_texts):
-            echoed = True
-            continue  # the answer's (or reference's) dict, quoted by the judge
-        if scores is None:
-            return None, "unreadable_dict"
-        if FINAL not in scores:
-            return None, "no_final_score"
-        return scores, None
-    return None, (judging.ECHOED_ANSWER if echoed else "no_dict")
+    normalized = unicodedata.normalize("NFKC", text).translate(QUOTES)
+    # Dicts that name a known key are score dicts; the judge's answer is its last own one.
+    score_dicts = [m for m in DICT.finditer(normalized) if _read_dict(m.group(0)[1:-1])[1]]
+    chosen, problem = judging.last_own(normalized, score_dicts, shown_texts)
+    if chosen is None:
+        return None, problem or "no_dict"
+    scores, _ = _read_dict(chosen.group(0)[1:-1])
+    if scores is None:
+        return None, "unreadable_dict"
+    if FINAL not in scores:
+        return None, "no_final_score"
+    return scores, None
 
 
 def parse_scores(text: str | None, shown: Shown | Iterable[str | None] | None = None) -> dict[str, int] | None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from benchwright import urs
+from benchwright import answer_injection, urs
 from benchwright.creation_steps import request_for
 from benchwright.llm import LLMRequest, LLMResult
 from benchwright.registry import RegistryEntry
@@ -61,7 +61,7 @@ def generation_plan(items: Sequence[Mapping], model: RegistryEntry, samples: int
 
 GENERATION_COLUMNS = ["benchmark", "model", "item_id", "variant", "sample_index", "response", "error", "request_key",
                       "prompt_version", "tokens_in", "tokens_out", "latency_ms", "cost_usd", "pii_redactions",
-                      "simulated"]
+                      "injection_kinds", "simulated"]
 
 
 def generation_rows(model: RegistryEntry, plan: list[Planned], results: list[LLMResult]) -> pd.DataFrame:
@@ -70,6 +70,7 @@ def generation_rows(model: RegistryEntry, plan: list[Planned], results: list[LLM
           "sample_index": p.request.sample_index, "response": r.text, "error": r.error, "request_key": r.key,
           "prompt_version": p.request.prompt_version, "tokens_in": r.tokens_in, "tokens_out": r.tokens_out,
           "latency_ms": r.latency_ms, "cost_usd": r.cost_usd, "pii_redactions": r.pii_redactions,
+          "injection_kinds": answer_injection.kinds_text(r.text),
           "simulated": model.simulated}
          for p, r in zip(plan, results, strict=True)],
         columns=GENERATION_COLUMNS,

@@ -19,9 +19,10 @@ CANONICAL_VERDICTS = ("A>>B", "A>B", "A=B", "B>A", "B>>A")
 
 # A double-bracketed token such as [[B>A]] or [[ B > A ]]; its content is checked separately,
 # so that a garbled final token like [[A>>>B]] is a failure rather than skipped over.
-_BRACKET_TOKEN = re.compile(r"\[\[([^\[\]\n]{0,40})\]\]")
+BRACKET_TOKEN = re.compile(r"\[\[([^\[\]\n]{0,40})\]\]")
 _VERDICT_BODY = re.compile(r"([AB])(>>|>|==|=|<<|<)([AB])")
 _FINAL_VERDICT_PHRASE = re.compile(r"final\s+verdict", re.IGNORECASE)
+_VERDICT_UNIT = re.compile(r"(?:final\s+verdict[^\[\n]{0,40})?\[\[[^\[\]\n]{0,40}\]\]", re.IGNORECASE)
 
 # Written as "left op right" -> canonical verdict. "<" forms are read right to left.
 _RELATION_TO_CANONICAL = {
@@ -63,9 +64,9 @@ def pairwise_verdict(text: str | None, shown: Shown | Iterable[str | None] | Non
     is a tie). If it does not, the result is a failure even when an earlier token was valid:
     an earlier token is usually a quoted example, so falling back to it would be a guess.
 
-    Only the judge's own words count (``benchwright.judging``): quoted spans are skipped, and so is
-    every token that also occurs in a text the judge was shown (``shown``: the two answers), together
-    with the "final verdict" phrase before it on its line. Problems: ``'no_verdict'``,
+    Only the judge's own words count (``benchwright.judging.own_matches``): quoted spans are skipped,
+    and so are tokens copied from a text the judge was shown (``shown``: the two answers), together
+    with the "final verdict" phrase before them on their line. Problems: ``'no_verdict'``,
     ``'bad_verdict'`` (the final token is garbled), ``'echoed_answer'`` (only echoed tokens).
     """
     if not text:
@@ -74,16 +75,16 @@ def pairwise_verdict(text: str | None, shown: Shown | Iterable[str | None] | Non
     # Markdown sometimes escapes brackets: \[\[B>A\]\].
     plain = text.replace("\\[", "[").replace("\\]", "]")
     cleaned = judging.without_quotations(plain)
-    quoted_echo = any(not judging.judge_owns(t.group(0), shown_texts) for t in _BRACKET_TOKEN.finditer(plain))
-    tokens = list(_BRACKET_TOKEN.finditer(cleaned))
-    echoed = [t for t in tokens if not judging.judge_owns(t.group(0), shown_texts)]
-    for token in echoed:   # blank the echoed token and the phrase that introduces it on its line
-        line_start = cleaned.rfind("\n", 0, token.start()) + 1
-        phrases = list(_FINAL_VERDICT_PHRASE.finditer(cleaned, line_start, token.start()))
-        start = phrases[-1].start() if phrases else token.start()
-        cleaned = cleaned[:start] + " " * (token.end() - start) + cleaned[token.end():]
-    tokens = [t for t in tokens if t not in echoed]
+    # A token with the "final verdict ..." phrase that leads into it on its line is one unit: an echo
+    # is judged, and blanked, unit by unit.
+    found = list(_VERDICT_UNIT.finditer(cleaned))
+    units, echoed = judging.own_matches(cleaned, found, shown_texts)
+    for unit in (u for u in found if u not in units):
+        cleaned = cleaned[:unit.start()] + " " * (unit.end() - unit.start()) + cleaned[unit.end():]
+    tokens = list(BRACKET_TOKEN.finditer(cleaned))
     if not tokens:
+        # A verdict the judge only quoted (in quotation marks) from an answer is an echo too.
+        quoted_echo = any(shown_texts.contains(t.group(0)) for t in BRACKET_TOKEN.finditer(plain))
         return None, (judging.ECHOED_ANSWER if echoed or quoted_echo else "no_verdict")
 
     chosen = tokens[-1]
@@ -112,16 +113,22 @@ def _score_pattern(side: str) -> re.Pattern[str]:
     )
 
 
-_VFS_PATTERNS = {"A": _score_pattern("A"), "B": _score_pattern("B")}
+VFS_PATTERNS = {"A": _score_pattern("A"), "B": _score_pattern("B")}
+
+
+def without_decoration(text: str) -> str:
+    """Markdown bold/italics, code ticks and LaTeX dollars removed: how score lines are read."""
+    return re.sub(r"[*_$`]", "", text)
 
 
 def _last_own_score(text: str, plain: str, side: str, shown_texts: Shown) -> tuple[float | None, str | None]:
     """The side's last own score in ``text`` (quotes blanked); ``plain`` (quotes kept) only tells
     whether a missing score was there as an echo."""
-    match, problem = judging.last_own(list(_VFS_PATTERNS[side].finditer(text)), shown_texts)
+    match, problem = judging.last_own(text, list(VFS_PATTERNS[side].finditer(text)), shown_texts)
     if match is None:
-        _, echoed = judging.last_own(list(_VFS_PATTERNS[side].finditer(plain)), shown_texts)
-        return None, problem or echoed or f"no_score_{side.lower()}"
+        # A line the judge only quoted (in quotation marks) from an answer is an echo too.
+        quoted = any(shown_texts.contains(m.group(0)) for m in VFS_PATTERNS[side].finditer(plain))
+        return None, problem or (judging.ECHOED_ANSWER if quoted else f"no_score_{side.lower()}")
     value = float(match.group(1))
     if not 0.0 <= value <= 10.0:
         return None, f"score_{side.lower()}_out_of_range"
@@ -142,8 +149,8 @@ def vfs_scores(text: str | None, shown: Shown | Iterable[str | None] | None = No
     if not text:
         return None, None, "empty_output"
     shown_texts = judging.shown(shown)
-    cleaned = re.sub(r"[*_$`]", "", judging.without_quotations(text))
-    plain = re.sub(r"[*_$`]", "", text)
+    cleaned = without_decoration(judging.without_quotations(text))
+    plain = without_decoration(text)
     score_a, problem_a = _last_own_score(cleaned, plain, "A", shown_texts)
     score_b, problem_b = _last_own_score(cleaned, plain, "B", shown_texts)
     return score_a, score_b, problem_b or problem_a

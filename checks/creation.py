@@ -12,7 +12,7 @@ from assets.creation import creation_generations
 from assets.creation import creation_pairwise_judgments, creation_vfs_judgments
 from assets.partitions import model_and_judge, model_judge_partitions, models_partitions
 from benchwright import creation
-from checks.results import parse_failure_result, pii_result
+from checks.results import answer_injection_check, parse_failure_result, pii_result
 from resources.warehouse import Warehouse, read_sql
 
 # Below this exact swap consistency a judge's verdicts depend on where the answers stand.
@@ -24,7 +24,7 @@ SWAP_CONSISTENCY_THRESHOLD = 0.6
 def pairwise_parse_failures(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
     model, judge = model_and_judge(context)
     return parse_failure_result(warehouse.query(
-        "SELECT raw_text, parse_ok, error FROM creation_pairwise_judgments WHERE model = ? AND judge = ?", [model, judge]))
+        "SELECT raw_text, parse_ok, parse_problem, error FROM creation_pairwise_judgments WHERE model = ? AND judge = ?", [model, judge]))
 
 
 @dg.asset_check(asset=creation_vfs_judgments, partitions_def=model_judge_partitions, blocking=True,
@@ -32,7 +32,7 @@ def pairwise_parse_failures(context: dg.AssetCheckExecutionContext, warehouse: W
 def vfs_parse_failures(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
     model, judge = model_and_judge(context)
     return parse_failure_result(warehouse.query(
-        "SELECT raw_text, parse_ok, error FROM creation_vfs_judgments WHERE model = ? AND judge = ?", [model, judge]))
+        "SELECT raw_text, parse_ok, parse_problem, error FROM creation_vfs_judgments WHERE model = ? AND judge = ?", [model, judge]))
 
 
 @dg.asset_check(asset=creation_pairwise_judgments, partitions_def=model_judge_partitions,
@@ -76,6 +76,9 @@ def generations_residual_pii(context: dg.AssetCheckExecutionContext, warehouse: 
                          [context.partition_key])
     return pii_result([(f"generations/{context.partition_key}/{r.item_id}", r.response)
                         for r in df.itertuples(index=False) if isinstance(r.response, str)])
+
+
+creation_answer_injection = answer_injection_check(creation_generations, "creation")
 
 
 @dg.asset_check(asset=creation_items, blocking=True,

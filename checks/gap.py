@@ -4,8 +4,8 @@ import dagster as dg
 
 from assets.gap import gap_game_logs, gap_reliability, gap_scores, gap_vqa_dataset
 from benchwright.gap import SUITES
-from checks.results import parse_failure_result, schema_result
-from resources.warehouse import Warehouse
+from checks.results import answer_injection_result, parse_failure_result, schema_result
+from resources.warehouse import Warehouse, read_sql
 
 QUARANTINE_WARN_SHARE = 0.05
 
@@ -40,3 +40,9 @@ def gap_vqa_no_image_leakage(warehouse: Warehouse) -> dg.AssetCheckResult:
 def gap_score_parse_failures(warehouse: Warehouse) -> dg.AssetCheckResult:
     return parse_failure_result(warehouse.query(
         "SELECT raw_text, parse_ok, parse_problem, judge_error AS error FROM gap_score_judgments WHERE answer_error IS NULL"))
+
+
+@dg.asset_check(asset=gap_scores, name="answer_injection",
+                description="WARN when models' GAP answers contain judge-format strings ('Score: x', verdicts, dicts).")
+def gap_answer_injection(warehouse: Warehouse) -> dg.AssetCheckResult:
+    return answer_injection_result(warehouse.query(read_sql("checks/gap_answer_injection.sql")))

@@ -13,7 +13,7 @@ from assets.mmmt_if import (mmmt_if_autorater_judgments, mmmt_if_generations, mm
                             mmmt_if_turn_scores)
 from assets.partitions import model_and_judge, model_judge_partitions, models_partitions
 from benchwright import mmmt_if
-from checks.results import parse_failure_result, pii_result, schema_result
+from checks.results import answer_injection_check, parse_failure_result, pii_result, schema_result
 from resources.warehouse import Warehouse
 
 # More than this share of unparsable autorater outputs means the judge (or its prompt) is broken.
@@ -73,3 +73,6 @@ def mmmt_if_generations_residual_pii(context: dg.AssetCheckExecutionContext, war
                          "WHERE benchmark = ? AND model = ?", [mmmt_if.BENCHMARK, context.partition_key])
     return pii_result([(f"generations/{context.partition_key}/{r.item_id}/{r.variant}/{r.sample_index}", r.response)
                        for r in df.itertuples(index=False) if isinstance(r.response, str)])
+
+
+mmmt_if_answer_injection = answer_injection_check(mmmt_if_generations, mmmt_if.BENCHMARK)

@@ -1,12 +1,17 @@
-"""The check results every benchmark needs, built one way: parse failures, residual PII, schema suites.
+"""The check results every benchmark needs, built one way: parse failures, residual PII, schema suites,
+answer injection.
 
-No asset checks live here; the benchmark modules call these with their own queries.
+The benchmark modules call these with their own queries; the one check that is the same for every
+benchmark's generations (``answer_injection``) is made here by a factory.
 """
 
 import dagster as dg
 import pandas as pd
 
-from benchwright.pii import scan_texts
+from assets.partitions import models_partitions
+
+from benchwright.pii import redact, scan_texts
+from resources.warehouse import Warehouse, read_sql
 from benchwright.quality import validate_frame
 
 # More than this share of unparsable judge outputs means the judge (or its prompt) is broken.
@@ -32,7 +37,10 @@ def parse_failure_result(df: pd.DataFrame, threshold: float = PARSE_FAILURE_THRE
         severity=dg.AssetCheckSeverity.ERROR,
         description=f"{len(failed)} of {len(judged)} {what} could not be parsed ({rate:.1%}); threshold {threshold:.0%}",
         metadata={"parse_failure_rate": rate, "parse_failures": len(failed), "judgments": len(judged),
-                  "threshold": threshold, "examples": dg.MetadataValue.json(examples)},
+                  "threshold": threshold, "examples": dg.MetadataValue.json(examples),
+                  # 'echoed_answer': the only verdict in the output was a copy of what the judge was shown
+                  "by_problem": dg.MetadataValue.json(failed["parse_problem"].fillna("unknown").value_counts()
+                                                      .to_dict() if "parse_problem" in failed else {})},
     )
 
 
@@ -55,3 +63,45 @@ def schema_result(df: pd.DataFrame, expectations: list[dict], table: str) -> dg.
         metadata={"expectations": report.evaluated, "failures": len(report.failures),
                   "failed_expectations": dg.MetadataValue.json(report.failures[:10]), "rows": len(df)},
     )
+
+
+def answer_injection_result(df: pd.DataFrame) -> dg.AssetCheckResult:
+    """WARN when answers contain judge-format strings (benchwright.answer_injection), per model.
+
+    `df` has model, key (where the answer is), answer and injection_kinds (NULL for a clean answer).
+    The parsers already ignore such strings when the judge echoes them; this says who tried.
+    """
+    answered = df[df["answer"].notna()]
+    flagged = answered[answered["injection_kinds"].notna()]
+    per_model = {}
+    for model, rows in answered.groupby("model", sort=True):
+        hits = rows[rows["injection_kinds"].notna()]
+        if hits.empty:
+            continue
+        per_model[model] = {
+            "count": len(hits), "share": round(len(hits) / len(rows), 4),
+            "examples": [{"where": k, "kinds": kinds, "answer_end": redact(str(a))[0][-200:]}
+                         for k, kinds, a in zip(hits["key"].head(3), hits["injection_kinds"].head(3),
+                                                hits["answer"].head(3))],
+        }
+    return dg.AssetCheckResult(
+        passed=flagged.empty,
+        severity=dg.AssetCheckSeverity.WARN,
+        description=(f"{len(flagged)} of {len(answered)} answers contain judge-format strings "
+                     f"(models: {', '.join(per_model) or 'none'})"),
+        metadata={"answers_with_injection": len(flagged), "answers": len(answered),
+                  "share": len(flagged) / len(answered) if len(answered) else 0.0,
+                  "by_model": dg.MetadataValue.json(per_model)},
+    )
+
+
+def answer_injection_check(generations_asset, benchmark: str) -> dg.AssetChecksDefinition:
+    """The ``answer_injection`` check on a benchmark's (model-partitioned) generations asset."""
+    @dg.asset_check(asset=generations_asset, partitions_def=models_partitions, name="answer_injection",
+                    description="WARN when this model's answers contain judge-format strings (verdict tokens, "
+                                "VFS lines, score dicts, 'Score: x'); the model is flagged in the leaderboards.")
+    def _check(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
+        return answer_injection_result(warehouse.query(read_sql("checks/answer_injection.sql"),
+                                                       [benchmark, context.partition_key]))
+
+    return _check

@@ -9,7 +9,7 @@ from assets.partitions import model_and_judge, model_judge_partitions, models_pa
 from assets.urs import (urs_cross_judgments, urs_cross_validation, urs_generations, urs_items, urs_judgments,
                         urs_leaderboard, urs_rating_bias)
 from benchwright.urs import SUITES
-from checks.results import PARSE_FAILURE_THRESHOLD, parse_failure_result, pii_result, schema_result
+from checks.results import PARSE_FAILURE_THRESHOLD, answer_injection_check, parse_failure_result, pii_result, schema_result
 from resources.warehouse import Warehouse
 
 
@@ -21,7 +21,7 @@ from resources.warehouse import Warehouse
 def urs_parse_failures(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
     model, judge = model_and_judge(context)
     return parse_failure_result(warehouse.query(
-        "SELECT raw_text, parse_ok, error FROM urs_judgments WHERE model = ? AND judge = ?", [model, judge]))
+        "SELECT raw_text, parse_ok, parse_problem, error FROM urs_judgments WHERE model = ? AND judge = ?", [model, judge]))
 
 
 @dg.asset_check(asset=urs_cross_judgments, blocking=True,
@@ -60,6 +60,9 @@ def urs_generations_residual_pii(context: dg.AssetCheckExecutionContext, warehou
                          [context.partition_key])
     return pii_result([(f"generations/urs/{context.partition_key}/{r.item_id}#{r.sample_index}", r.response)
                         for r in df.itertuples(index=False) if isinstance(r.response, str)])
+
+
+urs_answer_injection = answer_injection_check(urs_generations, "urs")
 
 
 # --- schema and ranges (great-expectations via benchwright.quality) --------------------------------

@@ -23,18 +23,21 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 # What the main job prints: the headline table of each benchmark, from the analyst snapshot's views.
 REPORTS = [
-    ("Creation leaderboard (overall; [simulated] = offline simulator, not a real model)",
+    ("Creation leaderboard (overall; judge and model are slugs, simulated = offline simulator, not a real model)",
      "SELECT judge, model, round(vfs, 2) AS vfs, round(reward, 1) AS reward, round(win_rate, 3) AS win_rate, "
-     "mb, better, tie, worse, mw, fail FROM creation_leaderboard_overall"),
+     "mb, better, tie, worse, mw, fail, simulated, flagged_injection FROM creation_leaderboard_overall"),
     ("Judge quality (position-swap consistency, parse rate, biases)",
      "SELECT judge, pairs, round(exact_consistency, 3) AS exact_consistency, "
      "round(relaxed_consistency, 3) AS relaxed_consistency, round(parse_rate, 3) AS parse_rate, "
      "round(p_prefer_first, 3) AS p_prefer_first, round(p_prefer_longer, 3) AS p_prefer_longer FROM judge_report"),
     ("MMMT-IF leaderboard (PIF with 95 % bounds; PIF-N-N = all N samples follow every instruction)",
      "SELECT model, variant, round(pif, 3) AS pif, round(pif_lower, 3) AS pif_lower, round(pif_upper, 3) AS pif_upper, "
-     "round(pif_n_n, 3) AS pif_n_n, n_samples FROM mmmt_if_leaderboard"),
+     "round(pif_n_n, 3) AS pif_n_n, n_samples, flagged_injection FROM mmmt_if_leaderboard"),
     ("URS leaderboard (mean final score 1-10; the reference answer is worth 8)",
-     "SELECT judge, model, round(final_score, 2) AS final_score, n, parse_failures FROM urs_leaderboard_overall"),
+     "SELECT judge, model, round(final_score, 2) AS final_score, n, parse_failures, flagged_injection "
+     "FROM urs_leaderboard_overall"),
+    ("GAP-VQA scores (0-1 judge score of each model's answers on val)",
+     "SELECT judge, model, round(gpt_score, 3) AS gpt_score, n, parse_failures, flagged_injection FROM gap_leaderboard"),
 ]
 
 

@@ -35,5 +35,7 @@ CREATE TABLE IF NOT EXISTS generations (
     latency_ms      DOUBLE,
     cost_usd        DOUBLE,
     pii_redactions  INTEGER NOT NULL,
+    injection_kinds VARCHAR,            -- judge formats found in the answer (benchwright.answer_injection)
     simulated       BOOLEAN NOT NULL
 );
+ALTER TABLE generations ADD COLUMN IF NOT EXISTS injection_kinds VARCHAR;

@@ -180,6 +180,6 @@ def test_a_dropped_round_moves_both_alignments_and_redelivery_requests_nothing(r
         view = con.execute("SELECT * FROM creation_human_alignment_by_judge").df()
     finally:
         con.close()
-    assert set(view["mode"]) == {"dual", "non_dual"} and (view["judge_slug"] == JUDGE).all()
+    assert set(view["mode"]) == {"dual", "non_dual"} and (view["judge"] == JUDGE).all()
     assert (view["human_human_mae"] == round(humans["mae"], 3)).all() and view["model"].str.endswith("[simulated]").all()
 

@@ -97,10 +97,10 @@ def test_the_planted_pii_is_redacted_counted_and_shown_masked(demo):
 def test_grid_bias_and_alignment_are_queryable_from_the_analyst_snapshot(demo):
     con = duckdb.connect(demo["warehouse"].snapshot_path, read_only=True)
     try:
-        grid = con.execute("SELECT evaluator, reference_model, model, mean_score, rank FROM urs_cross_validation_grid").df()
+        grid = con.execute("SELECT judge, reference_model, model, mean_score, rank FROM urs_cross_validation_grid").df()
         assert len(grid) == len(JUDGES) * len(CANDIDATES) ** 2
         assert grid["mean_score"].between(1, 10).all() and grid["rank"].min() == 1
-        bias = con.execute("SELECT judge_slug, bias, models FROM urs_rating_bias_by_judge").df().set_index("judge_slug")
+        bias = con.execute("SELECT judge, bias, models FROM urs_rating_bias_by_judge").df().set_index("judge")
         assert set(bias.index) == set(JUDGES) and (bias["models"] == len(CANDIDATES)).all()
         # Recompute bias(A) from the raw grid judgments with SQL: mean over models of (own-reference mean − 8).
         recomputed = con.execute("""
@@ -111,7 +111,7 @@ def test_grid_bias_and_alignment_are_queryable_from_the_analyst_snapshot(demo):
         for judge in JUDGES:
             assert bias.loc[judge, "bias"] == pytest.approx(recomputed[judge])
         alignment = con.execute("SELECT * FROM urs_alignment").df()
-        assert set(alignment["judge_slug"]) == set(JUDGES)
+        assert set(alignment["judge"]) == set(JUDGES)
         assert (alignment["n_intents"] == 7).all() and (alignment["n_models"] == len(CANDIDATES)).all()
         assert alignment["user_pearson_r"].between(-1, 1).all() and alignment["annotator_pearson_r"].between(-1, 1).all()
         assert alignment["simulated"].all()  # computed from simulated judges' scores, and labelled so

@@ -1,0 +1,47 @@
+"""Judge-format strings inside model answers: the mark of a candidate trying to speak for its judge.
+
+An answer that contains a verdict token, a Visual Factuality Score line, a score dict or a ``Score: x``
+line gains nothing from it any more (the parsers skip echoes, ``benchwright.judging``), but writing one
+is still worth knowing: the ``answer_injection`` check reports it per model and the leaderboards flag
+the model (``flagged_injection``). The formats are the parsers' own patterns, imported from the
+benchmark modules, so that what is flagged is exactly what a parser could have misread.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from benchwright import gap, mmmt_if, urs, verdicts
+
+PAIRWISE_VERDICT = "pairwise_verdict"
+VFS_LINE = "vfs_line"
+URS_SCORE_DICT = "urs_score_dict"
+AUTORATER_DICT = "autorater_dict"
+SCORE_LINE = "score_line"
+KINDS = (PAIRWISE_VERDICT, VFS_LINE, URS_SCORE_DICT, AUTORATER_DICT, SCORE_LINE)
+
+
+def kinds_in(answer: str | None) -> list[str]:
+    """The judge formats found in ``answer``, in the order of ``KINDS`` (empty when none)."""
+    if not isinstance(answer, str) or not answer.strip():
+        return []
+    found = set()
+    unescaped = answer.replace("\\[", "[").replace("\\]", "]")
+    if any(verdicts.parse_pairwise(f"[[{m.group(1)}]]") for m in verdicts.BRACKET_TOKEN.finditer(unescaped)):
+        found.add(PAIRWISE_VERDICT)
+    plain = verdicts.without_decoration(answer)
+    if any(pattern.search(plain) for pattern in verdicts.VFS_PATTERNS.values()):
+        found.add(VFS_LINE)
+    normalized = unicodedata.normalize("NFKC", answer).translate(urs.QUOTES)
+    if any(urs.read_scores(match.group(0))[0] for match in urs.DICT.finditer(normalized)):
+        found.add(URS_SCORE_DICT)
+    if any(mmmt_if.names_a_criterion(block) for block in mmmt_if.BRACES.findall(answer)):
+        found.add(AUTORATER_DICT)
+    if gap.SCORE_LINE.search(answer):
+        found.add(SCORE_LINE)
+    return [kind for kind in KINDS if kind in found]
+
+
+def kinds_text(answer: str | None) -> str | None:
+    """``kinds_in`` as the comma-separated text stored with each generation (None when clean)."""
+    return ",".join(kinds_in(answer)) or None
