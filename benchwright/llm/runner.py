@@ -94,6 +94,14 @@ class _Malformed(Exception):
     """The provider answered 200 but the body is not a usable completion."""
 
 
+class NoContent(Exception):
+    """The provider answered 200 with no text (a refusal, a content filter, only tool calls).
+
+    Not an empty answer: the call is journalled as an error, never cached as a success, and the next
+    run asks again. Not retried within the run, since the same request usually meets the same filter.
+    """
+
+
 def _litellm():
     # Imported lazily: it costs seconds, and without the local cost map it would fetch one at import.
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -479,7 +487,10 @@ def _parse(response: Any) -> tuple[str, int, int]:
     usage = getattr(response, "usage", None)
     tokens_in = getattr(usage, "prompt_tokens", 0) or 0
     tokens_out = getattr(usage, "completion_tokens", 0) or 0
-    return message.content or "", tokens_in, tokens_out
+    if not isinstance(message.content, str) or not message.content.strip():
+        reason = getattr(choices[0], "finish_reason", None)
+        raise NoContent(f"provider returned no content (finish_reason={reason})")
+    return message.content, tokens_in, tokens_out
 
 
 def _cost(litellm: Any, response: Any) -> float:

@@ -29,7 +29,7 @@ from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
 
-FAULT_KINDS = ("429", "500", "400", "401", "hang", "malformed", "truncated", "slow")
+FAULT_KINDS = ("429", "500", "400", "401", "hang", "malformed", "truncated", "slow", "no_content")
 
 
 def default_reply(body: dict) -> str:
@@ -250,6 +250,12 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                 return
             if fault == "malformed":
                 self._send(200, b'{"id": "chatcmpl-x", "choices": [ this is not json')
+                return
+            if fault == "no_content":  # a refusal or content filter: 200 with "content": null
+                payload = _completion(model, "", body)
+                payload["choices"][0].update(message={"role": "assistant", "content": None},
+                                             finish_reason="content_filter")
+                self._send(200, json.dumps(payload).encode())
                 return
             text = server.reply(body)
             if body.get("stream"):
