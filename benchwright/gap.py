@@ -415,7 +415,7 @@ def score_prompt(question: str, correct: str, answer: str) -> str:
                                answer=judging.tagged(ANSWER_TAG, answer, PROMPT_TAGS))
 
 
-SCORE_LINE = re.compile(r"score\s*[:=]\s*\**\s*(-?\d*\.?\d+)\s*(/\s*1(?:\.0+)?)?\s*(%?)", re.IGNORECASE)
+SCORE_LINE = re.compile(r"score\s*[:=]\s*\**\s*(-?\d*\.?\d+)\s*(/\s*1(?:\.0+)?)?\s*(%?)(?!\d|\.\d)", re.IGNORECASE)
 
 
 def parse_score(text: str | None, shown: Shown | Iterable[str | None] | None = None) -> tuple[float | None, str | None]:

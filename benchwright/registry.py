@@ -14,11 +14,15 @@ Each file maps a slug to an entry:
 
 Slugs are Dagster partition keys and must never be edited to mean something else: a changed model
 or parameter set gets a new slug, so results never silently mix. A malformed entry is reported as a
-`RegistryProblem` naming the file and the entry; the other entries still load.
+`RegistryProblem` naming the file and the entry; the other entries still load. Malformed means: a
+slug defined twice in one file (YAML would silently keep the last; here neither loads), no `role`,
+a `vision` that is not a boolean (`'false'` is a string, and would have meant true), `params` that
+are not plain JSON values (a YAML date would fail every run later), unknown fields, a bad slug.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,6 +80,8 @@ def validate_slug(slug: object) -> str | None:
 
 
 def _parse_entry(slug: str, raw: Any, allowed_roles: set[str]) -> RegistryEntry:
+    if isinstance(raw, ValueError):
+        raise raw
     if not isinstance(raw, dict):
         raise ValueError("entry must be a mapping of fields")
     unknown = set(raw) - _KNOWN_FIELDS
@@ -84,7 +90,9 @@ def _parse_entry(slug: str, raw: Any, allowed_roles: set[str]) -> RegistryEntry:
     model = raw.get("model")
     if not isinstance(model, str) or not model.strip():
         raise ValueError("'model' (the litellm model string) is required")
-    role = raw.get("role", "candidate" if "candidate" in allowed_roles else "judge")
+    if "role" not in raw:
+        raise ValueError(f"'role' is required (one of {sorted(allowed_roles)})")
+    role = raw["role"]
     if role not in allowed_roles:
         raise ValueError(f"role {role!r} is not one of {sorted(allowed_roles)}")
     params = raw.get("params") or {}
@@ -93,6 +101,13 @@ def _parse_entry(slug: str, raw: Any, allowed_roles: set[str]) -> RegistryEntry:
     for key in ("api_key", "api-key", "key", "token"):
         if key in params:
             raise ValueError("API keys never go in the registry: set them in the environment")
+    try:  # params are part of the request and its cache key: plain JSON values only
+        json.dumps(params, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"'params' must hold plain JSON values (strings, numbers, booleans, lists, "
+                         f"mappings): {exc}") from None
+    if "vision" in raw and not isinstance(raw["vision"], bool):
+        raise ValueError(f"'vision' must be true or false, not {raw['vision']!r}")
     for name in ("max_concurrency", "rpm"):
         value = raw.get(name)
         if value is not None and (not isinstance(value, int) or value < 1):
@@ -105,7 +120,7 @@ def _parse_entry(slug: str, raw: Any, allowed_roles: set[str]) -> RegistryEntry:
         model=model.strip(),
         display_name=str(raw.get("display_name") or slug),
         role=role,
-        vision=bool(raw.get("vision", True)),
+        vision=raw.get("vision", True),
         api_base=api_base,
         params=dict(params),
         max_concurrency=raw.get("max_concurrency"),
@@ -123,16 +138,24 @@ def load_registry(path: str | Path, kind: str) -> tuple[list[RegistryEntry], lis
     path = Path(path)
     allowed_roles = MODEL_ROLES if kind == "models" else JUDGE_ROLES
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        pairs = _top_level_pairs(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         raise ValueError(f"{path}: not valid YAML: {exc}") from exc
-    if data is None:
+    if pairs is None:
         return [], []
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected a mapping of slug -> entry at the top level")
+    lines_by_slug: dict[Any, list[int]] = {}
+    for slug, line, _ in pairs:
+        lines_by_slug.setdefault(slug, []).append(line)
     entries: list[RegistryEntry] = []
     problems: list[RegistryProblem] = []
-    for slug, raw in data.items():
+    for slug, line, raw in pairs:
+        lines = lines_by_slug[slug]
+        if len(lines) > 1:
+            if line == lines[0]:  # one problem per duplicated slug
+                problems.append(RegistryProblem(file=str(path), entry=str(slug), reason=(
+                    f"defined {len(lines)} times (lines {', '.join(map(str, lines))}); neither entry is loaded: "
+                    "give each model its own slug")))
+            continue
         reason = validate_slug(slug)
         if reason is None:
             try:
@@ -140,5 +163,44 @@ def load_registry(path: str | Path, kind: str) -> tuple[list[RegistryEntry], lis
                 continue
             except ValueError as exc:
                 reason = str(exc)
-        problems.append(RegistryProblem(file=str(path), entry=str(slug), reason=reason))
+        problems.append(RegistryProblem(file=str(path), entry=str(slug), reason=f"{reason} (line {line})"))
     return entries, problems
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that refuses a key given twice in one mapping (PyYAML keeps the last one silently)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if key in seen:
+                raise ValueError(f"field {key!r} given twice (lines {seen[key]} and {key_node.start_mark.line + 1})")
+            seen[key] = key_node.start_mark.line + 1
+        return super().construct_mapping(node, deep=deep)
+
+
+def _top_level_pairs(text: str) -> list[tuple[Any, int, Any]] | None:
+    """(slug, line, entry) for each top-level key, duplicates included, in file order; None for an empty file.
+
+    An entry that cannot be built (a duplicated field inside it) becomes the exception in its place, so
+    that it is reported as that entry's problem while the others load.
+    """
+    loader = _StrictLoader(text)
+    try:
+        root = loader.get_single_node()
+        if root is None:
+            return None
+        if not isinstance(root, yaml.MappingNode):
+            raise ValueError("expected a mapping of slug -> entry at the top level")
+        pairs = []
+        for key_node, value_node in root.value:
+            slug = loader.construct_object(key_node, deep=True)
+            try:
+                raw = loader.construct_object(value_node, deep=True)
+            except ValueError as exc:
+                raw = exc
+            pairs.append((slug, key_node.start_mark.line + 1, raw))
+        return pairs
+    finally:
+        loader.dispose()

@@ -26,12 +26,16 @@ GENERATION_INPUTS = sorted({dep for a in GENERATION_ASSETS for dep in a.dependen
     asset_selection=GENERATION_KEYS,
     description="Watches registry/models.yaml and registry/judges.yaml: adds the partitions of new candidate "
                 "models and judges and requests each new model's generations (once the datasets are loaded). "
-                "Malformed entries are logged with file and entry and do not stop the others. Removed entries "
-                "keep their results.",
+                "Malformed entries (a slug defined twice, no role, a non-boolean vision, params that are not "
+                "plain JSON) are refused with file, entry and line, shown in the tick's text, and do not stop "
+                "the others. Removed entries keep their results.",
 )
 def registry_sensor(context: dg.SensorEvaluationContext, registry: Registry):
-    for problem in registry.problems():
+    problems = [str(problem) for problem in registry.problems()]
+    for problem in problems:
         context.log.warning(f"registry entry skipped: {problem}")
+    # Shown as the tick's own text in the UI, next to why it did nothing.
+    refused = f" | {len(problems)} registry entries refused: " + "; ".join(problems) if problems else ""
     instance = context.instance
     known_models = set(instance.get_dynamic_partitions(models_partitions.name))
     known_judges = set(instance.get_dynamic_partitions(judges_partitions.name))
@@ -50,9 +54,9 @@ def registry_sensor(context: dg.SensorEvaluationContext, registry: Registry):
         context.log.info(f"models {pending} wait for their inputs to be materialized: {missing_inputs}")
         pending = []
     if not partition_requests and not pending:
-        return dg.SkipReason("no new models or judges in the registry" if not missing_inputs
-                             else f"waiting for {missing_inputs} to be materialized")
-    context.log.info(f"new models: {new_models}; new judges: {new_judges}; generation runs: {pending}")
+        return dg.SkipReason(("no new models or judges in the registry" if not missing_inputs
+                              else f"waiting for {missing_inputs} to be materialized") + refused)
+    context.log.info(f"new models: {new_models}; new judges: {new_judges}; generation runs: {pending}{refused}")
     return dg.SensorResult(
         dynamic_partitions_requests=partition_requests,
         # The run key makes each model's generation run a once-only request.

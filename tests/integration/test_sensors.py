@@ -141,7 +141,10 @@ def test_fresh_instance_waits_for_datasets_and_malformed_entries_spare_the_other
         assert [r.partition_key for r in result.run_requests] == ["sim-strong"]
         assert materialize([k.to_user_string() for k in result.run_requests[0].asset_selection], instance, resources,
                            partition_key="sim-strong").success
-        assert isinstance(sensor_tick(instance, resources), dg.SkipReason)
+        skipped = sensor_tick(instance, resources)
+        assert isinstance(skipped, dg.SkipReason)
+        # The refusals are in the tick's own text, where the UI shows it.
+        assert "2 registry entries refused" in skipped.skip_message and "Bad Slug!" in skipped.skip_message
         problems = [str(p) for p in resources["registry"].problems()]
         assert any("models.yaml" in p and "Bad Slug!" in p for p in problems)
         assert any("judges.yaml" in p and "'j2'" in p for p in problems)

@@ -39,6 +39,7 @@ def test_a_malformed_entry_names_file_and_entry_and_spares_the_others(tmp_path):
     path = write(tmp_path, """
 good-one:
   model: sim/good
+  role: candidate
   params: {skill: 0.5}
 "Bad Slug":
   model: sim/x
@@ -49,10 +50,12 @@ wrong-role:
   role: emperor
 secret:
   model: openai/gpt-4o
+  role: candidate
   params: {api_key: sk-should-not-be-here}
 not-a-mapping: just a string
 another-good:
   model: openai/gpt-4o-mini
+  role: candidate
   api_base: http://127.0.0.1:9/v1
   vision: false
 """)
@@ -70,7 +73,8 @@ another-good:
 
 
 def test_simulated_entries_are_labelled(tmp_path):
-    entries, _ = load_registry(write(tmp_path, "a:\n  model: sim/a\n  display_name: A\nb:\n  model: openai/b\n"), "models")
+    entries, _ = load_registry(write(tmp_path, "a:\n  model: sim/a\n  display_name: A\n  role: candidate\n"
+                                               "b:\n  model: openai/b\n  role: candidate\n"), "models")
     assert entries[0].label == "A [simulated]" and entries[0].simulated
     assert entries[1].label == "b" and not entries[1].simulated
 
@@ -81,3 +85,38 @@ def test_unreadable_registry_raises_with_the_path(tmp_path):
         load_registry(path, "models")
     with pytest.raises(FileNotFoundError):
         load_registry(tmp_path / "missing.yaml", "models")
+
+
+def test_a_slug_defined_twice_loads_neither_entry_and_names_both_lines(tmp_path):
+    path = write(tmp_path, """sim-strong:
+  model: sim/strong-writer
+  role: candidate
+kept:
+  model: sim/kept
+  role: candidate
+sim-strong:
+  model: sim/another-writer
+  role: candidate
+""")
+    entries, problems = load_registry(path, "models")
+    assert [e.slug for e in entries] == ["kept"]
+    [problem] = problems
+    assert problem.entry == "sim-strong" and "lines 1, 7" in problem.reason and "neither" in problem.reason
+
+
+@pytest.mark.parametrize("entry, words", [
+    ("  model: sim/a\n  role: candidate\n  params: {since: 2024-01-01}\n", ["params", "JSON", "date"]),
+    ("  model: sim/a\n  role: candidate\n  params: {t: .nan}\n", ["params", "JSON"]),
+    ("  model: sim/a\n  role: candidate\n  vision: 'false'\n", ["vision", "true or false", "'false'"]),
+    ("  model: sim/a\n  role: candidate\n  vision: 0\n", ["vision"]),
+    ("  model: sim/a\n", ["role", "required"]),
+    ("  model: sim/a\n  model: sim/b\n  role: candidate\n", ["model", "twice", "lines 2 and 3"]),
+])
+def test_entries_that_would_fail_later_or_mean_something_else_are_refused_at_load(tmp_path, entry, words):
+    path = write(tmp_path, "bad:\n" + entry + "good:\n  model: sim/g\n  role: candidate\n")
+    entries, problems = load_registry(path, "models")
+    assert [e.slug for e in entries] == ["good"]
+    [problem] = problems
+    assert problem.entry == "bad" and str(path) in str(problem)
+    for word in words:
+        assert word in problem.reason, (word, problem.reason)
