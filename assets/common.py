@@ -54,9 +54,13 @@ def folder_beside_warehouse(warehouse, *parts: str, configured: str = "") -> Pat
     return Path(configured) if configured else Path(warehouse.database).resolve().parent.joinpath(*parts)
 
 
-def table_metadata(df: pd.DataFrame, preview_columns: list[str] | None = None, **extra: Any) -> dict[str, Any]:
-    """Row count and a markdown preview, plus whatever the asset adds (LLM stats, problems)."""
-    shown = df[preview_columns] if preview_columns else df
+def table_metadata(df: pd.DataFrame, preview_columns: list[str] | None = None, *, preview: pd.DataFrame | None = None,
+                   **extra: Any) -> dict[str, Any]:
+    """The written table's row count and a markdown preview, plus whatever the asset adds (LLM stats,
+    problems). ``preview``: the rows to show when they are a part of the table (say, its overall rows);
+    ``rows`` always counts the whole table."""
+    shown = df if preview is None else preview
+    shown = shown[preview_columns] if preview_columns else shown
     return {"rows": len(df), "preview": dg.MetadataValue.md(markdown_table(shown)), **extra}
 
 

@@ -284,7 +284,8 @@ def creation_leaderboard(context: dg.AssetExecutionContext, warehouse: Warehouse
     warehouse.replace_rows("creation_leaderboard", board, match={})
     overall = board[board["scope"] == "overall"].sort_values(["judge", "reward"], ascending=[True, False])
     return dg.MaterializeResult(metadata=table_metadata(
-        overall, ["judge", "model_display", "vfs", "reward", "win_rate", "mb", "better", "tie", "worse", "mw", "fail"],
+        board, ["judge", "model_display", "vfs", "reward", "win_rate", "mb", "better", "tie", "worse", "mw", "fail"],
+        preview=overall,
         aggregation="Reward = (100·MB + 50·B − 50·W − 100·MW)/n and Win Rate = (MB+B)/n over both orders; "
                     "n = parsed judgments; VFS = mean candidate score",
     ))

@@ -307,5 +307,5 @@ def interop_agreement(context: dg.AssetExecutionContext, warehouse: Warehouse,
     warehouse.replace_rows("interop_agreement", table, match={})
     overall = table[table["item_group"] == agreement.OVERALL]
     return dg.MaterializeResult(metadata=table_metadata(
-        overall, ["source", "judge", "items", "agreement", "agreement_both", "swap_consistency", "mae_dual"],
+        table, preview=overall, preview_columns=["source", "judge", "items", "agreement", "agreement_both", "swap_consistency", "mae_dual"],
         aggregation="a judge failure counts as a disagreement; swap consistency over pairs with both orders parsed"))

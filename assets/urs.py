@@ -252,7 +252,7 @@ def urs_leaderboard(context: dg.AssetExecutionContext, warehouse: Warehouse, reg
     warehouse.replace_rows("urs_leaderboard", board, match={})
     overall = board[(board["intent"] == urs.ALL) & (board["language"] == urs.ALL)]
     return dg.MaterializeResult(metadata=table_metadata(
-        overall.sort_values(["judge", "final_score"], ascending=[True, False]),
+        board, preview=overall.sort_values(["judge", "final_score"], ascending=[True, False]), preview_columns=
         ["judge_display", "model_display", "final_score", "n", "parse_failures"],
         aggregation="mean of parsed final scores of sample-0 answers against the reference answer (worth 8)"))
 
@@ -269,7 +269,8 @@ def urs_criterion_means(context: dg.AssetExecutionContext, warehouse: Warehouse,
     table = add_labels(urs.criterion_means(_judgments(warehouse)), registry, LABELS)
     warehouse.replace_rows("urs_criterion_means", table, match={})
     shown = table[(table["intent"] == urs.ALL) & (table["language"] == urs.ALL)]
-    return dg.MaterializeResult(metadata=table_metadata(shown, ["judge", "model", "criterion", "mean_score", "n"]))
+    return dg.MaterializeResult(metadata=table_metadata(table, ["judge", "model", "criterion", "mean_score", "n"],
+                                                        preview=shown))
 
 
 def _cross(warehouse: Warehouse) -> pd.DataFrame:
@@ -308,7 +309,7 @@ def urs_rating_bias(context: dg.AssetExecutionContext, warehouse: Warehouse, reg
     warehouse.replace_rows("urs_rating_bias", table, match={})
     summary = table[table["model"] == urs.ALL]
     return dg.MaterializeResult(metadata=table_metadata(
-        summary, ["judge_display", "mean_rating", "bias", "n"],
+        table, ["judge_display", "mean_rating", "bias", "n"], preview=summary,
         bias=dg.MetadataValue.json({r.judge: round(float(r.bias), 3) for r in summary.itertuples()})))
 
 

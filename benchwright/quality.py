@@ -58,8 +58,15 @@ SUITES: dict[str, list[dict]] = {
             "values": ["A>>B", "A>B", "A=B", "B>A", "B>>A"],
             "allow_null": True,
         },
-        {"type": "column_values_in_set", "column": "outcome", "values": ["MB", "B", "T", "W", "MW", "Fail"]},
+        # A failed call is a row with an error and no outcome (neither a loss nor a parse failure);
+        # every call that returned has one: see "creation_pairwise_judgments_answered".
+        {"type": "column_values_in_set", "column": "outcome", "values": ["MB", "B", "T", "W", "MW", "Fail"],
+         "allow_null": True},
         {"type": "columns_unique", "columns": ["model", "judge", "item_id", "judge_order"]},
+    ],
+    # Applied to the rows whose call returned (error is null).
+    "creation_pairwise_judgments_answered": [
+        {"type": "column_not_null", "column": "outcome"},
     ],
     "creation_vfs_judgments": [
         {

@@ -22,7 +22,8 @@ def generations_schema(context: dg.AssetCheckExecutionContext, warehouse: Wareho
 def pairwise_schema(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
     model, judge = model_and_judge(context)
     return schema_result(warehouse.query("SELECT * FROM creation_pairwise_judgments WHERE model = ? AND judge = ?",
-                                   [model, judge]), SUITES["creation_pairwise_judgments"], "creation_pairwise_judgments")
+                                   [model, judge]), SUITES["creation_pairwise_judgments"], "creation_pairwise_judgments",
+                         answered_expectations=SUITES["creation_pairwise_judgments_answered"])
 
 
 @dg.asset_check(asset=creation_vfs_judgments, partitions_def=model_judge_partitions, name="schema_and_ranges")

@@ -68,11 +68,12 @@ def test_bad_enum_fails_naming_column():
     assert failure["unexpected_values"] == ["A>>>B"]
 
 
-def test_null_outcome_fails_when_nulls_not_allowed():
+def test_null_outcome_of_a_returned_call_fails_the_answered_suite():
     df = pairwise_frame()
     df["outcome"] = df["outcome"].astype(object)
     df.loc[0, "outcome"] = None
-    report = validate_frame(df, SUITES["creation_pairwise_judgments"])
+    assert validate_frame(df, SUITES["creation_pairwise_judgments"]).success  # could be a failed call
+    report = validate_frame(df, SUITES["creation_pairwise_judgments_answered"])
     failure = failure_for(report, "expect_column_values_to_not_be_null")
     assert failure["columns"] == ["outcome"]
 
@@ -171,3 +172,22 @@ def test_leaderboard_and_generations_suites():
         }
     )
     assert validate_frame(gens, SUITES["generations"]).success
+
+
+def test_a_failed_call_is_its_own_figure_not_a_schema_violation():
+    from checks.results import schema_result
+
+    def row(order, outcome, error=None):
+        return {"model": "m", "judge": "j", "item_id": "i", "judge_order": order, "candidate_position": "B" if order == 1 else "A",
+                "raw_text": None if error else "[[A>B]]", "verdict": None if error else "A>B", "parse_ok": error is None,
+                "outcome": outcome, "error": error}
+
+    suites = (SUITES["creation_pairwise_judgments"], "creation_pairwise_judgments")
+    answered = SUITES["creation_pairwise_judgments_answered"]
+    one_failed_call = pd.DataFrame([row(1, "W"), row(2, None, error="RateLimitError: 429")])
+    result = schema_result(one_failed_call, *suites, answered_expectations=answered)
+    assert result.passed and result.metadata["failed_calls"].value == 1
+    # A call that returned must still have an outcome (a parse failure is 'Fail', never missing).
+    returned_without_outcome = pd.DataFrame([row(1, "W"), row(2, None)])
+    result = schema_result(returned_without_outcome, *suites, answered_expectations=answered)
+    assert not result.passed and result.metadata["failed_calls"].value == 0
