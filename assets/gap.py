@@ -13,7 +13,8 @@ import pandas as pd
 
 from assets.common import (LOAD_WHEN_MISSING, folder_beside_warehouse, image_urls, llm_metadata, record_problems,
                            repo_path, table_metadata)
-from benchwright import answer_injection, gap
+from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
+from benchwright import gap, gap_steps
 from benchwright.creation_steps import limits_for, request_for
 from benchwright.datasets.gap import generate_images, load_image_folder, true_answer
 from benchwright.report import markdown_table
@@ -266,57 +267,80 @@ def gap_vqa_dataset(context: dg.AssetExecutionContext, config: GapVqaConfig, war
         categories=dg.MetadataValue.json(df["category"].value_counts().to_dict())))
 
 
-# --- generations + judgments on val (small: every candidate × judge, unpartitioned) ------------------
+# --- scoring on val (§4.5): generations per model, judgments per model × judge, then the summary ------
 
-class GapScoresConfig(dg.Config):
+class GapGenerationsConfig(dg.Config):
     max_val_items: int = 40
     """Keep the LLM work small; the first N val items by id."""
 
 
+def _val_items(warehouse: Warehouse, limit: int | None = None) -> pd.DataFrame:
+    return warehouse.query("SELECT item_id, question, answer, sha256 FROM gap_vqa_items WHERE split = 'val' "
+                           "ORDER BY item_id LIMIT ?", [limit if limit is not None else 2**31 - 1])
+
+
+@dg.asset(
+    group_name="generations",
+    deps=[gap_vqa_dataset],
+    partitions_def=models_partitions,
+    code_version=gap.ANSWER_PROMPT_VERSION,
+    kinds={"duckdb"},
+    description="One candidate's answers to the GAP-VQA val questions, with the image when it has vision "
+                "(partition: model; rows in `generations` with benchmark 'gap'). Requested by the registry sensor.",
+)
+def gap_generations(context: dg.AssetExecutionContext, config: GapGenerationsConfig, warehouse: Warehouse,
+                    llm: LLMClient, registry: Registry) -> dg.MaterializeResult:
+    model = registry.model(context.partition_key)
+    val = _val_items(warehouse, config.max_val_items)
+    urls = image_urls(warehouse, [{"image_hashes": [h]} for h in val["sha256"]]) if model.vision else {}
+    plan = gap_steps.answer_plan(val, model, urls)
+    results, stats = llm.run([p.request for p in plan], limits=limits_for([model]), progress=context.log.info)
+    df = gap_steps.answer_rows(model, plan, results)
+    warehouse.replace_rows("generations", df, match={"benchmark": gap_steps.BENCHMARK, "model": model.slug})
+    return dg.MaterializeResult(metadata=table_metadata(df, ["item_id", "response", "error"], **llm_metadata(stats)))
+
+
 @dg.asset(
     group_name="judgments",
-    code_version=f"{gap.ANSWER_PROMPT_VERSION}+{gap.SCORE_PROMPT_VERSION}",
-    deps=[gap_vqa_dataset],
+    deps=[dg.AssetDep(gap_generations, partition_mapping=by_model), gap_vqa_dataset],
+    partitions_def=model_judge_partitions,
+    code_version=gap.SCORE_PROMPT_VERSION,
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
-    description="Every registered candidate answers the GAP-VQA val questions (with the image); every judge scores "
-                "each answer against the labelled answer with one number in [0, 1] (METHODS §4.5). gap_scores: the "
-                "GPT score per judge × model, parse failures, and the answering calls' latency, tokens/s, cost per 1k tokens.",
+    description="One judge's 0-1 scores of one candidate's GAP-VQA val answers against the labelled answers "
+                "(METHODS §4.5; partition: model × judge). Raw text, score, parse_ok and parse_problem are "
+                "separate; an answer whose call failed is a row with its error and no score.",
 )
-def gap_scores(context: dg.AssetExecutionContext, config: GapScoresConfig, warehouse: Warehouse, llm: LLMClient,
-               registry: Registry) -> dg.MaterializeResult:
-    val = warehouse.query("SELECT v.item_id, v.question, v.answer, v.sha256 FROM gap_vqa_items v "
-                          "WHERE split = 'val' ORDER BY item_id LIMIT ?", [config.max_val_items])
-    urls = image_urls(warehouse, [{"image_hashes": [h]} for h in val["sha256"]])
-    models, judges = registry.candidates(), registry.judges()
-    plan = [(m, row) for m in models for row in val.itertuples(index=False)]
-    answers, answer_stats = llm.run([request_for(m, gap.answer_messages(row.question, urls[row.sha256] if m.vision else None),
-                                                 gap.ANSWER_PROMPT_VERSION, tag=row.item_id) for m, row in plan],
-                                    limits=limits_for(models), progress=context.log.info)
-    judge_plan = [(j, m, row, a) for j in judges for (m, row), a in zip(plan, answers) if a.text is not None]
-    verdicts, judge_stats = llm.run([request_for(j, [{"role": "user", "content": gap.score_prompt(row.question, row.answer, a.text)}],
-                                                 gap.SCORE_PROMPT_VERSION, tag=row.item_id) for j, _, row, a in judge_plan],
-                                    limits=limits_for(judges), progress=context.log.info)
-    rows = []
-    for (j, m, row, a), v in zip(judge_plan, verdicts):
-        score, problem = gap.parse_score(v.text, (row.answer, a.text)) if v.error is None else (None, None)
-        rows.append({"judge": j.slug, "model": m.slug, "item_id": row.item_id, "answer": a.text, "answer_error": a.error,
-                     "answer_tokens_in": a.tokens_in, "answer_tokens_out": a.tokens_out, "answer_latency_ms": a.latency_ms,
-                     "answer_cost_usd": a.cost_usd, "raw_text": v.text, "judge_error": v.error, "score": score,
-                     "parse_ok": score is not None, "parse_problem": problem,
-                     "answer_injection_kinds": answer_injection.kinds_text(a.text)})
-    for j in judges:   # failed answers are recorded once per judge, with no score
-        rows += [{"judge": j.slug, "model": m.slug, "item_id": row.item_id, "answer": None, "answer_error": a.error,
-                  "parse_ok": False} for (m, row), a in zip(plan, answers) if a.text is None]
-    judgments = pd.DataFrame(rows, columns=["judge", "model", "item_id", "answer", "answer_error", "answer_tokens_in",
-                                            "answer_tokens_out", "answer_latency_ms", "answer_cost_usd", "raw_text",
-                                            "judge_error", "score", "parse_ok", "parse_problem",
-                                            "answer_injection_kinds"])
-    summary = gap.score_summary(judgments)
-    warehouse.write_tables([("gap_score_judgments", judgments, {}), ("gap_scores", summary, {})])
+def gap_score_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: LLMClient,
+                        registry: Registry) -> dg.MaterializeResult:
+    model_slug, judge_slug = model_and_judge(context)
+    model, judge = registry.model(model_slug), registry.judge(judge_slug)
+    answers = warehouse.query("SELECT * FROM generations WHERE benchmark = ? AND model = ?",
+                              [gap_steps.BENCHMARK, model.slug])
+    val = _val_items(warehouse)
+    val = val[val["item_id"].isin(answers["item_id"])]
+    plan = gap_steps.score_plan(val, answers, judge)
+    results, stats = llm.run([p.request for p in plan], limits=limits_for([judge]), progress=context.log.info)
+    df = gap_steps.score_rows(model, judge, answers[answers["item_id"].isin(val["item_id"])], plan, results)
+    warehouse.replace_rows("gap_score_judgments", df, match={"model": model.slug, "judge": judge.slug})
     return dg.MaterializeResult(metadata=table_metadata(
-        summary, ["judge", "model", "gpt_score", "n", "parse_failures"], val_items=len(val),
-        answer_calls=answer_stats.api_calls, judge_calls=judge_stats.api_calls))
+        df, ["item_id", "score", "parse_problem", "judge_error"], **llm_metadata(stats),
+        parse_failures=int((~df["parse_ok"] & df["judge_error"].isna() & df["answer_error"].isna()).sum())))
+
+
+@dg.asset(
+    group_name="metrics",
+    code_version="2",
+    deps=[gap_score_judgments],
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    description="GAP-VQA scores (METHODS §4.5): the GPT score per judge × model (mean over parsed val answers), "
+                "parse failures, errors, and the answering calls' latency, tokens/s, cost per 1k tokens.",
+)
+def gap_scores(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
+    summary = gap.score_summary(warehouse.query("SELECT * FROM gap_score_judgments"))
+    warehouse.replace_rows("gap_scores", summary, match={})
+    return dg.MaterializeResult(metadata=table_metadata(summary, ["judge", "model", "gpt_score", "n", "parse_failures"]))
 
 
 @dg.asset(

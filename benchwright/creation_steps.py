@@ -114,11 +114,13 @@ def generation_plan(items: list[dict], model: RegistryEntry, image_urls: Mapping
     return plan, skipped
 
 
-def generation_rows(model: RegistryEntry, plan: list[Planned], results: list[LLMResult]) -> pd.DataFrame:
+def generation_rows(model: RegistryEntry, plan: list[Planned], results: list[LLMResult],
+                    benchmark: str = BENCHMARK) -> pd.DataFrame:
+    """Rows of the shared ``generations`` table (GAP's answers use it too, with ``benchmark='gap'``)."""
     return pd.DataFrame(
         [
             {
-                "benchmark": BENCHMARK,
+                "benchmark": benchmark,
                 "model": model.slug,
                 "item_id": p.item_id,
                 "variant": p.variant,

@@ -2,10 +2,11 @@
 
 import dagster as dg
 
-from assets.gap import gap_game_logs, gap_reliability, gap_scores, gap_vqa_dataset
+from assets.gap import gap_game_logs, gap_generations, gap_reliability, gap_score_judgments, gap_vqa_dataset
+from assets.partitions import model_and_judge, model_judge_partitions
 from benchwright.gap import SUITES
-from checks.results import answer_injection_result, parse_failure_result, schema_result
-from resources.warehouse import Warehouse, read_sql
+from checks.results import answer_injection_check, parse_failure_result, schema_result
+from resources.warehouse import Warehouse
 
 QUARANTINE_WARN_SHARE = 0.05
 
@@ -35,14 +36,13 @@ def gap_vqa_no_image_leakage(warehouse: Warehouse) -> dg.AssetCheckResult:
                                metadata={"images_in_both_splits": dg.MetadataValue.json(both["image_id"].tolist()[:20])})
 
 
-@dg.asset_check(asset=gap_scores, blocking=True,
+@dg.asset_check(asset=gap_score_judgments, partitions_def=model_judge_partitions, blocking=True,
                 description="Share of scoring-judge outputs without one number in [0, 1] (failed calls excluded).")
-def gap_score_parse_failures(warehouse: Warehouse) -> dg.AssetCheckResult:
+def gap_score_parse_failures(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
+    model, judge = model_and_judge(context)
     return parse_failure_result(warehouse.query(
-        "SELECT raw_text, parse_ok, parse_problem, judge_error AS error FROM gap_score_judgments WHERE answer_error IS NULL"))
+        "SELECT raw_text, parse_ok, parse_problem, judge_error AS error FROM gap_score_judgments "
+        "WHERE answer_error IS NULL AND model = ? AND judge = ?", [model, judge]))
 
 
-@dg.asset_check(asset=gap_scores, name="answer_injection",
-                description="WARN when models' GAP answers contain judge-format strings ('Score: x', verdicts, dicts).")
-def gap_answer_injection(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return answer_injection_result(warehouse.query(read_sql("checks/gap_answer_injection.sql")))
+gap_answer_injection = answer_injection_check(gap_generations, "gap")

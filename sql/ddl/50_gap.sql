@@ -142,10 +142,8 @@ CREATE TABLE IF NOT EXISTS gap_score_judgments (
     judge_error         VARCHAR,
     score               DOUBLE,
     parse_ok            BOOLEAN NOT NULL,
-    parse_problem       VARCHAR,
-    answer_injection_kinds VARCHAR      -- judge formats found in the answer (benchwright.answer_injection)
+    parse_problem       VARCHAR
 );
-ALTER TABLE gap_score_judgments ADD COLUMN IF NOT EXISTS answer_injection_kinds VARCHAR;
 
 CREATE TABLE IF NOT EXISTS gap_scores (
     judge                       VARCHAR NOT NULL,

@@ -6,10 +6,6 @@ SELECT benchmark, model,
        count(*) FILTER (WHERE injection_kinds IS NOT NULL) AS answers_with_injection,
        count(*) AS answers,
        count(*) FILTER (WHERE injection_kinds IS NOT NULL) > 0 AS flagged_injection
-FROM (
-    SELECT benchmark, model, injection_kinds FROM generations WHERE response IS NOT NULL
-    UNION ALL
-    SELECT 'gap', model, answer_injection_kinds  -- one answer per model and item, whatever the number of judges
-    FROM (SELECT DISTINCT model, item_id, answer_injection_kinds FROM gap_score_judgments WHERE answer IS NOT NULL)
-) answers
+FROM generations
+WHERE response IS NOT NULL
 GROUP BY benchmark, model;

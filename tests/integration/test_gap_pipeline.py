@@ -10,12 +10,22 @@ import pytest
 from assets.gap import gap_drop_folder
 from benchwright.gap import CATEGORIES
 from resources import ROOT
+from scripts.orchestrate import sync_partitions
 from sensors.gap import gap_log_drop_sensor
 from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, check_results, materialize, resources_for, write_registry
 
 SAMPLE_LOGS = ROOT / "sample_data" / "gap" / "logs"
-GAP_ASSETS = ["gap_images", "gap_game_logs", "gap_reliability", "gap_interaction_model", "gap_vqa_dataset", "gap_scores", "gap_engagement",
+GAP_ASSETS = ["gap_images", "gap_game_logs", "gap_reliability", "gap_interaction_model", "gap_vqa_dataset", "gap_engagement",
               "gap_tainted_answers"]
+
+
+def score_on_val(instance, resources) -> list:
+    """GAP scoring the way the graph runs it: answers per model, judgments per model × judge, then the summary."""
+    models, judges = sync_partitions(instance, resources["registry"], lambda _msg: None)
+    results = [materialize(["gap_generations"], instance, resources, partition_key=m) for m in models]
+    results += [materialize(["gap_score_judgments"], instance, resources,
+                            partition_key=dg.MultiPartitionKey({"model": m, "judge": j})) for m in models for j in judges]
+    return results + [materialize(["gap_scores"], instance, resources)]
 
 
 @pytest.fixture(scope="module")
@@ -25,12 +35,16 @@ def demo(tmp_path_factory):
     resources = resources_for(home)
     with dg.instance_for_test() as instance:
         result = materialize(GAP_ASSETS, instance, resources)
-        yield {"result": result, "warehouse": resources["warehouse"], "instance": instance, "resources": resources,
+        scoring = score_on_val(instance, resources)
+        yield {"result": result, "scoring": scoring, "warehouse": resources["warehouse"], "instance": instance, "resources": resources,
                "home": home}
 
 
 def test_every_gap_asset_and_check_succeeds(demo):
-    assert demo["result"].success
+    assert demo["result"].success and all(r.success for r in demo["scoring"])
+    scoring_checks = [e for r in demo["scoring"] for e in r.get_asset_check_evaluations()]
+    assert {e.check_name for e in scoring_checks} >= {"gap_score_parse_failures", "answer_injection"}
+    assert all(e.passed for e in scoring_checks), [(e.check_name, e.passed) for e in scoring_checks]
     checks = check_results(demo["result"])
     assert {"gap_vqa_no_image_leakage", "gap_log_quarantine_share", "schema_and_ranges"} <= set(checks)
     assert all(c.passed for c in checks.values()), {k: c.passed for k, c in checks.items()}

@@ -138,7 +138,7 @@ def test_a_judge_that_echoes_then_judges_reads_as_its_own_verdicts(attacked, tab
 
 def test_answer_injection_fires_and_the_leaderboards_flag_the_candidate(attacked):
     failures = attacked["summary"]["check_failures"]
-    for asset in ("creation_generations", "urs_generations", "mmmt_if_generations", "gap_scores"):
+    for asset in ("creation_generations", "urs_generations", "mmmt_if_generations", "gap_generations"):
         assert any(f.startswith(f"WARN {asset}:answer_injection") for f in failures), (asset, failures)
     warehouse = attacked["warehouse"]
     con = duckdb.connect(warehouse.snapshot_path, read_only=True)

@@ -76,6 +76,28 @@ def run_requested(keys_by_asset, instance, resources) -> int:
     return calls
 
 
+# Each benchmark's headline table, with the judge column where the benchmark has judges.
+LEADERBOARDS = {
+    "creation_leaderboard WHERE scope = 'overall'": "judge",
+    "urs_leaderboard WHERE intent = 'all' AND language = 'all'": "judge",
+    "mmmt_if_summary WHERE variant = 'standard'": None,   # PIF is checked by code, not judged
+    "mmmt_if_ratings WHERE variant = 'standard'": "judge",
+    "gap_scores": "judge",
+}
+
+
+def judges_of(table: str, judges: dict) -> set:
+    return set(judges) if LEADERBOARDS[table] else {None}
+
+
+def leaderboard_pairs(warehouse) -> dict:
+    out = {}
+    for table, judge in LEADERBOARDS.items():
+        rows = warehouse.query(f"SELECT DISTINCT {judge or 'NULL'} AS judge, model FROM {table}")
+        out[table] = {(None if judge is None else r.judge, r.model) for r in rows.itertuples(index=False)}
+    return out
+
+
 def test_new_model_then_new_judge_runs_only_what_is_new(tmp_path):
     models = pick(SHIPPED_MODELS, "sim-baseline", "sim-describer", "sim-strong")
     judges = pick(SHIPPED_JUDGES, "sim-fair-judge")
@@ -109,6 +131,10 @@ def test_new_model_then_new_judge_runs_only_what_is_new(tmp_path):
         assert calls == 2 * ITEMS + VFS_ITEMS
         board = resources["warehouse"].query("SELECT model FROM creation_leaderboard WHERE scope = 'overall'")
         assert set(board["model"]) == {"sim-strong", "sim-weak"}
+        # ... and so did every other benchmark's results, GAP's scores included, with no other trigger.
+        assert leaderboard_pairs(resources["warehouse"]) == {
+            table: {(j, m) for j in judges_of(table, judges) for m in ("sim-strong", "sim-weak")}
+            for table in LEADERBOARDS}
 
         # --- a new judge: every model is judged by it, nothing else is recomputed ---------------
         write_registry(tmp_path, {**models, "sim-weak": SHIPPED_MODELS["sim-weak"]},
@@ -122,6 +148,11 @@ def test_new_model_then_new_judge_runs_only_what_is_new(tmp_path):
                                        "creation_leaderboard": {"*"}, "judge_quality": {"*"}}
         assert only_partitions_of(seen, "sim-biased-judge")
         assert calls == 2 * (2 * ITEMS + VFS_ITEMS)
+        assert {"gap_score_judgments", "gap_scores"} <= set(seen)
+        all_judges = {**judges, "sim-biased-judge": SHIPPED_JUDGES["sim-biased-judge"]}
+        assert leaderboard_pairs(resources["warehouse"]) == {
+            table: {(j, m) for j in judges_of(table, all_judges) for m in ("sim-strong", "sim-weak")}
+            for table in LEADERBOARDS}
 
 
 def test_fresh_instance_waits_for_datasets_and_malformed_entries_spare_the_others(tmp_path):
