@@ -79,25 +79,38 @@ class GapLogsConfig(dg.Config):
 
 
 def ingest_log_files(warehouse: Warehouse, paths: list[Path], log=None) -> dict:
-    """Load every file whose content hash is new, each in one transaction; returns counts."""
-    known = set(warehouse.query("SELECT file_sha256 FROM gap_log_files")["file_sha256"])
-    counts = {"files_seen": len(paths), "files_new": 0, "lines_loaded": 0, "lines_quarantined": 0}
+    """Store every mark once by its natural key (session, picture order, question index), each file in
+    one transaction that checks and writes; returns counts. Files follow the drop-folder contract
+    (benchwright.datasets): only `*.jsonl` names are read, only complete lines are records."""
+    read = warehouse.query("SELECT file_sha256, file_name FROM gap_log_files")
+    known = set(zip(read["file_sha256"], read["file_name"]))
+    counts = {"files_seen": len(paths), "files_new": 0, "marks_stored": 0, "marks_duplicate": 0,
+              "lines_quarantined": 0, "unfinished_lines": 0}
     for path in paths:
-        digest, good, bad = gap.parse_log_file(path.read_bytes(), path.name)
-        if digest in known:
-            continue
-        known.add(digest)
+        digest, good, bad, tail = gap.parse_log_file(path.read_bytes(), path.name)
+        if tail.strip():
+            counts["unfinished_lines"] += 1
+            if log:
+                log.info(f"{path.name}: last line has no line end yet (still being written): read when complete")
+        if (digest, path.name) in known:
+            continue  # these very bytes were read from this file before: nothing in them can be new
+        known.add((digest, path.name))
         for problem in bad:
             if log:
                 log.warning(f"quarantined {path.name}:{problem['line_no']}: {problem['reason']}")
         file_row = pd.DataFrame([{"file_sha256": digest, "file_name": path.name, "lines_loaded": len(good),
                                   "lines_quarantined": len(bad), "ingested_at": datetime.now(timezone.utc).replace(tzinfo=None)}])
         quarantine = pd.DataFrame(bad, columns=["file_sha256", "file_name", "line_no", "reason", "line"])
-        # Marks, quarantine and the file's record land together, so a file is never half-ingested.
-        warehouse.write_tables([("gap_marks", good, None), ("gap_log_quarantine", quarantine, None),
-                                ("gap_log_files", file_row, None)])
+        # Marks, duplicates, quarantine and the file's record land together: never half a file, never twice.
+        result = warehouse.ingest_records(
+            "gap_marks", good, gap.MARK_KEY, gap.MARK_PLACE, problems_of=("gap", "game_logs"),
+            also=[("gap_log_quarantine", quarantine, ["file_name", "line_no"]),
+                  ("gap_log_files", file_row, ["file_sha256", "file_name"])])
+        if result["duplicates"] and log:
+            log.warning(f"{path.name}: {result['duplicates']} marks already stored from elsewhere (see dataset_problems)")
         counts["files_new"] += 1
-        counts["lines_loaded"] += len(good)
+        counts["marks_stored"] += result["stored"]
+        counts["marks_duplicate"] += result["duplicates"]
         counts["lines_quarantined"] += len(bad)
     return counts
 
@@ -109,7 +122,9 @@ def ingest_log_files(warehouse: Warehouse, paths: list[Path], log=None) -> dict:
     automation_condition=LOAD_WHEN_MISSING,
     kinds={"duckdb"},
     description="GAP game logs (JSONL, one question per line) from the bundled sample and the drop folder. "
-                "Each file is loaded exactly once, keyed by its content sha256 (re-delivery changes nothing); "
+                "Each mark is stored once by its natural key (session, picture order, question index): a "
+                "re-delivered mark (a copy, other line ends, a file read again) is a `dataset_problems` row, "
+                "not data. Only `*.jsonl` files and complete lines are read (write `*.part`, rename when done); "
                 "malformed lines go to `gap_log_quarantine` with a reason while the good lines load.",
 )
 def gap_game_logs(context: dg.AssetExecutionContext, config: GapLogsConfig, warehouse: Warehouse) -> dg.MaterializeResult:

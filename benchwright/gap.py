@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from benchwright import judging
+from benchwright.datasets import complete_lines
 from benchwright.judging import Shown
 from benchwright.quality import between
 
@@ -101,12 +102,30 @@ def parse_log_line(line: str) -> dict:
     return {field: record[field] for field in LOG_FIELDS}
 
 
-def parse_log_file(data: bytes, file_name: str) -> tuple[str, pd.DataFrame, list[dict]]:
-    """(content sha256, good rows with line numbers, quarantined lines with reasons)."""
+# A game mark's natural key: a session shows each picture once (image_order) and numbers its questions.
+MARK_KEY = ["session_id", "image_order", "question_index"]
+# Where a mark was read: the same file and line read again is the same record, not a duplicate.
+MARK_PLACE = ["file_name", "line_no"]
+
+
+def parse_log_file(data: bytes, file_name: str) -> tuple[str, pd.DataFrame, list[dict], bytes]:
+    """(content sha256, good rows with file name and line numbers, quarantined lines with reasons, the
+    unfinished last line).
+
+    Follows the drop-folder contract (``benchwright.datasets``): only complete lines are records (LF or
+    CRLF; blank lines skipped); a last line without a line end is still being written and is returned
+    as the tail, not read. A line that is not valid UTF-8 is quarantined, never silently altered.
+    """
     digest = hashlib.sha256(data).hexdigest()
     rows, bad = [], []
-    for number, raw in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
-        if not raw.strip():
+    lines, tail = complete_lines(data)
+    for number, raw_bytes in lines:
+        try:
+            raw = raw_bytes.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            bad.append({"file_sha256": digest, "file_name": file_name, "line_no": number,
+                        "reason": f"not valid UTF-8 (byte {exc.start} of the line)",
+                        "line": raw_bytes.decode("utf-8", errors="replace")[:2000]})
             continue
         try:
             row = parse_log_line(raw)
@@ -114,13 +133,13 @@ def parse_log_file(data: bytes, file_name: str) -> tuple[str, pd.DataFrame, list
             bad.append({"file_sha256": digest, "file_name": file_name, "line_no": number, "reason": str(exc),
                         "line": raw[:2000]})
             continue
-        rows.append({"file_sha256": digest, "line_no": number, **row})
-    frame = pd.DataFrame(rows, columns=["file_sha256", "line_no", *LOG_COLUMNS])
+        rows.append({"file_sha256": digest, "file_name": file_name, "line_no": number, **row})
+    frame = pd.DataFrame(rows, columns=["file_sha256", "file_name", "line_no", *LOG_COLUMNS])
     if len(frame):
         frame["session_start"] = pd.to_datetime(frame["session_start"], utc=True).dt.tz_localize(None)
         frame["seconds_taken"] = frame["seconds_taken"].astype(float)
         frame["time_limit_s"] = frame["time_limit_s"].astype(float)
-    return digest, frame, bad
+    return digest, frame, bad, tail
 
 
 # --------------------------------------------------------------------------------------------------

@@ -19,8 +19,8 @@ def gap_reliability_schema(warehouse: Warehouse) -> dg.AssetCheckResult:
 
 @dg.asset_check(asset=gap_game_logs, description="Share of quarantined log lines; warns above 5 %.")
 def gap_log_quarantine_share(warehouse: Warehouse) -> dg.AssetCheckResult:
-    counts = warehouse.query("SELECT coalesce(sum(lines_loaded), 0) AS good, coalesce(sum(lines_quarantined), 0) AS bad "
-                             "FROM gap_log_files").iloc[0]
+    counts = warehouse.query("SELECT (SELECT count(*) FROM gap_marks) AS good, "
+                             "(SELECT count(*) FROM gap_log_quarantine) AS bad").iloc[0]
     total = int(counts["good"]) + int(counts["bad"])
     share = int(counts["bad"]) / total if total else 0.0
     reasons = warehouse.query("SELECT reason, count(*) AS n FROM gap_log_quarantine GROUP BY reason ORDER BY n DESC LIMIT 5")

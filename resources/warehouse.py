@@ -20,6 +20,8 @@ import pandas as pd
 from dagster_duckdb import DuckDBResource
 from filelock import FileLock
 
+from benchwright.datasets import split_new_records
+
 SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
 _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
 _SCHEMA_APPLIED: set[str] = set()  # databases this process has created the tables in
@@ -28,6 +30,21 @@ _SCHEMA_APPLIED: set[str] = set()  # databases this process has created the tabl
 def read_sql(relative_path: str) -> str:
     """Text of a file under sql/ (SQL lives in files, not in f-strings)."""
     return (SQL_DIR / relative_path).read_text(encoding="utf-8")
+
+
+def _insert_new(con: duckdb.DuckDBPyConnection, table: str, rows: pd.DataFrame, key: list[str]) -> int:
+    """Insert the rows whose `key` is not in the table yet (all of them when `key` is empty); returns
+    how many went in. The caller holds the session (and, for several writes, the transaction)."""
+    table = _identifier(table)
+    if not len(rows):
+        return 0
+    before = con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
+    on = " AND ".join(f"t.{_identifier(c)} = i.{c}" for c in key)
+    con.register("incoming_rows", rows)
+    con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming_rows i"
+                + (f" WHERE NOT EXISTS (SELECT 1 FROM {table} t WHERE {on})" if key else ""))
+    con.unregister("incoming_rows")
+    return con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0] - before
 
 
 def _identifier(name: str) -> str:
@@ -99,16 +116,47 @@ class Warehouse(DuckDBResource):
 
     def add_new_rows(self, table: str, rows: pd.DataFrame, key: list[str]) -> int:
         """Insert only the rows whose key is not in the table yet (content-addressed tables)."""
-        table = _identifier(table)
-        on = " AND ".join(f"t.{_identifier(c)} = i.{c}" for c in key)
         with self.session() as con:
-            before = con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
-            if len(rows):
-                con.register("incoming_rows", rows)
-                con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming_rows i "
-                            f"WHERE NOT EXISTS (SELECT 1 FROM {table} t WHERE {on})")
-                con.unregister("incoming_rows")
-            return con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0] - before
+            return _insert_new(con, table, rows, key)
+
+    def ingest_records(self, table: str, rows: pd.DataFrame, key: list[str], place: list[str], *,
+                       problems_of: tuple[str, str],
+                       also: list[tuple[str, pd.DataFrame, list[str]]] = ()) -> dict[str, int]:
+        """Store each record once by its natural ``key``, checking and writing in ONE locked transaction,
+        so two ingests at once (a sensor's run and a manual one) cannot both store a record.
+
+        ``place`` names where a record was read (file, line). A record already stored from the same place
+        is known; from another place it is a duplicate: a `dataset_problems` row (``problems_of`` =
+        benchmark, dataset) "duplicate of <first place>", written once. ``also``: (table, rows, key) written
+        in the same transaction, each row only if its key is new (file records, quarantined lines).
+        See benchwright.datasets (the drop-folder contract). Returns stored / duplicates / known counts.
+        """
+        benchmark, dataset = problems_of
+        with self.session() as con:
+            con.execute("BEGIN TRANSACTION")
+            try:
+                stored: dict[tuple, tuple] = {}
+                if len(rows):
+                    con.register("incoming_keys", rows[key].drop_duplicates())
+                    on = " AND ".join(f"t.{_identifier(c)} = i.{c}" for c in key)
+                    columns = ", ".join([f"t.{c}" for c in key] + [f"t.{_identifier(c)}" for c in place])
+                    found = con.execute(f"SELECT {columns} FROM {_identifier(table)} t JOIN incoming_keys i ON {on}"
+                                        ).fetchall()
+                    con.unregister("incoming_keys")
+                    stored = {tuple(r[:len(key)]): tuple(r[len(key):]) for r in found}
+                new, duplicates, known = split_new_records(rows.to_dict("records"), stored, key, place)
+                _insert_new(con, table, pd.DataFrame(new, columns=rows.columns), [])
+                problems = pd.DataFrame([{"benchmark": benchmark, "dataset": dataset, "location": ":".join(d["place"]),
+                                          "reason": "duplicate of " + ":".join(d["first"])} for d in duplicates],
+                                        columns=["benchmark", "dataset", "location", "reason"])
+                _insert_new(con, "dataset_problems", problems, ["benchmark", "dataset", "location", "reason"])
+                for other, other_rows, other_key in also:
+                    _insert_new(con, other, other_rows, other_key)
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+        return {"stored": len(new), "duplicates": len(duplicates), "known": known}
 
     def query(self, sql: str, params: list[Any] | None = None) -> pd.DataFrame:
         with self.session() as con:

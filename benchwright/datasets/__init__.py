@@ -65,3 +65,49 @@ def decode_keeping_bad_bytes(raw: bytes) -> str:
 def has_bad_bytes(text: str) -> bool:
     """True when `text` holds a byte that was not UTF-8 (kept as a surrogate escape by the reader above)."""
     return any("\udc80" <= ch <= "\udcff" for ch in text)
+
+
+# --- the drop-folder contract and exactly-once records --------------------------------------------------
+#
+# Producers outside Benchwright (the web app, a game server, a script) deliver files to a drop folder.
+# The contract, enforced by every loader of a drop folder:
+#   1. a file under construction has another name (`*.part`) and is renamed when it is complete; only
+#      the folder's final names (`*.jsonl`, `*.csv`) are read;
+#   2. a record is a line that ends with a line end (LF or CRLF); a last line without one is still being
+#      written and is not read (it is reported, and read once it is complete);
+#   3. every record has a natural key; a record whose key is stored already is counted once: read again
+#      from the same file and line (a file that grew, a re-read) it is simply known, from anywhere else
+#      (a copy, a re-delivery with other line ends or blank lines, another file) it is a duplicate,
+#      reported in `dataset_problems` as "duplicate of <file>:<line>", never data.
+
+def complete_lines(data: bytes) -> tuple[list[tuple[int, bytes]], bytes]:
+    """(line number, line without its line end) for every complete line, and the unfinished tail
+    (b"" when the data ends with a line end). Blank lines keep their numbers but are left out."""
+    parts = data.split(b"\n")
+    tail = parts.pop()  # after the last "\n": b"" for a complete file
+    lines = [(number, part.removesuffix(b"\r")) for number, part in enumerate(parts, start=1)]
+    return [(n, line) for n, line in lines if line.strip()], tail
+
+
+def split_new_records(incoming: list[dict], stored: dict[tuple, tuple], key: list[str], place: list[str]
+                      ) -> tuple[list[dict], list[dict], int]:
+    """Sort incoming records by their natural key: (new ones to store, duplicates, records already known).
+
+    ``stored`` maps a key already in the table to the place (e.g. file, line) it was stored from. A
+    duplicate is a dict with the record's place and ``first``, the place of the record it repeats.
+    """
+    # Compared as text, so that a key read back from the database (numbers as Python or NumPy ints,
+    # say) matches the same key of a parsed record.
+    first_at: dict[tuple, tuple] = {tuple(map(str, k)): tuple(map(str, v)) for k, v in stored.items()}
+    new, duplicates, known = [], [], 0
+    for record in incoming:
+        record_key = tuple(str(record[c]) for c in key)
+        record_place = tuple(str(record[c]) for c in place)
+        if record_key not in first_at:
+            first_at[record_key] = record_place
+            new.append(record)
+        elif first_at[record_key] == record_place:
+            known += 1
+        else:
+            duplicates.append({"place": record_place, "first": first_at[record_key]})
+    return new, duplicates, known

@@ -9,7 +9,8 @@ CREATE TABLE IF NOT EXISTS gap_images (
     truth       VARCHAR NOT NULL
 );
 
--- One row per ingested log file (content hash): a re-delivered file is recognised and skipped.
+-- One row per log file content read (sha256): the very same bytes are not read twice. Marks are
+-- de-duplicated by their own key, whatever file brings them.
 CREATE TABLE IF NOT EXISTS gap_log_files (
     file_sha256      VARCHAR NOT NULL,
     file_name        VARCHAR NOT NULL,
@@ -34,8 +35,11 @@ CREATE TABLE IF NOT EXISTS gap_marks (
     model_answer     VARCHAR NOT NULL,
     instructed_wrong BOOLEAN NOT NULL,
     player_mark      VARCHAR NOT NULL,   -- 'correct' | 'wrong'
-    seconds_taken    DOUBLE NOT NULL
+    seconds_taken    DOUBLE NOT NULL,
+    file_name        VARCHAR             -- where the mark was first read (with line_no)
 );
+-- A mark is stored once by its natural key (session_id, image_order, question_index).
+ALTER TABLE gap_marks ADD COLUMN IF NOT EXISTS file_name VARCHAR;
 
 -- Log lines that could not be used, with the reason (the rest of the file loads).
 CREATE TABLE IF NOT EXISTS gap_log_quarantine (

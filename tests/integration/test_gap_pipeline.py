@@ -69,7 +69,7 @@ def test_redelivery_changes_nothing_and_sensor_fires_once(demo, tmp_path):
     assert drop == gap_drop_folder(wh)
     before = wh.query("SELECT count(*) AS n FROM gap_marks")["n"][0]
     drop.mkdir(parents=True, exist_ok=True)
-    # Re-delivery under another name: same content hash, so nothing loads.
+    # Re-delivery under another name: every mark is known by its key, so nothing loads twice.
     shutil.copy(SAMPLE_LOGS / "game_log_000.jsonl", drop / "again.jsonl")
     context = dg.build_sensor_context(instance=instance, resources={"warehouse": wh})
     first = gap_log_drop_sensor(context)

@@ -19,9 +19,11 @@ def run_main_job(home, *args):
 def test_main_job_prints_every_leaderboard_then_replays_without_a_call(tmp_path):
     first = run_main_job(tmp_path)
     assert first.returncode == 0, first.stderr[-3000:]
-    for title in ("Creation leaderboard", "Judge quality", "MMMT-IF leaderboard", "URS leaderboard"):
+    for title in ("Creation leaderboard", "Judge quality", "MMMT-IF leaderboard", "URS leaderboard", "GAP-VQA scores"):
         assert f"== {title}" in first.stdout
-    assert "Strong writer [simulated]" in first.stdout and "(0 failed)" in first.stdout
+    # Printed by slug (what SQL takes), with the simulation and injection flags.
+    assert "sim-strong" in first.stdout and "simulated" in first.stdout and "flagged_injection" in first.stdout
+    assert "(0 failed)" in first.stdout
     assert f"Analyst snapshot: {tmp_path / 'analyst.duckdb'}" in first.stdout
 
     # Replay mode turns any cache miss into an error: a clean second pass proves nothing was re-called.

@@ -47,7 +47,7 @@ def simulated():
     images = generate_images(20, 20, seed=3)
     records, truth = play_sessions(make_players(12, 6, 4, seed=3), images, sessions_per_player=3, seed=3)
     data = "\n".join(json.dumps(r) for r in records).encode()
-    _, marks, bad = gap.parse_log_file(data, "sim.jsonl")
+    _, marks, bad, _ = gap.parse_log_file(data, "sim.jsonl")
     assert bad == []
     return images, marks, truth
 
@@ -103,7 +103,7 @@ def test_log_lines_are_validated_with_reasons():
     for line, reason in cases.items():
         with pytest.raises(ValueError, match=reason):
             gap.parse_log_line(line)
-    digest, rows, bad = gap.parse_log_file(("\n".join([json.dumps(good), "{oops", ""]) + "\n").encode(), "f.jsonl")
+    digest, rows, bad, _ = gap.parse_log_file(("\n".join([json.dumps(good), "{oops", ""]) + "\n").encode(), "f.jsonl")
     assert len(rows) == 1 and [b["line_no"] for b in bad] == [2] and len(digest) == 64
 
 
