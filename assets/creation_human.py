@@ -11,6 +11,7 @@ from assets.common import add_labels, problems_frame, table_metadata
 from assets.creation import creation_pairwise_judgments, creation_references
 from assets.human_pairwise import human_pairwise_drop_folder, load_human_pairwise_drops
 from benchwright import creation_human
+from benchwright.datasets.human_pairwise import ROW_COLUMNS
 from resources.registry import Registry
 from resources.warehouse import Warehouse
 
@@ -42,7 +43,8 @@ class CreationHumanConfig(dg.Config):
 def creation_human_alignment(context: dg.AssetExecutionContext, config: CreationHumanConfig,
                              warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
     folder = human_pairwise_drop_folder(warehouse, config.folder)
-    everything, folder_problems = load_human_pairwise_drops(context, warehouse, folder)
+    rows, folder_problems = load_human_pairwise_drops(context, warehouse, folder, registry)
+    everything = pd.DataFrame(rows, columns=ROW_COLUMNS)
     choices = everything[everything["benchmark"] == "creation"]
     baselines = warehouse.query("SELECT item_id, baseline FROM creation_references")
     kept, problems = creation_human.check_baselines(choices, dict(zip(baselines["item_id"], baselines["baseline"])))

@@ -10,7 +10,8 @@ import dagster as dg
 import pandas as pd
 
 from assets.common import folder_beside_warehouse, record_problems
-from benchwright.datasets.human_pairwise import ROW_COLUMNS, load_folder
+from benchwright.datasets.human_pairwise import load_folder, with_known_models
+from resources.registry import Registry
 from resources.warehouse import Warehouse
 
 # dataset_problems rows for the folder's files: (benchmark, dataset)
@@ -22,13 +23,20 @@ def human_pairwise_drop_folder(warehouse: Warehouse, configured: str = "") -> Pa
     return folder_beside_warehouse(warehouse, "drops", "human_pairwise", configured=configured)
 
 
-def load_human_pairwise_drops(context: dg.AssetExecutionContext, warehouse: Warehouse,
-                              folder: Path) -> tuple[pd.DataFrame, list]:
-    """Every choice in the folder (both benchmarks) and the problems; each is logged and recorded.
+def load_human_pairwise_drops(context: dg.AssetExecutionContext, warehouse: Warehouse, folder: Path,
+                              registry: Registry) -> tuple[list[dict], list]:
+    """Every choice in the folder (both benchmarks), each once, with registered models only, and the
+    problems; each is logged and recorded. Rows are dicts (``ROW_COLUMNS`` plus ``source_row``).
 
-    Both alignment assets call this and record the same problems, so either one keeps
+    Both alignment assets call this and record the same folder problems, so either one keeps
     `dataset_problems` true for the folder.
     """
     rows, problems = load_folder(folder)
+    rows, unknown = with_known_models(rows, known_models(registry))
+    problems = problems + unknown
     record_problems(context, warehouse, problems, **FOLDER_PROBLEMS)
-    return pd.DataFrame(rows, columns=ROW_COLUMNS), problems
+    return rows, problems
+
+
+def known_models(registry: Registry) -> set[str]:
+    return {e.slug for e in registry.entries("models")}

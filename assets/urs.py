@@ -10,10 +10,11 @@ import pandas as pd
 
 from assets.common import (LOAD_WHEN_MISSING, add_labels, llm_metadata, record_problems, repo_path, shown_path,
                            table_metadata)
-from assets.human_pairwise import human_pairwise_drop_folder, load_human_pairwise_drops
+from assets.human_pairwise import human_pairwise_drop_folder, known_models, load_human_pairwise_drops
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import urs, urs_steps
 from benchwright.creation_steps import limits_for
+from benchwright.datasets.human_pairwise import ROW_COLUMNS, with_known_models, without_duplicates
 from benchwright.datasets.urs import load_pairwise_csv, load_satisfaction_csv, load_urs_csv
 from benchwright.pii import redact, scan_texts
 from benchwright.report import markdown_table
@@ -378,14 +379,15 @@ def urs_human_alignment(context: dg.AssetExecutionContext, config: HumanPairwise
                         warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
     path = repo_path(config.path)
     folder = human_pairwise_drop_folder(warehouse, config.folder)
-    frames, problems = [], []
-    if path.is_file():
-        rows, problems = load_pairwise_csv(path)
-        record_problems(context, warehouse, problems, "urs", path.name)
-        frames.append(pd.DataFrame(rows, columns=URS_PAIRWISE_COLUMNS))
-    dropped, folder_problems = load_human_pairwise_drops(context, warehouse, folder)
-    frames.append(dropped.loc[dropped["benchmark"] == "urs", URS_PAIRWISE_COLUMNS])
-    frames = [frame for frame in frames if len(frame)]
+    sample, problems = load_pairwise_csv(path) if path.is_file() else ([], [])
+    sample, unknown = with_known_models(sample, known_models(registry))
+    dropped, folder_problems = load_human_pairwise_drops(context, warehouse, folder, registry)
+    # The configured file and the folder count as one: a copy of the file dropped in the folder counts once.
+    rows, repeated = without_duplicates([*sample, *(r for r in dropped if r["benchmark"] == "urs")])
+    problems = problems + unknown + repeated
+    record_problems(context, warehouse, problems, "urs", path.name)
+    both = pd.DataFrame(rows, columns=ROW_COLUMNS)
+    frames = [frame for frame in [both[URS_PAIRWISE_COLUMNS]] if len(frame)]
     source = shown_path(path) if path.is_file() else f"missing: {shown_path(path)}"
     if not frames:
         context.log.warning(f"no human pairwise choices at {path} or in {folder}: nothing to align with")
@@ -412,4 +414,4 @@ def urs_human_alignment(context: dg.AssetExecutionContext, config: HumanPairwise
         problems=len(problems) + len(folder_problems), comparisons=len(comparisons),
         excluded_undetermined=int((comparisons["winner"] == "undetermined").sum()),
         bradley_terry=dg.MetadataValue.md(markdown_table(coefficients)), source=source,
-        folder=dg.MetadataValue.path(str(folder)), from_folder=int((dropped["benchmark"] == "urs").sum())))
+        folder=dg.MetadataValue.path(str(folder)), from_folder=int((comparisons["source_file"] != path.name).sum())))

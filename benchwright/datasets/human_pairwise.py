@@ -32,19 +32,20 @@ winner`` raises, naming the path; ``load_folder`` turns that into a problem for 
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import math
 import os
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchwright.datasets import RowError, decode_keeping_bad_bytes, has_bad_bytes, read_text_keeping_bad_bytes
+from benchwright.datasets import (RowError, decode_keeping_bad_bytes, has_bad_bytes, read_text_keeping_bad_bytes,
+                                  split_new_records)
 from benchwright.datasets.creation import LoadProblem
 
 COLUMNS = ["benchmark", "item_id", "model_a", "model_b", "winner", "strength", "annotator", "left_model",
            "item_position", "round_id", "recorded_at", "seconds_taken"]
-# What a loaded row holds: the file's columns plus the file it came from.
+# What a loaded row holds: the file's columns plus the file it came from (``source_row`` is kept on the
+# dicts for locating problems, not stored).
 ROW_COLUMNS = [*COLUMNS, "source_file"]
 REQUIRED_COLUMNS = ("model_a", "model_b", "winner")
 
@@ -85,6 +86,16 @@ def load_pairwise_csv(path: str | os.PathLike) -> tuple[list[dict], list[LoadPro
 
 
 def _parse(text: str, path: Path) -> tuple[list[dict], list[LoadProblem]]:
+    unfinished = []
+    if text and not text.endswith("\n"):
+        # The drop-folder contract (benchwright.datasets): a record ends with a line end; without one
+        # the producer is still writing it. It is read once it is complete, never half.
+        text, tail = text[:text.rfind("\n") + 1], text[text.rfind("\n") + 1:]
+        if text:  # (a file with only a header in progress has nothing to report yet)
+            records_so_far = sum(1 for record in csv.reader(io.StringIO(text, newline="")) if any(record)) - 1
+            unfinished.append(LoadProblem(f"{path.name}:row {records_so_far + 1}",
+                                        f"incomplete last line ({len(tail)} characters, no line end yet): "
+                                        "read once it is complete"))
     records = list(csv.reader(io.StringIO(text, newline="")))
     if not records or not any(cell.strip() for cell in records[0]):
         raise ValueError(f"{path} is empty (no header line)")
@@ -102,31 +113,25 @@ def _parse(text: str, path: Path) -> tuple[list[dict], list[LoadProblem]]:
         except RowError as exc:
             problems.append(LoadProblem(f"{path.name}:row {number}", str(exc)))
             continue
-        rows.append({**row, "source_file": path.name})
-    return rows, problems
+        rows.append({**row, "source_file": path.name, "source_row": number})
+    return rows, problems + unfinished
 
 
 def load_folder(folder: str | os.PathLike) -> tuple[list[dict], list[LoadProblem]]:
     """Every ``*.csv`` in the folder, in name order: rows (with ``source_file``) and problems.
 
     A file that cannot be read at all is one problem, located by its name; the other files load.
-    A file with the same bytes as an earlier one (a copy re-delivered under another name) is
-    skipped and reported, so no choice counts twice. A missing folder holds nothing.
+    Only ``*.csv`` names are read (write ``*.part`` and rename when done). Every choice counts once:
+    see ``without_duplicates``. A missing folder holds nothing.
     """
     folder = Path(folder)
     rows, problems = [], []
-    seen: dict[str, str] = {}  # content sha256 -> first file name with it
     for path in sorted(folder.glob("*.csv")) if folder.is_dir() else []:
         try:
             raw = path.read_bytes()
         except OSError as exc:
             problems.append(LoadProblem(path.name, f"cannot read: {exc}"))
             continue
-        digest = hashlib.sha256(raw).hexdigest()
-        if digest in seen:
-            problems.append(LoadProblem(path.name, f"same content as {seen[digest]}: not counted twice"))
-            continue
-        seen[digest] = path.name
         try:
             file_rows, file_problems = _parse(decode_keeping_bad_bytes(raw), path)
         except ValueError as exc:
@@ -134,7 +139,36 @@ def load_folder(folder: str | os.PathLike) -> tuple[list[dict], list[LoadProblem
             continue
         rows += file_rows
         problems += file_problems
-    return rows, problems
+    kept, repeated = without_duplicates(rows)
+    return kept, problems + repeated
+
+
+# What makes a choice itself: everything the producer wrote about it (values already normalized).
+NATURAL_KEY = [c for c in COLUMNS]
+
+
+def without_duplicates(rows: list[dict]) -> tuple[list[dict], list[LoadProblem]]:
+    """Each choice once, in order; every repeat is a located problem "duplicate of <file>:row <n>".
+
+    A choice's natural key is its normalized content (benchmark, item, models, winner, strength,
+    annotator, sides, position, round, time, seconds), so a copy of a file, the same file with other
+    line ends, or a row written twice is recognised whatever file holds it. Rows with no time
+    (``recorded_at``, e.g. the older anonymous URS layout) cannot tell two equal votes from one vote
+    written twice; there the n-th equal row of a file is the key's n-th occurrence, so equal votes in
+    one file all count while a copy of that file counts none.
+    """
+    occurrences: dict[tuple, int] = {}
+    records = []
+    for row in rows:
+        content = tuple(row.get(c) for c in NATURAL_KEY)
+        if row.get("recorded_at") is None:
+            place = (row["source_file"], content)
+            occurrences[place] = occurrences.get(place, 0) + 1
+            content += (occurrences[place],)
+        records.append({**row, "natural_key": repr(content), "place": f"{row['source_file']}:row {row['source_row']}"})
+    kept, duplicates, _ = split_new_records(records, {}, ["natural_key"], ["place"])
+    clean = [{k: v for k, v in r.items() if k not in ("natural_key", "place")} for r in kept]
+    return clean, [LoadProblem(d["place"][0], f"duplicate of {d['first'][0]}") for d in duplicates]
 
 
 # --- one row ----------------------------------------------------------------------------------
@@ -219,3 +253,22 @@ def _seconds(cell: str) -> float | None:
 
 
 __all__ = ["BENCHMARKS", "COLUMNS", "ROW_COLUMNS", "WINNERS", "load_folder", "load_pairwise_csv", "value_for_b"]
+
+
+# Who may stand in a choice besides registered models: a dataset's own reference answer (Creation).
+DATASET_AUTHOR = "dataset"
+
+
+def with_known_models(rows: list[dict], known: set[str]) -> tuple[list[dict], list[LoadProblem]]:
+    """The rows whose two models are registered slugs (or the dataset's reference answer); every other
+    row is a located problem, so a typo or a retired slug never joins a fit silently."""
+    allowed = set(known) | {DATASET_AUTHOR}
+    kept, problems = [], []
+    for row in rows:
+        unknown = [m for m in (row["model_a"], row["model_b"]) if m not in allowed]
+        if unknown:
+            problems.append(LoadProblem(f"{row['source_file']}:row {row['source_row']}",
+                                        f"unknown model slug(s) {', '.join(map(repr, unknown))}: not in the registry"))
+        else:
+            kept.append(row)
+    return kept, problems

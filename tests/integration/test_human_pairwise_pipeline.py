@@ -181,5 +181,5 @@ def test_a_dropped_round_moves_both_alignments_and_redelivery_requests_nothing(r
     finally:
         con.close()
     assert set(view["mode"]) == {"dual", "non_dual"} and (view["judge"] == JUDGE).all()
-    assert (view["human_human_mae"] == round(humans["mae"], 3)).all() and view["model"].str.endswith("[simulated]").all()
+    assert (view["human_human_mae"] == round(humans["mae"], 3)).all() and view["model_name"].str.endswith("[simulated]").all()
 

@@ -44,10 +44,10 @@ def test_a_full_row_keeps_every_column_with_types(tmp_path):
     assert first == {"benchmark": "creation", "item_id": "lw-001", "model_a": "sim-baseline", "model_b": "sim-strong",
                      "winner": "B", "strength": 2, "annotator": "ann-1", "left_model": "sim-strong",
                      "item_position": 1, "round_id": "round-1", "recorded_at": "2025-05-01T09:30:00+00:00",
-                     "seconds_taken": 41.5, "source_file": "round-1.csv"}
+                     "seconds_taken": 41.5, "source_file": "round-1.csv", "source_row": 1}
     # Stored in UTC: 11:30 at +02:00 is 09:30 UTC.
     assert second["recorded_at"] == "2025-05-01T09:30:00+00:00" and second["strength"] == 0
-    assert set(first) == set(human_pairwise.ROW_COLUMNS)
+    assert set(first) == {*human_pairwise.ROW_COLUMNS, "source_row"}
 
 
 def test_every_bad_row_is_a_located_problem_and_the_good_rows_still_load(tmp_path):
@@ -68,14 +68,14 @@ def test_every_bad_row_is_a_located_problem_and_the_good_rows_still_load(tmp_pat
         "seconds_taken '-3'": choice(seconds_taken="-3"),
     }
     rows_in_order = [good[0], *bad.values(), good[1]]
-    # A crash mid-append leaves a last line with fewer fields than the header.
+    # A crash mid-append (or a producer still writing) leaves a last line without its line end: not read.
     write_round(tmp_path / "r.csv", rows_in_order, torn_tail="creation,lw-009,sim-baseline,sim-str")
     rows, problems = load_pairwise_csv(tmp_path / "r.csv")
     assert [r["item_id"] for r in rows] == ["ok-1", "ok-2"]
     assert rows[1]["winner"] == "undetermined" and rows[1]["strength"] is None
     expected_locations = [f"r.csv:row {n}" for n in range(2, 2 + len(bad))] + [f"r.csv:row {len(rows_in_order) + 1}"]
     assert [p.location for p in problems] == expected_locations
-    for problem, reason in zip(problems, [*bad, "4 fields, header has 12 (a torn line?)"]):
+    for problem, reason in zip(problems, [*bad, "incomplete last line"]):
         assert reason in problem.reason, (problem, reason)
 
 
@@ -136,8 +136,11 @@ def test_load_folder_reads_every_csv_in_name_order_and_never_counts_a_copy_twice
     rows, problems = load_folder(tmp_path)
     assert [(r["source_file"], r["item_id"]) for r in rows] == [("a-round.csv", "a1"), ("b-round.csv", "b1"),
                                                                 ("b-round.csv", "b2")]
-    assert [p.location for p in problems] == ["c-copy.csv", "d-broken.csv"]
-    assert "same content as b-round.csv" in problems[0].reason and "lacks required column" in problems[1].reason
+    # Every choice of the copy is a located duplicate of the one it repeats, never counted again.
+    assert [(p.location, p.reason) for p in problems] == [
+        ("d-broken.csv", problems[0].reason), ("c-copy.csv:row 1", "duplicate of b-round.csv:row 1"),
+        ("c-copy.csv:row 2", "duplicate of b-round.csv:row 2")]
+    assert "lacks required column" in problems[0].reason
     assert load_folder(tmp_path / "not-there") == ([], [])
 
 
@@ -256,3 +259,40 @@ def test_no_choices_yet_gives_an_empty_table_not_an_error():
     judgments = pd.DataFrame([_judgment("i1", 1, "B>A"), _judgment("i1", 2, "A>B")])
     table = creation_human.alignment_table(judgments, kept)
     assert table.empty and list(table.columns) == creation_human.ALIGNMENT_COLUMNS
+
+
+def test_every_redelivery_of_a_choice_counts_once(tmp_path):
+    from benchwright.datasets.human_pairwise import without_duplicates
+
+    write_round(tmp_path / "a.csv", [choice(item_id="x1"), choice(item_id="x2")])
+    raw = (tmp_path / "a.csv").read_bytes()
+    (tmp_path / "b-crlf.csv").write_bytes(raw.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
+    (tmp_path / "c-blank.csv").write_bytes(raw + b"\n")
+    # an exact duplicate row inside one file (the same timed choice written twice)
+    lines = raw.splitlines(keepends=True)
+    (tmp_path / "d-twice.csv").write_bytes(b"".join([lines[0], lines[1], lines[1]]))
+    rows, problems = load_folder(tmp_path)
+    assert [(r["source_file"], r["item_id"]) for r in rows] == [("a.csv", "x1"), ("a.csv", "x2")]
+    assert len(problems) == 2 + 2 + 2 and all(p.reason.startswith("duplicate of a.csv:row ") for p in problems)
+    # Anonymous votes without a time (the older URS layout): equal votes in one file all count,
+    # a copy of the file counts none.
+    legacy = [{"benchmark": "urs", "item_id": None, "model_a": "m1", "model_b": "m2", "winner": "A", "strength": 1,
+               "annotator": None, "left_model": None, "item_position": None, "round_id": None, "recorded_at": None,
+               "seconds_taken": None, "source_file": f, "source_row": n} for f in ("s.csv", "copy.csv") for n in (1, 2)]
+    kept, repeated = without_duplicates(legacy)
+    assert [(r["source_file"], r["source_row"]) for r in kept] == [("s.csv", 1), ("s.csv", 2)]
+    assert [p.reason for p in repeated] == ["duplicate of s.csv:row 1", "duplicate of s.csv:row 2"]
+
+
+def test_the_configured_sample_dropped_into_the_folder_counts_once(tmp_path):
+    from benchwright.datasets.human_pairwise import without_duplicates
+    from resources import ROOT
+
+    sample = ROOT / "sample_data" / "urs" / "human_pairwise.csv"
+    sample_rows, _ = load_pairwise_csv(sample)
+    (tmp_path / "copy-crlf.csv").write_bytes(sample.read_bytes().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
+    dropped, problems = load_folder(tmp_path)
+    assert problems == [] and len(dropped) == len(sample_rows) > 30
+    rows, repeated = without_duplicates([*sample_rows, *dropped])
+    assert len(rows) == len(sample_rows) and len(repeated) == len(sample_rows)
+    assert repeated[0].location == "copy-crlf.csv:row 1" and repeated[0].reason == "duplicate of human_pairwise.csv:row 1"
