@@ -15,7 +15,7 @@ from assets.common import (LOAD_WHEN_MISSING, add_labels, folder_beside_warehous
                            record_problems, repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import mmmt_if, mmmt_if_plots, mmmt_if_steps, ratings
-from benchwright.datasets.mmmt_if import load_chats, load_human_csv, prepare_chats
+from benchwright.datasets.mmmt_if import human_once_each, load_chats, load_human_csv, prepare_chats
 from benchwright.llm import CallStats
 from benchwright.report import markdown_table
 from resources.llm import LLMClient
@@ -287,7 +287,7 @@ def human_drop_folder(warehouse: Warehouse, configured: str = "") -> Path:
 def mmmt_if_human_ratings(context: dg.AssetExecutionContext, config: MMMTIFHumanConfig,
                           warehouse: Warehouse) -> dg.MaterializeResult:
     folder = human_drop_folder(warehouse, config.folder)
-    ratings_frames, preference_frames, problems = [], [], []
+    rows_by_kind, problems = {"ratings": [], "preferences": []}, []
     files = sorted(folder.glob("*.csv")) if folder.is_dir() else []
     for path in files:
         try:
@@ -295,11 +295,13 @@ def mmmt_if_human_ratings(context: dg.AssetExecutionContext, config: MMMTIFHuman
         except ValueError as exc:
             problems.append({"location": path.name, "reason": str(exc)})
             continue
-        (ratings_frames if kind == "ratings" else preference_frames).append(rows)
+        rows_by_kind[kind] += rows
         problems += file_problems
+    # Each rating counts once, whatever file (or copy of a file) brings it.
+    human_ratings, repeated_ratings = human_once_each("ratings", rows_by_kind["ratings"])
+    human_preferences, repeated_preferences = human_once_each("preferences", rows_by_kind["preferences"])
+    problems += repeated_ratings + repeated_preferences
     record_problems(context, warehouse, problems, "mmmt_if_human", str(folder), replace_whole_benchmark=True)
-    human_ratings = pd.concat(ratings_frames, ignore_index=True) if ratings_frames else pd.DataFrame()
-    human_preferences = pd.concat(preference_frames, ignore_index=True) if preference_frames else pd.DataFrame()
     warehouse.replace_rows("mmmt_if_human_ratings", human_ratings, match={})
     warehouse.replace_rows("mmmt_if_human_preferences", human_preferences, match={})
     return dg.MaterializeResult(metadata={

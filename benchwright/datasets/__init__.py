@@ -111,3 +111,33 @@ def split_new_records(incoming: list[dict], stored: dict[tuple, tuple], key: lis
         else:
             duplicates.append({"place": record_place, "first": first_at[record_key]})
     return new, duplicates, known
+
+
+def once_each(rows: list[dict], key: list[str], identity: str) -> tuple[list[dict], list[tuple[str, str]]]:
+    """Each record once, in order, for loaders that rebuild a table from every file of a folder: the kept
+    rows and (place, "duplicate of <first place>") for every repeat.
+
+    ``key``: the columns that make a record itself. Rows carry ``source_file`` and ``source_line``. A row
+    whose ``identity`` column is empty (no time or rater: an anonymous vote) cannot tell two equal votes
+    from one vote written twice; there the n-th equal row of a file is the key's n-th occurrence, so equal
+    votes in one file all count while a copy of that file counts none.
+    """
+    occurrences: dict[tuple, int] = {}
+    records = []
+    for row in rows:
+        content = tuple(row.get(c) for c in key)
+        if row.get(identity) in (None, ""):
+            in_file = (row["source_file"], content)
+            occurrences[in_file] = occurrences.get(in_file, 0) + 1
+            content += (occurrences[in_file],)
+        records.append({"row": row, "natural_key": repr(content), "place": f"{row['source_file']}:{row['source_line']}"})
+    kept, duplicates, _ = split_new_records(records, {}, ["natural_key"], ["place"])
+    return [r["row"] for r in kept], [(d["place"][0], "duplicate of " + d["first"][0]) for d in duplicates]
+
+
+def without_unfinished_line(text: str) -> tuple[str, str]:
+    """(the complete lines, the unfinished tail): a last line without a line end is still being written."""
+    if not text or text.endswith("\n"):
+        return text, ""
+    cut = text.rfind("\n") + 1
+    return text[:cut], text[cut:]

@@ -38,8 +38,8 @@ import os
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchwright.datasets import (RowError, decode_keeping_bad_bytes, has_bad_bytes, read_text_keeping_bad_bytes,
-                                  split_new_records)
+from benchwright.datasets import (RowError, decode_keeping_bad_bytes, has_bad_bytes, once_each,
+                                  read_text_keeping_bad_bytes, without_unfinished_line)
 from benchwright.datasets.creation import LoadProblem
 
 COLUMNS = ["benchmark", "item_id", "model_a", "model_b", "winner", "strength", "annotator", "left_model",
@@ -87,15 +87,13 @@ def load_pairwise_csv(path: str | os.PathLike) -> tuple[list[dict], list[LoadPro
 
 def _parse(text: str, path: Path) -> tuple[list[dict], list[LoadProblem]]:
     unfinished = []
-    if text and not text.endswith("\n"):
-        # The drop-folder contract (benchwright.datasets): a record ends with a line end; without one
-        # the producer is still writing it. It is read once it is complete, never half.
-        text, tail = text[:text.rfind("\n") + 1], text[text.rfind("\n") + 1:]
-        if text:  # (a file with only a header in progress has nothing to report yet)
-            records_so_far = sum(1 for record in csv.reader(io.StringIO(text, newline="")) if any(record)) - 1
-            unfinished.append(LoadProblem(f"{path.name}:row {records_so_far + 1}",
-                                        f"incomplete last line ({len(tail)} characters, no line end yet): "
-                                        "read once it is complete"))
+    text, tail = without_unfinished_line(text)
+    if tail and text:  # (a file with only a header in progress has nothing to report yet)
+        # The drop-folder contract (benchwright.datasets): read once it is complete, never half.
+        records_so_far = sum(1 for record in csv.reader(io.StringIO(text, newline="")) if any(record)) - 1
+        unfinished.append(LoadProblem(f"{path.name}:row {records_so_far + 1}",
+                                      f"incomplete last line ({len(tail)} characters, no line end yet): "
+                                      "read once it is complete"))
     records = list(csv.reader(io.StringIO(text, newline="")))
     if not records or not any(cell.strip() for cell in records[0]):
         raise ValueError(f"{path} is empty (no header line)")
@@ -143,32 +141,18 @@ def load_folder(folder: str | os.PathLike) -> tuple[list[dict], list[LoadProblem
     return kept, problems + repeated
 
 
-# What makes a choice itself: everything the producer wrote about it (values already normalized).
-NATURAL_KEY = [c for c in COLUMNS]
-
-
 def without_duplicates(rows: list[dict]) -> tuple[list[dict], list[LoadProblem]]:
     """Each choice once, in order; every repeat is a located problem "duplicate of <file>:row <n>".
 
-    A choice's natural key is its normalized content (benchmark, item, models, winner, strength,
-    annotator, sides, position, round, time, seconds), so a copy of a file, the same file with other
-    line ends, or a row written twice is recognised whatever file holds it. Rows with no time
-    (``recorded_at``, e.g. the older anonymous URS layout) cannot tell two equal votes from one vote
-    written twice; there the n-th equal row of a file is the key's n-th occurrence, so equal votes in
-    one file all count while a copy of that file counts none.
+    A choice's natural key is its normalized content (all of ``COLUMNS``: benchmark, item, models,
+    winner, strength, annotator, sides, position, round, time, seconds), so a copy of a file, the same
+    file with other line ends, or a row written twice is recognised whatever file holds it. Rows without
+    ``recorded_at`` (the older anonymous URS layout) count by occurrence (``benchwright.datasets.once_each``).
     """
-    occurrences: dict[tuple, int] = {}
-    records = []
-    for row in rows:
-        content = tuple(row.get(c) for c in NATURAL_KEY)
-        if row.get("recorded_at") is None:
-            place = (row["source_file"], content)
-            occurrences[place] = occurrences.get(place, 0) + 1
-            content += (occurrences[place],)
-        records.append({**row, "natural_key": repr(content), "place": f"{row['source_file']}:row {row['source_row']}"})
-    kept, duplicates, _ = split_new_records(records, {}, ["natural_key"], ["place"])
-    clean = [{k: v for k, v in r.items() if k not in ("natural_key", "place")} for r in kept]
-    return clean, [LoadProblem(d["place"][0], f"duplicate of {d['first'][0]}") for d in duplicates]
+    located = [{**row, "source_line": f"row {row['source_row']}"} for row in rows]
+    kept, repeated = once_each(located, COLUMNS, identity="recorded_at")
+    return ([{k: v for k, v in r.items() if k != "source_line"} for r in kept],
+            [LoadProblem(place, reason) for place, reason in repeated])
 
 
 # --- one row ----------------------------------------------------------------------------------

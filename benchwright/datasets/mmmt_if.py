@@ -57,7 +57,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchwright.datasets import RowError, json_object
+from benchwright.datasets import RowError, json_object, once_each, without_unfinished_line
 from benchwright.datasets.creation import LoadProblem
 from benchwright.images import ImageError, NormalizedImage, normalize_image
 from benchwright.mmmt_if import (AUTORATER_KEYS, MAX_IMAGES, MAX_TURNS, STANDARD, VARIANTS, Chat, ChatCandidate,
@@ -355,13 +355,14 @@ HUMAN_PREFERENCE_COLUMNS = ["chat_id", "turn", "variant", "sample_index", "model
                             "rater", "source_file"]
 
 
-def load_human_csv(path: str | os.PathLike) -> tuple[str, pd.DataFrame, list[LoadProblem]]:
+def load_human_csv(path: str | os.PathLike) -> tuple[str, list[dict], list[LoadProblem]]:
     """('ratings' | 'preferences', rows, problems) from one human-ratings CSV (see the module docstring)."""
     path = Path(path)
     try:
         text = _read(path, "human ratings CSV").decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ValueError(f"{path} is not UTF-8 text") from None
+    text, tail = without_unfinished_line(text)  # the drop-folder contract: never half a record
     reader = csv.DictReader(io.StringIO(text, newline=""))
     header = {h.strip() for h in reader.fieldnames or []}
     if {"model", "chat_id", "turn", "rating"} <= header:
@@ -378,10 +379,24 @@ def load_human_csv(path: str | os.PathLike) -> tuple[str, pd.DataFrame, list[Loa
         if not any(row.values()):
             continue
         try:
-            rows.append(_human_row(kind, row, path.name))
+            rows.append({**_human_row(kind, row, path.name), "source_line": lineno})
         except RowError as exc:
             problems.append(LoadProblem(f"{path.name}:{lineno}", str(exc)))
-    return kind, pd.DataFrame(rows, columns=columns), problems
+    if tail:
+        problems.append(LoadProblem(f"{path.name}:{text.count(chr(10)) + 1}", f"incomplete last line ({len(tail)} "
+                                    "characters, no line end yet): read once it is complete"))
+    return kind, rows, problems
+
+
+def human_once_each(kind: str, rows: list[dict]) -> tuple[pd.DataFrame, list[LoadProblem]]:
+    """The folder's ratings (or preferences) with each record once: a rating is itself by model, chat,
+    turn, variant, sample, rater and value (``benchwright.datasets.once_each``; without a rater, by
+    occurrence in its file). Repeats are located problems."""
+    columns = RATING_COLUMNS if kind == "ratings" else HUMAN_PREFERENCE_COLUMNS
+    key = [c for c in columns if c != "source_file"]
+    kept, repeated = once_each(rows, key, identity="rater")
+    return (pd.DataFrame(kept, columns=columns),
+            [LoadProblem(place, reason) for place, reason in repeated])
 
 
 def _human_row(kind: str, row: dict, source: str) -> dict:

@@ -443,16 +443,35 @@ def test_human_csv_layouts_and_located_bad_rows(tmp_path):
     ratings.write_text("model,chat_id,turn,rating,variant\nm1,c,1,7,standard\nm1,c,2,11,\nm1,c,x,5,\n"
                        "m1,c,3,4,instructions_appended\n")
     kind, rows, problems = load_human_csv(ratings)
-    assert kind == "ratings" and rows["rating"].tolist() == [7.0, 4.0]
-    assert rows["variant"].tolist() == ["standard", "instructions_appended"]
+    assert kind == "ratings" and [r["rating"] for r in rows] == [7.0, 4.0]
+    assert [r["variant"] for r in rows] == ["standard", "instructions_appended"]
     assert [p.location for p in problems] == ["ratings.csv:3", "ratings.csv:4"] and "outside 1-10" in problems[0].reason
     prefs = tmp_path / "prefs.csv"
     prefs.write_text("chat_id,turn,model_a,model_b,preferred\nc,1,m1,m2,A\nc,2,m1,m2,maybe\n")
     kind, rows, problems = load_human_csv(prefs)
-    assert kind == "preferences" and rows["preferred"].tolist() == ["a"] and len(problems) == 1
+    assert kind == "preferences" and [r["preferred"] for r in rows] == ["a"] and len(problems) == 1
     (tmp_path / "other.csv").write_text("x,y\n1,2\n")
     with pytest.raises(ValueError, match="neither the ratings layout"):
         load_human_csv(tmp_path / "other.csv")
+
+
+def test_human_ratings_count_once_across_copies_and_an_unfinished_line_waits(tmp_path):
+    from benchwright.datasets.mmmt_if import human_once_each
+
+    body = "model,chat_id,turn,rating,rater\nm1,c,1,7,ann\nm1,c,2,5,ann\n"
+    (tmp_path / "a.csv").write_text(body)
+    (tmp_path / "b-crlf.csv").write_bytes(body.replace("\n", "\r\n").encode())
+    (tmp_path / "c-growing.csv").write_text("model,chat_id,turn,rating,rater\nm1,c,3,6,ann\nm1,c,4,")
+    rows, problems = [], []
+    for path in sorted(tmp_path.glob("*.csv")):
+        _, file_rows, file_problems = load_human_csv(path)
+        rows += file_rows
+        problems += file_problems
+    assert [p.location for p in problems] == ["c-growing.csv:3"] and "incomplete last line" in problems[0].reason
+    ratings, repeated = human_once_each("ratings", rows)
+    assert ratings["turn"].tolist() == [1, 2, 3]
+    assert [(p.location, p.reason) for p in repeated] == [("b-crlf.csv:2", "duplicate of a.csv:2"),
+                                                          ("b-crlf.csv:3", "duplicate of a.csv:3")]
 
 
 def test_human_alignment_is_pearson_on_matched_responses():
