@@ -47,6 +47,32 @@ def _insert_new(con: duckdb.DuckDBPyConnection, table: str, rows: pd.DataFrame, 
     return con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0] - before
 
 
+def remove_stale_temp_files(target: Path) -> list[str]:
+    """Delete the temp copies (and their WAL files) that publishes killed mid-write left beside `target`.
+
+    A temp copy is named after its writer's pid; one whose process is gone can never be finished. A
+    live writer's copy (a publish running in another process now) is left alone.
+    """
+    removed = []
+    for path in target.parent.glob(f".{target.name}.*.tmp*"):
+        pid_text = path.name[len(f".{target.name}."):].split(".tmp")[0]
+        if not pid_text.isdigit() or int(pid_text) == os.getpid() or _process_alive(int(pid_text)):
+            continue
+        path.unlink(missing_ok=True)
+        removed.append(path.name)
+    return removed
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, but someone else's
+        return True
+    return True
+
+
 def _identifier(name: str) -> str:
     if not _IDENTIFIER.match(name):
         raise ValueError(f"not a plain SQL identifier: {name!r}")
@@ -170,11 +196,12 @@ class Warehouse(DuckDBResource):
 
         The copy is written in DuckDB storage v1.4.0 so older clients can open it, to a temp file
         first and renamed into place, so an analyst holding the old snapshot open is never blocked
-        and never sees a half-written file.
+        and never sees a half-written file. Temp files left by publishes that were killed are removed.
         """
         target = Path(self.snapshot_path or f"{Path(self.database).with_suffix('')}.analyst.duckdb")
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        remove_stale_temp_files(target)
         tmp.unlink(missing_ok=True)
         with self.session() as con:
             source_db = con.execute("SELECT current_database()").fetchall()[0][0]

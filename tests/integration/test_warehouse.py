@@ -125,3 +125,25 @@ def test_a_warehouse_made_before_the_annotation_columns_gains_them_and_keeps_its
                                                                 "strength": 2, "left_model": "b", "item_position": 3,
                                                                 "source_file": "new.csv"}]), match={})
     assert warehouse.query("SELECT strength, left_model, item_position FROM urs_human_pairwise").values.tolist() == [[2, "b", 3]]
+
+
+def test_publishing_removes_temp_copies_of_killed_publishes_but_not_live_ones(tmp_path):
+    import subprocess
+    import sys
+
+    warehouse = Warehouse(database=str(tmp_path / "w.duckdb"), snapshot_path=str(tmp_path / "analyst.duckdb"))
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid = int(dead.stdout)  # that process has exited: its copy can never be finished
+    stale = [tmp_path / f".analyst.duckdb.{dead_pid}.tmp", tmp_path / f".analyst.duckdb.{dead_pid}.tmp.wal"]
+    for path in stale:
+        path.write_bytes(b"half a snapshot")
+    live_writer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        live = tmp_path / f".analyst.duckdb.{live_writer.pid}.tmp"
+        live.write_bytes(b"being written")
+        warehouse.publish_snapshot()
+        assert not any(path.exists() for path in stale)
+        assert live.exists() and (tmp_path / "analyst.duckdb").exists()
+    finally:
+        live_writer.kill()
+        live_writer.wait()
