@@ -159,10 +159,20 @@ def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT
         threading.Thread(target=sweeper, name="settle-sessions", daemon=True).start()
 
     # --- plumbing ------------------------------------------------------------------------------
+    def sign_in(handle: str) -> None:
+        """A fresh cookie for `handle`: a new login id the server can end, and a new form token."""
+        login = secrets.token_urlsafe(32)
+        site.store.add_login(people.token_digest(login), handle)
+        session.clear()
+        session.update(handle=handle, login=login, csrf=secrets.token_urlsafe(16))
+
     @app.before_request
     def identify_and_protect():
-        handle = session.get("handle")
-        g.handle = handle if handle and site.store.token_digest(handle) else None
+        # Who is signed in is decided on the server: a signed cookie whose login was ended (logout, a new
+        # token) names nobody, even if someone copied it.
+        login = session.get("login")
+        owner = site.store.login_handle(people.token_digest(login)) if isinstance(login, str) else None
+        g.handle = owner if owner is not None and owner == session.get("handle") else None
         # Only pages mint the form token: a stylesheet or image request racing the page load with the old
         # cookie would otherwise mint a second one and overwrite the token the page's forms carry.
         if "csrf" not in session and request.endpoint not in ("static", "image"):
@@ -218,8 +228,7 @@ def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT
         if handle.lower() in site.snapshot.known_people() or not site.store.add_person(handle, people.token_digest(token)):
             flash("That name is taken; choose another.")
             return render_template("join.html"), 409
-        session.clear()
-        session.update(handle=handle, csrf=secrets.token_urlsafe(16))   # a fresh form token with the new identity
+        sign_in(handle)
         log.info("new person %s", handle)
         return render_template("token.html", handle=handle, token=token)
 
@@ -232,15 +241,27 @@ def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT
         if digest is None or not people.token_matches(request.form.get("token"), digest):
             flash("That name and token do not match.")
             return render_template("login.html"), 401
-        session.clear()
-        session.update(handle=handle, csrf=secrets.token_urlsafe(16))   # a fresh form token with the new identity
+        sign_in(handle)
         target = request.args.get("next", "")
         return redirect(target if target in ("/game", "/annotate") else url_for("home"))
 
     @app.post("/logout")
     def logout():
+        login = session.get("login")
+        if isinstance(login, str):
+            site.store.end_login(people.token_digest(login))
         session.clear()
         return redirect(url_for("home"))
+
+    @app.post("/token")
+    @needs_login
+    def new_token():
+        """A new token for the signed-in person (the old one leaked, say): every other browser is signed out."""
+        token = people.new_token()
+        site.store.set_token(g.handle, people.token_digest(token))
+        sign_in(g.handle)
+        log.info("new token for %s", g.handle)
+        return render_template("token.html", handle=g.handle, token=token)
 
     @app.get("/image/<sha256>")
     def image(sha256: str):

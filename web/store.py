@@ -20,6 +20,13 @@ CREATE TABLE IF NOT EXISTS people (
     token_sha256  TEXT NOT NULL,
     created_at    REAL NOT NULL
 );
+-- One row per signed-in browser: the cookie carries a random login id, the server keeps only its sha256.
+-- Logging out, or a new token, deletes the row, so a copied cookie stops working at once.
+CREATE TABLE IF NOT EXISTS logins (
+    login_sha256  TEXT PRIMARY KEY,
+    handle        TEXT NOT NULL REFERENCES people(handle),
+    created_at    REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS game_sessions (
     session_id    TEXT PRIMARY KEY,
     handle        TEXT NOT NULL REFERENCES people(handle),
@@ -82,6 +89,26 @@ class Store:
                 return False
             con.execute("INSERT INTO people VALUES (?, ?, ?)", [handle, token_sha256, time.time()])
             return True
+
+    def set_token(self, handle: str, token_sha256: str) -> None:
+        """A person's new token: every browser signed in with the old one is signed out."""
+        with self.connect() as con:
+            con.execute("UPDATE people SET token_sha256 = ? WHERE handle = ?", [token_sha256, handle])
+            con.execute("DELETE FROM logins WHERE handle = ?", [handle])
+
+    def add_login(self, login_sha256: str, handle: str) -> None:
+        with self.connect() as con:
+            con.execute("INSERT INTO logins VALUES (?, ?, ?)", [login_sha256, handle, time.time()])
+
+    def login_handle(self, login_sha256: str) -> str | None:
+        """The person a login belongs to, or None once it was ended (logout, token change)."""
+        with self.connect() as con:
+            row = con.execute("SELECT handle FROM logins WHERE login_sha256 = ?", [login_sha256]).fetchone()
+        return row["handle"] if row else None
+
+    def end_login(self, login_sha256: str) -> None:
+        with self.connect() as con:
+            con.execute("DELETE FROM logins WHERE login_sha256 = ?", [login_sha256])
 
     def token_digest(self, handle: str) -> str | None:
         with self.connect() as con:

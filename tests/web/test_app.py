@@ -83,6 +83,34 @@ def test_a_token_logs_in_only_its_own_person(site):
     assert again.post("/join", data={"csrf": csrf_of(again, "/join"), "name": "Earlier_Annotator"}).status_code == 409
 
 
+def test_logout_and_a_new_token_end_sessions_on_the_server_even_for_a_copied_cookie(site):
+    app, _, _ = site
+    browser = app.test_client()
+    token = join(browser, "dora")
+    copied = app.test_client()
+    copied.set_cookie("session", browser.get_cookie("session").value)   # someone copied the cookie
+    assert "Signed in as <strong>dora</strong>" in _text(copied.get("/"))
+    assert browser.post("/logout", data={"csrf": csrf_of(browser, "/")}).status_code == 302
+    assert copied.get("/game").status_code == 302 and "Signed in as" not in _text(copied.get("/"))
+
+    # A new token signs out every other browser; the one that asked for it stays signed in.
+    laptop, phone = app.test_client(), app.test_client()
+    for client in (laptop, phone):
+        assert client.post("/login", data={"csrf": csrf_of(client, "/login"), "name": "dora",
+                                           "token": token}).status_code == 302
+    stolen = app.test_client()
+    stolen.set_cookie("session", phone.get_cookie("session").value)
+    page = _text(laptop.post("/token", data={"csrf": csrf_of(laptop, "/")}))
+    new_token = re.search(r'<code id="token">([^<]+)</code>', page).group(1)
+    assert new_token != token and "Signed in as <strong>dora</strong>" in _text(laptop.get("/"))
+    for client in (phone, stolen):
+        assert "Signed in as" not in _text(client.get("/"))
+    old = app.test_client()
+    assert old.post("/login", data={"csrf": csrf_of(old, "/login"), "name": "dora", "token": token}).status_code == 401
+    assert old.post("/login", data={"csrf": csrf_of(old, "/login"), "name": "dora",
+                                    "token": new_token}).status_code == 302
+
+
 def test_the_writer_is_the_logged_in_person_never_a_form_field(site):
     app, _, home = site
     client = app.test_client()
