@@ -40,3 +40,14 @@ def default_resources(home: Path | None = None, llm_mode: str | None = None) -> 
         "registry": Registry(models_path=os.environ.get("BENCHWRIGHT_MODELS", str(ROOT / "registry" / "models.yaml")),
                              judges_path=os.environ.get("BENCHWRIGHT_JUDGES", str(ROOT / "registry" / "judges.yaml"))),
     }
+
+
+def process_alive(pid: int) -> bool:
+    """Whether a process with this pid runs on this machine (used to tell a crashed writer from a live one)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, but someone else's
+        return True
+    return True

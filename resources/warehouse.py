@@ -21,6 +21,7 @@ from dagster_duckdb import DuckDBResource
 from filelock import FileLock
 
 from benchwright.datasets import split_new_records
+from resources import process_alive
 
 SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
 _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
@@ -56,21 +57,11 @@ def remove_stale_temp_files(target: Path) -> list[str]:
     removed = []
     for path in target.parent.glob(f".{target.name}.*.tmp*"):
         pid_text = path.name[len(f".{target.name}."):].split(".tmp")[0]
-        if not pid_text.isdigit() or int(pid_text) == os.getpid() or _process_alive(int(pid_text)):
+        if not pid_text.isdigit() or int(pid_text) == os.getpid() or process_alive(int(pid_text)):
             continue
         path.unlink(missing_ok=True)
         removed.append(path.name)
     return removed
-
-
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # alive, but someone else's
-        return True
-    return True
 
 
 def _identifier(name: str) -> str:

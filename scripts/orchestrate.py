@@ -12,6 +12,7 @@ from collections.abc import Callable
 import dagster as dg
 
 from assets.partitions import judges_partitions, model_judge_partitions, models_partitions
+from sensors.runs import fail_orphaned_runs
 
 
 def _stat(result: dg.ExecuteInProcessResult, key: str) -> int:
@@ -45,6 +46,8 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     from definitions import defs
 
     run_config = {"loggers": {"console": {"config": {"log_level": log_level}}}}
+    for run_id in fail_orphaned_runs(instance):  # a run killed earlier must not hold anything up
+        log(f"run {run_id} was left in progress by a process that is gone: marked failed")
     models, judges = sync_partitions(instance, resources["registry"], log)
     partition_keys = {
         None: [None],
