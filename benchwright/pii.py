@@ -1,24 +1,35 @@
-"""Find and mask personal information (PII) in free text: prompts, generations, judge outputs.
+"""Find and mask personal information (PII) in free text: prompts, generations, judge outputs,
+game logs, annotators' files.
 
-The detectors are regular expressions backed by checksums or structural checks where one exists.
+Well-kept libraries do the deciding wherever one exists: ``phonenumbers`` (Google's libphonenumber
+data, every region) finds and validates phone numbers, ``python-stdnum`` checks the checksums and
+formats of IBANs, payment cards (Luhn), US SSNs, Chinese resident IDs, French NIRs, Spanish DNIs and
+Italian fiscal codes, and the standard library's ``ipaddress`` IP addresses. Our own patterns remain
+only where no library fits: e-mail addresses, UK National Insurance numbers and street addresses.
+Every finding records which detector matched (``PIIFinding.detector``).
 They favour precision: ordinary model prose — years, prices, version numbers, scores such as 7/10,
 clock times, ISO dates, decimals, ``[[A>B]]`` verdicts — must not be flagged, because a false
 positive either blocks a pipeline (residual-PII check) or mangles a judged answer.
 
 Rules, by kind (earlier kinds win when two matches overlap):
 
-- ``email``: ``local@domain.tld`` with a letters-only top-level domain of two or more characters.
+- ``email``: ``local@domain.tld`` with a letters-only top-level domain of two or more characters;
+  the local part may hold any letters (``josé.müller@…``, ``用户@…``).
+- ``iban``: two letters, two check digits and 11-30 letters or digits, compact or in groups of four
+  separated by single spaces; valid when ``stdnum.iban`` accepts it (country length and MOD 97-10).
 - ``national_id``:
-  - US SSN written ``ddd-dd-dddd`` (dashes required); area 000, 666 and 900-999, group 00 and
-    serial 0000 are never issued and are not flagged.
-  - Chinese resident ID: 17 digits plus a digit or X, with a real birth date (YYYYMMDD, 1900-2099)
-    at positions 7-14 and a valid ISO 7064 MOD 11-2 check character.
+  - US SSN written ``ddd-dd-dddd`` (dashes required), valid for ``stdnum.us.ssn`` (never-issued
+    areas, groups, serials and the known advertising numbers are refused).
+  - Chinese resident ID: 18 characters valid for ``stdnum.cn.ric`` (birth date, check character).
+  - French NIR (social security number, 15 digits, spaces allowed), valid for ``stdnum.fr.nir``.
+  - Spanish DNI (8 digits and a check letter), valid for ``stdnum.es.dni``.
+  - Italian codice fiscale (16 characters), valid for ``stdnum.it.codicefiscale``.
   - UK National Insurance number: two letters, six digits, a suffix A-D, optional spaces
     (``AB 12 34 56 C``); letters D, F, I, Q, U, V never appear in the prefix, O never second, and
     the prefixes BG, GB, KN, NK, NT, TN, ZZ are not allocated. Upper case only.
 - ``payment_card``: 13-19 digits, optionally separated by single spaces or dashes, first digit
   2-6 (the card networks' ranges; this keeps 13-digit millisecond timestamps out), not all the same
-  digit, and a valid Luhn checksum.
+  digit, and a valid Luhn checksum (``stdnum.luhn``).
 - ``ip_address``:
   - IPv4: exactly four dotted octets 0-255 without leading zeros, not part of a longer dotted
     number. A four-part version string such as ``1.2.3.4`` is indistinguishable from an address
@@ -26,15 +37,20 @@ Rules, by kind (earlier kinds win when two matches overlap):
   - IPv6: a run of hex digits and colons that the standard library accepts as an IPv6 address
     (full or ``::``-compressed), that contains a digit and has at least three non-empty groups
     (so ``12:30``, ``12:30:45``, ``fe80::1``, ``::1`` and words like ``Bad::Face`` are not flagged).
-- ``phone`` (9-15 digits in total, never directly attached to other digits):
-  - international: ``+`` and a 1-3 digit country code, then groups separated by a space, dot or
-    dash, e.g. ``+1 415-555-0132``, ``+44 20 7946 0958``, ``+86 138 0013 8000``, ``+14155550132``;
-  - national with separators: an area group of 2-5 digits (optionally in parentheses), a 3-4
-    digit group and a final 4-digit group, e.g. ``(415) 555-0132``, ``415.555.0132``,
-    ``020 7946 0958``;
-  - Chinese mobile written without separators: ``1[3-9]`` plus nine digits (``13800138000``).
-  Unseparated national numbers other than Chinese mobiles are not flagged (too close to IDs and
-  counts). Three 4-digit groups (``1999-2000-2001``) do look like a phone number and are flagged.
+- ``phone``: ``phonenumbers.PhoneNumberMatcher`` at leniency VALID, so a number counts only when
+  libphonenumber's data for its region says it can be dialled:
+  - international form (``+33 6 12 34 56 78``, ``+1 415-555-0132``): any region;
+  - national form, read as a number of one of ``PHONE_REGIONS`` (where our users and data come
+    from: EU countries, the UK, the US and Canada, China, India, Japan, Brazil, Australia): it must
+    be written like a phone number, in digit groups separated by spaces, dashes or parentheses
+    (``06 12 34 56 78``, ``(415) 555-0132``, ``415.555.0132``, ``020 7946 0958``; groups of two
+    digits or more, after a trunk prefix 0 or an area code in parentheses, or as North American
+    3-3-4 or Spanish/Italian/Polish 3-3-3) or as one unseparated number that starts with the trunk prefix 0
+    (``0612345678``) or is a Chinese mobile (``13800138000``), with at least 8 digits. Bare digit
+    runs without a 0 (order numbers, timestamps), decimals, dates and the SSN's 3-2-4 grouping are
+    not phones.
+  Texts with fewer than 7 digits are not searched (no phone number is that short), which keeps the
+  matcher off most text.
 - ``street_address``: a house number (up to 5 digits, optional letter: ``221B``), one to four
   capitalised words or ordinals (``5th``), then a street suffix: Street, St, Avenue, Ave, Road,
   Rd, Boulevard, Blvd, Lane, Ln, Drive, Dr, Court, Ct, Way. Not flagged when the number follows
@@ -48,10 +64,17 @@ from __future__ import annotations
 import ipaddress
 import re
 from dataclasses import dataclass
-from datetime import date
 from typing import Iterable, Iterator
 
-KINDS = ("email", "national_id", "payment_card", "ip_address", "phone", "street_address")
+import phonenumbers
+from stdnum import iban, luhn
+from stdnum.cn import ric as cn_ric
+from stdnum.es import dni as es_dni
+from stdnum.fr import nir as fr_nir
+from stdnum.it import codicefiscale as it_codicefiscale
+from stdnum.us import ssn as us_ssn
+
+KINDS = ("email", "iban", "national_id", "payment_card", "ip_address", "phone", "street_address")
 _PRIORITY = {kind: i for i, kind in enumerate(KINDS)}
 
 MAX_EXAMPLES = 10
@@ -64,25 +87,34 @@ class PIIFinding:
     kind: str
     start: int
     end: int
+    detector: str = ""  # what decided: e.g. "phonenumbers", "stdnum.iban", "regex.email"
 
 
 # --- email ---------------------------------------------------------------------------------
 
 _EMAIL = re.compile(
-    r"(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._%+-]*@"
-    r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z]{2,}(?![\w-])"
+    r"(?<![\w.%+-])[^\W_][\w.%+-]*@"
+    r"(?:[^\W_](?:[\w-]*[^\W_])?\.)+[^\W\d_]{2,}(?![\w-])"
 )
 
 # --- national IDs --------------------------------------------------------------------------
 
-_SSN = re.compile(r"(?<![\w-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\w-])")
+_SSN = re.compile(r"(?<![\w-])\d{3}-\d{2}-\d{4}(?![\w-])")
 _CN_ID = re.compile(r"(?<![\w.-])\d{17}[\dXx](?![\w-])")
-_CN_WEIGHTS = [2 ** (17 - i) % 11 for i in range(17)]
-_CN_CHECK = "10X98765432"  # check character indexed by (weighted sum mod 11)
+_FR_NIR = re.compile(r"(?<![\w.-])[12] ?\d{2} ?(?:0[1-9]|1[0-2]|[2-9]\d) ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}(?![\w-])")
+_ES_DNI = re.compile(r"(?<![\w.-])\d{8}-?[A-Z](?![\w-])")
+_IT_CF = re.compile(r"(?<![\w-])[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z](?![\w-])")
 _UK_NINO = re.compile(
     r"\b(?!BG|GB|KN|NK|NT|TN|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]"
     r" ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b"
 )
+# National IDs with a library check: (pattern, stdnum validator, detector name).
+_CHECKED_IDS = [(_SSN, us_ssn, "stdnum.us.ssn"), (_CN_ID, cn_ric, "stdnum.cn.ric"), (_FR_NIR, fr_nir, "stdnum.fr.nir"),
+                (_ES_DNI, es_dni, "stdnum.es.dni"), (_IT_CF, it_codicefiscale, "stdnum.it.codicefiscale")]
+
+# --- IBAN ----------------------------------------------------------------------------------
+
+_IBAN = re.compile(r"(?<![\w-])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?(?![\w-])")
 
 # --- payment cards -------------------------------------------------------------------------
 
@@ -98,19 +130,20 @@ _IPV6_CANDIDATE = re.compile(r"(?<![\w:.])[0-9A-Fa-f:]{2,39}(?![\w:])")
 
 # --- phones --------------------------------------------------------------------------------
 
-# Shared guards: no word character or '+' right before, and no digit group glued on either side.
-_PHONE_BEFORE = r"(?<![\w+.-])(?<!\d[ .-])"
-_PHONE_AFTER = r"(?![\w]|[ .-]\d)"
-_PHONE_PATTERNS = [
-    re.compile(
-        _PHONE_BEFORE
-        + r"\+\d{1,3}(?:[ .-]?(?:\(\d{1,4}\)|\d{1,4}))?(?:[ .-]?\d{2,5}){1,5}"
-        + _PHONE_AFTER
-    ),
-    re.compile(_PHONE_BEFORE + r"(?:\(\d{2,5}\)[ .-]?|\d{2,5}[ .-])\d{3,4}[ .-]\d{4}" + _PHONE_AFTER),
-    re.compile(_PHONE_BEFORE + r"1[3-9]\d{9}" + _PHONE_AFTER),
-]
-_MIN_PHONE_DIGITS, _MAX_PHONE_DIGITS = 9, 15
+# Regions whose national number formats are tried (international "+" numbers need none: every region's
+# data is used for them). Where our users and datasets come from; add a region here to cover it.
+PHONE_REGIONS = ("US", "CA", "GB", "IE", "FR", "DE", "AT", "CH", "BE", "NL", "LU", "ES", "PT", "IT", "DK", "SE",
+                 "NO", "FI", "PL", "CZ", "GR", "CN", "IN", "JP", "BR", "AU")
+_ENOUGH_DIGITS = re.compile(r"(?:\d\D{0,3}){7}")
+_NATIONAL_GROUPED = re.compile(r"^(?:\(\d{2,}\)|\d{2,})(?:(?:[ \-]+|\.)(?:\(\d{2,}\)|\d{2,}))+$|^\(\d{2,}\)\d+(?:-\d+)?$")
+# Shapes that are something else: ISO and day-month dates, and the US SSN's 3-2-4 grouping.
+_NOT_A_PHONE = re.compile(r"^(?:\d{4}-\d{2}-\d{2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{3}-\d{2}-\d{4})$")
+_MIN_NATIONAL_DIGITS = 8
+# How national numbers are written: after a trunk prefix 0 or an area code in parentheses (most of
+# Europe, the UK, China), the North American 3-3-4, or the 3-3-3 of Spanish, Italian and Polish mobiles.
+# Other digit groupings (``67 390 000``, ``2024-000123``) are counts and reference numbers.
+_NATIONAL_SHAPE = re.compile(r"^[0(]|^\d{3}[ .-]\d{3}[ .-]\d{4}$|^\d{3} \d{3} \d{3}$")
+_NATIONAL_PLAIN = re.compile(r"^(?:0\d{8,11}|1[3-9]\d{9})$")
 
 # --- street addresses ----------------------------------------------------------------------
 
@@ -130,35 +163,32 @@ def _digits(s: str) -> str:
     return "".join(ch for ch in s if ch.isdigit())
 
 
-def _luhn_ok(digits: str) -> bool:
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = int(ch)
-        if i % 2 == 1:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
-
-
 def _card_ok(raw: str) -> bool:
     digits = _digits(raw)
     return (
         13 <= len(digits) <= 19
         and digits[0] in "23456"
         and len(set(digits)) > 1
-        and _luhn_ok(digits)
+        and luhn.is_valid(digits)
     )
 
 
-def _cn_id_ok(raw: str) -> bool:
-    try:
-        date(int(raw[6:10]), int(raw[10:12]), int(raw[12:14]))
-    except ValueError:
-        return False
-    if not 1900 <= int(raw[6:10]) <= 2099:
-        return False
-    total = sum(int(ch) * w for ch, w in zip(raw[:17], _CN_WEIGHTS))
-    return _CN_CHECK[total % 11] == raw[17].upper()
+def _phones(text: str) -> Iterator[PIIFinding]:
+    if not _ENOUGH_DIGITS.search(text):
+        return
+    seen = set()
+    for region in (None, *PHONE_REGIONS):
+        for match in phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.VALID):
+            raw = match.raw_string.strip()
+            if (match.start, match.end) in seen:
+                continue
+            if not raw.startswith("+") and (
+                    len(_digits(raw)) < _MIN_NATIONAL_DIGITS or _NOT_A_PHONE.match(raw)
+                    or not (_NATIONAL_GROUPED.match(raw) and _NATIONAL_SHAPE.match(raw)
+                            or _NATIONAL_PLAIN.match(raw))):
+                continue
+            seen.add((match.start, match.end))
+            yield PIIFinding("phone", match.start, match.end, "phonenumbers")
 
 
 def _ipv6_ok(raw: str) -> bool:
@@ -183,29 +213,28 @@ def _house_number_ok(text: str, start: int) -> bool:
 
 def _candidates(text: str) -> Iterator[PIIFinding]:
     for m in _EMAIL.finditer(text):
-        yield PIIFinding("email", m.start(), m.end())
-    for m in _SSN.finditer(text):
-        yield PIIFinding("national_id", m.start(), m.end())
-    for m in _CN_ID.finditer(text):
-        if _cn_id_ok(m.group()):
-            yield PIIFinding("national_id", m.start(), m.end())
+        yield PIIFinding("email", m.start(), m.end(), "regex.email")
+    for m in _IBAN.finditer(text):
+        if iban.is_valid(m.group()):
+            yield PIIFinding("iban", m.start(), m.end(), "stdnum.iban")
+    for pattern, validator, name in _CHECKED_IDS:
+        for m in pattern.finditer(text):
+            if validator.is_valid(m.group()):
+                yield PIIFinding("national_id", m.start(), m.end(), name)
     for m in _UK_NINO.finditer(text):
-        yield PIIFinding("national_id", m.start(), m.end())
+        yield PIIFinding("national_id", m.start(), m.end(), "regex.uk_nino")
     for m in _CARD.finditer(text):
         if _card_ok(m.group()):
-            yield PIIFinding("payment_card", m.start(), m.end())
+            yield PIIFinding("payment_card", m.start(), m.end(), "stdnum.luhn")
     for m in _IPV4.finditer(text):
-        yield PIIFinding("ip_address", m.start(), m.end())
+        yield PIIFinding("ip_address", m.start(), m.end(), "ipaddress")
     for m in _IPV6_CANDIDATE.finditer(text):
         if _ipv6_ok(m.group()):
-            yield PIIFinding("ip_address", m.start(), m.end())
-    for pattern in _PHONE_PATTERNS:
-        for m in pattern.finditer(text):
-            if _MIN_PHONE_DIGITS <= len(_digits(m.group())) <= _MAX_PHONE_DIGITS:
-                yield PIIFinding("phone", m.start(), m.end())
+            yield PIIFinding("ip_address", m.start(), m.end(), "ipaddress")
+    yield from _phones(text)
     for m in _STREET.finditer(text):
         if _house_number_ok(text, m.start()):
-            yield PIIFinding("street_address", m.start(), m.end())
+            yield PIIFinding("street_address", m.start(), m.end(), "regex.street_address")
 
 
 def find_pii(text: str | None) -> list[PIIFinding]:
@@ -268,6 +297,7 @@ def scan_texts(rows: Iterable[tuple[str, str]]) -> dict:
     one noisy kind does not hide the others.
     """
     by_kind: dict[str, int] = {}
+    by_detector: dict[str, int] = {}
     examples: list[dict] = []
     for location, text in rows:
         findings = find_pii(text)
@@ -276,10 +306,12 @@ def scan_texts(rows: Iterable[tuple[str, str]]) -> dict:
         redacted, spans = _redact_spans(text, findings)
         for f, (start, end) in zip(findings, spans):
             by_kind[f.kind] = by_kind.get(f.kind, 0) + 1
+            by_detector[f.detector] = by_detector.get(f.detector, 0) + 1
             shown = sum(1 for e in examples if e["kind"] == f.kind)
             if len(examples) < MAX_EXAMPLES and shown < _EXAMPLES_PER_KIND:
                 lo, hi = max(0, start - _EXCERPT_CONTEXT), end + _EXCERPT_CONTEXT
                 excerpt = ("…" if lo > 0 else "") + redacted[lo:hi] + ("…" if hi < len(redacted) else "")
-                examples.append({"location": location, "kind": f.kind, "masked": excerpt})
+                examples.append({"location": location, "kind": f.kind, "detector": f.detector, "masked": excerpt})
     ordered = {kind: by_kind[kind] for kind in KINDS if kind in by_kind}
-    return {"total": sum(ordered.values()), "by_kind": ordered, "examples": examples}
+    return {"total": sum(ordered.values()), "by_kind": ordered, "by_detector": dict(sorted(by_detector.items())),
+            "examples": examples}

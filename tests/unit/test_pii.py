@@ -111,7 +111,7 @@ def test_redact_replaces_and_is_idempotent():
         "Mail [REDACTED:email] or call [REDACTED:phone]; SSN [REDACTED:national_id]; "
         "lives at [REDACTED:street_address]."
     )
-    assert findings[0] == PIIFinding("email", 5, 11)
+    assert findings[0] == PIIFinding("email", 5, 11, "regex.email")
     again, more = redact(redacted)
     assert again == redacted and more == []
 
