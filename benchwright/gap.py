@@ -35,6 +35,7 @@ import pandas as pd
 from benchwright import judging
 from benchwright.datasets import complete_lines
 from benchwright.judging import Shown
+from benchwright.pii import pseudonym, redacted
 from benchwright.quality import between
 
 POINTS_PER_CAUGHT = 20
@@ -99,7 +100,12 @@ def parse_log_line(line: str) -> dict:
         pd.Timestamp(record["session_start"])
     except ValueError:
         raise ValueError(f"session_start is not a timestamp: {record['session_start']!r}") from None
-    return {field: record[field] for field in LOG_FIELDS}
+    row = {field: record[field] for field in LOG_FIELDS}
+    # People's free text is redacted before anything is stored, whoever produced the file (the web app
+    # masks too, other producers may not); an identity that is personal data becomes a stable pseudonym.
+    row["question"], row["model_answer"] = redacted(row["question"]), redacted(row["model_answer"])
+    row["player_id"] = pseudonym(row["player_id"])
+    return row
 
 
 # A game mark's natural key: a session shows each picture once (image_order) and numbers its questions.

@@ -61,6 +61,7 @@ Rules, by kind (earlier kinds win when two matches overlap):
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import re
 from dataclasses import dataclass
@@ -315,3 +316,17 @@ def scan_texts(rows: Iterable[tuple[str, str]]) -> dict:
     ordered = {kind: by_kind[kind] for kind in KINDS if kind in by_kind}
     return {"total": sum(ordered.values()), "by_kind": ordered, "by_detector": dict(sorted(by_detector.items())),
             "examples": examples}
+
+
+def pseudonym(identity: str | None) -> str | None:
+    """An identity field (player, annotator, rater) with no personal data in it: unchanged when clean,
+    else a stable stand-in ``person-<12 hex>`` derived from the value, so the same person keeps one
+    key (their marks and choices still group) while the e-mail or phone itself is never stored."""
+    if not identity or not find_pii(identity):
+        return identity
+    return "person-" + hashlib.sha256(identity.strip().lower().encode("utf-8")).hexdigest()[:12]
+
+
+def redacted(text: str | None) -> str | None:
+    """``text`` with every finding replaced by its placeholder (``redact`` without the findings)."""
+    return redact(text)[0]

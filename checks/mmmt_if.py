@@ -9,11 +9,11 @@
 
 import dagster as dg
 
-from assets.mmmt_if import (mmmt_if_autorater_judgments, mmmt_if_generations, mmmt_if_pif_metrics, mmmt_if_preferences,
+from assets.mmmt_if import (mmmt_if_human_ratings, mmmt_if_autorater_judgments, mmmt_if_generations, mmmt_if_pif_metrics, mmmt_if_preferences,
                             mmmt_if_turn_scores)
 from assets.partitions import model_and_judge, model_judge_partitions, models_partitions
 from benchwright import mmmt_if
-from checks.results import answer_injection_check, parse_failure_result, pii_result, schema_result
+from checks.results import answer_injection_check, parse_failure_result, pii_result, residual_pii_check, schema_result
 from resources.warehouse import Warehouse
 
 # More than this share of unparsable autorater outputs means the judge (or its prompt) is broken.
@@ -76,3 +76,7 @@ def mmmt_if_generations_residual_pii(context: dg.AssetCheckExecutionContext, war
 
 
 mmmt_if_answer_injection = answer_injection_check(mmmt_if_generations, mmmt_if.BENCHMARK)
+
+mmmt_if_human_residual_pii = residual_pii_check(
+    mmmt_if_human_ratings, "mmmt_if_human_residual_pii", "checks/residual_pii_mmmt_if_human.sql",
+    "No personal data left in the stored human ratings and preferences (raters; pseudonymised on load).")

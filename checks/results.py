@@ -118,3 +118,17 @@ def answer_injection_check(generations_asset, benchmark: str) -> dg.AssetChecksD
                                                        [benchmark, context.partition_key]))
 
     return _check
+
+
+def residual_pii_check(asset, name: str, sql_file: str, description: str) -> dg.AssetChecksDefinition:
+    """A blocking check that no personal data is left in the text columns a query under sql/checks/
+    selects (``location`` first, then the texts), for tables people write into: their text is redacted
+    before it is stored, and this proves it."""
+    @dg.asset_check(asset=asset, name=name, blocking=True, description=description)
+    def _check(warehouse: Warehouse) -> dg.AssetCheckResult:
+        df = warehouse.query(read_sql(sql_file))
+        texts = [column for column in df.columns if column != "location"]
+        return pii_result([(f"{row['location']}/{column}", row[column]) for row in df.to_dict("records")
+                           for column in texts if isinstance(row[column], str)])
+
+    return _check

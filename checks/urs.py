@@ -7,9 +7,10 @@ import dagster as dg
 
 from assets.partitions import model_and_judge, model_judge_partitions, models_partitions
 from assets.urs import (urs_cross_judgments, urs_cross_validation, urs_generations, urs_items, urs_judgments,
-                        urs_leaderboard, urs_rating_bias)
+                        urs_human_alignment, urs_leaderboard, urs_rating_bias)
 from benchwright.urs import SUITES
-from checks.results import PARSE_FAILURE_THRESHOLD, answer_injection_check, parse_failure_result, pii_result, schema_result
+from checks.results import (PARSE_FAILURE_THRESHOLD, answer_injection_check, parse_failure_result, pii_result,
+                            residual_pii_check, schema_result)
 from resources.warehouse import Warehouse
 
 
@@ -107,3 +108,7 @@ def urs_cross_validation_schema(warehouse: Warehouse) -> dg.AssetCheckResult:
 def urs_rating_bias_schema(warehouse: Warehouse) -> dg.AssetCheckResult:
     return schema_result(warehouse.query("SELECT * FROM urs_rating_bias"),
                          SUITES["urs_rating_bias"], "urs_rating_bias")
+
+urs_human_pairwise_residual_pii = residual_pii_check(
+    urs_human_alignment, "urs_human_pairwise_residual_pii", "checks/residual_pii_urs_human_pairwise.sql",
+    "No personal data left in the stored URS human choices (annotators; pseudonymised on load).")

@@ -41,6 +41,7 @@ from pathlib import Path
 from benchwright.datasets import (RowError, decode_keeping_bad_bytes, has_bad_bytes, once_each,
                                   read_text_keeping_bad_bytes, without_unfinished_line)
 from benchwright.datasets.creation import LoadProblem
+from benchwright.pii import pseudonym, redacted
 
 COLUMNS = ["benchmark", "item_id", "model_a", "model_b", "winner", "strength", "annotator", "left_model",
            "item_position", "round_id", "recorded_at", "seconds_taken"]
@@ -190,9 +191,10 @@ def _row(header: list[str], record: list[str]) -> dict:
         raise RowError(f"left_model {left_model!r} is neither model_a nor model_b")
     return {
         "benchmark": benchmark, "item_id": item_id, "model_a": model_a, "model_b": model_b,
-        "winner": winner, "strength": strength, "annotator": cells.get("annotator") or None,
+        # An annotator name that is personal data (an e-mail) is stored as a stable pseudonym.
+        "winner": winner, "strength": strength, "annotator": pseudonym(cells.get("annotator") or None),
         "left_model": left_model, "item_position": _position(cells.get("item_position", "")),
-        "round_id": cells.get("round_id") or None, "recorded_at": _utc_time(cells.get("recorded_at", "")),
+        "round_id": redacted(cells.get("round_id") or None), "recorded_at": _utc_time(cells.get("recorded_at", "")),
         "seconds_taken": _seconds(cells.get("seconds_taken", "")),
     }
 

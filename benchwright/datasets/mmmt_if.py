@@ -59,6 +59,7 @@ import pandas as pd
 
 from benchwright.datasets import RowError, json_object, once_each, without_unfinished_line
 from benchwright.datasets.creation import LoadProblem
+from benchwright.pii import pseudonym
 from benchwright.images import ImageError, NormalizedImage, normalize_image
 from benchwright.mmmt_if import (AUTORATER_KEYS, MAX_IMAGES, MAX_TURNS, STANDARD, VARIANTS, Chat, ChatCandidate,
                                  filter_chat, truncate)
@@ -411,7 +412,7 @@ def _human_row(kind: str, row: dict, source: str) -> dict:
     if variant not in VARIANTS:
         raise RowError(f"variant {variant!r} is not one of {list(VARIANTS)}")
     common = {"chat_id": row["chat_id"], "turn": turn, "variant": variant, "sample_index": sample_index,
-              "rater": row.get("rater") or None, "source_file": source}
+              "rater": pseudonym(row.get("rater") or None), "source_file": source}
     if not row["chat_id"]:
         raise RowError("empty chat_id")
     if kind == "ratings":

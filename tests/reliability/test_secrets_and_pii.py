@@ -35,7 +35,8 @@ ITEMS = 6  # the first items of the sample: enough for every path, few enough to
 # One of every kind, in the forms people write them.
 PERSONAL_DATA = {
     "email": ["maria.rossi@example.org"],
-    "phone": ["+44 20 7946 0958", "(415) 555-0199"],
+    "iban": ["DE89 3704 0044 0532 0130 00", "FR1420041010050500013M02606"],
+    "phone": ["+44 20 7946 0958", "(415) 555-0199", "06 12 34 56 78", "+33 6 12 34 56 78"],
     "payment_card": ["4111 1111 1111 1111"],  # passes the Luhn check
     "ip_address": ["203.0.113.45", "2001:db8:85a3::8a2e:370:7334"],
     "national_id": ["123-45-6789", "11010519491231002X", "AB 12 34 56 C"],  # US SSN, Chinese ID, UK NINO
@@ -43,10 +44,17 @@ PERSONAL_DATA = {
 }
 ALL_PERSONAL = [value for values in PERSONAL_DATA.values() for value in values]
 NOT_A_CARD = "4111 1111 1111 1112"  # fails the Luhn check: must survive untouched
-PII_TEXT = ("Write to maria.rossi@example.org or call +44 20 7946 0958 or (415) 555-0199. Card 4111 1111 1111 1111 "
+PII_TEXT = ("Write to maria.rossi@example.org or call +44 20 7946 0958 or (415) 555-0199, in Paris 06 12 34 56 78 "
+            "or +33 6 12 34 56 78. IBAN DE89 3704 0044 0532 0130 00 or FR1420041010050500013M02606. "
+            "Card 4111 1111 1111 1111 "
             f"(order ref {NOT_A_CARD}). Host 203.0.113.45 and 2001:db8:85a3::8a2e:370:7334. SSN 123-45-6789, "
             "resident ID 11010519491231002X, NI number AB 12 34 56 C. Office: 221B Baker Street.")
 ITEM_PII = "Reach the author at maria.rossi@example.org or +44 20 7946 0958."
+# People's files: a game log written by some other producer than our web app (nothing masked), and an
+# annotator who signed with an e-mail address.
+PLAYER_EMAIL = "jean.dupont@exemple.fr"
+GAME_QUESTION = "My IBAN is FR1420041010050500013M02606 and my phone 06 12 34 56 78: how many circles?"
+GAME_ANSWER = "Call +44 20 7946 0958 or mail maria.rossi@example.org; there are three circles."
 
 CHILD = """
 import json, logging, sys
@@ -67,7 +75,9 @@ steps = [
     (["creation_references", "creation_image_descriptions"], None, console),
     (["creation_generations"], "http-writer", console),
     (["creation_pairwise_judgments", "creation_vfs_judgments"], pair, console),
-    (["creation_leaderboard", "judge_quality", "analyst_snapshot"], None, console),
+    (["creation_leaderboard", "judge_quality", "creation_human_alignment"], None, console),
+    (["gap_images", "gap_game_logs", "gap_reliability", "gap_vqa_dataset"], None, console),
+    (["analyst_snapshot"], None, console),
 ]
 summary = {"runs": [], "checks": {}, "metadata": {}}
 with dg.DagsterInstance.get() as instance:
@@ -103,6 +113,7 @@ def run(tmp_path_factory):
     first["background"] += " " + ITEM_PII
     lines[0] = json.dumps(first)
     (dataset / "items.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    drop_peoples_files(home, first["item_id"])
 
     dagster_home = home / "dagster_home"
     dagster_home.mkdir()
@@ -125,6 +136,20 @@ def run(tmp_path_factory):
                         "stderr": child.stderr.decode(errors="replace"),
                         "python logging": (home / "debug.log").read_text(errors="replace"),
                         "dagster event logs": event_log_text(dagster_home)}}
+
+
+def drop_peoples_files(home: Path, item_id: str) -> None:
+    """A game log from an outside producer and an annotation file, both carrying personal data."""
+    logs = home / "drops" / "gap_logs"
+    logs.mkdir(parents=True)
+    line = json.loads((ROOT / "sample_data" / "gap" / "logs" / "game_log_000.jsonl").read_text().splitlines()[0])
+    line.update(session_id="outside-s0", player_id=PLAYER_EMAIL, question=GAME_QUESTION, model_answer=GAME_ANSWER)
+    (logs / "outside.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+    choices = home / "drops" / "human_pairwise"
+    choices.mkdir(parents=True)
+    (choices / "round-x.csv").write_text(
+        "benchmark,item_id,model_a,model_b,winner,strength,annotator,recorded_at\n"
+        f"creation,{item_id},sim-baseline,http-writer,B,1,{PLAYER_EMAIL},2026-01-01T10:00:00+00:00\n", encoding="utf-8")
 
 
 def event_log_text(dagster_home: Path) -> str:
@@ -186,6 +211,19 @@ def test_no_personal_data_of_any_kind_is_stored(run, kind):
     assert {"generations.response", "creation_pairwise_judgments.raw_text",
             "creation_vfs_judgments.raw_text"} <= set(containing(run["warehouse"], placeholder))
     assert placeholder in run["cache"]
+
+
+def test_peoples_files_are_stored_redacted_and_pseudonymised(run):
+    for value in (PLAYER_EMAIL, "FR1420041010050500013M02606", "06 12 34 56 78", "+44 20 7946 0958"):
+        assert containing(run["warehouse"], value) == [] and containing(run["snapshot"], value) == []
+        assert value not in run["logs"]["dagster event logs"]
+        assert not files_containing(run["home"] / "exports", value)
+    assert "gap_marks.question" in containing(run["warehouse"], "[REDACTED:iban]")
+    assert "gap_marks.model_answer" in containing(run["warehouse"], "[REDACTED:email]")
+    assert "gap_marks.player_id" in containing(run["warehouse"], "person-")
+    assert "creation_human_pairwise.annotator" in containing(run["warehouse"], "person-")
+    for check in ("gap_marks_residual_pii", "creation_human_pairwise_residual_pii"):
+        assert run["summary"]["checks"][check] is True
 
 
 def test_item_personal_data_never_reaches_the_provider(run):
