@@ -8,6 +8,7 @@ import dagster as dg
 import pandas as pd
 
 from benchwright.images import NormalizedImage, data_url
+from benchwright.pii import redacted
 from benchwright.report import markdown_table
 from resources import ROOT
 
@@ -32,6 +33,9 @@ def record_problems(context, warehouse, problems: list, benchmark: str, dataset:
     """Log each problem and replace its rows in `dataset_problems`: those of (benchmark, dataset), or all
     of the benchmark's when the asset owns them all (one source file at a time)."""
     frame = problems_frame(problems, benchmark, dataset)
+    # A reason may quote the bad value (someone's text): it is redacted like any other stored text.
+    frame["reason"] = frame["reason"].map(redacted)
+    frame["location"] = frame["location"].map(redacted)
     for row in frame.itertuples(index=False):
         context.log.warning(f"skipped {row.location}: {row.reason}")
     match = {"benchmark": benchmark} if replace_whole_benchmark else {"benchmark": benchmark, "dataset": dataset}

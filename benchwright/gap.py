@@ -131,13 +131,14 @@ def parse_log_file(data: bytes, file_name: str) -> tuple[str, pd.DataFrame, list
         except UnicodeDecodeError as exc:
             bad.append({"file_sha256": digest, "file_name": file_name, "line_no": number,
                         "reason": f"not valid UTF-8 (byte {exc.start} of the line)",
-                        "line": raw_bytes.decode("utf-8", errors="replace")[:2000]})
+                        "line": redacted(raw_bytes.decode("utf-8", errors="replace")[:2000])})
             continue
         try:
             row = parse_log_line(raw)
         except ValueError as exc:
-            bad.append({"file_sha256": digest, "file_name": file_name, "line_no": number, "reason": str(exc),
-                        "line": raw[:2000]})
+            # A quarantined line is kept for the operator, redacted like every stored text.
+            bad.append({"file_sha256": digest, "file_name": file_name, "line_no": number,
+                        "reason": redacted(str(exc)), "line": redacted(raw[:2000])})
             continue
         rows.append({"file_sha256": digest, "file_name": file_name, "line_no": number, **row})
     frame = pd.DataFrame(rows, columns=["file_sha256", "file_name", "line_no", *LOG_COLUMNS])
