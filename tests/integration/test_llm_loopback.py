@@ -135,7 +135,11 @@ def test_rpm_limit_spaces_requests(tmp_path):
     with OpenAIServer(max_lifetime_s=20) as srv:
         _runner(tmp_path).run(_reqs(srv, 4), limits={MODEL: ModelLimits(max_concurrency=4, rpm=600)})
         assert srv.count() == 4
-        assert min(srv.gaps()) >= 0.09  # 600/min = one start per 0.1 s (less a little client jitter)
+        # 600/min = one start per 0.1 s. Arrival times carry thread-scheduling jitter on a busy machine, so the
+        # span of three intervals is checked tightly and each single gap loosely; unlimited, all four would
+        # arrive within a few milliseconds of each other.
+        assert srv.arrivals[-1] - srv.arrivals[0] >= 0.27
+        assert min(srv.gaps()) >= 0.05
 
 
 def test_duplicates_in_one_run_are_called_once(tmp_path):
