@@ -128,7 +128,7 @@ def test_concurrency_limit_per_model(tmp_path):
         results, stats = _runner(tmp_path).run(_reqs(srv, 6), limits={MODEL: ModelLimits(max_concurrency=2)})
         assert all(r.error is None for r in results)
         assert srv.max_in_flight == 2  # limited, and the limit was actually used
-        assert srv.arrivals[-1] - srv.arrivals[0] >= 0.4  # 3 waves of 2, 0.2 s each
+        assert srv.arrivals[-1] - srv.arrivals[0] >= 0.35  # 3 waves of 2, 0.2 s each (less arrival jitter)
 
 
 def test_rpm_limit_spaces_requests(tmp_path):
