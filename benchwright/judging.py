@@ -24,8 +24,9 @@ whenever the judge quotes them and its own verdict is missing or broken. Two rul
    b. it *echoes* a shown text: the value occurs in that text, and either the maximal run of tokens it
       shares with the text there reaches ``ECHO_CONTEXT_TOKENS`` tokens beyond the value itself (a copied
       passage, such as the answer's last lines), or the judge set it apart as copied: quote marks of any
-      kind (a pair may run over line breaks within one paragraph), a blockquote, a code fence, an indented
-      code line or inline code.
+      kind (a pair may run over line breaks within one paragraph; a quote mark right before and right
+      after the value, for values that hold quote marks themselves), a blockquote, a code fence, an
+      indented code line or inline code.
 
    Among the values left, one that occurs in no shown text outranks one that does (the judge's
    independent words win over words that merely match an answer); the parser then applies its own
@@ -169,6 +170,16 @@ def _inside(match: re.Match[str], spans: Sequence[tuple[int, int]]) -> bool:
     return any(start <= match.start() and match.end() <= end for start, end in spans)
 
 
+_OPENING_QUOTES, _CLOSING_QUOTES = "'\"\u201c\u2018\u00ab\u300c\u300e", "'\"\u201d\u2019\u00bb\u300d\u300f"
+
+
+def _wrapped_in_quotes(output: str, match: re.Match[str]) -> bool:
+    """Whether a quote mark opens right before ``match`` and one closes right after it (white space
+    aside): a copy of a value that holds quote marks itself, such as ``'{'Clarity': 10}'``."""
+    before, after = output[:match.start()].rstrip(), output[match.end():].lstrip()
+    return bool(before) and bool(after) and before[-1] in _OPENING_QUOTES and after[0] in _CLOSING_QUOTES
+
+
 def _quoted_decision(output: str, match: re.Match[str]) -> bool:
     """Whether ``match`` stands in a blockquote line, or in a one-line quoted span that holds more than
     the value itself (a judge may put its own verdict token in quote marks)."""
@@ -190,7 +201,8 @@ def own_matches(output: str, matches: Sequence[re.Match[str]], shown_texts: Show
         in_shown = shown_texts.contains(match.group(0))
         if _quoted_decision(output, match):
             echoed = echoed or in_shown
-        elif in_shown and (_inside(match, copy_marks) or shown_texts.copied_with_context(output, match)):
+        elif in_shown and (_inside(match, copy_marks) or _wrapped_in_quotes(output, match)
+                           or shown_texts.copied_with_context(output, match)):
             echoed = True
         else:
             kept.append((match, in_shown))
