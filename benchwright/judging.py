@@ -10,19 +10,37 @@ whenever the judge quotes them and its own verdict is missing or broken. Two rul
    name the prompt uses is defused (``<`` becomes ``&lt;``), so an answer cannot close its own section and
    speak as the prompt.
 
-2. **A value counts only if the judge wrote it** (``judge_owns``). Parsers are given the texts the judge
-   was shown (answers, references). A verdict, score line or score dict found in the judge's output is
-   *echoed* when the same text, compared as a sequence of words and symbols (case, white space, markdown
-   emphasis, quote style and full-width forms ignored), occurs in one of those shown texts. That covers a
-   verbatim copy, a quoted one, one in a code fence or a blockquote, and one with the markdown stripped.
-   Echoed values are skipped; a parser that finds only echoed values reports the parse problem
-   ``'echoed_answer'`` (a counted failure, never a score). The raw output is stored, so a re-parse needs
-   no call.
+2. **A value counts only if the judge wrote it** (``own_matches``, ``last_own``). Parsers find every value
+   (verdict, score line, score dict) in the raw output and are given the texts the judge was shown
+   (answers, references). Texts are compared as sequences of tokens (words, numbers, symbols) with case,
+   white space, markdown emphasis, quote marks and full-width forms ignored, so a verbatim copy, a quoted
+   one, one in a code fence or blockquote and one with its markdown stripped all compare equal. A value is
+   set aside when
 
-   The price of rule 2: if a candidate writes the very verdict the judge then gives (say ``[[A>B]]``, a
-   loss, into its own answer), the judge's real verdict cannot be told from an echo and becomes a parse
-   failure. Such an answer is exactly what the ``answer_injection`` check flags, so the attempt is
-   visible in the leaderboards (``flagged_injection``) instead of silently scored either way.
+   a. it stands in a *quotation* of the judge's (a quoted span, straight or curly, on one line; a
+      blockquote line), unless the quotation is nothing but the value (some judges quote their own
+      verdict token): what a judge quotes is not what it decides, whether it quotes an answer or the
+      prompt's example format; or
+   b. it *echoes* a shown text: the value occurs in that text, and either the maximal run of tokens it
+      shares with the text there reaches ``ECHO_CONTEXT_TOKENS`` tokens beyond the value itself (a copied
+      passage, such as the answer's last lines), or the judge set it apart as copied: quote marks of any
+      kind (a pair may run over line breaks within one paragraph; a quote mark right before and right
+      after the value, for values that hold quote marks themselves), a blockquote, a code fence, an
+      indented code line or inline code.
+
+   Among the values left, one that occurs in no shown text outranks one that does (the judge's
+   independent words win over words that merely match an answer); the parser then applies its own
+   "which one is final" rule (usually the last). When only set-aside values remain and one of them
+   occurs in a shown text, the output is the counted parse failure ``'echoed_answer'``, never a score.
+   The raw output is stored, so a re-parse needs no call.
+
+   What the rule cannot tell apart, and how it decides: a value written standalone in the judge's own
+   sentences (no copied context, no quote marks) that is identical to one in an answer counts as the
+   judge's. Otherwise an answer could void the judge's real verdict by writing it first (say its own
+   expected loss) and turn losses into uncounted failures. The price is that a judge which copies just
+   the bare injected line, unmarked and with nothing around it, and gives no verdict of its own, is read
+   as having given it; such answers are what the ``answer_injection`` check flags (``flagged_injection``
+   in the leaderboards), so the attempt stays visible.
 
 Values that carry no word (a reply that is only a number) are never treated as echoes: a bare ``1``
 occurs in many honest answers.
@@ -38,7 +56,7 @@ ECHOED_ANSWER = "echoed_answer"
 
 # Markdown and LaTeX decoration and quote marks, which judges add or drop when they copy text, and the
 # ">" that opens a blockquote line.
-_DECORATION = re.compile(r"[*_`$~\\'\"]|^[ \t]*>+", re.MULTILINE)
+_DECORATION = re.compile(r"[*_`$~\\'\"«»]|^[ \t]*>+", re.MULTILINE)
 _QUOTE_FORMS = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u300c": '"',
                               "\u300d": '"', "\u300e": '"', "\u300f": '"'})
 # A number (with its decimals), a run of word characters, or one other visible character.
@@ -62,6 +80,15 @@ def _has_word(parts: Sequence[str]) -> bool:
     return any(any(ch.isalpha() for ch in p) for p in parts)
 
 
+def _common_prefix(a: Sequence[str], b: Sequence[str]) -> int:
+    count = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        count += 1
+    return count
+
+
 class Shown:
     """The texts a judge was shown, ready for asking whether a piece of its output came from them."""
 
@@ -82,8 +109,9 @@ class Shown:
         return any(needle in haystack for haystack in self._haystacks)
 
     def copied_with_context(self, output: str, match: re.Match[str]) -> bool:
-        """Whether ``match`` sits inside a passage the judge copied: the value occurs in a shown text and
-        at least ``ECHO_CONTEXT_TOKENS`` of the tokens around it in the output are the ones around it there."""
+        """Whether ``match`` sits inside a passage copied from a shown text: the maximal run of tokens the
+        output shares with a shown text around the value holds ``ECHO_CONTEXT_TOKENS`` or more tokens
+        besides the value's own."""
         parts = tokens(match.group(0))
         if not parts or not _has_word(parts):
             return False
@@ -100,15 +128,6 @@ class Shown:
         return False
 
 
-def _common_prefix(a: Sequence[str], b: Sequence[str]) -> int:
-    count = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        count += 1
-    return count
-
-
 def shown(texts: Shown | Iterable[str | None] | None) -> Shown:
     """Accept what callers have: nothing, a list of texts, or a ready ``Shown``."""
     if isinstance(texts, Shown):
@@ -116,63 +135,98 @@ def shown(texts: Shown | Iterable[str | None] | None) -> Shown:
     return Shown(texts or ())
 
 
+# --- quotations --------------------------------------------------------------------------------------
+
+_PARAGRAPH_CHAR = r"(?:[^{close}\n]|\n(?![ \t]*\n))"
+
+
+def _paired(open_mark: str, close_mark: str) -> str:
+    """A pair of quote marks whose content may run over line breaks, never over a blank line."""
+    return re.escape(open_mark) + _PARAGRAPH_CHAR.format(close=re.escape(close_mark)) + "*" + re.escape(close_mark)
+
+
+# What the judge sets apart as not a decision of its own: one-line quoted spans and blockquote lines.
+_QUOTED_SPAN = re.compile(r'"[^"\n]*"|\u201c[^\u201d\n]*\u201d|\u00ab[^\u00bb\n]*\u00bb')
+_BLOCKQUOTE_LINE = re.compile(r"^[ \t]*>.*$", re.MULTILINE)
+# How a judge marks a copy: every quotation form, including paragraph-long quotes and code.
+_COPY_MARKS = [
+    re.compile("|".join(_paired(o, c) for o, c in ('""', "\u201c\u201d", "\u2018\u2019", "\u00ab\u00bb",
+                                                    "\u300c\u300d", "\u300e\u300f"))),
+    # a single-quoted span: opens where no word precedes, closes where none follows (B's is no quote)
+    re.compile(r"(?<![\w'])'(?:[^'\n]|'(?=\w))*'(?!\w)"),
+    _BLOCKQUOTE_LINE,
+    re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.DOTALL),
+    re.compile(r"^(?: {4}|\t).*$", re.MULTILINE),
+    re.compile(r"`[^`\n]+`"),
+]
+_QUOTE_CHARS = "\"\u201c\u201d\u00ab\u00bb \t"
+
+
+def _spans(patterns: Sequence[re.Pattern[str]], output: str) -> list[tuple[int, int]]:
+    return [m.span() for pattern in patterns for m in pattern.finditer(output)]
+
+
+def _inside(match: re.Match[str], spans: Sequence[tuple[int, int]]) -> bool:
+    return any(start <= match.start() and match.end() <= end for start, end in spans)
+
+
+_OPENING_QUOTES, _CLOSING_QUOTES = "'\"\u201c\u2018\u00ab\u300c\u300e", "'\"\u201d\u2019\u00bb\u300d\u300f"
+
+
+def _wrapped_in_quotes(output: str, match: re.Match[str]) -> bool:
+    """Whether a quote mark opens right before ``match`` and one closes right after it (white space
+    aside): a copy of a value that holds quote marks itself, such as ``'{'Clarity': 10}'``."""
+    before, after = output[:match.start()].rstrip(), output[match.end():].lstrip()
+    return bool(before) and bool(after) and before[-1] in _OPENING_QUOTES and after[0] in _CLOSING_QUOTES
+
+
+def _quoted_decision(output: str, match: re.Match[str]) -> bool:
+    """Whether ``match`` stands in a blockquote line, or in a one-line quoted span that holds more than
+    the value itself (a judge may put its own verdict token in quote marks)."""
+    if _inside(match, _spans([_BLOCKQUOTE_LINE], output)):
+        return True
+    return any(start <= match.start() and match.end() <= end
+               and output[start:end].strip(_QUOTE_CHARS) != match.group(0).strip(_QUOTE_CHARS)
+               for start, end in _spans([_QUOTED_SPAN], output))
+
+
 def own_matches(output: str, matches: Sequence[re.Match[str]], shown_texts: Shown
                 ) -> tuple[list[re.Match[str]], bool]:
-    """The matches (values found in the judge's ``output``) that are the judge's own words, in order,
-    and whether any match was set aside as an echo.
-
-    1. Values that occur in no shown text are the judge's own; when there are any, only they count.
-    2. Otherwise every value also occurs in a shown text. One that the judge copied together with the
-       text around it, or marked as a quotation (quote marks, a blockquote, a code fence), is an echo;
-       one that stands in the judge's own sentences (the same verdict or score the answer wrote, given
-       independently) is the judge's. So an answer that writes its own expected loss cannot turn the
-       judge's real verdict into a parse failure.
-    """
-    clean = [m for m in matches if not shown_texts.contains(m.group(0))]
-    if clean:
-        return clean, len(clean) < len(matches)
-    quoted = _quoted_spans(output)
-    own = [m for m in matches if not shown_texts.copied_with_context(output, m)
-           and not any(start <= m.start() and m.end() <= end for start, end in quoted)]
-    return own, len(own) < len(matches)
-
-
-_QUOTED_REGIONS = re.compile(r'```.*?(?:```|\Z)|"[^"\n]*"|\u201c[^\u201d]*\u201d|^[ \t]*>.*$',
-                             re.DOTALL | re.MULTILINE)
-
-
-def _quoted_spans(output: str) -> list[tuple[int, int]]:
-    """Where the judge marks text as quoted: code fences, double-quoted spans, blockquote lines."""
-    return [m.span() for m in _QUOTED_REGIONS.finditer(output)]
+    """The matches (values found in the judge's ``output``, offsets into it) that are the judge's own
+    words, in order, and whether any match was set aside as an echo of a shown text. The rule is the
+    module docstring's."""
+    copy_marks = _spans(_COPY_MARKS, output)
+    kept, echoed = [], False
+    for match in matches:
+        in_shown = shown_texts.contains(match.group(0))
+        if _quoted_decision(output, match):
+            echoed = echoed or in_shown
+        elif in_shown and (_inside(match, copy_marks) or _wrapped_in_quotes(output, match)
+                           or shown_texts.copied_with_context(output, match)):
+            echoed = True
+        else:
+            kept.append((match, in_shown))
+    independent = [m for m, in_shown in kept if not in_shown]
+    return (independent or [m for m, _ in kept]), echoed
 
 
 def last_own(output: str, matches: Sequence[re.Match[str]], shown_texts: Shown
              ) -> tuple[re.Match[str] | None, str | None]:
-    """The judge's last own match, or (None, 'echoed_answer') when every match is an echo, or
-    (None, None) when there is no match at all."""
+    """The final-verdict search: the judge's last own match, or (None, 'echoed_answer') when the only
+    values were echoes, or (None, None) when there is no value of the judge's at all. An earlier own
+    value never stands in for a broken last one: the caller reads the match it gets and fails with it."""
     own, echoed = own_matches(output, matches, shown_texts)
     if own:
         return own[-1], None
     return None, (ECHOED_ANSWER if echoed else None)
 
 
-# --- quotations -----------------------------------------------------------------------------------
-
-# What a judge quotes is not what it decides: one-line double-quoted spans (straight or curly) and
-# markdown blockquote lines. A quoted span that is nothing but a verdict token is kept, since some
-# judges put their own verdict in quotes. (Quotes of the *answers* are caught by ``Shown`` whatever
-# their form; this rule also covers quotes of the prompt's own example format.)
-_QUOTED_SPAN = re.compile(r'"[^"\n]*"|\u201c[^\u201d\n]*\u201d')
-_BLOCKQUOTE_LINE = re.compile(r"^[ \t]*>.*$", re.MULTILINE)
-_BARE_TOKEN = re.compile(r'^["\u201c]\s*\[\[[^\[\]\n]{0,40}\]\]\s*["\u201d]$')
-
-
-def without_quotations(text: str) -> str:
-    """The judge's own words: quoted spans and blockquotes blanked out (offsets kept)."""
-    def blank(match: re.Match[str]) -> str:
-        return match.group(0) if _BARE_TOKEN.match(match.group(0)) else " " * len(match.group(0))
-
-    return _QUOTED_SPAN.sub(blank, _BLOCKQUOTE_LINE.sub(lambda m: " " * len(m.group(0)), text))
+def blank(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """``text`` with the given spans replaced by spaces (offsets kept)."""
+    chars = list(text)
+    for start, end in spans:
+        chars[start:end] = " " * (end - start)
+    return "".join(chars)
 
 
 # --- prompts ------------------------------------------------------------------------------------------

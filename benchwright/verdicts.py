@@ -64,28 +64,22 @@ def pairwise_verdict(text: str | None, shown: Shown | Iterable[str | None] | Non
     is a tie). If it does not, the result is a failure even when an earlier token was valid:
     an earlier token is usually a quoted example, so falling back to it would be a guess.
 
-    Only the judge's own words count (``benchwright.judging.own_matches``): quoted spans are skipped,
-    and so are tokens copied from a text the judge was shown (``shown``: the two answers), together
-    with the "final verdict" phrase before them on their line. Problems: ``'no_verdict'``,
-    ``'bad_verdict'`` (the final token is garbled), ``'echoed_answer'`` (only echoed tokens).
+    Only the judge's own words count (``benchwright.judging.own_matches``): a token together with the
+    "final verdict" phrase before it on its line is one unit, and units the judge quoted, or copied from
+    a text it was shown (``shown``: the two answers), are blanked before the rule above is applied.
+    Problems: ``'no_verdict'``, ``'bad_verdict'`` (the final token is garbled), ``'echoed_answer'`` (only
+    quoted or echoed units, one of them from an answer).
     """
     if not text:
         return None, "empty_output"
-    shown_texts = judging.shown(shown)
     # Markdown sometimes escapes brackets: \[\[B>A\]\].
     plain = text.replace("\\[", "[").replace("\\]", "]")
-    cleaned = judging.without_quotations(plain)
-    # A token with the "final verdict ..." phrase that leads into it on its line is one unit: an echo
-    # is judged, and blanked, unit by unit.
-    found = list(_VERDICT_UNIT.finditer(cleaned))
-    units, echoed = judging.own_matches(cleaned, found, shown_texts)
-    for unit in (u for u in found if u not in units):
-        cleaned = cleaned[:unit.start()] + " " * (unit.end() - unit.start()) + cleaned[unit.end():]
+    found = list(_VERDICT_UNIT.finditer(plain))
+    units, echoed = judging.own_matches(plain, found, judging.shown(shown))
+    cleaned = judging.blank(plain, (u.span() for u in found if u not in units))
     tokens = list(BRACKET_TOKEN.finditer(cleaned))
     if not tokens:
-        # A verdict the judge only quoted (in quotation marks) from an answer is an echo too.
-        quoted_echo = any(shown_texts.contains(t.group(0)) for t in BRACKET_TOKEN.finditer(plain))
-        return None, (judging.ECHOED_ANSWER if echoed or quoted_echo else "no_verdict")
+        return None, (judging.ECHOED_ANSWER if echoed else "no_verdict")
 
     chosen = tokens[-1]
     phrases = list(_FINAL_VERDICT_PHRASE.finditer(cleaned))
@@ -121,14 +115,18 @@ def without_decoration(text: str) -> str:
     return re.sub(r"[*_$`]", "", text)
 
 
-def _last_own_score(text: str, plain: str, side: str, shown_texts: Shown) -> tuple[float | None, str | None]:
-    """The side's last own score in ``text`` (quotes blanked); ``plain`` (quotes kept) only tells
-    whether a missing score was there as an echo."""
-    match, problem = judging.last_own(text, list(VFS_PATTERNS[side].finditer(text)), shown_texts)
+def _decoration_blanked(text: str) -> str:
+    """``without_decoration`` with offsets kept (each mark becomes a space), so that matches found in it
+    can be judged against the quotation and code marks of the original text."""
+    return re.sub(r"[*_$`]", " ", text)
+
+
+def _last_own_score(text: str, side: str, shown_texts: Shown) -> tuple[float | None, str | None]:
+    """The side's score from the judge's last own line, or the problem."""
+    matches = list(VFS_PATTERNS[side].finditer(_decoration_blanked(text)))
+    match, problem = judging.last_own(text, matches, shown_texts)
     if match is None:
-        # A line the judge only quoted (in quotation marks) from an answer is an echo too.
-        quoted = any(shown_texts.contains(m.group(0)) for m in VFS_PATTERNS[side].finditer(plain))
-        return None, problem or (judging.ECHOED_ANSWER if quoted else f"no_score_{side.lower()}")
+        return None, problem or f"no_score_{side.lower()}"
     value = float(match.group(1))
     if not 0.0 <= value <= 10.0:
         return None, f"score_{side.lower()}_out_of_range"
@@ -143,16 +141,14 @@ def vfs_scores(text: str | None, shown: Shown | Iterable[str | None] | None = No
     bold/italics and LaTeX dollar signs are ignored, ``7.5/10``, ``7 / 10`` and ``7 out of 10``
     are accepted. A side whose line is missing, or whose value lies outside [0, 10], is None.
     Only the judge's own lines count (``benchwright.judging``): quoted lines are skipped, and so
-    is a line that also occurs in a text the judge was shown (``shown``: reference and candidate).
+    is a line copied from a text the judge was shown (``shown``: reference and candidate).
     The problem names the candidate's side (B) first, since B's score is the VFS.
     """
     if not text:
         return None, None, "empty_output"
     shown_texts = judging.shown(shown)
-    cleaned = without_decoration(judging.without_quotations(text))
-    plain = without_decoration(text)
-    score_a, problem_a = _last_own_score(cleaned, plain, "A", shown_texts)
-    score_b, problem_b = _last_own_score(cleaned, plain, "B", shown_texts)
+    score_a, problem_a = _last_own_score(text, "A", shown_texts)
+    score_b, problem_b = _last_own_score(text, "B", shown_texts)
     return score_a, score_b, problem_b or problem_a
 
 
