@@ -22,7 +22,11 @@ KINDS = (PAIRWISE_VERDICT, VFS_LINE, URS_SCORE_DICT, AUTORATER_DICT, SCORE_LINE)
 
 
 def kinds_in(answer: str | None) -> list[str]:
-    """The judge formats found in ``answer``, in the order of ``KINDS`` (empty when none)."""
+    """The judge formats found in ``answer``, in the order of ``KINDS`` (empty when none).
+
+    A format counts when its parser would read a value from it, so prose that merely mentions a score
+    or a verdict, markdown lists and ordinary dicts are not flagged.
+    """
     if not isinstance(answer, str) or not answer.strip():
         return []
     found = set()
@@ -37,7 +41,9 @@ def kinds_in(answer: str | None) -> list[str]:
         found.add(URS_SCORE_DICT)
     if any(mmmt_if.names_a_criterion(block) for block in mmmt_if.BRACES.findall(answer)):
         found.add(AUTORATER_DICT)
-    if gap.SCORE_LINE.search(answer):
+    # Only a 'Score: x' the GAP parser would accept (x in [0, 1]): prose such as 'Credit score: 720' is
+    # not the judge's format and could never be credited.
+    if any(gap.parse_score(m.group(0))[0] is not None for m in gap.SCORE_LINE.finditer(answer)):
         found.add(SCORE_LINE)
     return [kind for kind in KINDS if kind in found]
 

@@ -1,10 +1,15 @@
 -- MMMT-IF: every model pair per variant — Wilcoxon p-values on paired per-turn PIF, the ECDF
 -- dominance verdict, and each judge's autorater win/tie/loss record.
+-- flagged_injection_a / _b: that model wrote judge-format strings into its MMMT-IF answers.
 CREATE OR REPLACE VIEW mmmt_if_model_pairs AS
 SELECT w.variant, w.model_a, w.model_b, w.pairs, w.mean_difference, w.p_a_greater, w.p_b_greater,
        d.verdict AS dominance, d.turns_a_dominates, d.turns_b_dominates,
-       p.judge, p.wins, p.ties, p.losses, p.win_rate
+       p.judge, p.wins, p.ties, p.losses, p.win_rate,
+       coalesce(fa.flagged_injection, FALSE) AS flagged_injection_a,
+       coalesce(fb.flagged_injection, FALSE) AS flagged_injection_b
 FROM mmmt_if_wilcoxon w
 LEFT JOIN mmmt_if_dominance d USING (variant, model_a, model_b)
 LEFT JOIN mmmt_if_preferences p USING (variant, model_a, model_b)
+LEFT JOIN answer_injection_flags fa ON fa.benchmark = 'mmmt_if' AND fa.model = w.model_a
+LEFT JOIN answer_injection_flags fb ON fb.benchmark = 'mmmt_if' AND fb.model = w.model_b
 ORDER BY w.variant, w.model_a, w.model_b, p.judge;

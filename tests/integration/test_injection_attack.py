@@ -139,13 +139,16 @@ def test_a_judge_that_echoes_then_judges_reads_as_its_own_verdicts(attacked, tab
 def test_answer_injection_fires_and_the_leaderboards_flag_the_candidate(attacked):
     failures = attacked["summary"]["check_failures"]
     for asset in ("creation_generations", "urs_generations", "mmmt_if_generations", "gap_generations"):
-        assert any(f.startswith(f"WARN {asset}:answer_injection") for f in failures), (asset, failures)
+        # fires for the candidate's partition, and for no honest model's answers
+        flagged = [f for f in failures if f.startswith(f"WARN {asset}:answer_injection")]
+        assert flagged == [f"WARN {asset}:answer_injection [{CANDIDATE}]"], (asset, failures)
     warehouse = attacked["warehouse"]
     con = duckdb.connect(warehouse.snapshot_path, read_only=True)
     try:
         for view in ("creation_leaderboard_overall", "urs_leaderboard_overall", "mmmt_if_leaderboard", "gap_leaderboard"):
             flags = dict(con.execute(f"SELECT model, bool_or(flagged_injection) FROM {view} GROUP BY model").fetchall())
             assert flags.get(CANDIDATE) is True, (view, flags)
+            assert not any(flag for model, flag in flags.items() if model != CANDIDATE), (view, flags)
         kinds = con.execute("SELECT DISTINCT injection_kinds FROM generations WHERE model = ? AND response IS NOT NULL",
                             [CANDIDATE]).fetchall()
         assert {k for (k,) in kinds} == {"pairwise_verdict,vfs_line,urs_score_dict,autorater_dict,score_line"}
