@@ -77,6 +77,10 @@ def main(argv: list[str] | None = None) -> int:
           f"cache hits: {summary['cache_hits']}, failed checks: {summary['failed_checks']}, {elapsed:.0f} s")
     for line in summary["check_failures"]:
         print(f"  check: {line}")
+    if summary["registry_problems"]:
+        print(f"Registry entries refused (not evaluated until fixed): {len(summary['registry_problems'])}")
+        for line in summary["registry_problems"]:
+            print(f"  registry: {line}")
     print(f"\nWarehouse:        {warehouse.database}")
     print(f"Analyst snapshot: {warehouse.snapshot_path}   (query: duckdb -readonly {warehouse.snapshot_path})")
     print(f"LLM cache:        {resources['llm'].cache_path}")
