@@ -37,7 +37,8 @@ REPORTS = [
      "SELECT judge, model, round(final_score, 2) AS final_score, n, parse_failures, flagged_injection "
      "FROM urs_leaderboard_overall"),
     ("GAP-VQA scores (0-1 judge score of each model's answers on val)",
-     "SELECT judge, model, round(gpt_score, 3) AS gpt_score, n, parse_failures, flagged_injection FROM gap_leaderboard"),
+     "SELECT judge, model, round(gpt_score, 3) AS gpt_score, n, parse_failures, simulated, flagged_injection "
+     "FROM gap_leaderboard"),
 ]
 
 
