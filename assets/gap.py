@@ -345,7 +345,7 @@ def gap_score_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse,
 
 @dg.asset(
     group_name="metrics",
-    code_version="2",
+    code_version="3",  # 3: display labels and the simulated flag
     deps=[gap_score_judgments],
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
