@@ -11,8 +11,8 @@ from pathlib import Path
 import dagster as dg
 import pandas as pd
 
-from assets.common import (LOAD_WHEN_MISSING, folder_beside_warehouse, image_urls, llm_metadata, record_problems,
-                           repo_path, table_metadata)
+from assets.common import (LOAD_WHEN_MISSING, add_labels, folder_beside_warehouse, image_urls, llm_metadata,
+                           record_problems, repo_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import gap, gap_steps
 from benchwright.creation_steps import limits_for, request_for
@@ -345,17 +345,19 @@ def gap_score_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse,
 
 @dg.asset(
     group_name="metrics",
-    code_version="2",
+    code_version="3",  # 3: display labels and the simulated flag
     deps=[gap_score_judgments],
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="GAP-VQA scores (METHODS §4.5): the GPT score per judge × model (mean over parsed val answers), "
                 "parse failures, errors, and the answering calls' latency, tokens/s, cost per 1k tokens.",
 )
-def gap_scores(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
-    summary = gap.score_summary(warehouse.query("SELECT * FROM gap_score_judgments"))
+def gap_scores(context: dg.AssetExecutionContext, warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
+    summary = add_labels(gap.score_summary(warehouse.query("SELECT * FROM gap_score_judgments")), registry,
+                         {"model": "model_display", "judge": "judge_display"})
     warehouse.replace_rows("gap_scores", summary, match={})
-    return dg.MaterializeResult(metadata=table_metadata(summary, ["judge", "model", "gpt_score", "n", "parse_failures"]))
+    return dg.MaterializeResult(metadata=table_metadata(summary, ["judge", "model", "gpt_score", "n", "parse_failures",
+                                                                  "simulated"]))
 
 
 @dg.asset(

@@ -17,13 +17,16 @@ or parameter set gets a new slug, so results never silently mix. A malformed ent
 `RegistryProblem` naming the file and the entry; the other entries still load. Malformed means: a
 slug defined twice in one file (YAML would silently keep the last; here neither loads), no `role`,
 a `vision` that is not a boolean (`'false'` is a string, and would have meant true), `params` that
-are not plain JSON values (a YAML date would fail every run later), unknown fields, a bad slug.
+are not plain JSON values (a YAML date would fail every run later; a number as a key would silently
+become a string), a `display_name` that is not text, unknown fields, a bad or reserved slug. YAML
+anchors and merge keys (`<<: *shared`) work as usual: a mapping's own keys override merged ones.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +36,9 @@ import yaml
 SLUG_RE = re.compile(r"^[a-z0-9._-]+$")
 MODEL_ROLES = {"candidate", "baseline", "describer"}
 JUDGE_ROLES = {"judge"}
+# Words the tables use in a model column for something that is not a model: the margin over all models
+# ('all'), a reference answer the dataset wrote ('dataset'), the anchor of pooled baselines ('baseline').
+RESERVED_SLUGS = {"all", "baseline", "dataset"}
 _KNOWN_FIELDS = {"model", "display_name", "role", "vision", "api_base", "params", "max_concurrency", "rpm"}
 
 
@@ -76,6 +82,8 @@ def validate_slug(slug: object) -> str | None:
         return f"slug {slug!r} must match [a-z0-9._-]+ (lower case, digits, '.', '_', '-')"
     if "..." in slug:
         return "slug must not contain '...'"
+    if slug in RESERVED_SLUGS:
+        return f"slug {slug!r} is reserved: the tables use it for something that is not a model"
     return None
 
 
@@ -102,10 +110,15 @@ def _parse_entry(slug: str, raw: Any, allowed_roles: set[str]) -> RegistryEntry:
         if key in params:
             raise ValueError("API keys never go in the registry: set them in the environment")
     try:  # params are part of the request and its cache key: plain JSON values only
-        json.dumps(params, allow_nan=False)
+        plain = json.loads(json.dumps(params, allow_nan=False))
     except (TypeError, ValueError) as exc:
         raise ValueError(f"'params' must hold plain JSON values (strings, numbers, booleans, lists, "
                          f"mappings): {exc}") from None
+    if plain != params:  # json.dumps turns a key 1 or true into "1" or "true" without a word
+        raise ValueError("'params' must hold plain JSON values: every key of a mapping must be a string")
+    display_name = raw.get("display_name")
+    if display_name is not None and (not isinstance(display_name, str) or not display_name.strip()):
+        raise ValueError(f"'display_name' must be text, not {display_name!r} (quote it)")
     if "vision" in raw and not isinstance(raw["vision"], bool):
         raise ValueError(f"'vision' must be true or false, not {raw['vision']!r}")
     for name in ("max_concurrency", "rpm"):
@@ -118,7 +131,7 @@ def _parse_entry(slug: str, raw: Any, allowed_roles: set[str]) -> RegistryEntry:
     return RegistryEntry(
         slug=slug,
         model=model.strip(),
-        display_name=str(raw.get("display_name") or slug),
+        display_name=display_name or slug,
         role=role,
         vision=raw.get("vision", True),
         api_base=api_base,
@@ -141,6 +154,8 @@ def load_registry(path: str | Path, kind: str) -> tuple[list[RegistryEntry], lis
         pairs = _top_level_pairs(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         raise ValueError(f"{path}: not valid YAML: {exc}") from exc
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from exc
     if pairs is None:
         return [], []
     lines_by_slug: dict[Any, list[int]] = {}
@@ -173,10 +188,16 @@ class _StrictLoader(yaml.SafeLoader):
     def construct_mapping(self, node, deep=False):
         seen: dict[Any, int] = {}
         for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue  # `<<: *anchor` merges on purpose; SafeLoader lets the mapping's own keys win
             key = self.construct_object(key_node, deep=True)
-            if key in seen:
-                raise ValueError(f"field {key!r} given twice (lines {seen[key]} and {key_node.start_mark.line + 1})")
-            seen[key] = key_node.start_mark.line + 1
+            line = key_node.start_mark.line + 1
+            try:
+                first = seen.setdefault(key, line)
+            except TypeError:
+                continue  # an unhashable key: SafeLoader refuses it below
+            if first != line:
+                raise ValueError(f"field {key!r} given twice (lines {first} and {line})")
         return super().construct_mapping(node, deep=deep)
 
 
@@ -196,10 +217,14 @@ def _top_level_pairs(text: str) -> list[tuple[Any, int, Any]] | None:
         pairs = []
         for key_node, value_node in root.value:
             slug = loader.construct_object(key_node, deep=True)
+            if not isinstance(slug, Hashable):  # `[a, b]: ...`: reported as a bad slug, not a crash
+                slug = str(slug)
             try:
                 raw = loader.construct_object(value_node, deep=True)
             except ValueError as exc:
                 raw = exc
+            except yaml.YAMLError as exc:  # e.g. an unhashable key inside the entry
+                raw = ValueError(f"not valid YAML here: {getattr(exc, 'problem', None) or exc}")
             pairs.append((slug, key_node.start_mark.line + 1, raw))
         return pairs
     finally:

@@ -37,7 +37,8 @@ REPORTS = [
      "SELECT judge, model, round(final_score, 2) AS final_score, n, parse_failures, flagged_injection "
      "FROM urs_leaderboard_overall"),
     ("GAP-VQA scores (0-1 judge score of each model's answers on val)",
-     "SELECT judge, model, round(gpt_score, 3) AS gpt_score, n, parse_failures, flagged_injection FROM gap_leaderboard"),
+     "SELECT judge, model, round(gpt_score, 3) AS gpt_score, n, parse_failures, simulated, flagged_injection "
+     "FROM gap_leaderboard"),
 ]
 
 
@@ -77,6 +78,10 @@ def main(argv: list[str] | None = None) -> int:
           f"cache hits: {summary['cache_hits']}, failed checks: {summary['failed_checks']}, {elapsed:.0f} s")
     for line in summary["check_failures"]:
         print(f"  check: {line}")
+    if summary["registry_problems"]:
+        print(f"Registry entries refused (not evaluated until fixed): {len(summary['registry_problems'])}")
+        for line in summary["registry_problems"]:
+            print(f"  registry: {line}")
     print(f"\nWarehouse:        {warehouse.database}")
     print(f"Analyst snapshot: {warehouse.snapshot_path}   (query: duckdb -readonly {warehouse.snapshot_path})")
     print(f"LLM cache:        {resources['llm'].cache_path}")

@@ -38,7 +38,8 @@ def sync_partitions(instance: dg.DagsterInstance, registry, log: Callable[[str],
 
 def materialize_everything(instance: dg.DagsterInstance, resources: dict,
                            log: Callable[[str], None] = lambda _msg: None, log_level: str = "INFO") -> dict:
-    """Run every asset for every registered partition; return counts of runs, calls and failed checks.
+    """Run every asset for every registered partition; return counts of runs, calls and failed checks,
+    and the registry entries that were refused.
 
     `log_level` is the console level of the runs: INFO shows our progress lines, not Dagster's
     per-event DEBUG lines (the UI keeps every event either way).
@@ -49,6 +50,8 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     for run_id in fail_orphaned_runs(instance):  # a run killed earlier must not hold anything up
         log(f"run {run_id} was left in progress by a process that is gone: marked failed")
     models, judges = sync_partitions(instance, resources["registry"], log)
+    # Repeated at the end of the main job's output, where a user reads it, not only among the first lines.
+    registry_problems = [str(problem) for problem in resources["registry"].problems()]
     partition_keys = {
         None: [None],
         models_partitions: models,
@@ -56,7 +59,8 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     }
     graph = defs.resolve_asset_graph()
     all_defs = list(defs.assets or []) + list(defs.asset_checks or [])
-    summary = {"runs": 0, "failed_runs": 0, "api_calls": 0, "cache_hits": 0, "failed_checks": 0, "check_failures": []}
+    summary = {"runs": 0, "failed_runs": 0, "api_calls": 0, "cache_hits": 0, "failed_checks": 0, "check_failures": [],
+               "registry_problems": registry_problems}
 
     def run(keys: list[str], partition_key) -> None:
         label = f" [{partition_key}]" if partition_key is not None else ""

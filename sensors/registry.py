@@ -53,10 +53,14 @@ def registry_sensor(context: dg.SensorEvaluationContext, registry: Registry):
     if pending and missing_inputs:
         context.log.info(f"models {pending} wait for their inputs to be materialized: {missing_inputs}")
         pending = []
+    waiting = f"waiting for {missing_inputs} to be materialized" if missing_inputs else ""
     if not partition_requests and not pending:
-        return dg.SkipReason(("no new models or judges in the registry" if not missing_inputs
-                              else f"waiting for {missing_inputs} to be materialized") + refused)
+        return dg.SkipReason((waiting or "no new models or judges in the registry") + refused)
     context.log.info(f"new models: {new_models}; new judges: {new_judges}; generation runs: {pending}{refused}")
+    if not pending:
+        # No run to request, so the tick can carry text: what was added, and what was refused.
+        added = f"added models {new_models} and judges {new_judges}" + (f"; generations are {waiting}" if waiting else "")
+        return dg.SensorResult(dynamic_partitions_requests=partition_requests, skip_reason=added + refused)
     return dg.SensorResult(
         dynamic_partitions_requests=partition_requests,
         # The run key makes each model's generation run a once-only request.

@@ -6,6 +6,9 @@ Each response is committed on arrival, so a killed run keeps every finished call
 
 Only the key, model, prompt version, the (already redacted) response text, usage, latency and cost are
 stored -- never the messages (they may hold personal data) and never credentials.
+
+An answer without text is not an answer: it is never stored as one, and a row without text written by an
+older version (which cached a provider's `content: null` as "") is a miss, so the request is asked again.
 """
 
 from __future__ import annotations
@@ -42,6 +45,11 @@ CREATE TABLE IF NOT EXISTS errors (
 );
 CREATE INDEX IF NOT EXISTS errors_key ON errors(key);
 """
+
+
+def has_text(text: str | None) -> bool:
+    """Whether a model's reply is an answer at all (a refusal or a content filter leaves none)."""
+    return isinstance(text, str) and bool(text.strip())
 
 
 @dataclass
@@ -99,13 +107,16 @@ class ResponseCache:
                 chunk,
             ).fetchall()
             for row in rows:
-                found[row[0]] = CachedResponse(*row[:8], bool(row[8]), *row[9:])
+                if has_text(row[3]):
+                    found[row[0]] = CachedResponse(*row[:8], bool(row[8]), *row[9:])
         return found
 
     def get(self, key: str) -> CachedResponse | None:
         return self.get_many([key]).get(key)
 
     def put_response(self, resp: CachedResponse) -> None:
+        if not has_text(resp.text):
+            raise ValueError(f"response {resp.key} has no text: journal it as an error, never cache it as an answer")
         with self._conn() as conn:  # commits on exit
             conn.execute(
                 "INSERT OR REPLACE INTO responses VALUES (?,?,?,?,?,?,?,?,?,?,?)",

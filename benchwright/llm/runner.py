@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from benchwright.llm.cache import CachedResponse, ResponseCache
+from benchwright.llm.cache import CachedResponse, ResponseCache, has_text
 from benchwright.llm.request import LLMRequest, request_key
 
 log = logging.getLogger("benchwright.llm")
@@ -487,7 +487,7 @@ def _parse(response: Any) -> tuple[str, int, int]:
     usage = getattr(response, "usage", None)
     tokens_in = getattr(usage, "prompt_tokens", 0) or 0
     tokens_out = getattr(usage, "completion_tokens", 0) or 0
-    if not isinstance(message.content, str) or not message.content.strip():
+    if not has_text(message.content):
         reason = getattr(choices[0], "finish_reason", None)
         raise NoContent(f"provider returned no content (finish_reason={reason})")
     return message.content, tokens_in, tokens_out

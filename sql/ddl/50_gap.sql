@@ -160,6 +160,10 @@ CREATE TABLE IF NOT EXISTS gap_scores (
     answer_tokens_per_s         DOUBLE,
     answer_cost_per_1k_tokens   DOUBLE
 );
+-- The registry's display labels and the simulation flag, as in every other leaderboard table.
+ALTER TABLE gap_scores ADD COLUMN IF NOT EXISTS model_display VARCHAR;
+ALTER TABLE gap_scores ADD COLUMN IF NOT EXISTS judge_display VARCHAR;
+ALTER TABLE gap_scores ADD COLUMN IF NOT EXISTS simulated BOOLEAN;
 
 -- §4.4 engagement: distributions (measure = sessions_per_player_week | images_per_session | tainted_accuracy).
 CREATE TABLE IF NOT EXISTS gap_engagement (

@@ -101,10 +101,11 @@ def test_permanent_500_fails_after_max_retries(tmp_path):
         assert runner.cache.get(res.key) is None and len(runner.cache.errors_for(res.key)) == 1
 
 
-def test_an_answer_without_content_is_an_error_and_asked_again_next_run(tmp_path):
-    # 200 with "content": null (a refusal, a content filter) is no answer: journalled as an error,
+@pytest.mark.parametrize("fault", ["no_content", "empty_content"])
+def test_an_answer_without_content_is_an_error_and_asked_again_next_run(tmp_path, fault):
+    # 200 with "content": null or "" (a refusal, a content filter) is no answer: journalled as an error,
     # never cached as an empty success, not retried at once, and called again by the next run.
-    with OpenAIServer(faults=["no_content"], max_lifetime_s=20) as srv:
+    with OpenAIServer(faults=[fault], max_lifetime_s=20) as srv:
         runner = _runner(tmp_path, max_retries=3)
         [first], stats = runner.run(_reqs(srv, 1))
         assert first.text is None and "no content" in first.error and "content_filter" in first.error

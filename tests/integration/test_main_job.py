@@ -9,9 +9,20 @@ import duckdb
 from resources import ROOT
 
 
+# The shipped registry plus one entry a user might write, whose params would fail every run later.
+REFUSED_ENTRY = """
+sim-dated:
+  model: sim/strong-writer
+  role: candidate
+  params: {since: 2024-01-01}
+"""
+
+
 def run_main_job(home, *args):
+    models = home / "models.yaml"
+    models.write_text((ROOT / "registry" / "models.yaml").read_text() + REFUSED_ENTRY)
     env = {**os.environ, "BENCHWRIGHT_HOME": str(home), "DAGSTER_HOME": str(home / "dagster_home"),
-           "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": str(ROOT)}
+           "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": str(ROOT), "BENCHWRIGHT_MODELS": str(models)}
     return subprocess.run([sys.executable, str(ROOT / "scripts" / "materialize_all.py"), *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=600)
 
@@ -25,6 +36,12 @@ def test_main_job_prints_every_leaderboard_then_replays_without_a_call(tmp_path)
     assert "sim-strong" in first.stdout and "simulated" in first.stdout and "flagged_injection" in first.stdout
     assert "(0 failed)" in first.stdout
     assert f"Analyst snapshot: {tmp_path / 'analyst.duckdb'}" in first.stdout
+    # The refused entry is named with its file and line in the closing summary; the others still ran.
+    summary = first.stdout[first.stdout.index("\nRuns: "):]
+    line = (tmp_path / "models.yaml").read_text().splitlines().index("sim-dated:") + 1
+    assert "Registry entries refused (not evaluated until fixed): 1" in summary
+    assert (f"registry: {tmp_path / 'models.yaml'}: entry 'sim-dated': 'params' must hold plain JSON values" in summary
+            and "date" in summary and f"(line {line})" in summary)
 
     # Replay mode turns any cache miss into an error: a clean second pass proves nothing was re-called.
     second = run_main_job(tmp_path, "--replay")
@@ -33,5 +50,6 @@ def test_main_job_prints_every_leaderboard_then_replays_without_a_call(tmp_path)
     con = duckdb.connect(str(tmp_path / "analyst.duckdb"), read_only=True)
     try:
         assert con.execute("SELECT count(*) FROM creation_leaderboard_overall").fetchall()[0][0] == 8
+        assert con.execute("SELECT count(*) FROM generations WHERE model = 'sim-dated'").fetchall()[0][0] == 0
     finally:
         con.close()

@@ -112,23 +112,40 @@ def test_views_name_slugs_model_and_judge_and_the_readme_sql_works_as_written(de
     import re
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    from benchwright.registry import RESERVED_SLUGS, load_registry
+
+    root = Path(__file__).resolve().parents[2]
+    readme = (root / "README.md").read_text()
+    entries = [e for kind in ("models", "judges") for e in load_registry(root / "registry" / f"{kind}.yaml", kind)[0]]
+    slugs = {e.slug for e in entries} | RESERVED_SLUGS  # the reserved words mark rows that are not a model
+    labels = {e.label for e in entries} | RESERVED_SLUGS
     con = duckdb.connect(demo["resources"]["warehouse"].snapshot_path, read_only=True)
     try:
         for block in re.findall(r"```sql\n(.*?)```", readme, re.DOTALL):
             assert len(con.execute(block).fetchall()) > 0, block
-        for view in ("creation_leaderboard_overall", "creation_leaderboard_by_category", "urs_leaderboard_overall",
-                     "urs_leaderboard_by_intent_language", "urs_criterion_scores", "mmmt_if_leaderboard",
-                     "mmmt_if_instruction_difficulty"):
-            models = {m for (m,) in con.execute(f"SELECT DISTINCT model FROM {view}").fetchall()}
-            assert "sim-weak" in models or "sim-if-weak" in models or "sim-strong" in models, (view, models)
-            names = {m for (m,) in con.execute(f"SELECT DISTINCT model_name FROM {view}").fetchall()}
-            assert all(n.endswith("[simulated]") for n in names), (view, names)
-        for view in ("judge_report", "urs_rating_bias_by_judge", "urs_alignment", "creation_leaderboard_overall"):
-            judges = {j for (j,) in con.execute(f"SELECT DISTINCT judge FROM {view}").fetchall()}
-            assert judges <= set(SHIPPED_JUDGES) and judges, (view, judges)
+        # Every view: model / judge (and model_a, reference_model ...) are slugs, *_name the display labels.
+        checked = set()
+        for view in sorted(p.stem for p in (root / "sql" / "views").glob("*.sql")):
+            columns = [c for (c,) in con.execute("SELECT column_name FROM information_schema.columns "
+                                                  "WHERE table_name = ?", [view]).fetchall()]
+            assert columns, view
+            for column in columns:
+                is_slug = column in ("model", "judge", "model_a", "model_b", "reference_model")
+                is_label = column.endswith("model_name") or column == "judge_name"
+                if not (is_slug or is_label):
+                    continue
+                values = {v for (v,) in con.execute(f'SELECT DISTINCT "{column}" FROM {view}').fetchall()} - {None}
+                if is_slug:
+                    assert values <= slugs, (view, column, values - slugs)
+                    checked.add(view)
+                else:
+                    assert values <= labels and column.removesuffix("_name") in columns, (view, column, values)
+        assert {"creation_leaderboard_overall", "urs_leaderboard_overall", "mmmt_if_leaderboard", "gap_leaderboard",
+                "judge_report", "interop_leaderboard"} <= checked
         weak = con.execute("SELECT count(*) FROM creation_leaderboard_overall WHERE model = 'sim-weak'").fetchall()[0][0]
         assert weak == len(SHIPPED_JUDGES)
+        names = {n for (n,) in con.execute("SELECT DISTINCT model_name FROM gap_leaderboard").fetchall()}
+        assert names and all(n.endswith("[simulated]") for n in names), names
     finally:
         con.close()
 

@@ -19,7 +19,8 @@ from resources.llm import LLMClient
 from scripts.orchestrate import materialize_everything
 from tests.support.openai_server import OpenAIServer
 from tests.support.processes import kill_when
-from tests.support.pipeline import SHIPPED_MODELS, materialize, metadata_total, pick, resources_for, write_registry
+from tests.support.pipeline import (SHIPPED_MODELS, check_results, materialize, metadata_total, pick, resources_for,
+                                    write_registry)
 
 ROOT = Path(__file__).resolve().parents[2]
 ITEMS, VFS_ITEMS = 15, 14
@@ -125,3 +126,46 @@ def test_killed_generation_run_repeats_no_finished_call(tmp_path):
     finally:
         con.close()
     assert rows == (ITEMS, ITEMS, 0)
+
+
+def test_answers_without_content_are_failed_calls_asked_again_and_do_not_fail_the_schema_check(tmp_path):
+    # A provider's 200 with "content": null (a refusal, a content filter), for 3 candidate answers and
+    # then 2 judge calls: error rows, not empty answers; the schema check passes and counts them; the
+    # next run asks exactly those again and completes the partition.
+    with OpenAIServer(faults=["no_content"] * 3, reply=simulated_reply, max_lifetime_s=180) as srv:
+        models, judges = registry_for(srv.base_url)
+        write_registry(tmp_path, models, judges)
+        resources = resources_for(tmp_path)
+        pair = dg.MultiPartitionKey({"model": "http-writer", "judge": "http-judge"})
+        wh = resources["warehouse"]
+        with dg.instance_for_test() as instance:
+            instance.add_dynamic_partitions("models", ["http-writer"])
+            instance.add_dynamic_partitions("judges", ["http-judge"])
+            assert materialize(["creation_items", "creation_image_descriptions", "creation_references"],
+                               instance, resources).success
+            assert materialize(["creation_generations"], instance, resources, partition_key="http-writer").success
+            answers = wh.query("SELECT response, error FROM generations WHERE model = 'http-writer'")
+            failed = answers[answers["error"].notna()]
+            assert len(answers) == ITEMS and len(failed) == 3 and failed["response"].isna().all()
+            assert failed["error"].str.contains("no content").all() and (answers["response"] != "").all()
+
+            srv.faults = ["no_content"] * 2
+            first = materialize(["creation_pairwise_judgments"], instance, resources, partition_key=pair)
+            checks = check_results(first)
+            assert first.success and checks["schema_and_ranges"].passed, checks["schema_and_ranges"].metadata
+            assert checks["schema_and_ranges"].metadata["failed_calls"].value == 2
+            assert checks["pairwise_parse_failures"].passed
+            judged = wh.query("SELECT outcome, error FROM creation_pairwise_judgments WHERE judge = 'http-judge'")
+            assert len(judged) == 2 * (ITEMS - 3) and judged["error"].notna().sum() == 2
+            assert judged[judged["error"].notna()]["outcome"].isna().all()
+
+            srv.reset_counts()
+            again = materialize(["creation_generations"], instance, resources, partition_key="http-writer")
+            assert srv.count(model="http-writer") == 3 and metadata_total(again, "api_calls") == 3
+            assert wh.query("SELECT count(*) AS n FROM generations WHERE model = 'http-writer' "
+                            "AND response IS NOT NULL AND error IS NULL")["n"][0] == ITEMS
+            second = materialize(["creation_pairwise_judgments"], instance, resources, partition_key=pair)
+            # The two failed judge calls and both orders of the three new answers; nothing else.
+            assert srv.count(model="http-judge") == 2 + 2 * 3 and metadata_total(second, "api_calls") == 8
+            judged = wh.query("SELECT outcome, error FROM creation_pairwise_judgments WHERE judge = 'http-judge'")
+            assert len(judged) == 2 * ITEMS and judged["error"].isna().all() and judged["outcome"].notna().all()

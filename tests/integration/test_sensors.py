@@ -163,8 +163,12 @@ def test_fresh_instance_waits_for_datasets_and_malformed_entries_spare_the_other
         result = sensor_tick(instance, resources)
         assert instance.get_dynamic_partitions("models") == ["sim-strong"]
         assert instance.get_dynamic_partitions("judges") == ["sim-fair-judge"]
-        # Nothing to generate from yet: partitions are added, generation runs wait.
+        # Nothing to generate from yet: partitions are added, generation runs wait; the tick says so,
+        # and names the refused entries in its own text.
         assert result.run_requests == []
+        text = result.skip_reason.skip_message
+        assert "added models ['sim-strong'] and judges ['sim-fair-judge']" in text and "waiting for" in text
+        assert "2 registry entries refused" in text and "'Bad Slug!'" in text and "'j2'" in text
         inputs = [k.to_user_string() for k in GENERATION_INPUTS]
         assert "creation_items" in inputs
         assert materialize(inputs, instance, resources).success

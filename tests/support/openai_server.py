@@ -10,7 +10,8 @@ Fault kinds: "429" (with Retry-After), "500", "400", "401" (its message echoes t
 full, the worst a provider can do), "hang" (no answer until ``hang_s`` or shutdown), "malformed" (200
 with a body that is not JSON), "truncated" (Content-Length larger than the body, then the connection
 closes), "slow" (200 and headers at once, then the body in pieces ``slow_chunk_s`` apart: a slow
-stream). ``faults`` is consumed in arrival order; after it runs out, ``always`` (e.g. "500") applies
+stream), "no_content" / "empty_content" (200 with ``"content": null`` / ``""`` and finish_reason
+``content_filter``: a refusal). ``faults`` is consumed in arrival order; after it runs out, ``always`` (e.g. "500") applies
 to every request, else ``fault_rate`` draws from ``fault_kinds`` with a seeded RNG. The server stops
 itself after ``max_lifetime_s`` so a stuck test cannot leave it running.
 
@@ -29,7 +30,8 @@ from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
 
-FAULT_KINDS = ("429", "500", "400", "401", "hang", "malformed", "truncated", "slow", "no_content")
+FAULT_KINDS = ("429", "500", "400", "401", "hang", "malformed", "truncated", "slow", "no_content",
+               "empty_content")
 
 
 def default_reply(body: dict) -> str:
@@ -251,9 +253,10 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
             if fault == "malformed":
                 self._send(200, b'{"id": "chatcmpl-x", "choices": [ this is not json')
                 return
-            if fault == "no_content":  # a refusal or content filter: 200 with "content": null
+            if fault in ("no_content", "empty_content"):  # a refusal or content filter: 200 without text
                 payload = _completion(model, "", body)
-                payload["choices"][0].update(message={"role": "assistant", "content": None},
+                content = None if fault == "no_content" else ""
+                payload["choices"][0].update(message={"role": "assistant", "content": content},
                                              finish_reason="content_filter")
                 self._send(200, json.dumps(payload).encode())
                 return

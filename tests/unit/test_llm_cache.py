@@ -131,6 +131,37 @@ def test_error_is_journaled_but_never_served_as_success(tmp_path):
         assert second.text == "echo: hi" and not second.cached and stats.cache_hits == 0
 
 
+@pytest.mark.parametrize("text", ["", "  \n", None])
+def test_a_response_without_text_is_never_stored_as_an_answer(tmp_path, text):
+    cache = ResponseCache(str(tmp_path / "llm.sqlite"))
+    with pytest.raises(ValueError, match="no text"):
+        cache.put_response(_row("k1", text))
+    assert cache.count_responses() == 0
+
+
+def _write_legacy_row(path: str, key: str, model: str, text: str | None) -> None:
+    # What an older version stored for a provider's 200 with "content": null: an empty "success".
+    with sqlite3.connect(path) as conn:
+        conn.execute("INSERT INTO responses VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                     (key, model, "", text, 5, 0, 10.0, 0.0, 1, 0, time.time()))
+
+
+@pytest.mark.parametrize("text", ["", " ", None])
+def test_an_empty_answer_cached_by_an_older_version_is_asked_again(tmp_path, text):
+    path = str(tmp_path / "llm.sqlite")
+    req = LLMRequest(model="sim/steady", messages=[{"role": "user", "content": "Name a prime number."}])
+    runner = LLMRunner(path)
+    _write_legacy_row(path, request_key(req), req.model, text)
+    assert runner.cache.get(request_key(req)) is None
+    with pytest.raises(ReplayMissError, match="1 of 1"):  # not an answer, so replay has nothing to serve
+        LLMRunner(path, mode="replay").run([req])
+    [result], stats = runner.run([req])
+    assert result.text and result.error is None and not result.cached and stats.api_calls == 1
+    assert runner.cache.get(result.key).text == result.text  # the real answer replaced the empty row
+    [again], stats = runner.run([req])
+    assert again.cached and again.text == result.text and stats.api_calls == 0
+
+
 def test_replay_miss_raises_before_any_call(tmp_path):
     path = str(tmp_path / "llm.sqlite")
     with OpenAIServer(max_lifetime_s=20) as srv:

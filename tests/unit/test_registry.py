@@ -111,6 +111,11 @@ sim-strong:
     ("  model: sim/a\n  role: candidate\n  vision: 0\n", ["vision"]),
     ("  model: sim/a\n", ["role", "required"]),
     ("  model: sim/a\n  model: sim/b\n  role: candidate\n", ["model", "twice", "lines 2 and 3"]),
+    # json.dumps would quietly turn these keys into "1" / "true"; litellm would get another request
+    ("  model: sim/a\n  role: candidate\n  params: {1: 0.5}\n", ["params", "key", "string"]),
+    ("  model: sim/a\n  role: candidate\n  params: {extra_body: {true: 1}}\n", ["params", "key", "string"]),
+    ("  model: sim/a\n  role: candidate\n  params: {? [x, y] : 1}\n", ["unhashable"]),
+    ("  model: sim/a\n  role: candidate\n  display_name: no\n", ["display_name", "False"]),
 ])
 def test_entries_that_would_fail_later_or_mean_something_else_are_refused_at_load(tmp_path, entry, words):
     path = write(tmp_path, "bad:\n" + entry + "good:\n  model: sim/g\n  role: candidate\n")
@@ -120,3 +125,47 @@ def test_entries_that_would_fail_later_or_mean_something_else_are_refused_at_loa
     assert problem.entry == "bad" and str(path) in str(problem)
     for word in words:
         assert word in problem.reason, (word, problem.reason)
+
+
+@pytest.mark.parametrize("slug", ["all", "dataset", "baseline"])
+def test_slugs_the_tables_use_for_something_else_are_reserved(tmp_path, slug):
+    # 'all' is the margin row of URS tables, 'dataset' the author of a dataset's reference answer,
+    # 'baseline' the pooled anchor of the ratings: a model under that name would mix with them.
+    path = write(tmp_path, f"{slug}:\n  model: sim/a\n  role: candidate\ngood:\n  model: sim/g\n  role: candidate\n")
+    entries, [problem] = load_registry(path, "models")
+    assert [e.slug for e in entries] == ["good"]
+    assert problem.entry == slug and "reserved" in problem.reason and "line 1" in problem.reason
+
+
+def test_a_key_that_is_not_a_name_is_refused_and_spares_the_others(tmp_path):
+    path = write(tmp_path, "[a, b]:\n  model: sim/a\n  role: candidate\ngood:\n  model: sim/g\n  role: candidate\n")
+    entries, [problem] = load_registry(path, "models")
+    assert [e.slug for e in entries] == ["good"] and "[a-z0-9._-]+" in problem.reason
+
+
+def test_yaml_merge_keys_share_fields_and_own_keys_still_count_once(tmp_path):
+    path = write(tmp_path, """shared: &shared
+  model: sim/a
+  role: candidate
+  params: {temperature: 0.2}
+variant:
+  <<: *shared
+  params: {temperature: 0.9}
+  display_name: Hot variant
+twice:
+  <<: *shared
+  role: candidate
+  role: baseline
+""")
+    entries, [problem] = load_registry(path, "models")
+    by_slug = {e.slug: e for e in entries}
+    assert set(by_slug) == {"shared", "variant"}
+    assert by_slug["variant"].params == {"temperature": 0.9} and by_slug["variant"].model == "sim/a"
+    assert by_slug["variant"].display_name == "Hot variant"
+    assert problem.entry == "twice" and "'role' given twice (lines 11 and 12)" in problem.reason
+
+
+def test_a_file_that_is_not_a_mapping_names_the_file(tmp_path):
+    path = write(tmp_path, "- sim-strong\n- sim-weak\n")
+    with pytest.raises(ValueError, match=f"{path}: expected a mapping"):
+        load_registry(path, "models")
