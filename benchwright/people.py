@@ -17,6 +17,9 @@ from benchwright.pii import find_pii
 
 HANDLE = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{1,31}")
 TOKEN_BYTES = 24
+# A signed-in browser is signed out after this long at the latest (then the token is asked again), so a
+# forgotten or copied cookie does not work for ever; logout and a new token end it at once.
+LOGIN_MAX_AGE_S = 30 * 24 * 3600
 
 
 def validate_handle(handle: object) -> str:

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -16,13 +17,35 @@ def benchwright_home() -> Path:
     return Path(os.environ.get("BENCHWRIGHT_HOME", ROOT / ".benchwright")).resolve()
 
 
+# Dagster's own run monitoring, run by the daemon: a run stuck STARTING (its worker never came up) fails
+# after the start timeout, one stuck CANCELING is marked canceled. The default run launcher cannot check
+# a STARTED run's worker nor resume it (hence 0 resume attempts); runs killed mid-way are found from
+# their process instead (sensors/runs.py).
+RUN_MONITORING_YAML = """run_monitoring:
+  enabled: true
+  start_timeout_seconds: 180
+  cancel_timeout_seconds: 180
+  max_resume_run_attempts: 0
+  poll_interval_seconds: 60
+"""
+
+
 def prepare_dagster_home(home: Path) -> Path:
-    """The Dagster instance folder under BENCHWRIGHT_HOME, with telemetry off (no network here)."""
+    """The Dagster instance folder under BENCHWRIGHT_HOME: telemetry off (no network here), run monitoring on.
+
+    An existing dagster.yaml keeps every setting it has; only a missing `run_monitoring` section is added.
+    Plain text on purpose: dev.py calls this before the venv (and a YAML library) exists.
+    """
     dagster_home = Path(os.environ.get("DAGSTER_HOME") or home / "dagster_home")
     dagster_home.mkdir(parents=True, exist_ok=True)
     config = dagster_home / "dagster.yaml"
-    if not config.exists():
-        config.write_text("telemetry:\n  enabled: false\n")
+    text = config.read_text(encoding="utf-8") if config.exists() else "telemetry:\n  enabled: false\n"
+    if not re.search(r"^run_monitoring\s*:", text, flags=re.MULTILINE):
+        text = (text if not text or text.endswith("\n") else text + "\n") + RUN_MONITORING_YAML
+        # Written aside and renamed: a process starting at the same time never reads half a file.
+        partial = config.with_name(f".dagster.yaml.{os.getpid()}.tmp")
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, config)
     return dagster_home
 
 
@@ -51,3 +74,33 @@ def process_alive(pid: int) -> bool:
     except PermissionError:  # alive, but someone else's
         return True
     return True
+
+
+def process_started_at(pid: int) -> float | None:
+    """Start time (epoch seconds, at most ~1 s early) of a running process, or None where /proc cannot tell."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        boot = next(float(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
+                    if line.startswith("btime "))
+    except (OSError, StopIteration, ValueError):
+        return None
+    # Field 22 (start time in clock ticks since boot) counted after the command name, which may hold spaces.
+    ticks = int(stat[stat.rindex(")") + 2:].split()[19])
+    return boot + ticks / os.sysconf("SC_CLK_TCK")
+
+
+# /proc's boot time has whole seconds and follows wall-clock adjustments: start times are compared loosely.
+CLOCK_SLACK_S = 2.0
+
+
+def process_is_writer(pid: int, wrote_at: float) -> bool:
+    """Whether the process that wrote something with this pid at `wrote_at` (epoch seconds) still runs.
+
+    A pid is reused once its process is gone: a process with that pid that started after the write
+    (e.g. this very job, restarted in a container where pids repeat) is not the writer.
+    """
+    if not process_alive(pid):
+        return False
+    started = process_started_at(pid)
+    return started is None or started <= wrote_at + CLOCK_SLACK_S
+

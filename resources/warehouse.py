@@ -8,8 +8,10 @@ Analysts never open this file: the publish asset writes them a snapshot.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
+import secrets
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,10 +23,10 @@ from dagster_duckdb import DuckDBResource
 from filelock import FileLock
 
 from benchwright.datasets import split_new_records
-from resources import process_alive
 
 SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
 _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
+log = logging.getLogger("benchwright.warehouse")
 _SCHEMA_APPLIED: set[str] = set()  # databases this process has created the tables in
 
 
@@ -48,17 +50,24 @@ def _insert_new(con: duckdb.DuckDBPyConnection, table: str, rows: pd.DataFrame, 
     return con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0] - before
 
 
-def remove_stale_temp_files(target: Path) -> list[str]:
-    """Delete the temp copies (and their WAL files) that publishes killed mid-write left beside `target`.
+def publish_lock(target: Path, timeout_s: float) -> FileLock:
+    """The lock every publish of `target` holds from its first byte to its rename (`<target>.publish.lock`).
 
-    A temp copy is named after its writer's pid; one whose process is gone can never be finished. A
-    live writer's copy (a publish running in another process now) is left alone.
+    It serializes publishes (threads and processes alike): the copy taken later is also renamed later,
+    so an older copy can never replace a newer snapshot, and any temp copy found while holding it was
+    left by a publish that was killed. The OS releases it when its holder dies, even by SIGKILL.
+    """
+    return FileLock(f"{target}.publish.lock", timeout=timeout_s)
+
+
+def remove_stale_temp_files(target: Path) -> list[str]:
+    """Delete the temp copies (and their WAL files) that killed publishes left beside `target`.
+
+    Call it holding `publish_lock(target)`: then no publish is writing, so every temp copy is stale,
+    whatever its pid says (a pid is reused, and means nothing in another container sharing the folder).
     """
     removed = []
-    for path in target.parent.glob(f".{target.name}.*.tmp*"):
-        pid_text = path.name[len(f".{target.name}."):].split(".tmp")[0]
-        if not pid_text.isdigit() or int(pid_text) == os.getpid() or process_alive(int(pid_text)):
-            continue
+    for path in sorted(target.parent.glob(f".{target.name}.*.tmp*")):
         path.unlink(missing_ok=True)
         removed.append(path.name)
     return removed
@@ -191,9 +200,21 @@ class Warehouse(DuckDBResource):
         """
         target = Path(self.snapshot_path or f"{Path(self.database).with_suffix('')}.analyst.duckdb")
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        remove_stale_temp_files(target)
-        tmp.unlink(missing_ok=True)
+        with publish_lock(target, self.lock_timeout_s):
+            for name in remove_stale_temp_files(target):
+                log.warning("removed %s, left by a publish that was killed", name)
+            # The pid names the writer for an operator; the random part keeps two publishes of one
+            # process apart should the lock ever be bypassed.
+            tmp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+            try:
+                views = self._write_snapshot(tmp)
+                os.replace(tmp, target)
+            finally:
+                for leftover in (tmp, tmp.with_name(f"{tmp.name}.wal")):
+                    leftover.unlink(missing_ok=True)   # a failed publish cleans up after itself
+        return views
+
+    def _write_snapshot(self, tmp: Path) -> list[str]:
         with self.session() as con:
             source_db = con.execute("SELECT current_database()").fetchall()[0][0]
             con.execute(f"ATTACH '{tmp}' AS analyst_snapshot (STORAGE_VERSION 'v1.4.0')")
@@ -209,5 +230,4 @@ class Warehouse(DuckDBResource):
                 views.append(view_file.stem)
         finally:
             snap.close()
-        os.replace(tmp, target)
         return views

@@ -10,7 +10,10 @@ drop folders the pipeline already watches:
 - annotation choices -> `<home>/drops/human_pairwise/annotation-<round>.csv` (read whole by its assets).
 
 Identity: a handle and a per-person token. Logging in checks the token against its stored digest and
-puts the handle in a signed cookie; every write takes the writer from that cookie, never from a form.
+records a login on the server (a random id in the signed cookie, its sha256 in the store), checked on
+every request: logout, a new token (`POST /token`, or `python -m web --new-token HANDLE` for a lost one)
+or 30 days end it, so a copied cookie stops working. Every write takes the writer from the login, never
+from a form.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from benchwright import annotation, durable, game, gap, people
 from benchwright.datasets.human_pairwise import COLUMNS as PAIRWISE_COLUMNS
 from benchwright.pii import redact
 from web.content import NoData, Snapshot, ask_game_model
-from web.store import Store
+from web.store import Store, state_path
 
 log = logging.getLogger("benchwright.web")
 SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -71,7 +74,7 @@ class Site:
         self.snapshot = Snapshot(Path(warehouse.snapshot_path))
         self.gap_folder = gap_drop_folder(warehouse)
         self.pairwise_folder = human_pairwise_drop_folder(warehouse)
-        self.store = Store(home / "web" / "state.sqlite3")
+        self.store = Store(state_path(home))
         self.secret_key = _secret_key(home / "web" / "secret_key")
         self.time_limit_s, self.p_planted, self.game_model_slug, self.round_size = time_limit_s, p_planted, game_model, round_size
         self.clock = clock
@@ -159,19 +162,22 @@ def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT
         threading.Thread(target=sweeper, name="settle-sessions", daemon=True).start()
 
     # --- plumbing ------------------------------------------------------------------------------
-    def sign_in(handle: str) -> None:
-        """A fresh cookie for `handle`: a new login id the server can end, and a new form token."""
+    def sign_in(handle: str, token_sha256: str) -> bool:
+        """A fresh cookie for `handle`: a new login id the server can end, and a new form token. False
+        (and no cookie) when that token stopped being the person's meanwhile."""
         login = secrets.token_urlsafe(32)
-        site.store.add_login(people.token_digest(login), handle)
         session.clear()
+        if not site.store.add_login(people.token_digest(login), handle, token_sha256, site.clock()):
+            return False
         session.update(handle=handle, login=login, csrf=secrets.token_urlsafe(16))
+        return True
 
     @app.before_request
     def identify_and_protect():
         # Who is signed in is decided on the server: a signed cookie whose login was ended (logout, a new
         # token) names nobody, even if someone copied it.
         login = session.get("login")
-        owner = site.store.login_handle(people.token_digest(login)) if isinstance(login, str) else None
+        owner = site.store.login_handle(people.token_digest(login), site.clock()) if isinstance(login, str) else None
         g.handle = owner if owner is not None and owner == session.get("handle") else None
         # Only pages mint the form token: a stylesheet or image request racing the page load with the old
         # cookie would otherwise mint a second one and overwrite the token the page's forms carry.
@@ -228,7 +234,7 @@ def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT
         if handle.lower() in site.snapshot.known_people() or not site.store.add_person(handle, people.token_digest(token)):
             flash("That name is taken; choose another.")
             return render_template("join.html"), 409
-        sign_in(handle)
+        sign_in(handle, people.token_digest(token))
         log.info("new person %s", handle)
         return render_template("token.html", handle=handle, token=token)
 
@@ -238,10 +244,10 @@ def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT
             return render_template("login.html")
         handle = (request.form.get("name") or "").strip()
         digest = site.store.token_digest(handle) if people.HANDLE.fullmatch(handle) else None
-        if digest is None or not people.token_matches(request.form.get("token"), digest):
+        if (digest is None or not people.token_matches(request.form.get("token"), digest)
+                or not sign_in(handle, digest)):
             flash("That name and token do not match.")
             return render_template("login.html"), 401
-        sign_in(handle)
         target = request.args.get("next", "")
         return redirect(target if target in ("/game", "/annotate") else url_for("home"))
 
@@ -259,7 +265,7 @@ def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT
         """A new token for the signed-in person (the old one leaked, say): every other browser is signed out."""
         token = people.new_token()
         site.store.set_token(g.handle, people.token_digest(token))
-        sign_in(g.handle)
+        sign_in(g.handle, people.token_digest(token))
         log.info("new token for %s", g.handle)
         return render_template("token.html", handle=g.handle, token=token)
 

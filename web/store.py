@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from benchwright import people
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS people (
     handle        TEXT PRIMARY KEY,
@@ -62,6 +64,11 @@ CREATE TABLE IF NOT EXISTS annotation_rounds (
 """
 
 
+def state_path(home: Path) -> Path:
+    """Where the web app of a BENCHWRIGHT_HOME keeps its state."""
+    return home / "web" / "state.sqlite3"
+
+
 class Store:
     def __init__(self, path: Path):
         self.path = path
@@ -90,20 +97,32 @@ class Store:
             con.execute("INSERT INTO people VALUES (?, ?, ?)", [handle, token_sha256, time.time()])
             return True
 
-    def set_token(self, handle: str, token_sha256: str) -> None:
-        """A person's new token: every browser signed in with the old one is signed out."""
+    def set_token(self, handle: str, token_sha256: str) -> bool:
+        """A person's new token; every browser signed in before is signed out, in the same transaction.
+        False when there is no such person."""
         with self.connect() as con:
-            con.execute("UPDATE people SET token_sha256 = ? WHERE handle = ?", [token_sha256, handle])
+            con.execute("BEGIN IMMEDIATE")
+            changed = con.execute("UPDATE people SET token_sha256 = ? WHERE handle = ?", [token_sha256, handle]).rowcount
             con.execute("DELETE FROM logins WHERE handle = ?", [handle])
+            con.execute("COMMIT")
+        return changed == 1
 
-    def add_login(self, login_sha256: str, handle: str) -> None:
+    def add_login(self, login_sha256: str, handle: str, token_sha256: str, now: float) -> bool:
+        """Record a signed-in browser, only if `token_sha256` (the token it signed in with) is still the
+        person's: a login racing a token change cannot outlive it. Logins past their age are dropped."""
         with self.connect() as con:
-            con.execute("INSERT INTO logins VALUES (?, ?, ?)", [login_sha256, handle, time.time()])
+            con.execute("BEGIN IMMEDIATE")
+            con.execute("DELETE FROM logins WHERE created_at < ?", [now - people.LOGIN_MAX_AGE_S])
+            added = con.execute("INSERT INTO logins SELECT ?, handle, ? FROM people WHERE handle = ? AND token_sha256 = ?",
+                                [login_sha256, now, handle, token_sha256]).rowcount
+            con.execute("COMMIT")
+        return added == 1
 
-    def login_handle(self, login_sha256: str) -> str | None:
-        """The person a login belongs to, or None once it was ended (logout, token change)."""
+    def login_handle(self, login_sha256: str, now: float) -> str | None:
+        """The person a login belongs to, or None once it was ended (logout, token change) or is too old."""
         with self.connect() as con:
-            row = con.execute("SELECT handle FROM logins WHERE login_sha256 = ?", [login_sha256]).fetchone()
+            row = con.execute("SELECT handle FROM logins WHERE login_sha256 = ? AND created_at >= ?",
+                              [login_sha256, now - people.LOGIN_MAX_AGE_S]).fetchone()
         return row["handle"] if row else None
 
     def end_login(self, login_sha256: str) -> None:

@@ -1,4 +1,5 @@
 import multiprocessing as mp
+import os
 
 import duckdb
 import pandas as pd
@@ -127,23 +128,90 @@ def test_a_warehouse_made_before_the_annotation_columns_gains_them_and_keeps_its
     assert warehouse.query("SELECT strength, left_model, item_position FROM urs_human_pairwise").values.tolist() == [[2, "b", 3]]
 
 
-def test_publishing_removes_temp_copies_of_killed_publishes_but_not_live_ones(tmp_path):
+def test_publishing_removes_temp_copies_of_killed_publishes(tmp_path):
     import subprocess
     import sys
 
     warehouse = Warehouse(database=str(tmp_path / "w.duckdb"), snapshot_path=str(tmp_path / "analyst.duckdb"))
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     dead_pid = int(dead.stdout)  # that process has exited: its copy can never be finished
-    stale = [tmp_path / f".analyst.duckdb.{dead_pid}.tmp", tmp_path / f".analyst.duckdb.{dead_pid}.tmp.wal"]
+    stale = [tmp_path / f".analyst.duckdb.{dead_pid}.tmp", tmp_path / f".analyst.duckdb.{dead_pid}.tmp.wal",
+             # a killed publish whose pid now belongs to a live process (here: this one)
+             tmp_path / f".analyst.duckdb.{os.getpid()}.0badf00d.tmp"]
     for path in stale:
         path.write_bytes(b"half a snapshot")
-    live_writer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    warehouse.publish_snapshot()
+    assert not any(path.exists() for path in stale)
+    assert sorted(p.name for p in tmp_path.iterdir() if ".tmp" in p.name) == []
+    assert (tmp_path / "analyst.duckdb").exists()
+
+
+def test_a_publish_in_progress_is_never_cleaned_up_nor_overtaken_by_a_later_one(tmp_path, monkeypatch):
+    import threading
+
+    import resources.warehouse as warehouse_module
+
+    warehouse = Warehouse(database=str(tmp_path / "w.duckdb"), snapshot_path=str(tmp_path / "analyst.duckdb"))
+    warehouse.replace_rows("generations", rows("m1", 2), {"benchmark": "creation", "model": "m1"})
+    # The first publish stops just before its rename: its copy is complete on disk, not yet in place.
+    first_is_mid_write, go_on = threading.Event(), threading.Event()
+    real_replace = os.replace
+
+    def replace_after_a_pause(src, dst):
+        if threading.current_thread().name == "first":
+            first_is_mid_write.set()
+            assert go_on.wait(60)
+        real_replace(src, dst)
+
+    monkeypatch.setattr(warehouse_module.os, "replace", replace_after_a_pause)
+    first = threading.Thread(target=warehouse.publish_snapshot, name="first")
+    first.start()
+    assert first_is_mid_write.wait(60)
+    [in_progress] = [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    assert in_progress.name.startswith(f".analyst.duckdb.{os.getpid()}.")
+    # New rows arrive; a second publish starts while the first is still writing.
+    warehouse.replace_rows("generations", rows("m1", 5), {"benchmark": "creation", "model": "m1"})
+    second = threading.Thread(target=warehouse.publish_snapshot, name="second")
+    second.start()
+    second.join(1.5)
+    assert second.is_alive(), "the second publish must wait for the first"
+    assert in_progress.exists(), "a live publish's copy was removed mid-write"
+    go_on.set()
+    first.join(60)
+    second.join(60)
+    assert not first.is_alive() and not second.is_alive()
+    # The later copy was renamed last: the snapshot has the new rows, and nothing is left behind.
+    snapshot = duckdb.connect(str(tmp_path / "analyst.duckdb"), read_only=True)
     try:
-        live = tmp_path / f".analyst.duckdb.{live_writer.pid}.tmp"
-        live.write_bytes(b"being written")
-        warehouse.publish_snapshot()
-        assert not any(path.exists() for path in stale)
-        assert live.exists() and (tmp_path / "analyst.duckdb").exists()
+        assert snapshot.execute("SELECT count(*) FROM generations").fetchall()[0][0] == 5
     finally:
-        live_writer.kill()
-        live_writer.wait()
+        snapshot.close()
+    assert [p.name for p in tmp_path.iterdir() if ".tmp" in p.name] == []
+
+
+def test_a_publish_killed_in_another_process_is_cleaned_up_by_the_next(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    from resources import ROOT
+
+    warehouse = Warehouse(database=str(tmp_path / "w.duckdb"), snapshot_path=str(tmp_path / "analyst.duckdb"))
+    warehouse.replace_rows("generations", rows("m1", 3), {"benchmark": "creation", "model": "m1"})
+    # Another process publishes and is killed (SIGKILL) just before its rename.
+    child = subprocess.Popen([sys.executable, "-c", f"""
+import os, sys, time
+from resources.warehouse import Warehouse
+os.replace = lambda src, dst: (print("mid-write", flush=True), time.sleep(120))
+Warehouse(database={str(tmp_path / "w.duckdb")!r}, snapshot_path={str(tmp_path / "analyst.duckdb")!r}).publish_snapshot()
+"""], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "mid-write"
+        [left] = [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+        assert left.name.startswith(f".analyst.duckdb.{child.pid}.")
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait(30)
+    assert left.exists() and not (tmp_path / "analyst.duckdb").exists()
+    warehouse.publish_snapshot()   # the lock died with its holder: this publish proceeds and cleans up
+    assert not left.exists() and (tmp_path / "analyst.duckdb").exists()

@@ -111,6 +111,61 @@ def test_logout_and_a_new_token_end_sessions_on_the_server_even_for_a_copied_coo
                                     "token": new_token}).status_code == 302
 
 
+def test_an_operator_new_token_ends_every_session_of_that_person_only(site, monkeypatch, capsys):
+    from web.__main__ import main
+
+    app, _, home = site
+    browser, other = app.test_client(), app.test_client()
+    token = join(browser, "erin")
+    join(other, "frank")
+    copied = app.test_client()
+    copied.set_cookie("session", browser.get_cookie("session").value)
+    assert "Signed in as <strong>erin</strong>" in _text(copied.get("/"))   # a copy works until then
+
+    monkeypatch.setenv("BENCHWRIGHT_HOME", str(home))
+    main(["--new-token", "erin"])
+    new_token = re.search(r": (\S+)$", capsys.readouterr().out.strip()).group(1)
+    for client in (browser, copied):
+        assert "Signed in as" not in _text(client.get("/")) and client.get("/game").status_code == 302
+    assert "Signed in as <strong>frank</strong>" in _text(other.get("/"))   # someone else's sessions stay
+    fresh = app.test_client()
+    assert fresh.post("/login", data={"csrf": csrf_of(fresh, "/login"), "name": "erin", "token": token}).status_code == 401
+    assert fresh.post("/login", data={"csrf": csrf_of(fresh, "/login"), "name": "erin",
+                                      "token": new_token}).status_code == 302
+    with pytest.raises(SystemExit) as refused:
+        main(["--new-token", "nobody"])
+    assert refused.value.code == 2 and "no person named 'nobody'" in capsys.readouterr().err
+
+
+def test_a_login_ends_after_its_maximum_age(site):
+    from benchwright import people
+
+    app, clock, _ = site
+    browser = app.test_client()
+    join(browser, "gail")
+    clock.advance(people.LOGIN_MAX_AGE_S - 60)
+    assert "Signed in as <strong>gail</strong>" in _text(browser.get("/"))
+    clock.advance(120)
+    assert "Signed in as" not in _text(browser.get("/")) and browser.get("/game").status_code == 302
+
+
+def test_a_login_checked_against_a_token_that_changed_meanwhile_is_not_recorded(site):
+    from benchwright import people
+    from web.store import Store, state_path
+
+    _, clock, home = site
+    store = Store(state_path(home))
+    old, new = people.new_token(), people.new_token()
+    assert store.add_person("hana", people.token_digest(old))
+    # A login request checked the old token; before it records the login, the token is changed.
+    assert store.set_token("hana", people.token_digest(new))
+    assert not store.add_login(people.token_digest("login-1"), "hana", people.token_digest(old), clock())
+    assert store.login_handle(people.token_digest("login-1"), clock()) is None
+    assert store.add_login(people.token_digest("login-2"), "hana", people.token_digest(new), clock())
+    assert store.login_handle(people.token_digest("login-2"), clock()) == "hana"
+    assert not store.set_token("nobody", people.token_digest(new))
+
+
 def test_the_writer_is_the_logged_in_person_never_a_form_field(site):
     app, _, home = site
     client = app.test_client()
