@@ -35,7 +35,8 @@ Rules, by kind (earlier kinds win when two matches overlap):
   date-time stamps out), not all the same digit, and a valid Luhn checksum (``stdnum.luhn``).
 - ``ip_address``:
   - IPv4: exactly four dotted octets 0-255 without leading zeros, not part of a longer dotted
-    number. A bare four-part version such as ``1.2.3.4`` is indistinguishable from an address
+    number, and not 0.0.0.0 or a loopback 127.x.x.x (in code and server set-ups, naming no one's
+    network). A bare four-part version such as ``1.2.3.4`` is indistinguishable from an address
     and IS flagged when every part is <= 255, unless it follows "version", "release", "build" or
     "ver"; three-part versions (``1.2.3``) never are.
   - IPv6: a run of hex digits and colons that the standard library accepts as an IPv6 address
@@ -58,8 +59,9 @@ Rules, by kind (earlier kinds win when two matches overlap):
     after a 1: ``1-800-555-0199``), Spanish/Italian/Polish 3-3-3, Spanish 3-2-2-2 or 2-3-2-2) or as
     one unseparated number that starts with the trunk prefix 0 (``0612345678``) or is a Chinese
     mobile (``13800138000``), with at least 8 digits. Bare digit runs without a 0 (order numbers,
-    timestamps), decimals, dates, the SSN's 3-2-4 grouping, a year in parentheses and numbers right
-    after ISBN, order, invoice, ref(erence), ticket, tracking or patent are not phones.
+    timestamps), decimals, dates, the SSN's 3-2-4 grouping, a year in parentheses, digits that run
+    on into a clock time (``May 09 2023 10:35``) and numbers right after ISBN, order, invoice,
+    ref(erence), ticket, tracking or patent are not phones.
   Texts with fewer than 7 digits are not searched (no phone number is that short), which keeps the
   matcher off most text.
 - ``street_address``: a house number (up to 5 digits, optional letter: ``221B``), one to four
@@ -185,6 +187,7 @@ _NATIONAL_PLAIN = re.compile(r"^(?:0\d{8,11}|1[3-9]\d{9})$")
 # Only these words count: "No." and "#" alone also stand before phones ("Tel. No. 06 12 34 56 78").
 _NUMBER_LABEL = re.compile(r"\b(?:ISBN(?:-1[03])?|order|invoice|ref(?:erence)?|ticket|tracking|patent)"
                            r"\s*(?:number|no\.?)?\s*[:#]{0,2}\s*$", re.IGNORECASE)
+_CLOCK_AFTER = re.compile(r":\d")
 _IDD = (phonenumbers.CountryCodeSource.FROM_NUMBER_WITH_PLUS_SIGN, phonenumbers.CountryCodeSource.FROM_NUMBER_WITH_IDD)
 
 # --- street addresses ----------------------------------------------------------------------
@@ -223,7 +226,8 @@ def _phones(text: str) -> Iterator[PIIFinding]:
             raw = match.raw_string.strip()
             if (match.start, match.end) in seen:
                 continue
-            if not _international(raw, region) and not _national_ok(raw, text[max(0, match.start - 24):match.start]):
+            if not _international(raw, region) and not _national_ok(
+                    raw, text[max(0, match.start - 24):match.start], text[match.end:match.end + 2]):
                 continue
             seen.add((match.start, match.end))
             yield PIIFinding("phone", match.start, match.end, "phonenumbers")
@@ -239,13 +243,20 @@ def _international(raw: str, region: str | None) -> bool:
     return phonenumbers.parse(raw, region, keep_raw_input=True).country_code_source in _IDD
 
 
-def _national_ok(raw: str, before: str) -> bool:
+def _national_ok(raw: str, before: str, after: str) -> bool:
     """Whether a number libphonenumber found valid in national form is written the way people write
-    phone numbers (see the module docstring), and not named as something else."""
+    phone numbers (see the module docstring), and not named as something else or the start of a
+    clock time ("May 09 2023 10:35": the matcher stops before ":35")."""
     grouped = _NANP_WITH_ONE.sub("", raw)
     return (len(_digits(raw)) >= _MIN_NATIONAL_DIGITS and not _NOT_A_PHONE.match(raw)
             and bool(_NATIONAL_GROUPED.match(grouped) and _NATIONAL_SHAPE.match(raw) or _NATIONAL_PLAIN.match(raw))
-            and not _NUMBER_LABEL.search(before))
+            and not _NUMBER_LABEL.search(before) and not _CLOCK_AFTER.match(after))
+
+
+def _nobodys_ipv4(raw: str) -> bool:
+    """0.0.0.0 (every interface) and 127.x.x.x (this machine) name no one's network."""
+    address = ipaddress.IPv4Address(raw)
+    return address.is_unspecified or address.is_loopback
 
 
 def _ipv6_ok(raw: str) -> bool:
@@ -284,7 +295,7 @@ def _candidates(text: str) -> Iterator[PIIFinding]:
         if _card_ok(m.group()):
             yield PIIFinding("payment_card", m.start(), m.end(), "stdnum.luhn")
     for m in _IPV4.finditer(text):
-        if _VERSION_LABEL.search(text, max(0, m.start() - 12), m.start()):
+        if _VERSION_LABEL.search(text, max(0, m.start() - 12), m.start()) or _nobodys_ipv4(m.group()):
             continue
         yield PIIFinding("ip_address", m.start(), m.end(), "ipaddress")
     for m in _IPV6_CANDIDATE.finditer(text):

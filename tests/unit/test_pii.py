@@ -267,6 +267,9 @@ NEGATIVES = [
     "pip install numpy==1.26.4 pandas==2.2.2",
     "DOI 10.1038/s41586-021-03819-2 and arXiv:2403.04132v2",
     "sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    'app.run(host="0.0.0.0", port=8080) and curl http://127.0.0.1:8000/health',
+    # a printed date and time (from the real URS questions)
+    "Printed: Tuesday, May 09 2023 10:35 AM",
 ]
 
 
