@@ -16,10 +16,12 @@ Rules, by kind (earlier kinds win when two matches overlap):
 - ``email``: ``local@domain.tld`` with a letters-only top-level domain of two or more characters;
   the local part may hold any letters (``josé.müller@…``, ``用户@…``).
 - ``iban``: two letters, two check digits and 11-30 letters or digits, compact or in groups of four
-  separated by single spaces; valid when ``stdnum.iban`` accepts it (country length and MOD 97-10).
+  separated by single spaces, in either case; valid when ``stdnum.iban`` accepts it (country length
+  and MOD 97-10).
 - ``national_id``:
-  - US SSN written ``ddd-dd-dddd`` (dashes required), valid for ``stdnum.us.ssn`` (never-issued
-    areas, groups, serials and the known advertising numbers are refused).
+  - US SSN written ``ddd-dd-dddd`` or ``ddd dd dddd`` (a separator required: nine bare digits are
+    anything), valid for ``stdnum.us.ssn`` (never-issued areas, groups, serials and the known
+    advertising numbers are refused).
   - Chinese resident ID: 18 characters valid for ``stdnum.cn.ric`` (birth date, check character).
   - French NIR (social security number, 15 digits, spaces allowed), valid for ``stdnum.fr.nir``.
   - Spanish DNI (8 digits and a check letter), valid for ``stdnum.es.dni``.
@@ -27,28 +29,39 @@ Rules, by kind (earlier kinds win when two matches overlap):
   - UK National Insurance number: two letters, six digits, a suffix A-D, optional spaces
     (``AB 12 34 56 C``); letters D, F, I, Q, U, V never appear in the prefix, O never second, and
     the prefixes BG, GB, KN, NK, NT, TN, ZZ are not allocated. Upper case only.
-- ``payment_card``: 13-19 digits, optionally separated by single spaces or dashes, first digit
-  2-6 (the card networks' ranges; this keeps 13-digit millisecond timestamps out), not all the same
-  digit, and a valid Luhn checksum (``stdnum.luhn``).
+- ``payment_card``: 13-19 digits, optionally separated by single spaces or dashes, starting with a
+  card network's issuer prefix at that network's length (``_CARD_RANGES``: Visa 4, Mastercard 51-55
+  and 2221-2720, Amex 34/37 at 15 digits, ...; this keeps millisecond timestamps and 14-digit
+  date-time stamps out), not all the same digit, and a valid Luhn checksum (``stdnum.luhn``).
 - ``ip_address``:
   - IPv4: exactly four dotted octets 0-255 without leading zeros, not part of a longer dotted
-    number. A four-part version string such as ``1.2.3.4`` is indistinguishable from an address
-    and IS flagged when every part is <= 255; three-part versions (``1.2.3``) never are.
+    number, and not 0.0.0.0 or a loopback 127.x.x.x (in code and server set-ups, naming no one's
+    network). A bare four-part version such as ``1.2.3.4`` is indistinguishable from an address
+    and IS flagged when every part is <= 255, unless it follows "version", "release", "build" or
+    "ver"; three-part versions (``1.2.3``) never are.
   - IPv6: a run of hex digits and colons that the standard library accepts as an IPv6 address
     (full or ``::``-compressed), that contains a digit and has at least three non-empty groups
     (so ``12:30``, ``12:30:45``, ``fe80::1``, ``::1`` and words like ``Bad::Face`` are not flagged).
 - ``phone``: ``phonenumbers.PhoneNumberMatcher`` at leniency VALID, so a number counts only when
-  libphonenumber's data for its region says it can be dialled:
-  - international form (``+33 6 12 34 56 78``, ``+1 415-555-0132``): any region;
+  libphonenumber's data for its region says it can be dialled (POSSIBLE would take any digit run
+  of a plausible length; STRICT_GROUPING and EXACT_GROUPING refuse numbers grouped other than the
+  region's own style, such as ``+33 612 345 678`` or ``06 1234 5678``, and personal data must be
+  found however it is typed). Our own rules below then decide how a national number must be
+  written:
+  - international form (``+33 6 12 34 56 78``, ``+1 415-555-0132``): any region; also after one of
+    ``PHONE_REGIONS``' exit codes (``0033 6 12 34 56 78``, ``011 33 6 12 34 56 78``);
   - national form, read as a number of one of ``PHONE_REGIONS`` (where our users and data come
     from: EU countries, the UK, the US and Canada, China, India, Japan, Brazil, Australia): it must
-    be written like a phone number, in digit groups separated by spaces, dashes or parentheses
-    (``06 12 34 56 78``, ``(415) 555-0132``, ``415.555.0132``, ``020 7946 0958``; groups of two
-    digits or more, after a trunk prefix 0 or an area code in parentheses, or as North American
-    3-3-4 or Spanish/Italian/Polish 3-3-3) or as one unseparated number that starts with the trunk prefix 0
-    (``0612345678``) or is a Chinese mobile (``13800138000``), with at least 8 digits. Bare digit
-    runs without a 0 (order numbers, timestamps), decimals, dates and the SSN's 3-2-4 grouping are
-    not phones.
+    be written like a phone number, in digit groups separated by spaces, dashes, dots, slashes or
+    parentheses (``06 12 34 56 78``, ``06.12.34.56.78``, ``(415) 555-0132``, ``415.555.0132``,
+    ``020 7946 0958``, ``0176/12345678``; groups of two digits or more, after a trunk prefix 0 or an
+    area code in parentheses (three digits, or starting with 0), or as North American 3-3-4 (also
+    after a 1: ``1-800-555-0199``), Spanish/Italian/Polish 3-3-3, Spanish 3-2-2-2 or 2-3-2-2) or as
+    one unseparated number that starts with the trunk prefix 0 (``0612345678``) or is a Chinese
+    mobile (``13800138000``), with at least 8 digits. Bare digit runs without a 0 (order numbers,
+    timestamps), decimals, dates, the SSN's 3-2-4 grouping, a year in parentheses, digits that run
+    on into a clock time (``May 09 2023 10:35``) and numbers right after ISBN, order, invoice,
+    ref(erence), ticket, tracking or patent are not phones.
   Texts with fewer than 7 digits are not searched (no phone number is that short), which keeps the
   matcher off most text.
 - ``street_address``: a house number (up to 5 digits, optional letter: ``221B``), one to four
@@ -100,7 +113,9 @@ _EMAIL = re.compile(
 
 # --- national IDs --------------------------------------------------------------------------
 
-_SSN = re.compile(r"(?<![\w-])\d{3}-\d{2}-\d{4}(?![\w-])")
+# Dashes or single spaces, the same separator twice (``123-45-6789``, ``123 45 6789``).
+_SSN = re.compile(r"(?<![\w-])\d{3}([- ])\d{2}\1\d{4}(?![\w-])")
+
 _CN_ID = re.compile(r"(?<![\w.-])\d{17}[\dXx](?![\w-])")
 _FR_NIR = re.compile(r"(?<![\w.-])[12] ?\d{2} ?(?:0[1-9]|1[0-2]|[2-9]\d) ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}(?![\w-])")
 _ES_DNI = re.compile(r"(?<![\w.-])\d{8}-?[A-Z](?![\w-])")
@@ -109,24 +124,39 @@ _UK_NINO = re.compile(
     r"\b(?!BG|GB|KN|NK|NT|TN|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]"
     r" ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b"
 )
-# National IDs with a library check: (pattern, stdnum validator, detector name).
-_CHECKED_IDS = [(_SSN, us_ssn, "stdnum.us.ssn"), (_CN_ID, cn_ric, "stdnum.cn.ric"), (_FR_NIR, fr_nir, "stdnum.fr.nir"),
-                (_ES_DNI, es_dni, "stdnum.es.dni"), (_IT_CF, it_codicefiscale, "stdnum.it.codicefiscale")]
+# National IDs with a library check: (pattern, stdnum validity test, detector name). stdnum's SSN
+# module reads the dashed and compact forms only, so a spaced SSN is checked in its dashed form.
+_CHECKED_IDS = [(_SSN, lambda raw: us_ssn.is_valid(raw.replace(" ", "-")), "stdnum.us.ssn"),
+                (_CN_ID, cn_ric.is_valid, "stdnum.cn.ric"), (_FR_NIR, fr_nir.is_valid, "stdnum.fr.nir"),
+                (_ES_DNI, es_dni.is_valid, "stdnum.es.dni"), (_IT_CF, it_codicefiscale.is_valid, "stdnum.it.codicefiscale")]
 
 # --- IBAN ----------------------------------------------------------------------------------
 
-_IBAN = re.compile(r"(?<![\w-])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?(?![\w-])")
+# Either case: stdnum compares upper-cased, and people do type ``de89 3704 ...``.
+_IBAN = re.compile(r"(?<![\w-])[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]{4}){2,7}(?: ?[A-Za-z0-9]{1,4})?(?![\w-])")
 
 # --- payment cards -------------------------------------------------------------------------
 
 # Separators are single spaces or dashes between digits; the lookarounds keep the match from
 # starting or ending inside a longer number (including a decimal or a separated digit group).
 _CARD = re.compile(r"(?<![\w.,+-])(?<!\d[ -])(?:\d[ -]?){12,18}\d(?![\w-]|[.,]\d|[ ]\d)")
+# The card networks' issuer prefixes and card lengths: (lowest prefix, highest prefix, lengths). A
+# Luhn-valid run of digits outside them (a 14-digit date-time stamp such as 20240517123045, an
+# account or parcel number) is not a card. Visa, Mastercard (old and 2-series), American Express,
+# Diners, Discover, UnionPay, JCB, Maestro, Mir.
+_ANY = range(13, 20)
+_CARD_RANGES = (("4", "4", (13, 16, 19)), ("51", "55", (16,)), ("2221", "2720", (16,)), ("34", "34", (15,)),
+                ("37", "37", (15,)), ("300", "305", _ANY), ("36", "36", _ANY), ("38", "39", _ANY),
+                ("6011", "6011", _ANY), ("644", "649", _ANY), ("65", "65", _ANY), ("62", "62", _ANY),
+                ("3528", "3589", _ANY), ("50", "50", _ANY), ("56", "58", _ANY), ("63", "63", _ANY),
+                ("67", "67", _ANY), ("2200", "2204", _ANY))
 
 # --- IP addresses --------------------------------------------------------------------------
 
 _OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
 _IPV4 = re.compile(rf"(?<![\w.])(?:{_OCTET}\.){{3}}{_OCTET}(?![\w]|\.\d)")
+# "version 4.2.0.1", "build: 10.0.1.2": a four-part version named as such is not an address.
+_VERSION_LABEL = re.compile(r"(?:\bversion|\brelease|\bbuild|\bver)\.?:?\s*$", re.IGNORECASE)
 _IPV6_CANDIDATE = re.compile(r"(?<![\w:.])[0-9A-Fa-f:]{2,39}(?![\w:])")
 
 # --- phones --------------------------------------------------------------------------------
@@ -136,15 +166,29 @@ _IPV6_CANDIDATE = re.compile(r"(?<![\w:.])[0-9A-Fa-f:]{2,39}(?![\w:])")
 PHONE_REGIONS = ("US", "CA", "GB", "IE", "FR", "DE", "AT", "CH", "BE", "NL", "LU", "ES", "PT", "IT", "DK", "SE",
                  "NO", "FI", "PL", "CZ", "GR", "CN", "IN", "JP", "BR", "AU")
 _ENOUGH_DIGITS = re.compile(r"(?:\d\D{0,3}){7}")
-_NATIONAL_GROUPED = re.compile(r"^(?:\(\d{2,}\)|\d{2,})(?:(?:[ \-]+|\.)(?:\(\d{2,}\)|\d{2,}))+$|^\(\d{2,}\)\d+(?:-\d+)?$")
+# An area code in parentheses is North American (3 digits) or starts with the trunk 0 (``(030)``), so a
+# year in a citation, "(2019) 123-145", is not one. Groups are separated by spaces, dashes, dots or
+# the German slash (``0176/12345678``).
+_AREA = r"\((?:0\d+|\d{3})\)"
+_NATIONAL_GROUPED = re.compile(rf"^(?:{_AREA}|\d{{2,}})(?:(?:[ \-]+|[./])(?:{_AREA}|\d{{2,}}))+$|^{_AREA}\d+(?:-\d+)?$")
 # Shapes that are something else: ISO and day-month dates, and the US SSN's 3-2-4 grouping.
 _NOT_A_PHONE = re.compile(r"^(?:\d{4}-\d{2}-\d{2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{3}-\d{2}-\d{4})$")
 _MIN_NATIONAL_DIGITS = 8
 # How national numbers are written: after a trunk prefix 0 or an area code in parentheses (most of
-# Europe, the UK, China), the North American 3-3-4, or the 3-3-3 of Spanish, Italian and Polish mobiles.
+# Europe, the UK, China), the North American 3-3-4 (also after a long-distance 1: ``1-800-555-0199``),
+# the 3-3-3 of Spanish, Italian and Polish mobiles, or Spain's 3-2-2-2 and 2-3-2-2.
 # Other digit groupings (``67 390 000``, ``2024-000123``) are counts and reference numbers.
-_NATIONAL_SHAPE = re.compile(r"^[0(]|^\d{3}[ .-]\d{3}[ .-]\d{4}$|^\d{3} \d{3} \d{3}$")
+_NATIONAL_SHAPE = re.compile(r"^[0(]|^(?:1[ .-])?\d{3}[ .-]\d{3}[ .-]\d{4}$|^\d{3} \d{3} \d{3}$"
+                             r"|^\d{3} \d{2} \d{2} \d{2}$|^\d{2} \d{3} \d{2} \d{2}$")
+_NANP_WITH_ONE = re.compile(r"^1[ .-](?=\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}$)")
 _NATIONAL_PLAIN = re.compile(r"^(?:0\d{8,11}|1[3-9]\d{9})$")
+# A number named as something else is not read as a national-format phone: "ISBN 0306406152",
+# "order 0123456789", "ref: 01 23 45 67 89". (A +number is a phone whatever it is called.)
+# Only these words count: "No." and "#" alone also stand before phones ("Tel. No. 06 12 34 56 78").
+_NUMBER_LABEL = re.compile(r"\b(?:ISBN(?:-1[03])?|order|invoice|ref(?:erence)?|ticket|tracking|patent)"
+                           r"\s*(?:number|no\.?)?\s*[:#]{0,2}\s*$", re.IGNORECASE)
+_CLOCK_AFTER = re.compile(r":\d")
+_IDD = (phonenumbers.CountryCodeSource.FROM_NUMBER_WITH_PLUS_SIGN, phonenumbers.CountryCodeSource.FROM_NUMBER_WITH_IDD)
 
 # --- street addresses ----------------------------------------------------------------------
 
@@ -167,8 +211,7 @@ def _digits(s: str) -> str:
 def _card_ok(raw: str) -> bool:
     digits = _digits(raw)
     return (
-        13 <= len(digits) <= 19
-        and digits[0] in "23456"
+        any(low <= digits[:len(low)] <= high and len(digits) in lengths for low, high, lengths in _CARD_RANGES)
         and len(set(digits)) > 1
         and luhn.is_valid(digits)
     )
@@ -183,13 +226,37 @@ def _phones(text: str) -> Iterator[PIIFinding]:
             raw = match.raw_string.strip()
             if (match.start, match.end) in seen:
                 continue
-            if not raw.startswith("+") and (
-                    len(_digits(raw)) < _MIN_NATIONAL_DIGITS or _NOT_A_PHONE.match(raw)
-                    or not (_NATIONAL_GROUPED.match(raw) and _NATIONAL_SHAPE.match(raw)
-                            or _NATIONAL_PLAIN.match(raw))):
+            if not _international(raw, region) and not _national_ok(
+                    raw, text[max(0, match.start - 24):match.start], text[match.end:match.end + 2]):
                 continue
             seen.add((match.start, match.end))
             yield PIIFinding("phone", match.start, match.end, "phonenumbers")
+
+
+def _international(raw: str, region: str | None) -> bool:
+    """Written with its country code: ``+33 ...``, or the region's exit code (``0033 ...``, ``011 33 ...``)."""
+    if raw.startswith("+"):
+        return True
+    if region is None or not raw.startswith("0"):
+        return False
+    # The matcher's own result drops how the country code was written; parsing again keeps it.
+    return phonenumbers.parse(raw, region, keep_raw_input=True).country_code_source in _IDD
+
+
+def _national_ok(raw: str, before: str, after: str) -> bool:
+    """Whether a number libphonenumber found valid in national form is written the way people write
+    phone numbers (see the module docstring), and not named as something else or the start of a
+    clock time ("May 09 2023 10:35": the matcher stops before ":35")."""
+    grouped = _NANP_WITH_ONE.sub("", raw)
+    return (len(_digits(raw)) >= _MIN_NATIONAL_DIGITS and not _NOT_A_PHONE.match(raw)
+            and bool(_NATIONAL_GROUPED.match(grouped) and _NATIONAL_SHAPE.match(raw) or _NATIONAL_PLAIN.match(raw))
+            and not _NUMBER_LABEL.search(before) and not _CLOCK_AFTER.match(after))
+
+
+def _nobodys_ipv4(raw: str) -> bool:
+    """0.0.0.0 (every interface) and 127.x.x.x (this machine) name no one's network."""
+    address = ipaddress.IPv4Address(raw)
+    return address.is_unspecified or address.is_loopback
 
 
 def _ipv6_ok(raw: str) -> bool:
@@ -218,9 +285,9 @@ def _candidates(text: str) -> Iterator[PIIFinding]:
     for m in _IBAN.finditer(text):
         if iban.is_valid(m.group()):
             yield PIIFinding("iban", m.start(), m.end(), "stdnum.iban")
-    for pattern, validator, name in _CHECKED_IDS:
+    for pattern, is_valid, name in _CHECKED_IDS:
         for m in pattern.finditer(text):
-            if validator.is_valid(m.group()):
+            if is_valid(m.group()):
                 yield PIIFinding("national_id", m.start(), m.end(), name)
     for m in _UK_NINO.finditer(text):
         yield PIIFinding("national_id", m.start(), m.end(), "regex.uk_nino")
@@ -228,6 +295,8 @@ def _candidates(text: str) -> Iterator[PIIFinding]:
         if _card_ok(m.group()):
             yield PIIFinding("payment_card", m.start(), m.end(), "stdnum.luhn")
     for m in _IPV4.finditer(text):
+        if _VERSION_LABEL.search(text, max(0, m.start() - 12), m.start()) or _nobodys_ipv4(m.group()):
+            continue
         yield PIIFinding("ip_address", m.start(), m.end(), "ipaddress")
     for m in _IPV6_CANDIDATE.finditer(text):
         if _ipv6_ok(m.group()):
