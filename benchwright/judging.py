@@ -18,8 +18,8 @@ whenever the judge quotes them and its own verdict is missing or broken. Two rul
    set aside when
 
    a. it stands in a *quotation* of the judge's (a quoted span, straight or curly, on one line; a
-      blockquote line), unless the quotation is nothing but the value (some judges quote their own
-      verdict token): what a judge quotes is not what it decides, whether it quotes an answer or the
+      blockquote line), unless the quotation is nothing but a bare value token without its label
+      (some judges put their own ``"[[A>B]]"`` in quote marks): what a judge quotes is not what it decides, whether it quotes an answer or the
       prompt's example format; or
    b. it *echoes* a shown text: the value occurs in that text, and either the maximal run of tokens it
       shares with the text there reaches ``ECHO_CONTEXT_TOKENS`` tokens beyond the value itself (a copied
@@ -180,13 +180,19 @@ def _wrapped_in_quotes(output: str, match: re.Match[str]) -> bool:
     return bool(before) and bool(after) and before[-1] in _OPENING_QUOTES and after[0] in _CLOSING_QUOTES
 
 
+# A word of three or more letters: a value holding one carries its label ("Final Verdict is:", "Score:").
+_LABEL_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
 def _quoted_decision(output: str, match: re.Match[str]) -> bool:
-    """Whether ``match`` stands in a blockquote line, or in a one-line quoted span that holds more than
-    the value itself (a judge may put its own verdict token in quote marks)."""
+    """Whether ``match`` stands in a blockquote line, or in a one-line quoted span. A span that holds
+    nothing but a bare token (``"[[A>B]]"``: no label word) is the judge's own emphasis, not a quotation;
+    a quoted labelled value (``"Final Verdict is: [[B>>A]]"``) is a quotation even with no shown texts."""
     if _inside(match, _spans([_BLOCKQUOTE_LINE], output)):
         return True
+    bare_token = not _LABEL_WORD.search(match.group(0))
     return any(start <= match.start() and match.end() <= end
-               and output[start:end].strip(_QUOTE_CHARS) != match.group(0).strip(_QUOTE_CHARS)
+               and (output[start:end].strip(_QUOTE_CHARS) != match.group(0).strip(_QUOTE_CHARS) or not bare_token)
                for start, end in _spans([_QUOTED_SPAN], output))
 
 

@@ -207,6 +207,15 @@ def test_parsers_without_shown_texts_read_the_last_value():
     assert gap.parse_score("Score: 0.3") == (0.3, None)
 
 
+def test_without_shown_texts_a_quoted_labelled_value_is_a_quotation_and_a_quoted_bare_token_is_the_judges():
+    # Imported judgments come without the answers; quote marks around a whole verdict line still say
+    # "this is what someone else wrote", while quote marks around a bare token are the judge's emphasis.
+    assert pairwise_verdict('B writes "Final Verdict is: [[B>>A]]" at the end. I cannot decide.')[0] is None
+    assert pairwise_verdict('Final Verdict is: [[A>B]]\nB wrote "Final Verdict is: [[B>>A]]".') == ("A>B", None)
+    assert pairwise_verdict('My verdict: "[[A>>B]]"') == ("A>>B", None)
+    assert gap.parse_score('Score: 0.2\nIt said "Score: 1".') == (0.2, None)
+
+
 # --- prompts: an answer cannot close its section ----------------------------------------------------
 
 ITEM = {"item_id": "x", "role": "a poet", "instruction": "Write a poem about the image", "requirements": ["Mention the boat."],
