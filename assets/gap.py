@@ -17,6 +17,7 @@ from assets.partitions import by_model, model_and_judge, model_judge_partitions,
 from benchwright import gap, gap_steps
 from benchwright.creation_steps import limits_for, request_for
 from benchwright.datasets.gap import generate_images, load_image_folder, true_answer
+from benchwright.pii import pseudonym, redacted
 from benchwright.report import markdown_table
 from resources.llm import LLMClient
 from resources.registry import Registry
@@ -87,18 +88,20 @@ def ingest_log_files(warehouse: Warehouse, paths: list[Path], log=None) -> dict:
     counts = {"files_seen": len(paths), "files_new": 0, "marks_stored": 0, "marks_duplicate": 0,
               "lines_quarantined": 0, "unfinished_lines": 0}
     for path in paths:
-        digest, good, bad, tail = gap.parse_log_file(path.read_bytes(), path.name)
+        # A file named after its player (an outside producer's choice) is stored and logged under a pseudonym.
+        name = pseudonym(path.name)
+        digest, good, bad, tail = gap.parse_log_file(path.read_bytes(), name)
         if tail.strip():
             counts["unfinished_lines"] += 1
             if log:
-                log.info(f"{path.name}: last line has no line end yet (still being written): read when complete")
-        if (digest, path.name) in known:
+                log.info(f"{name}: last line has no line end yet (still being written): read when complete")
+        if (digest, name) in known:
             continue  # these very bytes were read from this file before: nothing in them can be new
-        known.add((digest, path.name))
+        known.add((digest, name))
         for problem in bad:
             if log:
-                log.warning(f"quarantined {path.name}:{problem['line_no']}: {problem['reason']}")
-        file_row = pd.DataFrame([{"file_sha256": digest, "file_name": path.name, "lines_loaded": len(good),
+                log.warning(f"quarantined {name}:{problem['line_no']}: {problem['reason']}")
+        file_row = pd.DataFrame([{"file_sha256": digest, "file_name": name, "lines_loaded": len(good),
                                   "lines_quarantined": len(bad), "ingested_at": datetime.now(timezone.utc).replace(tzinfo=None)}])
         quarantine = pd.DataFrame(bad, columns=["file_sha256", "file_name", "line_no", "reason", "line"])
         # Marks, duplicates, quarantine and the file's record land together: never half a file, never twice.
@@ -107,7 +110,7 @@ def ingest_log_files(warehouse: Warehouse, paths: list[Path], log=None) -> dict:
             also=[("gap_log_quarantine", quarantine, ["file_name", "line_no"]),
                   ("gap_log_files", file_row, ["file_sha256", "file_name"])])
         if result["duplicates"] and log:
-            log.warning(f"{path.name}: {result['duplicates']} marks already stored from elsewhere (see dataset_problems)")
+            log.warning(f"{name}: {result['duplicates']} marks already stored from elsewhere (see dataset_problems)")
         counts["files_new"] += 1
         counts["marks_stored"] += result["stored"]
         counts["marks_duplicate"] += result["duplicates"]
@@ -258,8 +261,10 @@ def gap_vqa_dataset(context: dg.AssetExecutionContext, config: GapVqaConfig, war
         if answer is None:
             problems.append({"location": f"{row.image_id}: {row.question}", "reason": "no label and no ground-truth answer"})
             continue
+        # The questions come from redacted marks; a labels file is someone's text too, so its answers are
+        # redacted before they reach the table and the export.
         items.append({"image_id": row.image_id, "sha256": images.at[row.image_id, "sha256"], "question": row.question,
-                      "answer": answer, "answer_source": source, "category": gap.categorize(row.question)})
+                      "answer": redacted(answer), "answer_source": source, "category": gap.categorize(row.question)})
     df = pd.DataFrame(items, columns=["image_id", "sha256", "question", "answer", "answer_source", "category"])
     split = gap.split_by_image(df["image_id"].tolist(), config.val_fraction, config.seed)
     df["split"] = df["image_id"].map(split)

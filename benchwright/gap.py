@@ -100,12 +100,15 @@ def parse_log_line(line: str) -> dict:
         pd.Timestamp(record["session_start"])
     except ValueError:
         raise ValueError(f"session_start is not a timestamp: {record['session_start']!r}") from None
-    row = {field: record[field] for field in LOG_FIELDS}
-    # People's free text is redacted before anything is stored, whoever produced the file (the web app
-    # masks too, other producers may not); an identity that is personal data becomes a stable pseudonym.
-    row["question"], row["model_answer"] = redacted(row["question"]), redacted(row["model_answer"])
-    row["player_id"] = pseudonym(row["player_id"])
-    return row
+    return without_personal_data({field: record[field] for field in LOG_FIELDS})
+
+
+def without_personal_data(mark: dict) -> dict:
+    """A parsed mark as it may be stored, whoever produced the file (the web app masks, other producers
+    may not): the free text redacted, and an identity that is personal data (a player or session named
+    by an e-mail) replaced by its stable pseudonym, so the natural key stays one key per person."""
+    return {**mark, "question": redacted(mark["question"]), "model_answer": redacted(mark["model_answer"]),
+            "player_id": pseudonym(mark["player_id"]), "session_id": pseudonym(mark["session_id"])}
 
 
 # A game mark's natural key: a session shows each picture once (image_order) and numbers its questions.

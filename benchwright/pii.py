@@ -108,7 +108,8 @@ class PIIFinding:
 
 _EMAIL = re.compile(
     r"(?<![\w.%+-])[^\W_][\w.%+-]*@"
-    r"(?:[^\W_](?:[\w-]*[^\W_])?\.)+[^\W\d_]{2,}(?![\w-])"
+    # The domain may run into an id's suffix (``jean@exemple.fr-1`` as a session id), never into more name.
+    r"(?:[^\W_](?:[\w-]*[^\W_])?\.)+[^\W\d_]{2,}(?!\w|-[^\W\d_])"
 )
 
 # --- national IDs --------------------------------------------------------------------------
@@ -373,15 +374,17 @@ def scan_texts(rows: Iterable[tuple[str, str]]) -> dict:
         findings = find_pii(text)
         if not findings:
             continue
-        redacted, spans = _redact_spans(text, findings)
+        masked, spans = _redact_spans(text, findings)
         for f, (start, end) in zip(findings, spans):
             by_kind[f.kind] = by_kind.get(f.kind, 0) + 1
             by_detector[f.detector] = by_detector.get(f.detector, 0) + 1
             shown = sum(1 for e in examples if e["kind"] == f.kind)
             if len(examples) < MAX_EXAMPLES and shown < _EXAMPLES_PER_KIND:
                 lo, hi = max(0, start - _EXCERPT_CONTEXT), end + _EXCERPT_CONTEXT
-                excerpt = ("…" if lo > 0 else "") + redacted[lo:hi] + ("…" if hi < len(redacted) else "")
-                examples.append({"location": location, "kind": f.kind, "detector": f.detector, "masked": excerpt})
+                excerpt = ("…" if lo > 0 else "") + masked[lo:hi] + ("…" if hi < len(masked) else "")
+                # The location may hold what it points at (a session id, a file name): masked as well.
+                examples.append({"location": redact(location)[0], "kind": f.kind, "detector": f.detector,
+                                 "masked": excerpt})
     ordered = {kind: by_kind[kind] for kind in KINDS if kind in by_kind}
     return {"total": sum(ordered.values()), "by_kind": ordered, "by_detector": dict(sorted(by_detector.items())),
             "examples": examples}

@@ -7,12 +7,11 @@ Partitioned checks run with the partition they guard, so a bad judge is caught i
 import dagster as dg
 import pandas as pd
 
-from assets.creation import creation_items
 from assets.creation import creation_generations
 from assets.creation import creation_pairwise_judgments, creation_vfs_judgments
-from assets.partitions import model_and_judge, model_judge_partitions, models_partitions
+from assets.partitions import model_and_judge, model_judge_partitions
 from benchwright import creation
-from checks.results import answer_injection_check, parse_failure_result, pii_result
+from checks.results import answer_injection_check, parse_failure_result
 from resources.warehouse import Warehouse, read_sql
 
 # Below this exact swap consistency a judge's verdicts depend on where the answers stand.
@@ -69,25 +68,4 @@ def pairwise_integrity(context: dg.AssetCheckExecutionContext, warehouse: Wareho
     )
 
 
-@dg.asset_check(asset=creation_generations, partitions_def=models_partitions, blocking=True,
-                description="No personal data left in this model's answers (they are redacted before writing).")
-def generations_residual_pii(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
-    df = warehouse.query("SELECT item_id, response FROM generations WHERE benchmark = 'creation' AND model = ?",
-                         [context.partition_key])
-    return pii_result([(f"generations/{context.partition_key}/{r.item_id}", r.response)
-                        for r in df.itertuples(index=False) if isinstance(r.response, str)])
-
-
 creation_answer_injection = answer_injection_check(creation_generations, "creation")
-
-
-@dg.asset_check(asset=creation_items, blocking=True,
-                description="No personal data left in the Creation items' text (redacted on load).")
-def creation_items_residual_pii(warehouse: Warehouse) -> dg.AssetCheckResult:
-    df = warehouse.query("SELECT * FROM creation_items")
-    text_columns = ["role", "background", "instruction", "subjective_criteria", "visual_factuality_criteria",
-                    "ground_truth", "reference_answer"]
-    rows = [(f"creation_items/{r['item_id']}/{c}", r[c]) for r in df.to_dict("records") for c in text_columns
-            if isinstance(r[c], str)]
-    rows += [(f"creation_items/{r['item_id']}/requirements", "\n".join(r["requirements"])) for r in df.to_dict("records")]
-    return pii_result(rows)

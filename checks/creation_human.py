@@ -8,7 +8,7 @@ import dagster as dg
 
 from assets.creation_human import creation_human_alignment
 from benchwright.creation_human import SUITES
-from checks.results import residual_pii_check, schema_result
+from checks.results import schema_result
 from resources.warehouse import Warehouse
 
 
@@ -22,8 +22,3 @@ def creation_human_alignment_schema(warehouse: Warehouse) -> dg.AssetCheckResult
 def creation_human_pairwise_schema(warehouse: Warehouse) -> dg.AssetCheckResult:
     return schema_result(warehouse.query("SELECT * FROM creation_human_pairwise"),
                          SUITES["creation_human_pairwise"], "creation_human_pairwise")
-
-
-creation_human_pairwise_residual_pii = residual_pii_check(
-    creation_human_alignment, "creation_human_pairwise_residual_pii", "checks/residual_pii_creation_human_pairwise.sql",
-    "No personal data left in the stored Creation human choices (annotators; pseudonymised on load).")

@@ -5,7 +5,7 @@ import dagster as dg
 from assets.gap import gap_game_logs, gap_generations, gap_reliability, gap_score_judgments, gap_vqa_dataset
 from assets.partitions import model_and_judge, model_judge_partitions
 from benchwright.gap import SUITES
-from checks.results import answer_injection_check, parse_failure_result, residual_pii_check, schema_result
+from checks.results import answer_injection_check, parse_failure_result, schema_result
 from resources.warehouse import Warehouse
 
 QUARANTINE_WARN_SHARE = 0.05
@@ -46,7 +46,3 @@ def gap_score_parse_failures(context: dg.AssetCheckExecutionContext, warehouse: 
 
 
 gap_answer_injection = answer_injection_check(gap_generations, "gap")
-
-gap_marks_residual_pii = residual_pii_check(
-    gap_game_logs, "gap_marks_residual_pii", "checks/residual_pii_gap_marks.sql",
-    "No personal data left in the stored game marks (questions, answers, players; redacted on ingest).")

@@ -4,16 +4,16 @@
 - PIF within [0, 1] and unique keys, in the turn scores and every metric table (great-expectations
   suites of benchwright.mmmt_if.SUITES);
 - autorater parse failures per judge partition, blocking above a threshold; autorater scores 1-10;
-- no personal data left in the answers (they are redacted before writing).
+- residual personal data: checks/residual_pii.py.
 """
 
 import dagster as dg
 
-from assets.mmmt_if import (mmmt_if_human_ratings, mmmt_if_autorater_judgments, mmmt_if_generations, mmmt_if_pif_metrics, mmmt_if_preferences,
+from assets.mmmt_if import (mmmt_if_autorater_judgments, mmmt_if_generations, mmmt_if_pif_metrics, mmmt_if_preferences,
                             mmmt_if_turn_scores)
-from assets.partitions import model_and_judge, model_judge_partitions, models_partitions
+from assets.partitions import model_and_judge, model_judge_partitions
 from benchwright import mmmt_if
-from checks.results import answer_injection_check, parse_failure_result, pii_result, residual_pii_check, schema_result
+from checks.results import answer_injection_check, parse_failure_result, schema_result
 from resources.warehouse import Warehouse
 
 # More than this share of unparsable autorater outputs means the judge (or its prompt) is broken.
@@ -66,17 +66,4 @@ def mmmt_if_autorater_parse_failures(context: dg.AssetCheckExecutionContext, war
     return parse_failure_result(df, AUTORATER_PARSE_FAILURE_THRESHOLD, what="autorater outputs")
 
 
-@dg.asset_check(asset=mmmt_if_generations, partitions_def=models_partitions, blocking=True,
-                description="No personal data left in this model's MMMT-IF answers (redacted before writing).")
-def mmmt_if_generations_residual_pii(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
-    df = warehouse.query("SELECT item_id, variant, sample_index, response FROM generations "
-                         "WHERE benchmark = ? AND model = ?", [mmmt_if.BENCHMARK, context.partition_key])
-    return pii_result([(f"generations/{context.partition_key}/{r.item_id}/{r.variant}/{r.sample_index}", r.response)
-                       for r in df.itertuples(index=False) if isinstance(r.response, str)])
-
-
 mmmt_if_answer_injection = answer_injection_check(mmmt_if_generations, mmmt_if.BENCHMARK)
-
-mmmt_if_human_residual_pii = residual_pii_check(
-    mmmt_if_human_ratings, "mmmt_if_human_residual_pii", "checks/residual_pii_mmmt_if_human.sql",
-    "No personal data left in the stored human ratings and preferences (raters; pseudonymised on load).")

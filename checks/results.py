@@ -2,7 +2,8 @@
 answer injection.
 
 The benchmark modules call these with their own queries; the one check that is the same for every
-benchmark's generations (``answer_injection``) is made here by a factory.
+benchmark's generations (``answer_injection``) is made here by a factory, the residual-PII checks by
+the factory in checks/residual_pii.py.
 """
 
 import dagster as dg
@@ -51,6 +52,7 @@ def pii_result(rows: list[tuple[str, str]]) -> dg.AssetCheckResult:
         passed=report["total"] == 0,
         description=f"{report['total']} personal-data findings left after redaction",
         metadata={"findings": report["total"], "by_kind": dg.MetadataValue.json(report["by_kind"]),
+                  "by_detector": dg.MetadataValue.json(report["by_detector"]),
                   "examples": dg.MetadataValue.json(report["examples"])},
     )
 
@@ -119,16 +121,3 @@ def answer_injection_check(generations_asset, benchmark: str) -> dg.AssetChecksD
 
     return _check
 
-
-def residual_pii_check(asset, name: str, sql_file: str, description: str) -> dg.AssetChecksDefinition:
-    """A blocking check that no personal data is left in the text columns a query under sql/checks/
-    selects (``location`` first, then the texts), for tables people write into: their text is redacted
-    before it is stored, and this proves it."""
-    @dg.asset_check(asset=asset, name=name, blocking=True, description=description)
-    def _check(warehouse: Warehouse) -> dg.AssetCheckResult:
-        df = warehouse.query(read_sql(sql_file))
-        texts = [column for column in df.columns if column != "location"]
-        return pii_result([(f"{row['location']}/{column}", row[column]) for row in df.to_dict("records")
-                           for column in texts if isinstance(row[column], str)])
-
-    return _check

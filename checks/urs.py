@@ -1,4 +1,5 @@
-"""Asset checks for the URS tables (DESIGN §5): judge parse failures, residual PII, schema and ranges.
+"""Asset checks for the URS tables (DESIGN §5): judge parse failures, schema and ranges (residual PII:
+checks/residual_pii.py).
 
 Thin: the measures come from benchwright/ (parser, PII scanner, suites in benchwright.urs.SUITES).
 """
@@ -7,10 +8,9 @@ import dagster as dg
 
 from assets.partitions import model_and_judge, model_judge_partitions, models_partitions
 from assets.urs import (urs_cross_judgments, urs_cross_validation, urs_generations, urs_items, urs_judgments,
-                        urs_human_alignment, urs_leaderboard, urs_rating_bias)
+                        urs_leaderboard, urs_rating_bias)
 from benchwright.urs import SUITES
-from checks.results import (PARSE_FAILURE_THRESHOLD, answer_injection_check, parse_failure_result, pii_result,
-                            residual_pii_check, schema_result)
+from checks.results import PARSE_FAILURE_THRESHOLD, answer_injection_check, parse_failure_result, schema_result
 from resources.warehouse import Warehouse
 
 
@@ -41,26 +41,6 @@ def urs_cross_parse_failures(warehouse: Warehouse) -> dg.AssetCheckResult:
         metadata={"parse_failure_rate_by_judge": dg.MetadataValue.json(rates), "judgments": len(df),
                   "threshold": PARSE_FAILURE_THRESHOLD, "examples": dg.MetadataValue.json(examples)},
     )
-
-
-# --- personal data -------------------------------------------------------------------------------
-
-@dg.asset_check(asset=urs_items, blocking=True,
-                description="No personal data left in the URS questions and reference answers (redacted on load; "
-                            "the asset's metadata shows what was found, masked).")
-def urs_items_residual_pii(warehouse: Warehouse) -> dg.AssetCheckResult:
-    df = warehouse.query("SELECT item_id, question, reference_answer FROM urs_items")
-    return pii_result([(f"urs_items/{r['item_id']}/{column}", r[column]) for r in df.to_dict("records")
-                        for column in ("question", "reference_answer") if isinstance(r[column], str)])
-
-
-@dg.asset_check(asset=urs_generations, partitions_def=models_partitions, blocking=True,
-                description="No personal data left in this model's URS answers (they are redacted before writing).")
-def urs_generations_residual_pii(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
-    df = warehouse.query("SELECT item_id, sample_index, response FROM generations WHERE benchmark = 'urs' AND model = ?",
-                         [context.partition_key])
-    return pii_result([(f"generations/urs/{context.partition_key}/{r.item_id}#{r.sample_index}", r.response)
-                        for r in df.itertuples(index=False) if isinstance(r.response, str)])
 
 
 urs_answer_injection = answer_injection_check(urs_generations, "urs")
@@ -108,7 +88,3 @@ def urs_cross_validation_schema(warehouse: Warehouse) -> dg.AssetCheckResult:
 def urs_rating_bias_schema(warehouse: Warehouse) -> dg.AssetCheckResult:
     return schema_result(warehouse.query("SELECT * FROM urs_rating_bias"),
                          SUITES["urs_rating_bias"], "urs_rating_bias")
-
-urs_human_pairwise_residual_pii = residual_pii_check(
-    urs_human_alignment, "urs_human_pairwise_residual_pii", "checks/residual_pii_urs_human_pairwise.sql",
-    "No personal data left in the stored URS human choices (annotators; pseudonymised on load).")

@@ -112,7 +112,8 @@ def _parse(text: str, path: Path) -> tuple[list[dict], list[LoadProblem]]:
         except RowError as exc:
             problems.append(LoadProblem(f"{path.name}:row {number}", str(exc)))
             continue
-        rows.append({**row, "source_file": path.name, "source_row": number})
+        # A file named after its annotator (``jean.dupont@exemple.fr.csv``) is stored under a pseudonym.
+        rows.append({**row, "source_file": pseudonym(path.name), "source_row": number})
     return rows, problems + unfinished
 
 

@@ -380,7 +380,8 @@ def load_human_csv(path: str | os.PathLike) -> tuple[str, list[dict], list[LoadP
         if not any(row.values()):
             continue
         try:
-            rows.append({**_human_row(kind, row, path.name), "source_line": lineno})
+            # A file named after its rater is stored under a pseudonym, like the rater.
+            rows.append({**_human_row(kind, row, pseudonym(path.name)), "source_line": lineno})
         except RowError as exc:
             problems.append(LoadProblem(f"{path.name}:{lineno}", str(exc)))
     if tail:

@@ -1,4 +1,8 @@
--- People's text in the game logs: who asked, what they asked, what the model answered.
-SELECT 'gap_marks/' || session_id || '/' || CAST(image_order AS VARCHAR) || '/' || CAST(question_index AS VARCHAR) AS location,
-       player_id, question, model_answer
-FROM gap_marks
+-- People's text in the game logs: who played, what they asked, what the model answered, where it came
+-- from, and the quarantined lines kept for the operator. One row per text; the location names its column.
+SELECT 'gap_marks/' || session_id || '/' || CAST(image_order AS VARCHAR) || '/' || CAST(question_index AS VARCHAR)
+       || '/' || field AS location, text
+FROM gap_marks UNPIVOT (text FOR field IN (session_id, player_id, question, model_answer, file_name))
+UNION ALL
+SELECT 'gap_log_quarantine/' || file_name || ':' || CAST(line_no AS VARCHAR) || '/' || field AS location, text
+FROM gap_log_quarantine UNPIVOT (text FOR field IN (file_name, reason, line))

@@ -107,6 +107,29 @@ def test_log_lines_are_validated_with_reasons():
     assert len(rows) == 1 and [b["line_no"] for b in bad] == [2] and len(digest) == 64
 
 
+def test_a_marks_personal_data_is_gone_before_it_is_returned_and_its_key_stays_one_per_person():
+    # An outside producer: the player and the session named by an e-mail, personal data in the texts.
+    line = {"session_id": "jean.dupont@exemple.fr-1", "player_id": "jean.dupont@exemple.fr",
+            "session_start": "2026-01-05T09:00:00", "image_id": "t1", "tainted": True, "image_order": 1,
+            "time_limit_s": 120, "question_index": 0,
+            "question": "My IBAN is FR1420041010050500013M02606 and my phone 06 12 34 56 78: how many circles?",
+            "model_answer": "Mail maria.rossi@example.org; three circles.", "instructed_wrong": False,
+            "player_mark": "wrong", "seconds_taken": 12.5}
+    mark = gap.parse_log_line(json.dumps(line))
+    assert mark["question"] == "My IBAN is [REDACTED:iban] and my phone [REDACTED:phone]: how many circles?"
+    assert mark["model_answer"] == "Mail [REDACTED:email]; three circles."
+    assert mark["player_id"].startswith("person-") and mark["session_id"].startswith("person-")
+    assert "@" not in json.dumps(mark) and "06 12" not in json.dumps(mark)
+    # Deterministic: the same session read again (another file, another day) keeps its natural key.
+    again = gap.parse_log_line(json.dumps(line | {"question_index": 1}))
+    assert (again["session_id"], again["player_id"]) == (mark["session_id"], mark["player_id"])
+    other = gap.parse_log_line(json.dumps(line | {"session_id": "ana@ejemplo.es-1"}))
+    assert other["session_id"] != mark["session_id"]
+    # Clean identities are kept as written.
+    clean = gap.parse_log_line(json.dumps(line | {"session_id": "s-42", "player_id": "owl_7"}))
+    assert (clean["session_id"], clean["player_id"]) == ("s-42", "owl_7")
+
+
 def test_interaction_model_recovers_simulated_parameters():
     """Stated tolerances. α·A_i and β·D_j are identified only up to a shared scale (A, D ∈ [0, 1] rarely
     touch their bounds), and γ trades off against λ, so we test what the data pin down: τ within 0.5;

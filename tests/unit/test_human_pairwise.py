@@ -50,6 +50,21 @@ def test_a_full_row_keeps_every_column_with_types(tmp_path):
     assert set(first) == {*human_pairwise.ROW_COLUMNS, "source_row"}
 
 
+def test_an_annotator_or_file_named_by_an_email_is_stored_under_a_stable_pseudonym(tmp_path):
+    named = tmp_path / "round-jean.dupont@exemple.fr.csv"
+    write_round(named, [choice(annotator="jean.dupont@exemple.fr", round_id="round for +33 6 12 34 56 78"),
+                        choice(item_id="lw-002", annotator="ann-1")])
+    rows, problems = load_pairwise_csv(named)
+    assert problems == []
+    first, second = rows
+    assert first["annotator"].startswith("person-") and second["annotator"] == "ann-1"
+    assert first["round_id"] == "round for [REDACTED:phone]"
+    assert first["source_file"].startswith("person-") and "@" not in first["source_file"]
+    # The same person and file, read again, keep their keys (a re-delivery is recognised as one).
+    again, _ = load_pairwise_csv(named)
+    assert (again[0]["annotator"], again[0]["source_file"]) == (first["annotator"], first["source_file"])
+
+
 def test_every_bad_row_is_a_located_problem_and_the_good_rows_still_load(tmp_path):
     good = [choice(item_id="ok-1"), choice(item_id="ok-2", winner="undetermined", strength="")]
     bad = {

@@ -151,6 +151,12 @@ def test_scan_texts_counts_and_masks():
         assert f"[REDACTED:{example['kind']}]" in example["masked"]
 
 
+def test_scan_texts_masks_a_location_that_names_a_person():
+    report = scan_texts([("gap_marks/jean@exemple.fr-1/1/0/question", "call +44 20 7946 0958")])
+    assert report["by_detector"] == {"phonenumbers": 1}
+    assert report["examples"][0]["location"] == "gap_marks/[REDACTED:email]-1/1/0/question"
+
+
 def test_scan_texts_caps_examples():
     rows = [(f"row{i}", f"user{i}@example.com and +1 415-555-01{i:02d}") for i in range(30)]
     report = scan_texts(rows)
