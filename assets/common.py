@@ -20,7 +20,6 @@ LOAD_WHEN_MISSING = (dg.AutomationCondition.missing() & ~dg.AutomationCondition.
 
 
 PROBLEM_COLUMNS = ["location", "reason"]
-PREVIEW_ROWS = 10  # what markdown_table shows
 
 
 def problems_frame(problems: list, benchmark: str, dataset: str) -> pd.DataFrame:
@@ -66,17 +65,7 @@ def table_metadata(df: pd.DataFrame, preview_columns: list[str] | None = None, *
     ``rows`` always counts the whole table."""
     shown = df if preview is None else preview
     shown = shown[preview_columns] if preview_columns else shown
-    return {"rows": len(df), "preview": dg.MetadataValue.md(markdown_table(redacted_rows(shown))), **extra}
-
-
-def redacted_rows(df: pd.DataFrame, rows: int = PREVIEW_ROWS) -> pd.DataFrame:
-    """``df`` with every text cell of its first ``rows`` rows redacted. The stored tables are redacted
-    already; a preview goes to Dagster's event log, so it is masked again whatever frame it is built from."""
-    df = df.copy()
-    for j in range(df.shape[1]):
-        head = df.iloc[:rows, j]
-        df.iloc[:rows, j] = head.map(lambda v: redacted(v) if isinstance(v, str) else v)
-    return df
+    return {"rows": len(df), "preview": dg.MetadataValue.md(markdown_table(shown)), **extra}
 
 
 def llm_metadata(stats) -> dict[str, Any]:

@@ -7,13 +7,17 @@ from typing import Any
 
 import pandas as pd
 
+from benchwright.pii import redacted
+
 
 def _cell(value: Any) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     if isinstance(value, float):
         return f"{value:.3f}".rstrip("0").rstrip(".") if abs(value) < 1000 else f"{value:.0f}"
-    text = str(value).replace("\n", " ").replace("|", "\\|")
+    # Tables are redacted when stored; a preview or a console table is masked again whatever it shows,
+    # because it goes to Dagster's event log and to people's terminals.
+    text = redacted(str(value)).replace("\n", " ").replace("|", "\\|")
     return text if len(text) <= 80 else text[:77] + "..."
 
 
