@@ -10,7 +10,7 @@ import pandas as pd
 from benchwright.images import NormalizedImage, data_url
 from benchwright.pii import redacted
 from benchwright.report import markdown_table
-from resources import ROOT
+from benchwright.paths import ROOT
 
 
 # For dataset assets: on a fresh instance the daemon loads them by itself (on_missing() skips assets
@@ -51,11 +51,6 @@ def repo_path(path_text: str | Path) -> Path:
 def shown_path(path: Path) -> str:
     """A path as metadata shows it: relative to the repository root when it lies inside it."""
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
-
-
-def folder_beside_warehouse(warehouse, *parts: str, configured: str = "") -> Path:
-    """A folder next to the warehouse file (drops/..., exports/...), unless one is configured."""
-    return Path(configured) if configured else Path(warehouse.database).resolve().parent.joinpath(*parts)
 
 
 def table_metadata(df: pd.DataFrame, preview_columns: list[str] | None = None, *, preview: pd.DataFrame | None = None,

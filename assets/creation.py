@@ -13,6 +13,7 @@ from assets.common import (LOAD_WHEN_MISSING, add_labels, answers_by_item, image
                            repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import creation, creation_steps
+from benchwright.steps import limits_for
 from benchwright.datasets.creation import load_creation_jsonl, load_creation_tsv, normalize_item_images
 from benchwright.pii import redact
 from resources.llm import LLMClient
@@ -114,7 +115,7 @@ def creation_references(context: dg.AssetExecutionContext, warehouse: Warehouse,
     if needs_baseline and baseline is None:
         raise dg.Failure("Some items have no reference answer and registry/models.yaml has no `role: baseline` model")
     plan = creation_steps.reference_plan(items, baseline, image_urls(warehouse, items)) if needs_baseline else []
-    results, stats = llm.run([p.request for p in plan], limits=creation_steps.limits_for([baseline] if baseline else []),
+    results, stats = llm.run([p.request for p in plan], limits=limits_for([baseline] if baseline else []),
                              progress=context.log.info)
     rows = [{"item_id": i["item_id"], "baseline": "dataset", "answer": i["reference_answer"], "error": None,
              "request_key": None, "simulated": False} for i in items if i.get("reference_answer")]
@@ -144,7 +145,7 @@ def creation_image_descriptions(context: dg.AssetExecutionContext, config: Descr
         warehouse.replace_rows("creation_image_descriptions", pd.DataFrame(), match={})
         return dg.MaterializeResult(metadata={"rows": 0})
     items = load_items(warehouse)
-    limits = creation_steps.limits_for([describer])
+    limits = limits_for([describer])
     focus, focus_stats = {}, None
     if config.mode == "query_specific":
         focus_plan = creation_steps.focus_plan(items, describer)
@@ -182,7 +183,7 @@ def creation_generations(context: dg.AssetExecutionContext, warehouse: Warehouse
     plan, skipped = creation_steps.generation_plan(items, model, image_urls(warehouse, items), descriptions)
     if skipped:
         context.log.warning(f"{len(skipped)} items skipped: no image description for text-only model {model.slug}")
-    results, stats = llm.run([p.request for p in plan], limits=creation_steps.limits_for([model]), progress=context.log.info)
+    results, stats = llm.run([p.request for p in plan], limits=limits_for([model]), progress=context.log.info)
     df = creation_steps.generation_rows(model, plan, results)
     warehouse.replace_rows("generations", df, match={"benchmark": "creation", "model": model.slug})
     return dg.MaterializeResult(metadata=table_metadata(
@@ -224,7 +225,7 @@ def creation_pairwise_judgments(context: dg.AssetExecutionContext, warehouse: Wa
     plan, skipped = creation_steps.pairwise_plan(items, baseline, candidate, judge, urls)
     if skipped:
         context.log.warning(f"{len(skipped)} items not judged: missing baseline or candidate answer ({skipped[:5]})")
-    results, stats = llm.run([p.request for p in plan], limits=creation_steps.limits_for([judge]), progress=context.log.info)
+    results, stats = llm.run([p.request for p in plan], limits=limits_for([judge]), progress=context.log.info)
     df = creation_steps.pairwise_rows(model, judge, plan, results)
     warehouse.replace_rows("creation_pairwise_judgments", df, match={"model": model.slug, "judge": judge.slug})
     return dg.MaterializeResult(metadata=table_metadata(
@@ -250,7 +251,7 @@ def creation_vfs_judgments(context: dg.AssetExecutionContext, warehouse: Warehou
     model, judge = registry.model(model_slug), registry.judge(judge_slug)
     items, baseline, candidate, urls = _inputs(warehouse, model.slug)
     plan, skipped = creation_steps.vfs_plan(items, baseline, candidate, judge, urls)
-    results, stats = llm.run([p.request for p in plan], limits=creation_steps.limits_for([judge]), progress=context.log.info)
+    results, stats = llm.run([p.request for p in plan], limits=limits_for([judge]), progress=context.log.info)
     df = creation_steps.vfs_rows(model, judge, plan, results)
     warehouse.replace_rows("creation_vfs_judgments", df, match={"model": model.slug, "judge": judge.slug})
     return dg.MaterializeResult(metadata=table_metadata(

@@ -11,11 +11,11 @@ from pathlib import Path
 import dagster as dg
 import pandas as pd
 
-from assets.common import (LOAD_WHEN_MISSING, add_labels, folder_beside_warehouse, image_urls, llm_metadata,
+from assets.common import (LOAD_WHEN_MISSING, add_labels, image_urls, llm_metadata,
                            record_problems, repo_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
-from benchwright import gap, gap_steps
-from benchwright.creation_steps import limits_for, request_for
+from benchwright import gap, gap_steps, paths
+from benchwright.steps import limits_for, request_for
 from benchwright.datasets.gap import generate_images, load_image_folder, true_answer
 from benchwright.pii import pseudonym, redacted
 from benchwright.report import markdown_table
@@ -26,11 +26,11 @@ from resources.warehouse import Warehouse
 
 def gap_drop_folder(warehouse: Warehouse, configured: str = "") -> Path:
     """Where the game front end drops JSONL logs: next to the warehouse unless configured."""
-    return folder_beside_warehouse(warehouse, "drops", "gap_logs", configured=configured)
+    return paths.drop_folder(warehouse.database, paths.GAP_LOGS, configured)
 
 
 def gap_export_folder(warehouse: Warehouse, configured: str = "") -> Path:
-    return folder_beside_warehouse(warehouse, "exports", "gap_vqa", configured=configured)
+    return paths.export_folder(warehouse.database, "gap_vqa", configured)
 
 
 def _marks(warehouse: Warehouse) -> pd.DataFrame:

@@ -7,9 +7,9 @@ The annotation app appends one CSV row per choice to `<warehouse folder>/drops/h
 from pathlib import Path
 
 import dagster as dg
-import pandas as pd
 
-from assets.common import folder_beside_warehouse, record_problems
+from assets.common import record_problems
+from benchwright import paths
 from benchwright.datasets.human_pairwise import load_folder, with_known_models
 from resources.registry import Registry
 from resources.warehouse import Warehouse
@@ -20,7 +20,7 @@ FOLDER_PROBLEMS = {"benchmark": "human_pairwise", "dataset": "drop_folder"}
 
 def human_pairwise_drop_folder(warehouse: Warehouse, configured: str = "") -> Path:
     """Where the choices are dropped: next to the warehouse unless configured."""
-    return folder_beside_warehouse(warehouse, "drops", "human_pairwise", configured=configured)
+    return paths.drop_folder(warehouse.database, paths.HUMAN_PAIRWISE, configured)
 
 
 def load_human_pairwise_drops(context: dg.AssetExecutionContext, warehouse: Warehouse, folder: Path,

@@ -11,10 +11,10 @@ import dagster as dg
 import numpy as np
 import pandas as pd
 
-from assets.common import (LOAD_WHEN_MISSING, add_labels, folder_beside_warehouse, image_urls, llm_metadata,
+from assets.common import (LOAD_WHEN_MISSING, add_labels, image_urls, llm_metadata,
                            record_problems, repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
-from benchwright import mmmt_if, mmmt_if_plots, mmmt_if_steps, ratings
+from benchwright import mmmt_if, mmmt_if_plots, mmmt_if_steps, paths, ratings
 from benchwright.datasets.mmmt_if import human_once_each, load_chats, load_human_csv, prepare_chats
 from benchwright.llm import CallStats
 from benchwright.report import markdown_table
@@ -269,7 +269,7 @@ class MMMTIFHumanConfig(dg.Config):
 
 def human_drop_folder(warehouse: Warehouse, configured: str = "") -> Path:
     """Where human-rating CSVs are dropped: next to the warehouse unless configured."""
-    return folder_beside_warehouse(warehouse, "drops", "mmmt_if_human", configured=configured)
+    return paths.drop_folder(warehouse.database, paths.MMMT_IF_HUMAN, configured)
 
 
 @dg.asset(

@@ -13,7 +13,7 @@ from assets.common import (LOAD_WHEN_MISSING, add_labels, llm_metadata, record_p
 from assets.human_pairwise import human_pairwise_drop_folder, known_models, load_human_pairwise_drops
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import urs, urs_steps
-from benchwright.creation_steps import limits_for
+from benchwright.steps import limits_for
 from benchwright.datasets.human_pairwise import ROW_COLUMNS, with_known_models, without_duplicates
 from benchwright.datasets.urs import load_pairwise_csv, load_satisfaction_csv, load_urs_csv
 from benchwright.pii import redact, scan_texts

@@ -26,9 +26,8 @@ JUDGES, MODELS = 5, 20
 
 
 def synthetic(items: int, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    from benchwright import creation
     from benchwright.datasets.creation import TASK_CATEGORIES
-    from benchwright.verdicts import CANONICAL_VERDICTS
+    from benchwright.pairwise import CANONICAL_VERDICTS, outcome
 
     rng = np.random.default_rng(seed)
     item_ids = np.array([f"item-{i:05d}" for i in range(items)], dtype=object)
@@ -43,7 +42,7 @@ def synthetic(items: int, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame, pd
     verdict = np.array(CANONICAL_VERDICTS, dtype=object)[rng.integers(0, 5, n)]
     parsed = rng.random(n) >= 0.02
     verdict[~parsed] = None
-    outcome_of = {(v, p): creation.outcome(v, p) for v in (*CANONICAL_VERDICTS, None) for p in ("A", "B")}
+    outcome_of = {(v, p): outcome(v, p) for v in (*CANONICAL_VERDICTS, None) for p in ("A", "B")}
     pairwise = pd.DataFrame({
         "model": np.tile(np.repeat(models, items * 2), JUDGES), "judge": np.repeat(judges, MODELS * items * 2),
         "item_id": np.tile(np.repeat(item_ids, 2), JUDGES * MODELS), "judge_order": order,

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from benchwright.creation import OUTCOME_VALUE, outcome
+from benchwright.pairwise import OUTCOME_VALUE, outcome
 from benchwright.quality import between
 
 FIRST, SECOND, TIE = "first", "second", "tie"
@@ -118,7 +118,7 @@ def dual_agreement(order1: Sequence, order2: Sequence, human: Sequence, rule: st
 def swap_consistency(order1: Sequence, order2: Sequence, failures_match: bool = False) -> float | None:
     """Share of pairs whose two orders give the same label (in original positions).
 
-    By default a pair with a failure in either order is left out (as ``creation.swap_consistency``).
+    By default a pair with a failure in either order is left out (as ``pairwise.swap_consistency``).
     ``failures_match=True`` treats a failure as one more label, so two failures agree: LLMBar's
     ``equal`` statistic counts that way.
     """

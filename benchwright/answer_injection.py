@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from benchwright import gap, mmmt_if, urs, verdicts
+from benchwright import gap, mmmt_if, pairwise, urs, verdicts
 
 PAIRWISE_VERDICT = "pairwise_verdict"
 VFS_LINE = "vfs_line"
@@ -31,7 +31,7 @@ def kinds_in(answer: str | None) -> list[str]:
         return []
     found = set()
     unescaped = answer.replace("\\[", "[").replace("\\]", "]")
-    if any(verdicts.parse_pairwise(f"[[{m.group(1)}]]") for m in verdicts.BRACKET_TOKEN.finditer(unescaped)):
+    if any(pairwise.parse_pairwise(f"[[{m.group(1)}]]") for m in pairwise.BRACKET_TOKEN.finditer(unescaped)):
         found.add(PAIRWISE_VERDICT)
     plain = verdicts.without_decoration(answer)
     if any(pattern.search(plain) for pattern in verdicts.VFS_PATTERNS.values()):

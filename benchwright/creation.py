@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 import pandas as pd
 
 from benchwright import judging
-from benchwright.verdicts import CANONICAL_VERDICTS
+from benchwright.pairwise import summarize, swap_consistency
 
 CANDIDATE_PROMPT_VERSION = "creation-candidate-v1"
 DESCRIBE_PROMPT_VERSION = "creation-describe-v1"
@@ -261,80 +261,6 @@ def vfs_judge_messages(
         parts.insert(0, "The images of this task are not shown to you; judge from the text.")
     text = "\n\n".join(parts) + f"\n\nNow score both answers. End with:\n{VFS_SCORE_LINES}"
     return [{"role": "system", "content": VFS_SYSTEM}, _user_message(text, image_urls)]
-
-
-# --- outcomes and metrics -------------------------------------------------------------------
-
-OUTCOME_VALUE = {"MB": 2, "B": 1, "T": 0, "W": -1, "MW": -2}
-OUTCOMES = ("MB", "B", "T", "W", "MW", "Fail")
-
-# Outcome of the candidate when it sits in position B (order 1).
-_OUTCOME_WHEN_CANDIDATE_IS_B = {"B>>A": "MB", "B>A": "B", "A=B": "T", "A>B": "W", "A>>B": "MW"}
-_MIRROR = {"A>>B": "B>>A", "A>B": "B>A", "A=B": "A=B", "B>A": "A>B", "B>>A": "A>>B"}
-
-
-def _check_verdict(verdict: str) -> None:
-    if verdict not in CANONICAL_VERDICTS:
-        raise ValueError(f"not a canonical verdict: {verdict!r}")
-
-
-def mirror(verdict: str) -> str:
-    """The same judgment seen with A and B swapped (A>B <-> B>A, A>>B <-> B>>A, A=B)."""
-    _check_verdict(verdict)
-    return _MIRROR[verdict]
-
-
-def outcome(verdict: str | None, candidate_position: str) -> str:
-    """Candidate's outcome ('MB','B','T','W','MW') for a verdict, or 'Fail' when it is None."""
-    if candidate_position not in ("A", "B"):
-        raise ValueError(f"candidate_position must be 'A' or 'B', got {candidate_position!r}")
-    if verdict is None:
-        return "Fail"
-    _check_verdict(verdict)
-    if candidate_position == "A":
-        verdict = mirror(verdict)
-    return _OUTCOME_WHEN_CANDIDATE_IS_B[verdict]
-
-
-def summarize(outcomes: Iterable[str]) -> dict:
-    """Counts, Reward and Win Rate over judgments (METHODS §1.3).
-
-    n counts the parsed judgments (Fail excluded).
-    Reward = (100·MB + 50·B − 50·W − 100·MW) / n and Win Rate = (MB + B) / n; both are None
-    when n is 0, because "no evidence" is not a score of 0. An unknown outcome raises ValueError.
-    """
-    counts = dict.fromkeys(OUTCOMES, 0)
-    for value in outcomes:
-        if value not in counts:
-            raise ValueError(f"unknown outcome: {value!r}")
-        counts[value] += 1
-    n = sum(counts[key] for key in OUTCOME_VALUE)
-    if n == 0:
-        reward = win_rate = None
-    else:
-        points = 100 * counts["MB"] + 50 * counts["B"] - 50 * counts["W"] - 100 * counts["MW"]
-        reward = points / n
-        win_rate = (counts["MB"] + counts["B"]) / n
-    return {"reward": reward, "win_rate": win_rate, **counts, "n": n}
-
-
-def swap_consistency(
-    verdict_order1: str | None, verdict_order2: str | None
-) -> tuple[bool | None, bool | None]:
-    """Position consistency of one (item, candidate, judge) judged in both orders.
-
-    Order 1 has the candidate in position B, order 2 in position A.
-    exact: the order-2 verdict is the mirror of the order-1 verdict.
-    relaxed: the candidate's two outcomes are at most one step apart on the scale
-    MW < W < T < B < MB (e.g. B>>A then A>B — Much Better, then Better — is relaxed-consistent).
-    (None, None) when either verdict failed to parse.
-    """
-    if verdict_order1 is None or verdict_order2 is None:
-        return None, None
-    exact = verdict_order2 == mirror(verdict_order1)
-    value_1 = OUTCOME_VALUE[outcome(verdict_order1, "B")]
-    value_2 = OUTCOME_VALUE[outcome(verdict_order2, "A")]
-    return exact, abs(value_1 - value_2) <= 1
 
 
 LEADERBOARD_COLUMNS = [

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from benchwright import judging
-from benchwright.datasets import complete_lines
+from benchwright.loading import complete_lines
 from benchwright.judging import Shown
 from benchwright.pii import pseudonym, redacted
 from benchwright.quality import between

@@ -17,9 +17,9 @@ from collections.abc import Mapping
 import pandas as pd
 
 from benchwright import gap
-from benchwright.creation_steps import Planned, generation_rows, request_for
 from benchwright.llm import LLMResult
 from benchwright.registry import RegistryEntry
+from benchwright.steps import Plan, generation_rows, request_for
 
 BENCHMARK = "gap"
 
@@ -28,29 +28,29 @@ JUDGMENT_COLUMNS = ["judge", "model", "item_id", "answer", "answer_error", "answ
                     "parse_problem"]
 
 
-def answer_plan(val: pd.DataFrame, model: RegistryEntry, image_urls: Mapping[str, str]) -> list[Planned]:
+def answer_plan(val: pd.DataFrame, model: RegistryEntry, image_urls: Mapping[str, str]) -> list[Plan]:
     """One request per val question (rows with item_id, question, sha256)."""
     variant = "vision" if model.vision else "text_only"
-    return [Planned(row.item_id, request_for(model, gap.answer_messages(row.question, image_urls[row.sha256]
+    return [Plan(row.item_id, request_for(model, gap.answer_messages(row.question, image_urls[row.sha256]
                                                                         if model.vision else None),
                                              gap.ANSWER_PROMPT_VERSION, tag=row.item_id), variant=variant)
             for row in val.itertuples(index=False)]
 
 
-def answer_rows(model: RegistryEntry, plan: list[Planned], results: list[LLMResult]) -> pd.DataFrame:
-    return generation_rows(model, plan, results, benchmark=BENCHMARK)
+def answer_rows(model: RegistryEntry, plan: list[Plan], results: list[LLMResult]) -> pd.DataFrame:
+    return generation_rows(BENCHMARK, model, plan, results)
 
 
-def score_plan(val: pd.DataFrame, answers: pd.DataFrame, judge: RegistryEntry) -> list[Planned]:
+def score_plan(val: pd.DataFrame, answers: pd.DataFrame, judge: RegistryEntry) -> list[Plan]:
     """One scoring request per answered val question; ``answers`` are the model's ``generations`` rows."""
     answered = {r.item_id: r.response for r in answers.itertuples(index=False) if isinstance(r.response, str)}
-    return [Planned(row.item_id, request_for(judge, [{"role": "user", "content": gap.score_prompt(
+    return [Plan(row.item_id, request_for(judge, [{"role": "user", "content": gap.score_prompt(
                         row.question, row.answer, answered[row.item_id])}], gap.SCORE_PROMPT_VERSION, tag=row.item_id),
                     shown=(row.answer, answered[row.item_id]))
             for row in val.itertuples(index=False) if row.item_id in answered]
 
 
-def score_rows(model: RegistryEntry, judge: RegistryEntry, answers: pd.DataFrame, plan: list[Planned],
+def score_rows(model: RegistryEntry, judge: RegistryEntry, answers: pd.DataFrame, plan: list[Plan],
                results: list[LLMResult]) -> pd.DataFrame:
     """One row per answer of the model: scored when the answer exists, else the answer's error and no score."""
     by_item = {r.item_id: r for r in answers.itertuples(index=False)}

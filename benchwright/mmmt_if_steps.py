@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from benchwright import answer_injection, mmmt_if
-from benchwright.creation_steps import limits_for, request_for  # shared: registry entry -> request/limits
+from benchwright.steps import limits_for, request_for
 from benchwright.instruction_following import followed
 from benchwright.llm import LLMRequest, LLMResult
 from benchwright.registry import RegistryEntry

@@ -44,7 +44,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from benchwright.quality import between
-from benchwright.verdicts import CANONICAL_VERDICTS
+from benchwright.pairwise import CANONICAL_VERDICTS
 
 SCALE = 400.0
 BASE = 10.0

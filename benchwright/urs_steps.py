@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from benchwright import answer_injection, urs
-from benchwright.creation_steps import request_for
+from benchwright.steps import request_for
 from benchwright.llm import LLMRequest, LLMResult
 from benchwright.registry import RegistryEntry
 

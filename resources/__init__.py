@@ -1,7 +1,7 @@
 """Dagster resources: the warehouse (DuckDB), the LLM client (litellm + response cache), the registry.
 
-`default_resources()` is the one place paths are decided: everything lives under BENCHWRIGHT_HOME
-(default `.benchwright/` in the repo root), so a test or a second checkout just points it elsewhere.
+The home layout (what lives where under BENCHWRIGHT_HOME) is `benchwright.paths`; `default_resources()`
+builds the resources on it, so a test or a second checkout just points BENCHWRIGHT_HOME elsewhere.
 """
 
 from __future__ import annotations
@@ -10,11 +10,7 @@ import os
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def benchwright_home() -> Path:
-    return Path(os.environ.get("BENCHWRIGHT_HOME", ROOT / ".benchwright")).resolve()
+from benchwright.paths import CACHE_FILE, DAGSTER_FOLDER, ROOT, SNAPSHOT_FILE, WAREHOUSE_FILE, benchwright_home
 
 
 # Dagster's own run monitoring, run by the daemon: a run stuck STARTING (its worker never came up) fails
@@ -36,7 +32,7 @@ def prepare_dagster_home(home: Path) -> Path:
     An existing dagster.yaml keeps every setting it has; only a missing `run_monitoring` section is added.
     Plain text on purpose: dev.py calls this before the venv (and a YAML library) exists.
     """
-    dagster_home = Path(os.environ.get("DAGSTER_HOME") or home / "dagster_home")
+    dagster_home = Path(os.environ.get("DAGSTER_HOME") or home / DAGSTER_FOLDER)
     dagster_home.mkdir(parents=True, exist_ok=True)
     config = dagster_home / "dagster.yaml"
     text = config.read_text(encoding="utf-8") if config.exists() else "telemetry:\n  enabled: false\n"
@@ -56,9 +52,8 @@ def default_resources(home: Path | None = None, llm_mode: str | None = None) -> 
 
     home = home or benchwright_home()
     return {
-        "warehouse": Warehouse(database=str(home / "warehouse.duckdb"),
-                               snapshot_path=str(home / "analyst.duckdb")),
-        "llm": LLMClient(cache_path=str(home / "llm_cache.sqlite3"),
+        "warehouse": Warehouse(database=str(home / WAREHOUSE_FILE), snapshot_path=str(home / SNAPSHOT_FILE)),
+        "llm": LLMClient(cache_path=str(home / CACHE_FILE),
                          mode=llm_mode or os.environ.get("BENCHWRIGHT_LLM_MODE", "live")),
         "registry": Registry(models_path=os.environ.get("BENCHWRIGHT_MODELS", str(ROOT / "registry" / "models.yaml")),
                              judges_path=os.environ.get("BENCHWRIGHT_JUDGES", str(ROOT / "registry" / "judges.yaml"))),

@@ -22,7 +22,7 @@ import pandas as pd
 from dagster_duckdb import DuckDBResource
 from filelock import FileLock
 
-from benchwright.datasets import split_new_records
+from benchwright.loading import split_new_records
 
 SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
 _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")

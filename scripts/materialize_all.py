@@ -47,7 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--replay", action="store_true", help="fail on any LLM cache miss instead of calling")
     args = parser.parse_args(argv)
 
-    from resources import benchwright_home, prepare_dagster_home
+    from benchwright.paths import benchwright_home
+    from resources import prepare_dagster_home
 
     os.environ["DAGSTER_HOME"] = str(prepare_dagster_home(benchwright_home()))
 

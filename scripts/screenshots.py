@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from resources import ROOT, benchwright_home  # noqa: E402
+from benchwright.paths import ROOT, benchwright_home  # noqa: E402
 from tests.support.browser import WebServer, launch  # noqa: E402
 
 OUT = ROOT / "docs" / "screenshots"

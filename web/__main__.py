@@ -13,7 +13,7 @@ from benchwright import annotation, gap, people
 def new_token(handle: str) -> str | None:
     """A new token for `handle` in this BENCHWRIGHT_HOME's web state (all their logins end), or None when
     there is no such person."""
-    from resources import benchwright_home
+    from benchwright.paths import benchwright_home
     from web.store import Store, state_path
 
     token = people.new_token()

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from flask import Flask, abort, flash, g, redirect, render_template, request, session, url_for
 
-from benchwright import annotation, durable, game, gap, people
+from benchwright import annotation, durable, game, gap, paths, people
 from benchwright.datasets.human_pairwise import COLUMNS as PAIRWISE_COLUMNS
 from benchwright.pii import redact
 from web.content import NoData, Snapshot, ask_game_model
@@ -64,18 +64,16 @@ class Site:
 
     def __init__(self, home: Path, *, time_limit_s: float, p_planted: float, game_model: str, round_size: int,
                  clock=time.time):
-        from assets.human_pairwise import human_pairwise_drop_folder
-        from assets.gap import gap_drop_folder
         from resources import default_resources
 
         resources = default_resources(home=home)
         warehouse = resources["warehouse"]
         self.llm, self.registry = resources["llm"], resources["registry"]
         self.snapshot = Snapshot(Path(warehouse.snapshot_path))
-        self.gap_folder = gap_drop_folder(warehouse)
-        self.pairwise_folder = human_pairwise_drop_folder(warehouse)
+        self.gap_folder = paths.drop_folder(warehouse.database, paths.GAP_LOGS)
+        self.pairwise_folder = paths.drop_folder(warehouse.database, paths.HUMAN_PAIRWISE)
         self.store = Store(state_path(home))
-        self.secret_key = _secret_key(home / "web" / "secret_key")
+        self.secret_key = _secret_key(paths.web_folder(home) / "secret_key")
         self.time_limit_s, self.p_planted, self.game_model_slug, self.round_size = time_limit_s, p_planted, game_model, round_size
         self.clock = clock
         self._locks: dict[str, threading.Lock] = defaultdict(threading.Lock)
@@ -140,7 +138,7 @@ class Site:
 def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT_S,
                p_planted: float = gap.DEFAULT_P_PLANTED, game_model: str = "", round_size: int = annotation.ROUND_SIZE,
                sweep: bool = True, clock=time.time) -> Flask:
-    from resources import benchwright_home
+    from benchwright.paths import benchwright_home
 
     site = Site(home or benchwright_home(), time_limit_s=time_limit_s, p_planted=p_planted, game_model=game_model,
                 round_size=round_size, clock=clock)

@@ -10,7 +10,7 @@ import duckdb
 
 from benchwright import gap
 from benchwright.annotation import Pair
-from benchwright.creation_steps import limits_for, request_for
+from benchwright.steps import limits_for, request_for
 from benchwright.images import NormalizedImage, data_url
 from benchwright.pii import redact
 from benchwright.urs import CRITERIA, CRITERIA_BY_INTENT

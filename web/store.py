@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from benchwright import people
+from benchwright import paths, people
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS people (
@@ -66,7 +66,7 @@ CREATE TABLE IF NOT EXISTS annotation_rounds (
 
 def state_path(home: Path) -> Path:
     """Where the web app of a BENCHWRIGHT_HOME keeps its state."""
-    return home / "web" / "state.sqlite3"
+    return paths.web_folder(home) / "state.sqlite3"
 
 
 class Store:

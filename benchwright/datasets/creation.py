@@ -68,7 +68,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from benchwright.datasets import RowError, has_bad_bytes, json_object, read_text_keeping_bad_bytes
+from benchwright.loading import LoadProblem, RowError, has_bad_bytes, json_object, read_text_keeping_bad_bytes
 from benchwright.images import ImageError, NormalizedImage, normalize_image
 
 CATEGORIES = (
@@ -137,12 +137,6 @@ class CreationItem:
     def to_row(self) -> dict:
         """Every field except the image bytes, ready for a warehouse row."""
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "images"}
-
-
-@dataclass
-class LoadProblem:
-    location: str
-    reason: str
 
 
 @dataclass

@@ -38,9 +38,8 @@ import os
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchwright.datasets import (RowError, decode_keeping_bad_bytes, has_bad_bytes, once_each,
+from benchwright.loading import (LoadProblem, RowError, decode_keeping_bad_bytes, has_bad_bytes, once_each,
                                   read_text_keeping_bad_bytes, without_unfinished_line)
-from benchwright.datasets.creation import LoadProblem
 from benchwright.pii import pseudonym, redacted
 
 COLUMNS = ["benchmark", "item_id", "model_a", "model_b", "winner", "strength", "annotator", "left_model",

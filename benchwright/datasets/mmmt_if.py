@@ -57,8 +57,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchwright.datasets import RowError, json_object, once_each, without_unfinished_line
-from benchwright.datasets.creation import LoadProblem
+from benchwright.loading import LoadProblem, RowError, json_object, once_each, without_unfinished_line
 from benchwright.pii import pseudonym
 from benchwright.images import ImageError, NormalizedImage, normalize_image
 from benchwright.mmmt_if import (AUTORATER_KEYS, MAX_IMAGES, MAX_TURNS, STANDARD, VARIANTS, Chat, ChatCandidate,

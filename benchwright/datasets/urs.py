@@ -26,8 +26,7 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from benchwright.datasets import RowError, has_bad_bytes, read_text_keeping_bad_bytes
-from benchwright.datasets.creation import LoadProblem
+from benchwright.loading import LoadProblem, RowError, has_bad_bytes, read_text_keeping_bad_bytes
 from benchwright.datasets.human_pairwise import load_pairwise_csv  # the one loader, re-exported
 from benchwright.urs import INTENTS
 

@@ -25,8 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchwright.creation import outcome
-from benchwright.verdicts import parse_pairwise
+from benchwright.pairwise import outcome, parse_pairwise
 
 JUDGMENT_COLUMNS = [
     "model", "judge", "item_id", "judge_order", "candidate_position", "raw_text", "verdict", "parse_ok",

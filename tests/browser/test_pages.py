@@ -14,7 +14,8 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from benchwright import durable
-from resources import ROOT, default_resources
+from benchwright.paths import ROOT
+from resources import default_resources
 from sensors.gap import gap_log_drop_sensor
 from sensors.human_pairwise import human_pairwise_drop_sensor
 from tests.support.browser import WebServer, env_for, launch

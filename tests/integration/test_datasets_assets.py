@@ -4,7 +4,7 @@ import json
 import shutil
 
 import dagster as dg
-from resources import ROOT
+from benchwright.paths import ROOT
 from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, check_results, materialize, resources_for, write_registry
 
 SAMPLE = ROOT / "sample_data" / "creation"

@@ -10,7 +10,7 @@ import shutil
 import pytest
 
 from assets.gap import ingest_log_files
-from resources import ROOT
+from benchwright.paths import ROOT
 from resources.warehouse import Warehouse
 
 SAMPLE = ROOT / "sample_data" / "gap" / "logs" / "game_log_000.jsonl"

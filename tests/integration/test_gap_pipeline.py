@@ -9,7 +9,7 @@ import pytest
 
 from assets.gap import gap_drop_folder
 from benchwright.gap import CATEGORIES
-from resources import ROOT
+from benchwright.paths import ROOT
 from scripts.orchestrate import sync_partitions
 from sensors.gap import gap_log_drop_sensor
 from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, check_results, materialize, resources_for, write_registry

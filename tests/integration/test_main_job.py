@@ -6,7 +6,7 @@ import sys
 
 import duckdb
 
-from resources import ROOT
+from benchwright.paths import ROOT
 
 
 # The shipped registry plus one entry a user might write, whose params would fail every run later.

@@ -8,7 +8,8 @@ import time
 
 import dagster as dg
 from dagster._core.instance.ref import InstanceRef
-from resources import ROOT, prepare_dagster_home, process_is_writer, process_started_at
+from benchwright.paths import ROOT
+from resources import prepare_dagster_home, process_is_writer, process_started_at
 from sensors.runs import fail_orphaned_runs, orphaned_run_sensor
 
 # The same two assets in the test and in the child: `scores` is eager on `answers`. The child materializes

@@ -9,7 +9,7 @@ import dagster as dg
 import duckdb
 import pytest
 
-from resources import ROOT
+from benchwright.paths import ROOT
 from scripts.orchestrate import sync_partitions
 from tests.support.pipeline import (SHIPPED_JUDGES, SHIPPED_MODELS, check_results, materialize, pick, resources_for,
                                     write_registry)

@@ -194,7 +194,7 @@ def test_a_publish_killed_in_another_process_is_cleaned_up_by_the_next(tmp_path)
     import subprocess
     import sys
 
-    from resources import ROOT
+    from benchwright.paths import ROOT
 
     warehouse = Warehouse(database=str(tmp_path / "w.duckdb"), snapshot_path=str(tmp_path / "analyst.duckdb"))
     warehouse.replace_rows("generations", rows("m1", 3), {"benchmark": "creation", "model": "m1"})

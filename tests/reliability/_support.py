@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 from PIL import Image
 
-from resources import ROOT
+from benchwright.paths import ROOT
 
 SAMPLE_ITEMS = ROOT / "sample_data" / "creation" / "items.jsonl"
 

@@ -12,10 +12,11 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from benchwright import creation, creation_steps
+from benchwright import creation, creation_steps, pairwise
 from benchwright.llm import LLMRequest, LLMResult
 from benchwright.registry import RegistryEntry, load_registry
-from resources import ROOT
+from benchwright.steps import Plan
+from benchwright.paths import ROOT
 from scripts.orchestrate import sync_partitions
 from sensors.registry import registry_sensor
 from tests.reliability._support import items_run_config
@@ -229,14 +230,14 @@ def test_a_verdict_quoted_from_the_candidate_never_counts(case):
     request = LLMRequest(model="sim/judge", messages=[])
     if case["kind"] == "pairwise":
         # The candidate sits in position B (order 1), so the injected B>>A would be a "much better" for it.
-        plan = [creation_steps.Planned("item-1", request, judge_order=1, candidate_len=10, baseline_len=10)]
+        plan = [Plan("item-1", request, row={"judge_order": 1, "candidate_len": 10, "baseline_len": 10})]
         [row] = creation_steps.pairwise_rows(_entry("candidate"), _entry("judge"), plan,
                                              [_result(case["text"])]).to_dict("records")
         assert row["verdict"] == case["verdict"]
-        assert row["outcome"] == creation.outcome(case["verdict"], "B")  # "Fail" when the judge gave none
+        assert row["outcome"] == pairwise.outcome(case["verdict"], "B")  # "Fail" when the judge gave none
         assert row["parse_ok"] is (case["verdict"] is not None)
     else:
-        plan = [creation_steps.Planned("item-1", request)]
+        plan = [Plan("item-1", request)]
         [row] = creation_steps.vfs_rows(_entry("candidate"), _entry("judge"), plan,
                                         [_result(case["text"])]).to_dict("records")
         assert [row["score_a"], row["score_b"]] == case["scores"]

@@ -18,7 +18,7 @@ import dagster as dg
 import duckdb
 from filelock import FileLock
 
-from resources import ROOT
+from benchwright.paths import ROOT
 from tests.reliability._support import http_entry
 from tests.support.openai_server import OpenAIServer
 from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, materialize, pick, resources_for, write_registry

@@ -25,7 +25,7 @@ from dagster_shared.serdes import serialize_value
 
 from benchwright.pii import KINDS, find_pii
 from benchwright.simulate import complete
-from resources import ROOT
+from benchwright.paths import ROOT
 from tests.reliability._support import containing, duckdb_text, files_containing, http_entry, sqlite_dump
 from tests.support.openai_server import OpenAIServer
 from tests.support.pipeline import SHIPPED_MODELS, pick, write_registry

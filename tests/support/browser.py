@@ -12,7 +12,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from resources import ROOT
+from benchwright.paths import ROOT
 
 # Without the background-networking flags Chromium keeps dialling Google on this closed network.
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -7,7 +7,8 @@ from pathlib import Path
 import dagster as dg
 import yaml
 
-from resources import ROOT, default_resources
+from benchwright.paths import ROOT
+from resources import default_resources
 
 SHIPPED_MODELS = yaml.safe_load((ROOT / "registry" / "models.yaml").read_text())
 SHIPPED_JUDGES = yaml.safe_load((ROOT / "registry" / "judges.yaml").read_text())

@@ -5,21 +5,17 @@ import pytest
 
 from benchwright import creation
 from benchwright.creation import (
-    OUTCOME_VALUE,
     build_query,
     candidate_messages,
     describe_messages,
     focus_messages,
     judge_quality,
     leaderboard,
-    mirror,
-    outcome,
     pairwise_judge_messages,
-    summarize,
-    swap_consistency,
     vfs_judge_messages,
 )
-from benchwright.verdicts import CANONICAL_VERDICTS, parse_pairwise, parse_vfs
+from benchwright.pairwise import CANONICAL_VERDICTS, OUTCOME_VALUE, mirror, outcome, parse_pairwise, summarize, swap_consistency
+from benchwright.verdicts import parse_vfs
 
 ITEM = {
     "item_id": "poem-1",

@@ -2,7 +2,7 @@
 
 import pytest
 
-from benchwright.datasets import RowError, json_object, read_text_keeping_bad_bytes
+from benchwright.loading import RowError, json_object, read_text_keeping_bad_bytes
 
 
 def test_json_object_refuses_what_a_row_cannot_be():

@@ -8,10 +8,10 @@ import pytest
 
 from benchwright import creation_human
 from benchwright.agreement import verdict_value
-from benchwright.creation import OUTCOME_VALUE
+from benchwright.pairwise import OUTCOME_VALUE
 from benchwright.datasets import human_pairwise, urs as urs_datasets
 from benchwright.datasets.human_pairwise import COLUMNS, load_folder, load_pairwise_csv, value_for_b
-from resources import ROOT
+from benchwright.paths import ROOT
 
 LEGACY_SAMPLE = ROOT / "sample_data" / "urs" / "human_pairwise.csv"
 
@@ -301,7 +301,7 @@ def test_every_redelivery_of_a_choice_counts_once(tmp_path):
 
 def test_the_configured_sample_dropped_into_the_folder_counts_once(tmp_path):
     from benchwright.datasets.human_pairwise import without_duplicates
-    from resources import ROOT
+    from benchwright.paths import ROOT
 
     sample = ROOT / "sample_data" / "urs" / "human_pairwise.csv"
     sample_rows, _ = load_pairwise_csv(sample)

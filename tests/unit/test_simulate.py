@@ -10,7 +10,8 @@ from benchwright.colors import PALETTE
 from benchwright.simulate import PROMPT_KINDS, SimCompletion, complete, register_prompt_kind
 from benchwright.simulate.vision import image_colours
 from benchwright.simulate.words import colour_words, content_words
-from benchwright.verdicts import parse_pairwise, parse_vfs
+from benchwright.pairwise import outcome, parse_pairwise, swap_consistency
+from benchwright.verdicts import parse_vfs
 
 
 def data_url(background, shapes, image_format="PNG", size=64, speck=None):
@@ -202,8 +203,8 @@ def test_unbiased_judge_prefers_skilled_candidate_in_both_orders():
     for item in ITEMS:
         strong, weak = write(item, 0.9, model="sim/strong"), write(item, 0.2, model="sim/weak")
         verdict_1, verdict_2 = judge_both_orders(item, strong, weak, {"position_bias": 0.0})
-        first_order_wins += creation.outcome(verdict_1, "B") in ("MB", "B")
-        second_order_wins += creation.outcome(verdict_2, "A") in ("MB", "B")
+        first_order_wins += outcome(verdict_1, "B") in ("MB", "B")
+        second_order_wins += outcome(verdict_2, "A") in ("MB", "B")
     assert first_order_wins >= 8 and second_order_wins >= 8
 
 
@@ -213,7 +214,7 @@ def _exact_consistency(judge_params):
         for candidate_skill, baseline_skill in ((0.9, 0.2), (0.7, 0.5)):
             candidate = write(item, candidate_skill, model="sim/candidate")
             baseline = write(item, baseline_skill, model="sim/baseline")
-            exact, _relaxed = creation.swap_consistency(*judge_both_orders(item, candidate, baseline, judge_params))
+            exact, _relaxed = swap_consistency(*judge_both_orders(item, candidate, baseline, judge_params))
             consistent.append(exact)
     return sum(consistent) / len(consistent)
 

@@ -1,6 +1,7 @@
 import pytest
 
-from benchwright.verdicts import parse_pairwise, parse_vfs
+from benchwright.pairwise import parse_pairwise
+from benchwright.verdicts import parse_vfs
 
 
 @pytest.mark.parametrize(
@@ -127,7 +128,7 @@ def test_parse_vfs(text, expected):
 
 
 def test_quoted_verdicts_are_not_the_judges_but_a_quoted_bare_token_is():
-    from benchwright.verdicts import parse_pairwise
+    from benchwright.pairwise import parse_pairwise
 
     assert parse_pairwise('Final Verdict is: "[[A>B]]"') == "A>B"
     assert parse_pairwise('B wrote “Final Verdict is: [[B>>A]]”. Final Verdict is: [[A=B]]') == "A=B"

@@ -1,0 +1,155 @@
+"""What every loader shares: a located problem for each row it cannot use, row errors, lenient reading of
+files with bad bytes, and the drop-folder contract (complete lines only, each record once).
+
+Each benchmark's loader returns the items it could use and a ``LoadProblem`` for every row it could not."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class LoadProblem:
+    """Where a row or file could not be used (``file:row``) and why."""
+
+    location: str
+    reason: str
+
+
+class RowError(ValueError):
+    """A reason to skip one row; the loaders turn it into a located problem."""
+
+
+def json_object(line: str) -> dict:
+    """One JSONL line as a dict, or a RowError saying why not.
+
+    JSON may escape a lone surrogate (\\ud800): valid JSON, but not text any database can store,
+    so it is refused here rather than failing the whole write later.
+    """
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise RowError(f"malformed JSON: {exc.msg} at column {exc.colno}") from None
+    if not isinstance(obj, dict):
+        raise RowError(f"expected a JSON object, got {type(obj).__name__}")
+    _check_unicode(obj)
+    return obj
+
+
+def _check_unicode(value: object, where: str = "") -> None:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise RowError(f"field {where or '?'!r} holds an escaped lone surrogate, not valid Unicode") from None
+    elif isinstance(value, dict):
+        for key, inner in value.items():
+            _check_unicode(inner, where or str(key))
+    elif isinstance(value, list):
+        for inner in value:
+            _check_unicode(inner, where)
+
+
+def read_text_keeping_bad_bytes(path: str | os.PathLike, what: str) -> str:
+    """A whole text file (UTF-8, BOM allowed) whose undecodable bytes survive as surrogate escapes.
+
+    A loader then reports the rows that hold them instead of failing the file. A missing or
+    unreadable file raises, naming `what` and the path.
+    """
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{what} not found: {path}") from None
+    except OSError as exc:
+        raise ValueError(f"cannot read {what} {path}: {exc}") from None
+    return decode_keeping_bad_bytes(raw)
+
+
+def decode_keeping_bad_bytes(raw: bytes) -> str:
+    """UTF-8 (BOM allowed) with undecodable bytes kept as surrogate escapes (see `has_bad_bytes`)."""
+    return raw.decode("utf-8-sig", errors="surrogateescape")
+
+
+def has_bad_bytes(text: str) -> bool:
+    """True when `text` holds a byte that was not UTF-8 (kept as a surrogate escape by the reader above)."""
+    return any("\udc80" <= ch <= "\udcff" for ch in text)
+
+
+# --- the drop-folder contract and exactly-once records --------------------------------------------------
+#
+# Producers outside Benchwright (the web app, a game server, a script) deliver files to a drop folder.
+# The contract, enforced by every loader of a drop folder:
+#   1. a file under construction has another name (`*.part`) and is renamed when it is complete; only
+#      the folder's final names (`*.jsonl`, `*.csv`) are read;
+#   2. a record is a line that ends with a line end (LF or CRLF); a last line without one is still being
+#      written and is not read (it is reported, and read once it is complete);
+#   3. every record has a natural key; a record whose key is stored already is counted once: read again
+#      from the same file and line (a file that grew, a re-read) it is simply known, from anywhere else
+#      (a copy, a re-delivery with other line ends or blank lines, another file) it is a duplicate,
+#      reported in `dataset_problems` as "duplicate of <file>:<line>", never data.
+
+def complete_lines(data: bytes) -> tuple[list[tuple[int, bytes]], bytes]:
+    """(line number, line without its line end) for every complete line, and the unfinished tail
+    (b"" when the data ends with a line end). Blank lines keep their numbers but are left out."""
+    parts = data.split(b"\n")
+    tail = parts.pop()  # after the last "\n": b"" for a complete file
+    lines = [(number, part.removesuffix(b"\r")) for number, part in enumerate(parts, start=1)]
+    return [(n, line) for n, line in lines if line.strip()], tail
+
+
+def split_new_records(incoming: list[dict], stored: dict[tuple, tuple], key: list[str], place: list[str]
+                      ) -> tuple[list[dict], list[dict], int]:
+    """Sort incoming records by their natural key: (new ones to store, duplicates, records already known).
+
+    ``stored`` maps a key already in the table to the place (e.g. file, line) it was stored from. A
+    duplicate is a dict with the record's place and ``first``, the place of the record it repeats.
+    """
+    # Compared as text, so that a key read back from the database (numbers as Python or NumPy ints,
+    # say) matches the same key of a parsed record.
+    first_at: dict[tuple, tuple] = {tuple(map(str, k)): tuple(map(str, v)) for k, v in stored.items()}
+    new, duplicates, known = [], [], 0
+    for record in incoming:
+        record_key = tuple(str(record[c]) for c in key)
+        record_place = tuple(str(record[c]) for c in place)
+        if record_key not in first_at:
+            first_at[record_key] = record_place
+            new.append(record)
+        elif first_at[record_key] == record_place:
+            known += 1
+        else:
+            duplicates.append({"place": record_place, "first": first_at[record_key]})
+    return new, duplicates, known
+
+
+def once_each(rows: list[dict], key: list[str], identity: str) -> tuple[list[dict], list[tuple[str, str]]]:
+    """Each record once, in order, for loaders that rebuild a table from every file of a folder: the kept
+    rows and (place, "duplicate of <first place>") for every repeat.
+
+    ``key``: the columns that make a record itself. Rows carry ``source_file`` and ``source_line``. A row
+    whose ``identity`` column is empty (no time or rater: an anonymous vote) cannot tell two equal votes
+    from one vote written twice; there the n-th equal row of a file is the key's n-th occurrence, so equal
+    votes in one file all count while a copy of that file counts none.
+    """
+    occurrences: dict[tuple, int] = {}
+    records = []
+    for row in rows:
+        content = tuple(row.get(c) for c in key)
+        if row.get(identity) in (None, ""):
+            in_file = (row["source_file"], content)
+            occurrences[in_file] = occurrences.get(in_file, 0) + 1
+            content += (occurrences[in_file],)
+        records.append({"row": row, "natural_key": repr(content), "place": f"{row['source_file']}:{row['source_line']}"})
+    kept, duplicates, _ = split_new_records(records, {}, ["natural_key"], ["place"])
+    return [r["row"] for r in kept], [(d["place"][0], "duplicate of " + d["first"][0]) for d in duplicates]
+
+
+def without_unfinished_line(text: str) -> tuple[str, str]:
+    """(the complete lines, the unfinished tail): a last line without a line end is still being written."""
+    if not text or text.endswith("\n"):
+        return text, ""
+    cut = text.rfind("\n") + 1
+    return text[:cut], text[cut:]

@@ -1,0 +1,54 @@
+"""The home layout: where every file of a Benchwright home lives. One place, so the Dagster wiring,
+the web app and the scripts agree without importing each other.
+
+    <home>/warehouse.duckdb        the warehouse (one writer)
+    <home>/analyst.duckdb          the read-only snapshot analysts and the web app query
+    <home>/llm_cache.sqlite3       the LLM response cache
+    <home>/dagster_home/           Dagster's instance (runs, event log)
+    <home>/drops/<name>/           files producers drop for the sensors (game logs, human ratings...)
+    <home>/exports/<name>/         files we write for others (the GAP-VQA export)
+    <home>/plots/                  figures
+    <home>/web/                    the web app's state and secret
+
+The home is BENCHWRIGHT_HOME, by default ``.benchwright/`` in the repository root; drop and export
+folders sit beside the warehouse file, so a warehouse configured elsewhere takes its folders along.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+WAREHOUSE_FILE = "warehouse.duckdb"
+SNAPSHOT_FILE = "analyst.duckdb"
+CACHE_FILE = "llm_cache.sqlite3"
+DAGSTER_FOLDER = "dagster_home"
+
+# Drop folders, by what producers put there.
+GAP_LOGS = "gap_logs"
+HUMAN_PAIRWISE = "human_pairwise"
+MMMT_IF_HUMAN = "mmmt_if_human"
+
+
+def benchwright_home() -> Path:
+    return Path(os.environ.get("BENCHWRIGHT_HOME", ROOT / ".benchwright")).resolve()
+
+
+def beside_warehouse(warehouse_file: str | os.PathLike, *parts: str, configured: str = "") -> Path:
+    """A folder next to the warehouse file (``drops/<name>``, ``exports/<name>``, ``plots``), unless one
+    is configured."""
+    return Path(configured) if configured else Path(warehouse_file).resolve().parent.joinpath(*parts)
+
+
+def drop_folder(warehouse_file: str | os.PathLike, name: str, configured: str = "") -> Path:
+    return beside_warehouse(warehouse_file, "drops", name, configured=configured)
+
+
+def export_folder(warehouse_file: str | os.PathLike, name: str, configured: str = "") -> Path:
+    return beside_warehouse(warehouse_file, "exports", name, configured=configured)
+
+
+def web_folder(home: Path) -> Path:
+    return home / "web"

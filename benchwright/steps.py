@@ -1,0 +1,71 @@
+"""The one step shape every benchmark uses: plan requests, run them (the caller's LLM client), turn
+the results into rows.
+
+A ``Plan`` is one request and where its answer goes: the item it answers (``item_id``), the variant
+and sample (generations), the texts a judge was shown (its parser sets echoes of them aside, see
+``benchwright.judging``), and ``row``: the other key columns the result's row carries (a judgment's
+``judge_order``, a turn's ``chat_id``...). Plans are built by each benchmark's ``steps`` module from
+warehouse rows; ``generation_rows`` is the one builder of the shared ``generations`` table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from benchwright import answer_injection
+from benchwright.llm import LLMRequest, LLMResult, ModelLimits
+from benchwright.registry import RegistryEntry
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One request to make and what its answer will be a row of."""
+
+    item_id: str
+    request: LLMRequest
+    variant: str = "vision"
+    shown: tuple[str, ...] = ()  # the texts a judge was shown: its parser skips echoes of them
+    row: Mapping[str, Any] = field(default_factory=dict)  # further key columns of the result's row
+
+
+def request_for(entry: RegistryEntry, messages: list[dict], prompt_version: str, tag: str,
+                sample_index: int = 0) -> LLMRequest:
+    """The request a registry entry makes with these messages (its params and API base)."""
+    return LLMRequest(model=entry.model, messages=messages, params=dict(entry.params), prompt_version=prompt_version,
+                      sample_index=sample_index, api_base=entry.api_base, tag=tag)
+
+
+def limits_for(entries: Iterable[RegistryEntry]) -> dict[str, ModelLimits]:
+    """Per-model limits from the registry; models without their own use the client's default."""
+    limits = {}
+    for entry in entries:
+        if entry.max_concurrency or entry.rpm:
+            limits[entry.model] = ModelLimits(max_concurrency=entry.max_concurrency or 8, rpm=entry.rpm)
+    return limits
+
+
+def images_of(item: Mapping[str, Any], image_urls: Mapping[str, str]) -> list[str]:
+    """The data URLs of an item's images (``image_hashes``), each picture encoded once for all calls."""
+    return [image_urls[h] for h in item["image_hashes"]]
+
+
+GENERATION_COLUMNS = ["benchmark", "model", "item_id", "variant", "sample_index", "response", "error", "request_key",
+                      "prompt_version", "tokens_in", "tokens_out", "latency_ms", "cost_usd", "pii_redactions",
+                      "injection_kinds", "simulated"]
+
+
+def generation_rows(benchmark: str, model: RegistryEntry, plan: Sequence[Plan],
+                    results: Sequence[LLMResult]) -> pd.DataFrame:
+    """Rows of the shared ``generations`` table: one per planned answer, failed calls included."""
+    return pd.DataFrame(
+        [{"benchmark": benchmark, "model": model.slug, "item_id": p.item_id, "variant": p.variant,
+          "sample_index": p.request.sample_index, "response": r.text, "error": r.error, "request_key": r.key,
+          "prompt_version": p.request.prompt_version, "tokens_in": r.tokens_in, "tokens_out": r.tokens_out,
+          "latency_ms": r.latency_ms, "cost_usd": r.cost_usd, "pii_redactions": r.pii_redactions,
+          "injection_kinds": answer_injection.kinds_text(r.text), "simulated": model.simulated}
+         for p, r in zip(plan, results, strict=True)],
+        columns=GENERATION_COLUMNS)
