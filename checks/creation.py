@@ -11,27 +11,20 @@ from assets.creation import creation_generations
 from assets.creation import creation_pairwise_judgments, creation_vfs_judgments
 from assets.partitions import model_and_judge, model_judge_partitions
 from benchwright import creation
-from checks.results import answer_injection_check, parse_failure_result
+from checks.factories import ParseFailureSpec, parse_failure_checks
+from checks.results import answer_injection_check
 from resources.warehouse import Warehouse, read_sql
 
 # Below this exact swap consistency a judge's verdicts depend on where the answers stand.
 SWAP_CONSISTENCY_THRESHOLD = 0.6
 
 
-@dg.asset_check(asset=creation_pairwise_judgments, partitions_def=model_judge_partitions, blocking=True,
-                description="Share of pairwise verdicts that could not be parsed, per judge partition.")
-def pairwise_parse_failures(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
-    model, judge = model_and_judge(context)
-    return parse_failure_result(warehouse.query(
-        "SELECT raw_text, parse_ok, parse_problem, error FROM creation_pairwise_judgments WHERE model = ? AND judge = ?", [model, judge]))
-
-
-@dg.asset_check(asset=creation_vfs_judgments, partitions_def=model_judge_partitions, blocking=True,
-                description="Share of VFS judgments whose candidate score could not be parsed.")
-def vfs_parse_failures(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
-    model, judge = model_and_judge(context)
-    return parse_failure_result(warehouse.query(
-        "SELECT raw_text, parse_ok, parse_problem, error FROM creation_vfs_judgments WHERE model = ? AND judge = ?", [model, judge]))
+creation_parse_failure_checks = parse_failure_checks([
+    ParseFailureSpec(creation_pairwise_judgments, "pairwise_parse_failures", "creation_pairwise_judgments",
+                     "Share of pairwise verdicts that could not be parsed, per judge partition."),
+    ParseFailureSpec(creation_vfs_judgments, "vfs_parse_failures", "creation_vfs_judgments",
+                     "Share of VFS judgments whose candidate score could not be parsed."),
+])
 
 
 @dg.asset_check(asset=creation_pairwise_judgments, partitions_def=model_judge_partitions,
