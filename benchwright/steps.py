@@ -10,8 +10,11 @@ warehouse rows; ``generation_rows`` is the one builder of the shared ``generatio
 
 from __future__ import annotations
 
+import hashlib
+import inspect
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 
 import pandas as pd
@@ -69,3 +72,13 @@ def generation_rows(benchmark: str, model: RegistryEntry, plan: Sequence[Plan],
           "injection_kinds": answer_injection.kinds_text(r.text), "simulated": model.simulated}
          for p, r in zip(plan, results, strict=True)],
         columns=GENERATION_COLUMNS)
+
+
+def code_version(*modules: ModuleType, prompt_version: str = "") -> str:
+    """A Dagster code version that changes whenever the logic behind an asset does: a short hash of the
+    source of the modules that compute it (and of its prompt version, for assets that call models).
+    Any edit of those modules makes the asset stale in Dagster's eyes; nothing else does."""
+    digest = hashlib.sha256(prompt_version.encode("utf-8"))
+    for module in modules:
+        digest.update(inspect.getsource(module).encode("utf-8"))
+    return (prompt_version + "+" if prompt_version else "") + digest.hexdigest()[:12]
