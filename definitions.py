@@ -1,13 +1,19 @@
 """The Dagster code location: assets, checks, sensors, resources and the executor, assembled.
 
-Every module in assets/ and checks/ is picked up, so a new benchmark plugs in by adding files
-(see docs/ARCHITECTURE.md, "Adding a benchmark").
+Every module in assets/ and checks/ is picked up, and so is every module named in BENCHWRIGHT_PLUGINS
+(a benchmark kept outside this repository, see docs/ARCHITECTURE.md "Adding a benchmark"): a new
+benchmark plugs in by adding files, with no change here.
 """
+
+import importlib
+import pkgutil
+from types import ModuleType
 
 import dagster as dg
 
 import assets
 import checks
+from benchwright.paths import plugin_modules
 from resources import default_resources
 from sensors.gap import gap_log_drop_sensor
 from sensors.human_pairwise import human_pairwise_drop_sensor
@@ -15,9 +21,23 @@ from sensors.mmmt_if import mmmt_if_human_ratings_sensor
 from sensors.registry import automation_sensor, registry_sensor
 from sensors.runs import orphaned_run_sensor
 
+
+def benchmark_modules() -> list[ModuleType]:
+    """The modules of assets/ (by name) and then the plugins, in the order their reports print."""
+    ours = [importlib.import_module(f"assets.{info.name}") for info in pkgutil.iter_modules(assets.__path__)]
+    return sorted(ours, key=lambda m: m.__name__) + [importlib.import_module(name) for name in plugin_modules()]
+
+
+def reports() -> list[tuple[str, str]]:
+    """What the main job prints: each module's ``REPORTS``, (title, SQL over the analyst snapshot) pairs."""
+    return [report for module in benchmark_modules() for report in getattr(module, "REPORTS", [])]
+
+
+_plugins = [importlib.import_module(name) for name in plugin_modules()]
+
 defs = dg.Definitions(
-    assets=dg.load_assets_from_package_module(assets),
-    asset_checks=dg.load_asset_checks_from_package_module(checks),
+    assets=[*dg.load_assets_from_package_module(assets), *dg.load_assets_from_modules(_plugins)],
+    asset_checks=[*dg.load_asset_checks_from_package_module(checks), *dg.load_asset_checks_from_modules(_plugins)],
     sensors=[registry_sensor, automation_sensor, mmmt_if_human_ratings_sensor, gap_log_drop_sensor,
              human_pairwise_drop_sensor, orphaned_run_sensor],
     resources=default_resources(),

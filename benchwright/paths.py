@@ -16,6 +16,7 @@ folders sit beside the warehouse file, so a warehouse configured elsewhere takes
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
@@ -52,3 +53,32 @@ def export_folder(warehouse_file: str | os.PathLike, name: str, configured: str 
 
 def web_folder(home: Path) -> Path:
     return home / "web"
+
+
+# --- benchmarks from outside the repository ------------------------------------------------------------
+
+PLUGINS_VARIABLE = "BENCHWRIGHT_PLUGINS"
+
+
+def plugin_modules() -> list[str]:
+    """Modules named in BENCHWRIGHT_PLUGINS (comma-separated, importable from PYTHONPATH): benchmarks kept
+    outside this repository, wired exactly like a module of assets/ (see docs/ARCHITECTURE.md)."""
+    return [name.strip() for name in os.environ.get(PLUGINS_VARIABLE, "").split(",") if name.strip()]
+
+
+def sql_folders() -> list[Path]:
+    """Where SQL lives: this repository's sql/, then the ``sql/`` folder beside each plugin module. Found
+    without importing the plugins (the warehouse needs the DDL before any asset runs)."""
+    folders = [ROOT / "sql"]
+    for name in plugin_modules():
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.origin is None:
+            raise ModuleNotFoundError(f"{PLUGINS_VARIABLE} names {name!r}, which is not importable from PYTHONPATH")
+        folders.append(Path(spec.origin).resolve().parent / "sql")
+    return folders
+
+
+def sql_files(kind: str) -> list[Path]:
+    """The ``ddl`` or ``views`` files of every SQL folder, ordered by file name (the DDL's numeric prefixes
+    order the tables across folders)."""
+    return sorted((path for folder in sql_folders() for path in (folder / kind).glob("*.sql")), key=lambda p: p.name)

@@ -23,16 +23,20 @@ from dagster_duckdb import DuckDBResource
 from filelock import FileLock
 
 from benchwright.loading import split_new_records
+from benchwright.paths import sql_files, sql_folders
 
-SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
 _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
 log = logging.getLogger("benchwright.warehouse")
 _SCHEMA_APPLIED: set[str] = set()  # databases this process has created the tables in
 
 
 def read_sql(relative_path: str) -> str:
-    """Text of a file under sql/ (SQL lives in files, not in f-strings)."""
-    return (SQL_DIR / relative_path).read_text(encoding="utf-8")
+    """Text of a file under sql/ (SQL lives in files, not in f-strings); a plugin's own sql/ folder is
+    searched after the repository's."""
+    for folder in sql_folders():
+        if (folder / relative_path).is_file():
+            return (folder / relative_path).read_text(encoding="utf-8")
+    raise FileNotFoundError(f"no SQL file {relative_path} in {', '.join(map(str, sql_folders()))}")
 
 
 def _insert_new(con: duckdb.DuckDBPyConnection, table: str, rows: pd.DataFrame, key: list[str]) -> int:
@@ -95,7 +99,7 @@ class Warehouse(DuckDBResource):
                 try:
                     # The DDL is idempotent but costs tens of ms: once per process and file is enough.
                     if fresh_file or self.database not in _SCHEMA_APPLIED:
-                        for ddl in sorted((SQL_DIR / "ddl").glob("*.sql")):
+                        for ddl in sql_files("ddl"):
                             con.execute(ddl.read_text(encoding="utf-8"))
                         _SCHEMA_APPLIED.add(self.database)
                     yield con
@@ -225,7 +229,7 @@ class Warehouse(DuckDBResource):
         views = []
         snap = duckdb.connect(str(tmp))
         try:
-            for view_file in sorted((SQL_DIR / "views").glob("*.sql")):
+            for view_file in sql_files("views"):
                 snap.execute(view_file.read_text(encoding="utf-8"))
                 views.append(view_file.stem)
         finally:
