@@ -5,14 +5,18 @@ through `AutomationCondition.eager()` (judging before the generations are writte
 and a new judge needs no run request at all: its new partitions are "newly missing" for eager().
 """
 
+import importlib
+
 import dagster as dg
 
 import assets
 from assets.partitions import judges_partitions, models_partitions
+from benchwright.paths import plugin_modules
 from resources.registry import Registry
 
-# Every benchmark's generations asset: the assets partitioned by model alone ...
-GENERATION_ASSETS = [a for a in dg.load_assets_from_package_module(assets)
+# Every benchmark's generations asset (plugins' too): the assets partitioned by model alone ...
+GENERATION_ASSETS = [a for a in [*dg.load_assets_from_package_module(assets),
+                                 *dg.load_assets_from_modules([importlib.import_module(n) for n in plugin_modules()])]
                      if isinstance(a, dg.AssetsDefinition) and a.partitions_def == models_partitions]
 GENERATION_KEYS = [key for a in GENERATION_ASSETS for key in a.keys]
 # ... and what they read (items, descriptions), which must exist before a generation run can work.
