@@ -436,3 +436,11 @@ def gap_tainted_answers(context: dg.AssetExecutionContext, config: GapTaintedCon
         df, ["image_id", "question", "true_answer", "instructed_wrong", "answer"], **llm_metadata(stats), model=entry.slug,
         wrong_when_instructed=float((~done[done["instructed_wrong"]]["matches_truth"].astype(bool)).mean()) if len(done) else float("nan"),
         right_when_not_instructed=float(done[~done["instructed_wrong"]]["matches_truth"].astype(bool).mean()) if len(done) else float("nan")))
+
+
+# What the main job prints for this benchmark: (title, SQL over the analyst snapshot's views).
+REPORTS = [
+    ("GAP-VQA scores (0-1 judge score of each model's answers on val)",
+     "SELECT judge, model, round(gpt_score, 3) AS gpt_score, n, parse_failures, simulated, flagged_injection "
+     "FROM gap_leaderboard"),
+]

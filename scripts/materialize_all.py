@@ -21,27 +21,6 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
-# What the main job prints: the headline table of each benchmark, from the analyst snapshot's views.
-REPORTS = [
-    ("Creation leaderboard (overall; judge and model are slugs, simulated = offline simulator, not a real model)",
-     "SELECT judge, model, round(vfs, 2) AS vfs, round(reward, 1) AS reward, round(win_rate, 3) AS win_rate, "
-     "mb, better, tie, worse, mw, fail, simulated, flagged_injection FROM creation_leaderboard_overall"),
-    ("Judge quality (position-swap consistency, parse rate, biases)",
-     "SELECT judge, pairs, round(exact_consistency, 3) AS exact_consistency, "
-     "round(relaxed_consistency, 3) AS relaxed_consistency, round(parse_rate, 3) AS parse_rate, "
-     "round(p_prefer_first, 3) AS p_prefer_first, round(p_prefer_longer, 3) AS p_prefer_longer FROM judge_report"),
-    ("MMMT-IF leaderboard (PIF with 95 % bounds; PIF-N-N = all N samples follow every instruction)",
-     "SELECT model, variant, round(pif, 3) AS pif, round(pif_lower, 3) AS pif_lower, round(pif_upper, 3) AS pif_upper, "
-     "round(pif_n_n, 3) AS pif_n_n, n_samples, flagged_injection FROM mmmt_if_leaderboard"),
-    ("URS leaderboard (mean final score 1-10; the reference answer is worth 8)",
-     "SELECT judge, model, round(final_score, 2) AS final_score, n, parse_failures, flagged_injection "
-     "FROM urs_leaderboard_overall"),
-    ("GAP-VQA scores (0-1 judge score of each model's answers on val)",
-     "SELECT judge, model, round(gpt_score, 3) AS gpt_score, n, parse_failures, simulated, flagged_injection "
-     "FROM gap_leaderboard"),
-]
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--replay", action="store_true", help="fail on any LLM cache miss instead of calling")
@@ -55,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     import dagster as dg
 
     from benchwright.report import text_table
+    from definitions import reports
     from resources import default_resources
     from scripts.orchestrate import materialize_everything
 
@@ -70,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
 
     snapshot = duckdb.connect(warehouse.snapshot_path, read_only=True)
     try:
-        for title, sql in REPORTS:
+        for title, sql in reports():
             print(f"\n== {title} ==")
             print(text_table(snapshot.execute(sql).df()))
     finally:
