@@ -20,8 +20,8 @@ import pandas as pd
 
 from assets.common import LOAD_WHEN_MISSING, add_labels, repo_path, table_metadata
 from assets.creation import creation_pairwise_judgments
-from benchwright import agreement, ratings
-from benchwright.importers import ImportedSet, ImportFormatError
+from benchwright import agreement, importers, ratings, steps
+from benchwright.importers import ImportedSet, ImportFormatError, alpaca_eval, arena_hard, pairwise_human
 from benchwright.importers.alpaca_eval import import_alpaca_eval
 from benchwright.importers.arena_hard import import_arena_hard
 from benchwright.importers.pairwise_human import import_auto_j, import_llmbar, load_scenario_groups
@@ -31,6 +31,7 @@ from resources.warehouse import Warehouse
 EXTERNAL = "../shared/data/external"
 IMPORT_TABLES = ("creation_pairwise_judgments", "interop_human_labels", "interop_preferences", "interop_imports")
 ENABLE_HINT = "Imports run only when asked: materialize with run config `enabled: true`."
+IMPORTER_MODULES = (alpaca_eval, arena_hard, pairwise_human)
 
 
 def _paths(patterns: list[str]) -> list[Path]:
@@ -98,6 +99,27 @@ def _skipped(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
 
 # --- imports -----------------------------------------------------------------------------------------
 
+def import_asset(name: str, config_type: type[dg.Config], read, description: str) -> dg.AssetsDefinition:
+    """An import asset: when its config says ``enabled``, ``read(config)`` parses every file into
+    ImportedSets (a bad file fails the run with its location) and all are written in one transaction."""
+
+    @dg.asset(
+        name=name,
+        group_name="judgments",
+        code_version=steps.code_version(importers, *IMPORTER_MODULES),
+        kinds={"duckdb"},
+        # Materialized once (a no-op while disabled) so eager assets downstream are never left waiting.
+        automation_condition=LOAD_WHEN_MISSING,
+        description=description,
+    )
+    def _import(context: dg.AssetExecutionContext, config: config_type, warehouse: Warehouse) -> dg.MaterializeResult:
+        if not config.enabled:
+            return _skipped(context)
+        return _result(context, warehouse, _parse(lambda: read(config)))
+
+    return _import
+
+
 class ArenaHardImportConfig(dg.Config):
     enabled: bool = False
     """Write the import. Off by default: the main job must not pull external data into the demo."""
@@ -108,23 +130,12 @@ class ArenaHardImportConfig(dg.Config):
     """The model every record was compared with (in Arena-Hard's judge config, not in its files)."""
 
 
-@dg.asset(
-    group_name="judgments",
-    code_version="1",
-    kinds={"duckdb"},
-    # Materialized once (a no-op while disabled) so eager assets downstream are never left waiting.
-    automation_condition=LOAD_WHEN_MISSING,
-    description="Imports Arena-Hard judgment JSONL (game 1: baseline is A = our order 1; game 2 swapped) into "
-                "creation_pairwise_judgments with source 'arena_hard:<dataset>'. Runs only with `enabled: true`; "
-                "defaults to ko-arena-hard-auto's ensemble judgments. A bad file fails the run and writes nothing.",
-)
-def interop_arena_hard(context: dg.AssetExecutionContext, config: ArenaHardImportConfig,
-                       warehouse: Warehouse) -> dg.MaterializeResult:
-    if not config.enabled:
-        return _skipped(context)
-    paths = _paths(config.paths)
-    imported = _parse(lambda: import_arena_hard(paths, config.dataset, config.baseline))
-    return _result(context, warehouse, [imported])
+interop_arena_hard = import_asset(
+    "interop_arena_hard", ArenaHardImportConfig,
+    lambda config: [import_arena_hard(_paths(config.paths), config.dataset, config.baseline)],
+    "Imports Arena-Hard judgment JSONL (game 1: baseline is A = our order 1; game 2 swapped) into "
+    "creation_pairwise_judgments with source 'arena_hard:<dataset>'. Runs only with `enabled: true`; "
+    "defaults to ko-arena-hard-auto's ensemble judgments. A bad file fails the run and writes nothing.")
 
 
 class AlpacaEvalImportConfig(dg.Config):
@@ -134,22 +145,11 @@ class AlpacaEvalImportConfig(dg.Config):
     """annotations.json files or globs (relative to the repo root); one source per annotator."""
 
 
-@dg.asset(
-    group_name="judgments",
-    code_version="1",
-    kinds={"duckdb"},
-    # Materialized once (a no-op while disabled) so eager assets downstream are never left waiting.
-    automation_condition=LOAD_WHEN_MISSING,
-    description="Imports AlpacaEval annotations (baseline first = our order 1) into creation_pairwise_judgments, "
-                "source 'alpaca_eval:<annotator>', and keeps the graded preferences in interop_preferences. "
-                "Runs only with `enabled: true`. A bad file fails the run and writes nothing.",
-)
-def interop_alpaca_eval(context: dg.AssetExecutionContext, config: AlpacaEvalImportConfig,
-                        warehouse: Warehouse) -> dg.MaterializeResult:
-    if not config.enabled:
-        return _skipped(context)
-    paths = _paths(config.paths)
-    return _result(context, warehouse, _parse(lambda: import_alpaca_eval(paths)))
+interop_alpaca_eval = import_asset(
+    "interop_alpaca_eval", AlpacaEvalImportConfig, lambda config: import_alpaca_eval(_paths(config.paths)),
+    "Imports AlpacaEval annotations (baseline first = our order 1) into creation_pairwise_judgments, "
+    "source 'alpaca_eval:<annotator>', and keeps the graded preferences in interop_preferences. "
+    "Runs only with `enabled: true`. A bad file fails the run and writes nothing.")
 
 
 class AutoJImportConfig(dg.Config):
@@ -166,26 +166,19 @@ class AutoJImportConfig(dg.Config):
     """Empty: the pairs file's name."""
 
 
-@dg.asset(
-    group_name="judgments",
-    code_version="1",
-    kinds={"duckdb"},
-    # Materialized once (a no-op while disabled) so eager assets downstream are never left waiting.
-    automation_condition=LOAD_WHEN_MISSING,
-    description="Imports an Auto-J-style triple (human-labelled pairs, the judge's outputs in the original and in "
-                "the swapped order) into creation_pairwise_judgments and interop_human_labels, source "
-                "'auto_j:<dataset>'. Runs only with `enabled: true`. A bad file fails the run and writes nothing.",
-)
-def interop_auto_j(context: dg.AssetExecutionContext, config: AutoJImportConfig,
-                   warehouse: Warehouse) -> dg.MaterializeResult:
-    if not config.enabled:
-        return _skipped(context)
+def _read_auto_j(config: AutoJImportConfig) -> list[ImportedSet]:
     pairs, original, swapped = (_one_path(config.pairs, "pairs file"), _one_path(config.original, "original-order outputs"),
                                 _one_path(config.swapped, "swapped-order outputs"))
     groups_path = _one_path(config.scenario_groups, "scenario groups file") if config.scenario_groups else None
-    imported = _parse(lambda: import_auto_j(pairs, original, swapped, config.judge, config.dataset or None,
-                                            load_scenario_groups(groups_path) if groups_path else None))
-    return _result(context, warehouse, [imported])
+    return [import_auto_j(pairs, original, swapped, config.judge, config.dataset or None,
+                          load_scenario_groups(groups_path) if groups_path else None)]
+
+
+interop_auto_j = import_asset(
+    "interop_auto_j", AutoJImportConfig, _read_auto_j,
+    "Imports an Auto-J-style triple (human-labelled pairs, the judge's outputs in the original and in "
+    "the swapped order) into creation_pairwise_judgments and interop_human_labels, source "
+    "'auto_j:<dataset>'. Runs only with `enabled: true`. A bad file fails the run and writes nothing.")
 
 
 class LLMBarImportConfig(dg.Config):
@@ -195,22 +188,11 @@ class LLMBarImportConfig(dg.Config):
     """result.json files or globs in LLMBar's layout Dataset/<set>/evaluators/<judge>/result.json."""
 
 
-@dg.asset(
-    group_name="judgments",
-    code_version="1",
-    kinds={"duckdb"},
-    # Materialized once (a no-op while disabled) so eager assets downstream are never left waiting.
-    automation_condition=LOAD_WHEN_MISSING,
-    description="Imports LLMBar evaluator runs (result.json: both orders, winners mapped back, gold labels) into "
-                "creation_pairwise_judgments and interop_human_labels, source 'llmbar:<set>', judge "
-                "'<model>/<method>'. Runs only with `enabled: true`. A bad file fails the run and writes nothing.",
-)
-def interop_llmbar(context: dg.AssetExecutionContext, config: LLMBarImportConfig,
-                   warehouse: Warehouse) -> dg.MaterializeResult:
-    if not config.enabled:
-        return _skipped(context)
-    paths = _paths(config.paths)
-    return _result(context, warehouse, _parse(lambda: import_llmbar(paths)))
+interop_llmbar = import_asset(
+    "interop_llmbar", LLMBarImportConfig, lambda config: import_llmbar(_paths(config.paths)),
+    "Imports LLMBar evaluator runs (result.json: both orders, winners mapped back, gold labels) into "
+    "creation_pairwise_judgments and interop_human_labels, source 'llmbar:<set>', judge "
+    "'<model>/<method>'. Runs only with `enabled: true`. A bad file fails the run and writes nothing.")
 
 
 IMPORT_ASSETS = [interop_arena_hard, interop_alpaca_eval, interop_auto_j, interop_llmbar]
@@ -241,7 +223,7 @@ def _anchors(warehouse: Warehouse) -> dict[str, str]:
 @dg.asset(
     group_name="metrics",
     deps=[creation_pairwise_judgments, *IMPORT_ASSETS],
-    code_version="1",
+    code_version=steps.code_version(ratings),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="Bradley–Terry ratings (Elo scale, baseline anchored at 1000) with seeded bootstrap intervals and "
@@ -250,9 +232,7 @@ def _anchors(warehouse: Warehouse) -> dict[str, str]:
 )
 def interop_ratings(context: dg.AssetExecutionContext, config: RatingsConfig, warehouse: Warehouse,
                     registry: Registry) -> dg.MaterializeResult:
-    judgments = warehouse.query(
-        "SELECT source, model, judge, item_id, judge_order, candidate_position, verdict, parse_ok "
-        "FROM creation_pairwise_judgments WHERE error IS NULL")
+    judgments = warehouse.query_file("queries/interop/pairwise_for_ratings.sql")
     anchors = _anchors(warehouse)
     arena_hard = {s for s in anchors if s.startswith("arena_hard:")}
     weights = {s: ratings.arena_hard_weights(config.arena_hard_strong_weight) for s in arena_hard}
@@ -274,7 +254,7 @@ def interop_ratings(context: dg.AssetExecutionContext, config: RatingsConfig, wa
 @dg.asset(
     group_name="metrics",
     deps=[interop_alpaca_eval],
-    code_version="1",
+    code_version=steps.code_version(ratings),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="AlpacaEval-style head-to-head figures from graded preferences: win rate (draws count half), "
@@ -290,7 +270,7 @@ def interop_win_rates(context: dg.AssetExecutionContext, warehouse: Warehouse) -
 @dg.asset(
     group_name="metrics",
     deps=[creation_pairwise_judgments, interop_auto_j, interop_llmbar],
-    code_version="1",
+    code_version=steps.code_version(agreement),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="Judge–human agreement per source, judge and item group: agreement with and without ties, "
@@ -300,9 +280,7 @@ def interop_win_rates(context: dg.AssetExecutionContext, warehouse: Warehouse) -
 def interop_agreement(context: dg.AssetExecutionContext, warehouse: Warehouse,
                       registry: Registry) -> dg.MaterializeResult:
     humans = warehouse.query("SELECT * FROM interop_human_labels")
-    judgments = warehouse.query(
-        "SELECT * FROM creation_pairwise_judgments WHERE error IS NULL "
-        "AND source IN (SELECT DISTINCT source FROM interop_human_labels)")
+    judgments = warehouse.query_file("queries/interop/pairwise_with_human_labels.sql")
     table = add_labels(agreement.agreement_table(judgments, humans), registry, {"judge": "judge_display"})
     warehouse.replace_rows("interop_agreement", table, match={})
     overall = table[table["item_group"] == agreement.OVERALL]
