@@ -1,7 +1,7 @@
 """The human pairwise drop folder, read the same way by URS and Creation alignment (no assets here).
 
 The annotation app appends one CSV row per choice to `<warehouse folder>/drops/human_pairwise/<round_id>.csv`
-(format: benchwright.datasets.human_pairwise). `sensors/human_pairwise.py` watches the folder.
+(format: benchwright.human_pairwise). `sensors/human_pairwise.py` watches the folder.
 """
 
 from pathlib import Path
@@ -10,7 +10,7 @@ import dagster as dg
 
 from assets.common import record_problems
 from benchwright import paths
-from benchwright.datasets.human_pairwise import load_folder, with_known_models
+from benchwright.human_pairwise import load_folder, with_known_models
 from resources.registry import Registry
 from resources.warehouse import Warehouse
 

@@ -14,7 +14,7 @@ from assets.human_pairwise import human_pairwise_drop_folder, known_models, load
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import urs, urs_steps
 from benchwright.steps import limits_for
-from benchwright.datasets.human_pairwise import ROW_COLUMNS, with_known_models, without_duplicates
+from benchwright.human_pairwise import ROW_COLUMNS, with_known_models, without_duplicates
 from benchwright.datasets.urs import load_pairwise_csv, load_satisfaction_csv, load_urs_csv
 from benchwright.pii import redact, scan_texts
 from benchwright.report import markdown_table

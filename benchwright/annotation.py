@@ -1,5 +1,5 @@
 """Pairwise annotation rounds (METHODS §1.5, §3.4): which pairs a person sees, in which order and on
-which side, and the record their choice becomes (`benchwright.datasets.human_pairwise.COLUMNS`).
+which side, and the record their choice becomes (`benchwright.human_pairwise.COLUMNS`).
 
 A *pair* is two answers to one item: for Creation the baseline's answer (model_a) and a candidate's
 (model_b); for URS two candidates' answers. The round shuffles the items and, per item, which answer
@@ -12,7 +12,7 @@ import json
 import random
 from dataclasses import asdict, dataclass
 
-from benchwright.datasets.human_pairwise import COLUMNS
+from benchwright.human_pairwise import COLUMNS
 
 ROUND_SIZE = 6
 

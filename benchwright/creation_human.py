@@ -1,7 +1,7 @@
 """Creation human alignment (METHODS §1.5): judge models against people's pairwise choices.
 
 People compare the baseline (model_a) with a candidate (model_b) on an item and pick one of five
-points; ``benchwright.datasets.human_pairwise`` loads those choices. Every choice and every judge
+points; ``benchwright.human_pairwise`` loads those choices. Every choice and every judge
 verdict goes on one scale from the candidate's side (much better +2 … much worse −2).
 
 Per judge × model × mode, over the items people rated for that model:
@@ -29,7 +29,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from benchwright.agreement import human_human_mae, mae_and_consistency, verdict_value
-from benchwright.datasets.human_pairwise import value_for_b
+from benchwright.human_pairwise import value_for_b
 from benchwright.quality import between
 
 HUMANS = "(humans)"

@@ -35,7 +35,7 @@ from pathlib import Path
 from flask import Flask, abort, flash, g, redirect, render_template, request, session, url_for
 
 from benchwright import annotation, durable, game, gap, paths, people
-from benchwright.datasets.human_pairwise import COLUMNS as PAIRWISE_COLUMNS
+from benchwright.human_pairwise import COLUMNS as PAIRWISE_COLUMNS
 from benchwright.pii import redact
 from web.content import NoData, Snapshot, ask_game_model
 from web.store import Store, state_path

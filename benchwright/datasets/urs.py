@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from benchwright.loading import LoadProblem, RowError, has_bad_bytes, read_text_keeping_bad_bytes
-from benchwright.datasets.human_pairwise import load_pairwise_csv  # the one loader, re-exported
+from benchwright.human_pairwise import load_pairwise_csv  # the one loader, re-exported
 from benchwright.urs import INTENTS
 
 REQUIRED_COLUMNS = ("question", "reference_ans", "user_intent", "language")

@@ -12,7 +12,7 @@ import duckdb
 import pytest
 
 from assets.human_pairwise import human_pairwise_drop_folder
-from benchwright.datasets.human_pairwise import COLUMNS
+from benchwright.human_pairwise import COLUMNS
 from definitions import defs
 from scripts.orchestrate import sync_partitions
 from sensors.human_pairwise import human_pairwise_drop_sensor

@@ -9,8 +9,9 @@ import pytest
 from benchwright import creation_human
 from benchwright.agreement import verdict_value
 from benchwright.pairwise import OUTCOME_VALUE
-from benchwright.datasets import human_pairwise, urs as urs_datasets
-from benchwright.datasets.human_pairwise import COLUMNS, load_folder, load_pairwise_csv, value_for_b
+from benchwright import human_pairwise
+from benchwright.datasets import urs as urs_datasets
+from benchwright.human_pairwise import COLUMNS, load_folder, load_pairwise_csv, value_for_b
 from benchwright.paths import ROOT
 
 LEGACY_SAMPLE = ROOT / "sample_data" / "urs" / "human_pairwise.csv"
@@ -277,7 +278,7 @@ def test_no_choices_yet_gives_an_empty_table_not_an_error():
 
 
 def test_every_redelivery_of_a_choice_counts_once(tmp_path):
-    from benchwright.datasets.human_pairwise import without_duplicates
+    from benchwright.human_pairwise import without_duplicates
 
     write_round(tmp_path / "a.csv", [choice(item_id="x1"), choice(item_id="x2")])
     raw = (tmp_path / "a.csv").read_bytes()
@@ -300,7 +301,7 @@ def test_every_redelivery_of_a_choice_counts_once(tmp_path):
 
 
 def test_the_configured_sample_dropped_into_the_folder_counts_once(tmp_path):
-    from benchwright.datasets.human_pairwise import without_duplicates
+    from benchwright.human_pairwise import without_duplicates
     from benchwright.paths import ROOT
 
     sample = ROOT / "sample_data" / "urs" / "human_pairwise.csv"

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from benchwright import annotation, durable, game, gap, people
-from benchwright.datasets.human_pairwise import COLUMNS, load_pairwise_csv, value_for_b
+from benchwright.human_pairwise import COLUMNS, load_pairwise_csv, value_for_b
 
 
 # --- handles and tokens ---------------------------------------------------------------------------

@@ -376,7 +376,7 @@ def test_an_annotation_round_survives_a_crash_mid_write(site):
     assert 'id="position">2<' in page                # the accepted choice counts, the torn one does not
     again.post("/annotate/choose", data={"csrf": _form(page, "csrf"), "round_id": _form(page, "round_id"),
                                          "position": "2", "choice": "cannot_tell"})
-    from benchwright.datasets.human_pairwise import load_pairwise_csv
+    from benchwright.human_pairwise import load_pairwise_csv
 
     rows, problems = load_pairwise_csv(path)
     assert problems == [] and [(r["item_position"], r["winner"]) for r in rows][1] == (2, "undetermined")
