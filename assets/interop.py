@@ -120,9 +120,12 @@ def import_asset(name: str, config_type: type[dg.Config], read, description: str
     return _import
 
 
-class ArenaHardImportConfig(dg.Config):
+class ImportConfig(dg.Config):
     enabled: bool = False
     """Write the import. Off by default: the main job must not pull external data into the demo."""
+
+
+class ArenaHardImportConfig(ImportConfig):
     paths: list[str] = [f"{EXTERNAL}/ko-arena-hard-auto/data/ko-arena-hard-v0.1/model_judgment/ensemble/*.jsonl"]
     """Judgment JSONL files or globs (relative to the repo root)."""
     dataset: str = "ko-arena-hard-v0.1"
@@ -138,9 +141,7 @@ interop_arena_hard = import_asset(
     "defaults to ko-arena-hard-auto's ensemble judgments. A bad file fails the run and writes nothing.")
 
 
-class AlpacaEvalImportConfig(dg.Config):
-    enabled: bool = False
-    """Write the import. Off by default: the main job must not pull external data into the demo."""
+class AlpacaEvalImportConfig(ImportConfig):
     paths: list[str] = [f"{EXTERNAL}/alpaca_eval/results/*/*/annotations.json"]
     """annotations.json files or globs (relative to the repo root); one source per annotator."""
 
@@ -152,9 +153,7 @@ interop_alpaca_eval = import_asset(
     "Runs only with `enabled: true`. A bad file fails the run and writes nothing.")
 
 
-class AutoJImportConfig(dg.Config):
-    enabled: bool = False
-    """Write the import. Off by default: the main job must not pull external data into the demo."""
+class AutoJImportConfig(ImportConfig):
     pairs: str = f"{EXTERNAL}/auto-j/data/test/testdata_pairwise.jsonl"
     original: str = f"{EXTERNAL}/auto-j/data/outputs/pairwise_example_output.jsonl"
     swapped: str = f"{EXTERNAL}/auto-j/data/outputs/pairwise_exchange_example_output.jsonl"
@@ -181,9 +180,7 @@ interop_auto_j = import_asset(
     "'auto_j:<dataset>'. Runs only with `enabled: true`. A bad file fails the run and writes nothing.")
 
 
-class LLMBarImportConfig(dg.Config):
-    enabled: bool = False
-    """Write the import. Off by default: the main job must not pull external data into the demo."""
+class LLMBarImportConfig(ImportConfig):
     paths: list[str] = [f"{EXTERNAL}/llmbar/Dataset/**/evaluators/**/result.json"]
     """result.json files or globs in LLMBar's layout Dataset/<set>/evaluators/<judge>/result.json."""
 
