@@ -1,27 +1,32 @@
 """Publish: the read-only analyst snapshot (DESIGN §3). Analysts never open the live warehouse."""
 
 
+import importlib
+import pkgutil
+
 import dagster as dg
 
-from assets.creation import creation_leaderboard, judge_quality
-from assets.creation_human import creation_human_alignment
-from assets.gap import gap_engagement, gap_interaction_model, gap_reliability, gap_scores
-from assets.urs import (urs_criterion_means, urs_cross_validation, urs_human_alignment, urs_leaderboard,
-                         urs_rating_bias, urs_user_alignment)
-from assets.mmmt_if import mmmt_if_human_alignment, mmmt_if_model_comparisons, mmmt_if_pif_metrics, mmmt_if_preferences
-from assets.interop import interop_agreement, interop_ratings, interop_win_rates
+import assets
+from benchwright.paths import plugin_modules, sql_files
+from benchwright.steps import code_version
+from resources import warehouse as warehouse_module
 from resources.warehouse import Warehouse
+
+
+def metric_assets() -> list[dg.AssetsDefinition]:
+    """Every asset in the ``metrics`` group, of every module in assets/ and of every plugin: the snapshot
+    follows them all, so a new benchmark's metrics are published without editing this list."""
+    names = [f"assets.{info.name}" for info in pkgutil.iter_modules(assets.__path__) if info.name != "publish"]
+    modules = [importlib.import_module(name) for name in [*names, *plugin_modules()]]
+    return [a for a in dg.load_assets_from_modules(modules)
+            if isinstance(a, dg.AssetsDefinition) and "metrics" in a.group_names_by_key.values()]
 
 
 @dg.asset(
     group_name="publish",
-    deps=[creation_leaderboard, judge_quality, creation_human_alignment,
-          urs_leaderboard, urs_criterion_means, urs_cross_validation, urs_rating_bias, urs_user_alignment,
-          urs_human_alignment,
-          mmmt_if_pif_metrics, mmmt_if_model_comparisons, mmmt_if_preferences, mmmt_if_human_alignment,
-          interop_ratings, interop_win_rates, interop_agreement,
-          gap_reliability, gap_interaction_model, gap_scores, gap_engagement],
-    code_version="1",
+    deps=metric_assets(),
+    # The snapshot's logic is the publish code and the views it applies.
+    code_version=code_version(warehouse_module, files=sql_files("views")),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="Copies the warehouse to a read-only analyst snapshot (DuckDB storage v1.4.0, readable by older "

@@ -14,6 +14,7 @@ import hashlib
 import inspect
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -74,11 +75,13 @@ def generation_rows(benchmark: str, model: RegistryEntry, plan: Sequence[Plan],
         columns=GENERATION_COLUMNS)
 
 
-def code_version(*modules: ModuleType, prompt_version: str = "") -> str:
+def code_version(*modules: ModuleType, prompt_version: str = "", files: Iterable[Path] = ()) -> str:
     """A Dagster code version that changes whenever the logic behind an asset does: a short hash of the
-    source of the modules that compute it (and of its prompt version, for assets that call models).
-    Any edit of those modules makes the asset stale in Dagster's eyes; nothing else does."""
+    source of the modules that compute it, of the files it applies (SQL), and of its prompt version for
+    assets that call models. Any edit of those makes the asset stale in Dagster's eyes; nothing else does."""
     digest = hashlib.sha256(prompt_version.encode("utf-8"))
     for module in modules:
         digest.update(inspect.getsource(module).encode("utf-8"))
+    for path in files:
+        digest.update(Path(path).read_bytes())
     return (prompt_version + "+" if prompt_version else "") + digest.hexdigest()[:12]
