@@ -12,7 +12,8 @@ import pandas as pd
 from assets.common import (LOAD_WHEN_MISSING, add_labels, answers_by_item, image_urls, llm_metadata, record_problems,
                            repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
-from benchwright import creation, creation_steps
+from benchwright import creation, creation_steps, pairwise, steps
+from benchwright.datasets import creation as creation_loader
 from benchwright.steps import limits_for
 from benchwright.datasets.creation import load_creation_jsonl, load_creation_tsv, normalize_item_images
 from benchwright.pii import redact
@@ -48,7 +49,7 @@ class CreationDatasetConfig(dg.Config):
 
 @dg.asset(
     group_name="datasets",
-    code_version="1",
+    code_version=steps.code_version(creation_loader),
     automation_condition=LOAD_WHEN_MISSING,
     kinds={"duckdb"},
     description="Creation items (METHODS §1.1) from the configured file. Images are verified with Pillow, "
@@ -270,7 +271,7 @@ IMPORTED_JUDGMENTS = [dg.AssetKey(name) for name in ("interop_arena_hard", "inte
 @dg.asset(
     group_name="metrics",
     deps=[creation_pairwise_judgments, creation_vfs_judgments, *IMPORTED_JUDGMENTS],
-    code_version="1",
+    code_version=steps.code_version(creation, pairwise),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="Creation leaderboard per judge and model: VFS, Reward, Win Rate, MB/Better/Tie/Worse/MW/Fail, "
@@ -295,7 +296,7 @@ def creation_leaderboard(context: dg.AssetExecutionContext, warehouse: Warehouse
 @dg.asset(
     group_name="metrics",
     deps=[creation_pairwise_judgments, *IMPORTED_JUDGMENTS],
-    code_version="1",
+    code_version=steps.code_version(creation, pairwise),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="How far each judge can be trusted: exact and relaxed position-swap consistency, parse rate, "

@@ -10,7 +10,7 @@ import pandas as pd
 from assets.common import add_labels, problems_frame, table_metadata
 from assets.creation import creation_pairwise_judgments, creation_references
 from assets.human_pairwise import human_pairwise_drop_folder, load_human_pairwise_drops
-from benchwright import creation_human
+from benchwright import agreement, creation_human, human_pairwise, steps
 from benchwright.human_pairwise import ROW_COLUMNS
 from resources.registry import Registry
 from resources.warehouse import Warehouse
@@ -29,7 +29,7 @@ class CreationHumanConfig(dg.Config):
 @dg.asset(
     group_name="metrics",
     deps=[creation_pairwise_judgments, creation_references],
-    code_version="1",
+    code_version=steps.code_version(creation_human, human_pairwise, agreement),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="Human alignment of the Creation judges (METHODS §1.5): people's choices between the baseline "
