@@ -5,16 +5,14 @@ import dagster as dg
 from assets.gap import gap_game_logs, gap_generations, gap_reliability, gap_score_judgments, gap_vqa_dataset
 from assets.partitions import model_and_judge, model_judge_partitions
 from benchwright.gap import SUITES
-from checks.results import answer_injection_check, parse_failure_result, schema_result
+from checks.factories import SchemaSpec, schema_checks
+from checks.results import answer_injection_check, parse_failure_result
 from resources.warehouse import Warehouse
 
 QUARANTINE_WARN_SHARE = 0.05
 
 
-@dg.asset_check(asset=gap_reliability, name="schema_and_ranges")
-def gap_reliability_schema(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return schema_result(warehouse.query("SELECT * FROM gap_player_reliability"),
-                         SUITES["gap_player_reliability"], "gap_player_reliability")
+gap_schema_checks = schema_checks([SchemaSpec(gap_reliability, "gap_player_reliability", SUITES["gap_player_reliability"])])
 
 
 @dg.asset_check(asset=gap_game_logs, description="Share of quarantined log lines; warns above 5 %.")

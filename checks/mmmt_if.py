@@ -11,9 +11,9 @@ import dagster as dg
 
 from assets.mmmt_if import (mmmt_if_autorater_judgments, mmmt_if_generations, mmmt_if_pif_metrics, mmmt_if_preferences,
                             mmmt_if_turn_scores)
-from assets.partitions import model_and_judge, model_judge_partitions
 from benchwright import mmmt_if
-from checks.results import answer_injection_check, parse_failure_result, schema_result
+from checks.factories import ParseFailureSpec, SchemaSpec, parse_failure_checks, schema_checks
+from checks.results import answer_injection_check, schema_result
 from resources.warehouse import Warehouse
 
 # More than this share of unparsable autorater outputs means the judge (or its prompt) is broken.
@@ -42,28 +42,21 @@ def mmmt_if_metrics_schema(warehouse: Warehouse) -> dg.AssetCheckResult:
     return schema_result(mmmt_if.pif_values(tables), mmmt_if.SUITES["mmmt_if_pif_values"], "mmmt_if_pif_values")
 
 
-@dg.asset_check(asset=mmmt_if_turn_scores, name="schema_and_ranges",
-                description="PIF in [0, 1], followed ≤ 6, known variants, one row per response.")
-def mmmt_if_turn_scores_schema(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return schema_result(warehouse.query("SELECT * FROM mmmt_if_turn_scores"),
-                         mmmt_if.SUITES["mmmt_if_turn_scores"], "mmmt_if_turn_scores")
+mmmt_if_schema_checks = schema_checks([
+    SchemaSpec(mmmt_if_turn_scores, "mmmt_if_turn_scores", mmmt_if.SUITES["mmmt_if_turn_scores"],
+               description="PIF in [0, 1], followed ≤ 6, known variants, one row per response."),
+    SchemaSpec(mmmt_if_preferences, "mmmt_if_autorater_judgments", mmmt_if.SUITES["mmmt_if_autorater_judgments"],
+               name="autorater_scores_in_range",
+               description="Every parsed autorater score within 1-10, known variants, one judgment per response "
+                           "and judge (the preference scores are built from them)."),
+])
 
 
-@dg.asset_check(asset=mmmt_if_preferences, name="autorater_scores_in_range",
-                description="Every parsed autorater score within 1-10, known variants, one judgment per response "
-                            "and judge (the preference scores are built from them).")
-def mmmt_if_autorater_schema(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return schema_result(warehouse.query("SELECT * FROM mmmt_if_autorater_judgments"),
-                         mmmt_if.SUITES["mmmt_if_autorater_judgments"], "mmmt_if_autorater_judgments")
-
-
-@dg.asset_check(asset=mmmt_if_autorater_judgments, partitions_def=model_judge_partitions, blocking=True,
-                description="Share of autorater outputs whose 8-score dict could not be parsed, per judge partition.")
-def mmmt_if_autorater_parse_failures(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
-    model, judge = model_and_judge(context)
-    df = warehouse.query("SELECT raw_text, parse_ok, parse_problem, error FROM mmmt_if_autorater_judgments "
-                         "WHERE model = ? AND judge = ?", [model, judge])
-    return parse_failure_result(df, AUTORATER_PARSE_FAILURE_THRESHOLD, what="autorater outputs")
+mmmt_if_parse_failure_checks = parse_failure_checks([
+    ParseFailureSpec(mmmt_if_autorater_judgments, "mmmt_if_autorater_parse_failures", "mmmt_if_autorater_judgments",
+                     "Share of autorater outputs whose 8-score dict could not be parsed, per judge partition.",
+                     threshold=AUTORATER_PARSE_FAILURE_THRESHOLD, what="autorater outputs"),
+])
 
 
 mmmt_if_answer_injection = answer_injection_check(mmmt_if_generations, mmmt_if.BENCHMARK)

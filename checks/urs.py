@@ -6,23 +6,21 @@ Thin: the measures come from benchwright/ (parser, PII scanner, suites in benchw
 
 import dagster as dg
 
-from assets.partitions import model_and_judge, model_judge_partitions, models_partitions
 from assets.urs import (urs_cross_judgments, urs_cross_validation, urs_generations, urs_items, urs_judgments,
                         urs_leaderboard, urs_rating_bias)
 from benchwright.urs import SUITES
-from checks.results import PARSE_FAILURE_THRESHOLD, answer_injection_check, parse_failure_result, schema_result
+from checks.factories import ParseFailureSpec, SchemaSpec, parse_failure_checks, schema_checks
+from checks.results import PARSE_FAILURE_THRESHOLD, answer_injection_check
 from resources.warehouse import Warehouse
 
 
 # --- parse failures ------------------------------------------------------------------------------
 
-@dg.asset_check(asset=urs_judgments, partitions_def=model_judge_partitions, blocking=True,
-                description="Share of URS judge outputs whose score dict could not be parsed (no dict, missing "
-                            "final score, a score outside 1-10 or not an integer), per judge partition.")
-def urs_parse_failures(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
-    model, judge = model_and_judge(context)
-    return parse_failure_result(warehouse.query(
-        "SELECT raw_text, parse_ok, parse_problem, error FROM urs_judgments WHERE model = ? AND judge = ?", [model, judge]))
+urs_parse_failure_checks = parse_failure_checks([
+    ParseFailureSpec(urs_judgments, "urs_parse_failures", "urs_judgments",
+                     "Share of URS judge outputs whose score dict could not be parsed (no dict, missing final score, "
+                     "a score outside 1-10 or not an integer), per judge partition."),
+])
 
 
 @dg.asset_check(asset=urs_cross_judgments, blocking=True,
@@ -48,43 +46,13 @@ urs_answer_injection = answer_injection_check(urs_generations, "urs")
 
 # --- schema and ranges (great-expectations via benchwright.quality) --------------------------------
 
-@dg.asset_check(asset=urs_items, name="schema_and_ranges")
-def urs_items_schema(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return schema_result(warehouse.query("SELECT * FROM urs_items"), SUITES["urs_items"], "urs_items")
-
-
-@dg.asset_check(asset=urs_generations, partitions_def=models_partitions, name="schema_and_ranges")
-def urs_generations_schema(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
-    return schema_result(warehouse.query("SELECT * FROM generations WHERE benchmark = 'urs' AND model = ?",
-                                          [context.partition_key]), SUITES["urs_generations"], "urs_generations")
-
-
-@dg.asset_check(asset=urs_judgments, partitions_def=model_judge_partitions, name="schema_and_ranges")
-def urs_judgments_schema(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
-    model, judge = model_and_judge(context)
-    return schema_result(warehouse.query("SELECT * FROM urs_judgments WHERE model = ? AND judge = ?",
-                                          [model, judge]), SUITES["urs_judgments"], "urs_judgments")
-
-
-@dg.asset_check(asset=urs_cross_judgments, name="schema_and_ranges")
-def urs_cross_judgments_schema(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return schema_result(warehouse.query("SELECT * FROM urs_cross_judgments"),
-                         SUITES["urs_cross_judgments"], "urs_cross_judgments")
-
-
-@dg.asset_check(asset=urs_leaderboard, name="schema_and_ranges")
-def urs_leaderboard_schema(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return schema_result(warehouse.query("SELECT * FROM urs_leaderboard"),
-                         SUITES["urs_leaderboard"], "urs_leaderboard")
-
-
-@dg.asset_check(asset=urs_cross_validation, name="schema_and_ranges")
-def urs_cross_validation_schema(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return schema_result(warehouse.query("SELECT * FROM urs_cross_validation"),
-                         SUITES["urs_cross_validation"], "urs_cross_validation")
-
-
-@dg.asset_check(asset=urs_rating_bias, name="schema_and_ranges")
-def urs_rating_bias_schema(warehouse: Warehouse) -> dg.AssetCheckResult:
-    return schema_result(warehouse.query("SELECT * FROM urs_rating_bias"),
-                         SUITES["urs_rating_bias"], "urs_rating_bias")
+urs_schema_checks = schema_checks([
+    SchemaSpec(urs_items, "urs_items", SUITES["urs_items"]),
+    SchemaSpec(urs_generations, "generations", SUITES["urs_generations"], scope="model", benchmark="urs",
+               report_as="urs_generations"),
+    SchemaSpec(urs_judgments, "urs_judgments", SUITES["urs_judgments"], scope="model_judge"),
+    SchemaSpec(urs_cross_judgments, "urs_cross_judgments", SUITES["urs_cross_judgments"]),
+    SchemaSpec(urs_leaderboard, "urs_leaderboard", SUITES["urs_leaderboard"]),
+    SchemaSpec(urs_cross_validation, "urs_cross_validation", SUITES["urs_cross_validation"]),
+    SchemaSpec(urs_rating_bias, "urs_rating_bias", SUITES["urs_rating_bias"]),
+])
