@@ -7,6 +7,7 @@ from typing import Any
 import dagster as dg
 import pandas as pd
 
+from benchwright import answer_injection
 from benchwright.images import NormalizedImage, data_url
 from benchwright.pii import redacted
 from benchwright.report import markdown_table
@@ -20,6 +21,14 @@ LOAD_WHEN_MISSING = (dg.AutomationCondition.missing() & ~dg.AutomationCondition.
 
 
 PROBLEM_COLUMNS = ["location", "reason"]
+
+
+def store_generations(warehouse, rows: pd.DataFrame, benchmark: str, model: str) -> None:
+    """Replace one model's answers to one benchmark in ``generations``, each answer flagged with the judge
+    formats it contains (``injection_kinds``, read by the ``answer_injection`` check and the leaderboards).
+    Every generation asset stores through here, so no benchmark's answers go unflagged."""
+    flagged = rows.assign(injection_kinds=[answer_injection.kinds_text(text) for text in rows["response"]])
+    warehouse.replace_rows("generations", flagged, match={"benchmark": benchmark, "model": model})
 
 
 def problems_frame(problems: list, benchmark: str, dataset: str) -> pd.DataFrame:

@@ -1,7 +1,7 @@
 """Creation (METHODS §1): items, baseline answers, image descriptions, generations, judgments, metrics.
 
-Thin wiring: what to ask and what rows answers become live in benchwright.creation and
-benchwright.creation_steps; these assets read the warehouse, call the LLM client and write back.
+Thin wiring: what to ask and what rows answers become live in benchwright.creation.method and
+benchwright.creation.steps; these assets read the warehouse, call the LLM client and write back.
 Groups follow the pipeline's stages (datasets, generations, judgments, metrics).
 """
 
@@ -9,13 +9,15 @@ Groups follow the pipeline's stages (datasets, generations, judgments, metrics).
 import dagster as dg
 import pandas as pd
 
-from assets.common import (LOAD_WHEN_MISSING, add_labels, answers_by_item, image_urls, llm_metadata, record_problems,
+from assets.common import (LOAD_WHEN_MISSING, store_generations, add_labels, answers_by_item, image_urls, llm_metadata, record_problems,
                            repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
-from benchwright import creation, creation_steps, pairwise, steps
-from benchwright.datasets import creation as creation_loader
+from benchwright import pairwise, steps
+from benchwright.creation import method as creation
+from benchwright.creation import steps as creation_steps
+from benchwright.creation import loader as creation_loader
 from benchwright.steps import limits_for
-from benchwright.datasets.creation import load_creation_jsonl, load_creation_tsv, normalize_item_images
+from benchwright.creation.loader import load_creation_jsonl, load_creation_tsv, normalize_item_images
 from benchwright.pii import redact
 from resources.llm import LLMClient
 from resources.registry import Registry
@@ -23,7 +25,7 @@ from resources.warehouse import Warehouse
 
 
 def load_items(warehouse: Warehouse) -> list[dict]:
-    """Creation items as plain dicts, the shape benchwright.creation expects."""
+    """Creation items as plain dicts, the shape benchwright.creation.method expects."""
     df = warehouse.query("SELECT * FROM creation_items ORDER BY item_id")
     items = df.to_dict("records")
     for item in items:
@@ -186,7 +188,7 @@ def creation_generations(context: dg.AssetExecutionContext, warehouse: Warehouse
         context.log.warning(f"{len(skipped)} items skipped: no image description for text-only model {model.slug}")
     results, stats = llm.run([p.request for p in plan], limits=limits_for([model]), progress=context.log.info)
     df = creation_steps.generation_rows(model, plan, results)
-    warehouse.replace_rows("generations", df, match={"benchmark": "creation", "model": model.slug})
+    store_generations(warehouse, df, creation_steps.BENCHMARK, model.slug)
     return dg.MaterializeResult(metadata=table_metadata(
         df, ["item_id", "variant", "response", "error"], **llm_metadata(stats),
         model=model.model, simulated=model.simulated, skipped=len(skipped),

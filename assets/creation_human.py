@@ -1,6 +1,6 @@
 """Creation human alignment (METHODS §1.5): people's pairwise choices against the judges' verdicts.
 
-Thin wiring: the loader is benchwright.human_pairwise, the math benchwright.creation_human.
+Thin wiring: the loader is benchwright.human_pairwise, the math benchwright.creation.human.
 The choices come from the drop folder (assets/human_pairwise.py), watched by sensors/human_pairwise.py.
 """
 
@@ -10,7 +10,8 @@ import pandas as pd
 from assets.common import add_labels, problems_frame, table_metadata
 from assets.creation import creation_pairwise_judgments, creation_references
 from assets.human_pairwise import human_pairwise_drop_folder, load_human_pairwise_drops
-from benchwright import agreement, creation_human, human_pairwise, steps
+from benchwright import agreement, human_pairwise, steps
+from benchwright.creation import human as creation_human
 from benchwright.human_pairwise import ROW_COLUMNS
 from resources.registry import Registry
 from resources.warehouse import Warehouse

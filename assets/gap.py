@@ -1,7 +1,7 @@
 """GAP (METHODS §4): game images, tainted answers, game-log ingest, reliability and selection, rewards, the player
 interaction model, the GAP-VQA dataset, its scoring on val and engagement analytics.
 
-Thin wiring: all logic is in benchwright.gap, benchwright.datasets.gap and benchwright.simulate.gap.
+Thin wiring: all logic is in benchwright.gap.method, benchwright.gap.images and benchwright.simulate.gap.
 """
 
 import json
@@ -11,12 +11,14 @@ from pathlib import Path
 import dagster as dg
 import pandas as pd
 
-from assets.common import (LOAD_WHEN_MISSING, add_labels, image_urls, llm_metadata,
+from assets.common import (LOAD_WHEN_MISSING, store_generations, add_labels, image_urls, llm_metadata,
                            record_problems, repo_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
-from benchwright import gap, gap_steps, paths
+from benchwright import paths
+from benchwright.gap import method as gap
+from benchwright.gap import steps as gap_steps
 from benchwright.steps import limits_for, request_for
-from benchwright.datasets.gap import generate_images, load_image_folder, true_answer
+from benchwright.gap.images import generate_images, load_image_folder, true_answer
 from benchwright.pii import pseudonym, redacted
 from benchwright.report import markdown_table
 from resources.llm import LLMClient
@@ -82,7 +84,7 @@ class GapLogsConfig(dg.Config):
 def ingest_log_files(warehouse: Warehouse, paths: list[Path], log=None) -> dict:
     """Store every mark once by its natural key (session, picture order, question index), each file in
     one transaction that checks and writes; returns counts. Files follow the drop-folder contract
-    (benchwright.datasets): only `*.jsonl` names are read, only complete lines are records."""
+    (benchwright.loading): only `*.jsonl` names are read, only complete lines are records."""
     read = warehouse.query("SELECT file_sha256, file_name FROM gap_log_files")
     known = set(zip(read["file_sha256"], read["file_name"]))
     counts = {"files_seen": len(paths), "files_new": 0, "marks_stored": 0, "marks_duplicate": 0,
@@ -316,7 +318,7 @@ def gap_generations(context: dg.AssetExecutionContext, config: GapGenerationsCon
     plan = gap_steps.answer_plan(val, model, urls)
     results, stats = llm.run([p.request for p in plan], limits=limits_for([model]), progress=context.log.info)
     df = gap_steps.answer_rows(model, plan, results)
-    warehouse.replace_rows("generations", df, match={"benchmark": gap_steps.BENCHMARK, "model": model.slug})
+    store_generations(warehouse, df, gap_steps.BENCHMARK, model.slug)
     return dg.MaterializeResult(metadata=table_metadata(df, ["item_id", "response", "error"], **llm_metadata(stats)))
 
 
@@ -375,7 +377,7 @@ def gap_scores(context: dg.AssetExecutionContext, warehouse: Warehouse, registry
                 "on tainted images (10 % buckets); charts in the metadata.",
 )
 def gap_engagement(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
-    from benchwright.mmmt_if_plots import data_url_markdown
+    from benchwright.mmmt_if.plots import data_url_markdown
 
     table = gap.engagement(_marks(warehouse))
     warehouse.replace_rows("gap_engagement", table, match={})
@@ -408,7 +410,7 @@ def gap_tainted_answers(context: dg.AssetExecutionContext, config: GapTaintedCon
                         llm: LLMClient, registry: Registry) -> dg.MaterializeResult:
     import random
 
-    from benchwright.datasets.gap import ask
+    from benchwright.gap.images import ask
 
     entry = registry.game_model(config.model)
     if entry is None:

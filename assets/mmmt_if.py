@@ -1,8 +1,8 @@
 """MMMT-IF (METHODS §2): chats, multi-turn generations, programmatic scores, autorater, human ratings, metrics.
 
-Thin wiring: prompts, parsing and every metric live in benchwright.mmmt_if and
-benchwright.mmmt_if_steps; these assets read the warehouse, call the LLM client, write back and
-attach metadata (and the PNG charts of benchwright.mmmt_if_plots).
+Thin wiring: prompts, parsing and every metric live in benchwright.mmmt_if.method and
+benchwright.mmmt_if.steps; these assets read the warehouse, call the LLM client, write back and
+attach metadata (and the PNG charts of benchwright.mmmt_if.plots).
 """
 
 from pathlib import Path
@@ -11,11 +11,14 @@ import dagster as dg
 import numpy as np
 import pandas as pd
 
-from assets.common import (LOAD_WHEN_MISSING, add_labels, image_urls, llm_metadata,
+from assets.common import (LOAD_WHEN_MISSING, store_generations, add_labels, image_urls, llm_metadata,
                            record_problems, repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
-from benchwright import mmmt_if, mmmt_if_plots, mmmt_if_steps, paths, ratings
-from benchwright.datasets.mmmt_if import human_once_each, load_chats, load_human_csv, prepare_chats
+from benchwright import paths, ratings
+from benchwright.mmmt_if import method as mmmt_if
+from benchwright.mmmt_if import plots as mmmt_if_plots
+from benchwright.mmmt_if import steps as mmmt_if_steps
+from benchwright.mmmt_if.loader import human_once_each, load_chats, load_human_csv, prepare_chats
 from benchwright.llm import CallStats
 from benchwright.report import markdown_table
 from resources.llm import LLMClient
@@ -191,7 +194,7 @@ def mmmt_if_generations(context: dg.AssetExecutionContext, config: MMMTIFGenerat
         context.log.info(f"turn {turn}/{last_turn}: {len(plan)} requests, {stats.api_calls} calls, "
                          f"{stats.cache_hits} cache hits, {stats.errors} errors")
     df = pd.concat(frames, ignore_index=True)
-    warehouse.replace_rows("generations", df, match={"benchmark": mmmt_if.BENCHMARK, "model": model.slug})
+    store_generations(warehouse, df, mmmt_if.BENCHMARK, model.slug)
     failed_history = sum(answer is None for answers in history.values() for answer in answers)
     return dg.MaterializeResult(metadata=table_metadata(
         df, ["item_id", "variant", "sample_index", "response", "error"], **llm_metadata(_merged_stats(batches)),
@@ -209,7 +212,7 @@ def mmmt_if_generations(context: dg.AssetExecutionContext, config: MMMTIFGenerat
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="Programmatic instruction following (no judge): every stored MMMT-IF response of every model "
-                "checked against every instruction in force at its turn (benchwright.instruction_following). "
+                "checked against every instruction in force at its turn (benchwright.mmmt_if.instruction_following). "
                 "Writes `mmmt_if_turn_scores` (PIF per response; NULL for a failed call) and "
                 "`mmmt_if_instruction_results`. Checking is fast, so all models are rescored together.",
 )
@@ -280,7 +283,7 @@ def human_drop_folder(warehouse: Warehouse, configured: str = "") -> Path:
     automation_condition=LOAD_WHEN_MISSING,
     kinds={"duckdb"},
     description="Human instruction-following ratings (1-10) and pairwise preferences for MMMT-IF responses, read "
-                "from every CSV in the drop folder (layouts in benchwright/datasets/mmmt_if.py). Requested by "
+                "from every CSV in the drop folder (layouts in benchwright/mmmt_if/loader.py). Requested by "
                 "`mmmt_if_human_ratings_sensor` when a file is added or changed; bad rows are recorded in "
                 "`dataset_problems` with file and line.",
 )

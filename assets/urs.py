@@ -1,21 +1,22 @@
 """URS (METHODS §3): items, reference answers, generations, intent-aware judgments, metrics, alignment.
 
-Thin wiring: prompts, parsing and metrics live in benchwright.urs, the request/row steps in
-benchwright.urs_steps. These assets read the warehouse, call the LLM client and write back.
+Thin wiring: prompts, parsing and metrics live in benchwright.urs.method, the request/row steps in
+benchwright.urs.steps. These assets read the warehouse, call the LLM client and write back.
 """
 
 
 import dagster as dg
 import pandas as pd
 
-from assets.common import (LOAD_WHEN_MISSING, add_labels, llm_metadata, record_problems, repo_path, shown_path,
+from assets.common import (LOAD_WHEN_MISSING, store_generations, add_labels, llm_metadata, record_problems, repo_path, shown_path,
                            table_metadata)
 from assets.human_pairwise import human_pairwise_drop_folder, known_models, load_human_pairwise_drops
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
-from benchwright import urs, urs_steps
+from benchwright.urs import method as urs
+from benchwright.urs import steps as urs_steps
 from benchwright.steps import limits_for
 from benchwright.human_pairwise import ROW_COLUMNS, with_known_models, without_duplicates
-from benchwright.datasets.urs import load_pairwise_csv, load_satisfaction_csv, load_urs_csv
+from benchwright.urs.loader import load_pairwise_csv, load_satisfaction_csv, load_urs_csv
 from benchwright.pii import redact, scan_texts
 from benchwright.report import markdown_table
 from resources.llm import LLMClient
@@ -141,7 +142,7 @@ def urs_generations(context: dg.AssetExecutionContext, warehouse: Warehouse, llm
     plan = urs_steps.generation_plan(items, model)
     results, stats = llm.run([p.request for p in plan], limits=limits_for([model]), progress=context.log.info)
     df = urs_steps.generation_rows(model, plan, results)
-    warehouse.replace_rows("generations", df, match={"benchmark": urs_steps.BENCHMARK, "model": model.slug})
+    store_generations(warehouse, df, urs_steps.BENCHMARK, model.slug)
     return dg.MaterializeResult(metadata=table_metadata(
         df, ["item_id", "sample_index", "response", "error"], **llm_metadata(stats),
         model=model.model, simulated=model.simulated))

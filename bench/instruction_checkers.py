@@ -1,7 +1,7 @@
 """Benchmark: checking MMMT-IF instructions, responses per second on one core.
 
 Builds 100,000 (response, instruction set) pairs — distinct responses, so the per-response text
-analysis cache never helps — and times ``benchwright.instruction_following.followed`` on them in one
+analysis cache never helps — and times ``benchwright.mmmt_if.instruction_following.followed`` on them in one
 process. Instruction sets are drawn like the chat set's: one option from each of 0-6 categories.
 Half the responses are the simulator's plain prose (shaped to follow or break each instruction),
 half are markdown answers (headings, bullets, bold, numbers, quotes), 40-140 words each.
@@ -34,7 +34,7 @@ def markdown_answer(rng: random.Random, index: int) -> str:
 
 
 def build_pairs(count: int, seed: int = 0) -> tuple[list[str], list[list[str]], list[str]]:
-    from benchwright.instruction_following import CATEGORIES, OPTIONS_BY_CATEGORY
+    from benchwright.mmmt_if.instruction_following import CATEGORIES, OPTIONS_BY_CATEGORY
     from benchwright.simulate.mmmt_if import compose
 
     rng = random.Random(seed)
@@ -59,8 +59,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pairs", type=int, default=100_000)
     args = parser.parse_args(argv)
 
-    from benchwright.instruction_following import followed
-    from benchwright.instruction_following.text import analyse
+    from benchwright.mmmt_if.instruction_following import followed
+    from benchwright.mmmt_if.instruction_following.text import analyse
 
     t0 = time.perf_counter()
     responses, instruction_sets, kinds = build_pairs(args.pairs)

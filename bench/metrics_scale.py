@@ -4,8 +4,8 @@
 five, 2 % unparsed, answer lengths random), plus 500,000 VFS rows and the 5,000 items spread over the
 51 published tasks. Seeded. Timed, in one process:
 
-- ``benchwright.creation.leaderboard`` (pandas; the creation_leaderboard asset's work);
-- ``benchwright.creation.judge_quality`` (pandas; the judge_quality asset's work);
+- ``benchwright.creation.method.leaderboard`` (pandas; the creation_leaderboard asset's work);
+- ``benchwright.creation.method.judge_quality`` (pandas; the judge_quality asset's work);
 - the analyst view ``creation_verdicts`` (sql/views; DuckDB, in memory) over the same rows.
 
     .venv/bin/python bench/metrics_scale.py [--items 5000]    # rows = 5 × 20 × items × 2
@@ -26,7 +26,7 @@ JUDGES, MODELS = 5, 20
 
 
 def synthetic(items: int, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    from benchwright.datasets.creation import TASK_CATEGORIES
+    from benchwright.creation.loader import TASK_CATEGORIES
     from benchwright.pairwise import CANONICAL_VERDICTS, outcome
 
     rng = np.random.default_rng(seed)
@@ -82,7 +82,7 @@ def verdicts_view_seconds(pairwise: pd.DataFrame, items_df: pd.DataFrame) -> flo
 
 
 def measure(items: int = 5000) -> dict:
-    from benchwright import creation
+    from benchwright.creation import method as creation
 
     made = time.perf_counter()
     pairwise, vfs, items_df = synthetic(items)

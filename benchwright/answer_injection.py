@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import unicodedata
 
-from benchwright import gap, mmmt_if, pairwise, urs, verdicts
+from benchwright import pairwise
+from benchwright.gap import method as gap
+from benchwright.mmmt_if import method as mmmt_if
+from benchwright.urs import method as urs
+from benchwright.creation import vfs as verdicts
 
 PAIRWISE_VERDICT = "pairwise_verdict"
 VFS_LINE = "vfs_line"

@@ -89,7 +89,7 @@ def _parse(text: str, path: Path) -> tuple[list[dict], list[LoadProblem]]:
     unfinished = []
     text, tail = without_unfinished_line(text)
     if tail and text:  # (a file with only a header in progress has nothing to report yet)
-        # The drop-folder contract (benchwright.datasets): read once it is complete, never half.
+        # The drop-folder contract (benchwright.loading): read once it is complete, never half.
         records_so_far = sum(1 for record in csv.reader(io.StringIO(text, newline="")) if any(record)) - 1
         unfinished.append(LoadProblem(f"{path.name}:row {records_so_far + 1}",
                                       f"incomplete last line ({len(tail)} characters, no line end yet): "
@@ -148,7 +148,7 @@ def without_duplicates(rows: list[dict]) -> tuple[list[dict], list[LoadProblem]]
     A choice's natural key is its normalized content (all of ``COLUMNS``: benchmark, item, models,
     winner, strength, annotator, sides, position, round, time, seconds), so a copy of a file, the same
     file with other line ends, or a row written twice is recognised whatever file holds it. Rows without
-    ``recorded_at`` (the older anonymous URS layout) count by occurrence (``benchwright.datasets.once_each``).
+    ``recorded_at`` (the older anonymous URS layout) count by occurrence (``benchwright.loading.once_each``).
     """
     located = [{**row, "source_line": f"row {row['source_row']}"} for row in rows]
     kept, repeated = once_each(located, COLUMNS, identity="recorded_at")

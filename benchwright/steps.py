@@ -20,7 +20,6 @@ from typing import Any
 
 import pandas as pd
 
-from benchwright import answer_injection
 from benchwright.llm import LLMRequest, LLMResult, ModelLimits
 from benchwright.registry import RegistryEntry
 
@@ -64,13 +63,17 @@ GENERATION_COLUMNS = ["benchmark", "model", "item_id", "variant", "sample_index"
 
 def generation_rows(benchmark: str, model: RegistryEntry, plan: Sequence[Plan],
                     results: Sequence[LLMResult]) -> pd.DataFrame:
-    """Rows of the shared ``generations`` table: one per planned answer, failed calls included."""
+    """Rows of the shared ``generations`` table: one per planned answer, failed calls included.
+
+    ``injection_kinds`` is left empty here: it is filled where answers are stored
+    (``assets.common.store_generations``), by ``benchwright.answer_injection``, which knows every
+    benchmark's judge formats and so sits above the benchmark packages, not in this kernel."""
     return pd.DataFrame(
         [{"benchmark": benchmark, "model": model.slug, "item_id": p.item_id, "variant": p.variant,
           "sample_index": p.request.sample_index, "response": r.text, "error": r.error, "request_key": r.key,
           "prompt_version": p.request.prompt_version, "tokens_in": r.tokens_in, "tokens_out": r.tokens_out,
           "latency_ms": r.latency_ms, "cost_usd": r.cost_usd, "pii_redactions": r.pii_redactions,
-          "injection_kinds": answer_injection.kinds_text(r.text), "simulated": model.simulated}
+          "injection_kinds": None, "simulated": model.simulated}
          for p, r in zip(plan, results, strict=True)],
         columns=GENERATION_COLUMNS)
 

@@ -10,7 +10,7 @@ import pandas as pd
 from assets.creation import creation_generations
 from assets.creation import creation_pairwise_judgments, creation_vfs_judgments
 from assets.partitions import model_and_judge, model_judge_partitions
-from benchwright import creation
+from benchwright.creation import method as creation
 from checks.factories import ParseFailureSpec, parse_failure_checks
 from checks.results import answer_injection_check
 from resources.warehouse import Warehouse, read_sql

@@ -1,8 +1,8 @@
-"""Asset checks for MMMT-IF (DESIGN §5). Thin: the measures come from benchwright.mmmt_if.
+"""Asset checks for MMMT-IF (DESIGN §5). Thin: the measures come from benchwright.mmmt_if.method.
 
 - PIF-N-K must not increase with K (it is monotone by definition: a rise means a broken table);
 - PIF within [0, 1] and unique keys, in the turn scores and every metric table (great-expectations
-  suites of benchwright.mmmt_if.SUITES);
+  suites of benchwright.mmmt_if.method.SUITES);
 - autorater parse failures per judge partition, blocking above a threshold; autorater scores 1-10;
 - residual personal data: checks/residual_pii.py.
 """
@@ -11,7 +11,7 @@ import dagster as dg
 
 from assets.mmmt_if import (mmmt_if_autorater_judgments, mmmt_if_generations, mmmt_if_pif_metrics, mmmt_if_preferences,
                             mmmt_if_turn_scores)
-from benchwright import mmmt_if
+from benchwright.mmmt_if import method as mmmt_if
 from checks.factories import ParseFailureSpec, SchemaSpec, parse_failure_checks, schema_checks
 from checks.results import answer_injection_check, schema_result
 from resources.warehouse import Warehouse

@@ -19,7 +19,7 @@ from assets.gap import gap_game_logs, gap_generations, gap_vqa_dataset
 from assets.mmmt_if import mmmt_if_generations, mmmt_if_human_ratings
 from assets.partitions import models_partitions
 from assets.urs import urs_generations, urs_human_alignment, urs_items
-from benchwright import mmmt_if
+from benchwright.mmmt_if import method as mmmt_if
 from checks.results import pii_result
 from resources.warehouse import Warehouse
 

@@ -159,7 +159,7 @@ class Warehouse(DuckDBResource):
         is known; from another place it is a duplicate: a `dataset_problems` row (``problems_of`` =
         benchmark, dataset) "duplicate of <first place>", written once. ``also``: (table, rows, key) written
         in the same transaction, each row only if its key is new (file records, quarantined lines).
-        See benchwright.datasets (the drop-folder contract). Returns stored / duplicates / known counts.
+        See benchwright.loading (the drop-folder contract). Returns stored / duplicates / known counts.
         """
         benchmark, dataset = problems_of
         with self.session() as con:

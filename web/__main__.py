@@ -7,7 +7,8 @@ new one, signs out every browser of theirs, prints the token once and exits.
 import argparse
 import logging
 
-from benchwright import annotation, gap, people
+from benchwright import annotation, people
+from benchwright.gap import method as gap
 
 
 def new_token(handle: str) -> str | None:

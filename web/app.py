@@ -1,6 +1,6 @@
 """The people's side of Benchwright: the GAP game and the pairwise annotation page (Flask, server-rendered).
 
-Thin wiring: game rules live in benchwright.game, rounds and choices in benchwright.annotation, durable
+Thin wiring: game rules live in benchwright.gap.game, rounds and choices in benchwright.annotation, durable
 appends in benchwright.durable, identity rules in benchwright.people. What people do is appended to the
 drop folders the pipeline already watches:
 
@@ -34,7 +34,9 @@ from pathlib import Path
 
 from flask import Flask, abort, flash, g, redirect, render_template, request, session, url_for
 
-from benchwright import annotation, durable, game, gap, paths, people
+from benchwright import annotation, durable, paths, people
+from benchwright.gap import game
+from benchwright.gap import method as gap
 from benchwright.human_pairwise import COLUMNS as PAIRWISE_COLUMNS
 from benchwright.pii import redact
 from web.content import NoData, Snapshot, ask_game_model

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import duckdb
 
-from benchwright import gap
+from benchwright.gap import method as gap
 from benchwright.annotation import Pair
 from benchwright.steps import limits_for, request_for
 from benchwright.images import NormalizedImage, data_url
 from benchwright.pii import redact
-from benchwright.urs import CRITERIA, CRITERIA_BY_INTENT
+from benchwright.urs.method import CRITERIA, CRITERIA_BY_INTENT
 from resources.warehouse import read_sql
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from benchwright.creation import (
+from benchwright.creation.method import (
     ANSWER_A_TAG,
     DESCRIBE_MARKER,
     FOCUS_ANSWER_LEAD,

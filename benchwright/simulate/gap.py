@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 
 from benchwright.colors import PALETTE
-from benchwright.datasets.gap import ask
-from benchwright.gap import ANSWER_LEAD, SCORE_MARKER, TAINT_INSTRUCTION, TIME_LIMIT_S
+from benchwright.gap.images import ask
+from benchwright.gap.method import ANSWER_LEAD, SCORE_MARKER, TAINT_INSTRUCTION, TIME_LIMIT_S
 
 from .request import SimRequest
 
@@ -185,7 +185,7 @@ def write_sample(folder) -> list:
     """Regenerate sample_data/gap/logs: simulated logs plus one file with malformed lines."""
     from pathlib import Path
 
-    from benchwright.datasets.gap import generate_images
+    from benchwright.gap.images import generate_images
 
     images = generate_images(**SAMPLE_IMAGES)
     records, _ = play_sessions(make_players(**SAMPLE_PLAYERS, seed=0), images, sessions_per_player=2, seed=0)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from benchwright.creation import (
+from benchwright.creation.method import (
     ANSWER_A_TAG,
     ANSWER_B_TAG,
     CRITERIA_TAG,

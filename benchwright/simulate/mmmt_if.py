@@ -1,7 +1,7 @@
 """Simulated MMMT-IF candidates and autorater (METHODS §2), served for ``sim/...`` models.
 
 Candidate. The instructions in force are read from the user turns (every instruction sentence of
-``benchwright.instruction_following.INSTRUCTIONS`` that appears in them). Each is *followed* with
+``benchwright.mmmt_if.instruction_following.INSTRUCTIONS`` that appears in them). Each is *followed* with
 probability
 
     p = if_skill · (1 − 0.05·(k − 1))        k = instructions in force,
@@ -29,8 +29,8 @@ from __future__ import annotations
 import random
 import re
 
-from benchwright import mmmt_if
-from benchwright.instruction_following import INSTRUCTIONS, pif
+from benchwright.mmmt_if import method as mmmt_if
+from benchwright.mmmt_if.instruction_following import INSTRUCTIONS, pif
 
 from .request import SimRequest
 from .words import content_words, tagged_section

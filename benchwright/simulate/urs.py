@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from benchwright import urs
+from benchwright.urs import method as urs
 
 from .request import SimRequest
 from .words import content_words, tagged_section

@@ -99,7 +99,7 @@ CREATE TABLE IF NOT EXISTS mmmt_if_autorater_judgments (
     source                            VARCHAR NOT NULL
 );
 
--- Human ratings from the CSV drop folder (see benchwright/datasets/mmmt_if.py).
+-- Human ratings from the CSV drop folder (see benchwright/mmmt_if/loader.py).
 CREATE TABLE IF NOT EXISTS mmmt_if_human_ratings (
     model         VARCHAR NOT NULL,
     chat_id       VARCHAR NOT NULL,

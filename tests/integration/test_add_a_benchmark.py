@@ -57,7 +57,7 @@ import dagster as dg
 
 import pandas as pd
 
-from assets.common import LOAD_WHEN_MISSING, llm_metadata, record_problems, table_metadata
+from assets.common import LOAD_WHEN_MISSING, llm_metadata, record_problems, store_generations, table_metadata
 from assets.partitions import models_partitions
 from benchwright.steps import generation_rows, limits_for
 from resources.llm import LLMClient
@@ -88,7 +88,7 @@ def tiny_generations(context: dg.AssetExecutionContext, warehouse: Warehouse, ll
     plan = tiny_logic.answer_plan(warehouse.query("SELECT * FROM tiny_items ORDER BY item_id").to_dict("records"), model)
     results, stats = llm.run([p.request for p in plan], limits=limits_for([model]), progress=context.log.info)
     df = generation_rows(tiny_logic.BENCHMARK, model, plan, results)
-    warehouse.replace_rows("generations", df, match={{"benchmark": "tiny", "model": model.slug}})
+    store_generations(warehouse, df, tiny_logic.BENCHMARK, model.slug)
     return dg.MaterializeResult(metadata=table_metadata(df, ["item_id", "response"], **llm_metadata(stats)))
 
 

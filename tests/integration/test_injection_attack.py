@@ -21,7 +21,10 @@ import pandas as pd
 import pytest
 
 import dagster as dg
-from benchwright import creation, gap, mmmt_if, urs
+from benchwright.creation import method as creation
+from benchwright.gap import method as gap
+from benchwright.mmmt_if import method as mmmt_if
+from benchwright.urs import method as urs
 from benchwright.simulate import complete
 from benchwright.simulate.words import tagged_section
 from scripts.orchestrate import materialize_everything

@@ -5,7 +5,9 @@ import dagster as dg
 import numpy as np
 import pytest
 
-from benchwright import mmmt_if, mmmt_if_steps, simulate
+from benchwright import simulate
+from benchwright.mmmt_if import method as mmmt_if
+from benchwright.mmmt_if import steps as mmmt_if_steps
 from checks.mmmt_if import mmmt_if_pif_n_k_monotone
 from sensors.mmmt_if import mmmt_if_human_ratings_sensor
 from tests.support.pipeline import SHIPPED_JUDGES, check_results, materialize, resources_for, write_registry

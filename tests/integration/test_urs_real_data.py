@@ -12,7 +12,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from benchwright.datasets.urs import load_urs_csv
+from benchwright.urs.loader import load_urs_csv
 from benchwright.pii import find_pii
 from definitions import defs
 from tests.support.pipeline import check_results, resources_for, write_registry

@@ -12,7 +12,9 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from benchwright import creation, creation_steps, pairwise
+from benchwright import pairwise
+from benchwright.creation import method as creation
+from benchwright.creation import steps as creation_steps
 from benchwright.llm import LLMRequest, LLMResult
 from benchwright.registry import RegistryEntry, load_registry
 from benchwright.steps import Plan

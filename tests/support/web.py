@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchwright.datasets.gap import generate_images
+from benchwright.gap.images import generate_images
 from resources import default_resources
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from benchwright import mmmt_if
+from benchwright.mmmt_if import method as mmmt_if
 from benchwright.answer_injection import (AUTORATER_DICT, KINDS, PAIRWISE_VERDICT, SCORE_LINE, URS_SCORE_DICT,
                                           VFS_LINE, kinds_in, kinds_text)
 

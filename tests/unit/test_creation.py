@@ -3,8 +3,8 @@ import math
 import pandas as pd
 import pytest
 
-from benchwright import creation
-from benchwright.creation import (
+from benchwright.creation import method as creation
+from benchwright.creation.method import (
     build_query,
     candidate_messages,
     describe_messages,
@@ -15,7 +15,7 @@ from benchwright.creation import (
     vfs_judge_messages,
 )
 from benchwright.pairwise import CANONICAL_VERDICTS, OUTCOME_VALUE, mirror, outcome, parse_pairwise, summarize, swap_consistency
-from benchwright.verdicts import parse_vfs
+from benchwright.creation.vfs import parse_vfs
 
 ITEM = {
     "item_id": "poem-1",
@@ -344,7 +344,7 @@ def test_outcome_values_are_the_five_point_scale():
 def test_judge_quality_handles_imported_rows_without_lengths():
     import pandas as pd
 
-    from benchwright.creation import judge_quality
+    from benchwright.creation.method import judge_quality
 
     rows = pd.DataFrame({
         "model": ["m", "m", "m", "m"], "judge": ["j"] * 4, "item_id": ["q1", "q1", "q2", "q2"],

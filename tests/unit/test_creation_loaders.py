@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 from benchwright.colors import PALETTE
-from benchwright.datasets.creation import (
+from benchwright.creation.loader import (
     CATEGORIES,
     TASK_CATEGORIES,
     CreationItem,

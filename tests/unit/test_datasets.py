@@ -1,4 +1,4 @@
-"""The helpers every loader shares (benchwright.datasets)."""
+"""The helpers every loader shares (benchwright.loading)."""
 
 import pytest
 

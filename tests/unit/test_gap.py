@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchwright import gap
-from benchwright.datasets.gap import generate_images, true_answer
+from benchwright.gap import method as gap
+from benchwright.gap.images import generate_images, true_answer
 from benchwright.simulate import complete
 from benchwright.simulate.gap import (TRUE_PARAMS, interaction_rows, make_players, play_sessions, subtly_wrong)
 
@@ -229,7 +229,7 @@ def test_simulated_candidate_reads_sides_and_edge_colours_from_the_image():
 
     objects = [{"shape": "circle", "colour": "red", "x": 0.27, "y": 0.5, "size": 0.3},
                {"shape": "square", "colour": "blue", "x": 0.73, "y": 0.5, "size": 0.3}]
-    from benchwright.datasets.gap import _draw
+    from benchwright.gap.images import _draw
     from benchwright.images import normalize_image
     url = data_url(normalize_image(_draw(objects, 0, random.Random(0))))
     for question, expected in (("Is the blue square on the left or the right?", "It is on the right."),

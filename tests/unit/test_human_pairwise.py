@@ -6,11 +6,11 @@ import io
 import pandas as pd
 import pytest
 
-from benchwright import creation_human
+from benchwright.creation import human as creation_human
 from benchwright.agreement import verdict_value
 from benchwright.pairwise import OUTCOME_VALUE
 from benchwright import human_pairwise
-from benchwright.datasets import urs as urs_datasets
+from benchwright.urs import loader as urs_datasets
 from benchwright.human_pairwise import COLUMNS, load_folder, load_pairwise_csv, value_for_b
 from benchwright.paths import ROOT
 

@@ -2,9 +2,9 @@
 
 import pytest
 
-from benchwright.instruction_following import (CATEGORIES, INSTRUCTIONS, NUMBER_WORDS_COUNT, OPTIONS_BY_CATEGORY,
+from benchwright.mmmt_if.instruction_following import (CATEGORIES, INSTRUCTIONS, NUMBER_WORDS_COUNT, OPTIONS_BY_CATEGORY,
                                                UnknownInstructionError, analyse, check, followed, pif)
-from benchwright.instruction_following.text import numbers
+from benchwright.mmmt_if.instruction_following.text import numbers
 
 # --- the registry ---------------------------------------------------------------------------------------
 

@@ -12,11 +12,13 @@ import pytest
 from PIL import Image
 from scipy import stats
 
-from benchwright import mmmt_if, mmmt_if_plots, mmmt_if_steps
+from benchwright.mmmt_if import method as mmmt_if
+from benchwright.mmmt_if import plots as mmmt_if_plots
+from benchwright.mmmt_if import steps as mmmt_if_steps
 from benchwright.colors import PALETTE
-from benchwright.datasets.mmmt_if import (load_chats, load_chats_jsonl, load_human_csv, load_mmdu_json,
+from benchwright.mmmt_if.loader import (load_chats, load_chats_jsonl, load_human_csv, load_mmdu_json,
                                           load_release_csv, prepare_chats)
-from benchwright.instruction_following import CATEGORIES, INSTRUCTIONS, OPTIONS_BY_CATEGORY, followed
+from benchwright.mmmt_if.instruction_following import CATEGORIES, INSTRUCTIONS, OPTIONS_BY_CATEGORY, followed
 from benchwright.simulate import complete
 from benchwright.simulate.mmmt_if import compose, follow_probability, instructions_in
 
@@ -456,7 +458,7 @@ def test_human_csv_layouts_and_located_bad_rows(tmp_path):
 
 
 def test_human_ratings_count_once_across_copies_and_an_unfinished_line_waits(tmp_path):
-    from benchwright.datasets.mmmt_if import human_once_each
+    from benchwright.mmmt_if.loader import human_once_each
 
     body = "model,chat_id,turn,rating,rater\nm1,c,1,7,ann\nm1,c,2,5,ann\n"
     (tmp_path / "a.csv").write_text(body)

@@ -6,7 +6,9 @@ import random
 
 import pytest
 
-from benchwright import annotation, durable, game, gap, people
+from benchwright import annotation, durable, people
+from benchwright.gap import game
+from benchwright.gap import method as gap
 from benchwright.human_pairwise import COLUMNS, load_pairwise_csv, value_for_b
 
 

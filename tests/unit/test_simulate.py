@@ -5,13 +5,13 @@ import random
 import pytest
 from PIL import Image, ImageDraw
 
-from benchwright import creation
+from benchwright.creation import method as creation
 from benchwright.colors import PALETTE
 from benchwright.simulate import PROMPT_KINDS, SimCompletion, complete, register_prompt_kind
 from benchwright.simulate.vision import image_colours
 from benchwright.simulate.words import colour_words, content_words
 from benchwright.pairwise import outcome, parse_pairwise, swap_consistency
-from benchwright.verdicts import parse_vfs
+from benchwright.creation.vfs import parse_vfs
 
 
 def data_url(background, shapes, image_format="PNG", size=64, speck=None):

@@ -10,8 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchwright import urs, urs_steps
-from benchwright.datasets.urs import load_pairwise_csv, load_satisfaction_csv, load_urs_csv
+from benchwright.urs import method as urs
+from benchwright.urs import steps as urs_steps
+from benchwright.urs.loader import load_pairwise_csv, load_satisfaction_csv, load_urs_csv
 from benchwright.llm.request import request_key
 from benchwright.registry import RegistryEntry
 from benchwright.simulate import complete
@@ -24,7 +25,7 @@ METHODS = Path(__file__).resolve().parents[2] / ".." / "shared" / "spec" / "METH
 def test_criteria_table_matches_the_methods_text():
     if not METHODS.is_file():
         pytest.skip(f"{METHODS} is absent (the shared spec folder is outside this checkout)")
-    section = METHODS.read_text(encoding="utf-8").split("### 3.2")[1].split("### 3.3")[0]
+    section = METHODS.read_text(encoding="utf-8").split("# 3.2")[1].split("# 3.3")[0]
     rows = re.findall(r"^\| ([A-Z][^|]+?) \| ([^|]+) \|$", section, re.MULTILINE)
     by_intent = {name: tuple(c.strip() for c in text.split(",")) for name, text in rows if name in urs.INTENTS}
     assert set(urs.CRITERIA) <= {name for name, _ in rows}  # every criterion has its definition row
@@ -358,7 +359,7 @@ def test_cross_plan_uses_the_reference_models_second_sample():
     item = {"item_id": "i", "question": "Q", "intent": "Leisure", "language": "en"}
     answers = {("a", 0): {"i": "A0"}, ("a", 1): {"i": "A1"}, ("b", 0): {"i": "B0"}}  # b has no sample 1
     plan, skipped = urs_steps.cross_plan([item], [judge], ["a", "b"], answers)
-    assert [(p.reference_model, p.model) for _, p in plan] == [("a", "a"), ("a", "b")] and skipped == 2
+    assert [(p.row["reference_model"], p.row["model"]) for _, p in plan] == [("a", "a"), ("a", "b")] and skipped == 2
     user = plan[1][1].request.messages[1]["content"]
     assert "<reference_answer>\nA1" in user and "<answer_to_evaluate>\nB0" in user
 

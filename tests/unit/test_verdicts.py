@@ -1,7 +1,7 @@
 import pytest
 
 from benchwright.pairwise import parse_pairwise
-from benchwright.verdicts import parse_vfs
+from benchwright.creation.vfs import parse_vfs
 
 
 @pytest.mark.parametrize(

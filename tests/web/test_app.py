@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from benchwright import durable, game
+from benchwright import durable
+from benchwright.gap import game
 from tests.support.web import FakeClock, build_small_home, csrf_of, join
 from web.app import create_app
 

@@ -4,7 +4,7 @@
   vision; the answers go to the shared ``generations`` table with ``benchmark = 'gap'``;
 - judgments (partition: model × judge): the judge scores each answer against the labelled answer with
   one number in [0, 1]; an answer whose call failed is recorded once per judge, with no score;
-- ``gap_scores``: ``benchwright.gap.score_summary`` over every judgment.
+- ``gap_scores``: ``benchwright.gap.method.score_summary`` over every judgment.
 
 So a newly registered model or judge reaches GAP the way it reaches every benchmark: its partitions
 are added, and eager automation fills them.
@@ -16,7 +16,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from benchwright import gap
+from benchwright.gap import method as gap
 from benchwright.llm import LLMResult
 from benchwright.registry import RegistryEntry
 from benchwright.steps import Plan, generation_rows, request_for

@@ -11,12 +11,13 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from benchwright import creation, steps
+from benchwright import steps
+from benchwright.creation import method as creation
 from benchwright.llm import LLMResult
 from benchwright.registry import RegistryEntry
 from benchwright.steps import Plan, images_of, request_for
 from benchwright.pairwise import outcome, pairwise_verdict
-from benchwright.verdicts import vfs_scores
+from benchwright.creation.vfs import vfs_scores
 
 BENCHMARK = "creation"
 

@@ -121,7 +121,7 @@ def parse_log_file(data: bytes, file_name: str) -> tuple[str, pd.DataFrame, list
     """(content sha256, good rows with file name and line numbers, quarantined lines with reasons, the
     unfinished last line).
 
-    Follows the drop-folder contract (``benchwright.datasets``): only complete lines are records (LF or
+    Follows the drop-folder contract (``benchwright.loading``): only complete lines are records (LF or
     CRLF; blank lines skipped); a last line without a line end is still being written and is returned
     as the tail, not read. A line that is not valid UTF-8 is quarantined, never silently altered.
     """

@@ -11,37 +11,24 @@ chat's history keeps before the next turn.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from benchwright import answer_injection, mmmt_if
-from benchwright.steps import limits_for, request_for
-from benchwright.instruction_following import followed
-from benchwright.llm import LLMRequest, LLMResult
+from benchwright import steps
+from benchwright.mmmt_if import method as mmmt_if
+from benchwright.steps import Plan, limits_for, request_for
+from benchwright.mmmt_if.instruction_following import followed
+from benchwright.llm import LLMResult
 from benchwright.registry import RegistryEntry
 
-__all__ = ["PlannedTurn", "limits_for", "generation_plan", "generation_rows", "update_history", "histories",
+__all__ = ["limits_for", "generation_plan", "generation_rows", "update_history", "histories",
            "score_rows", "autorater_plan", "autorater_rows"]
-
-GENERATION_COLUMNS = ["benchmark", "model", "item_id", "variant", "sample_index", "response", "error", "request_key",
-                      "prompt_version", "tokens_in", "tokens_out", "latency_ms", "cost_usd", "pii_redactions",
-                      "injection_kinds", "simulated"]
-
-
-@dataclass(frozen=True)
-class PlannedTurn:
-    chat_id: str
-    turn: int
-    turn_id: str
-    variant: str
-    request: LLMRequest
 
 
 def generation_plan(turns_by_chat: Mapping[str, Sequence[Mapping]], turn: int, model: RegistryEntry,
                     image_urls: Mapping[str, list[str]], history: Mapping[str, list[str | None]], samples: int,
-                    variants: Sequence[str] = mmmt_if.VARIANTS) -> list[PlannedTurn]:
+                    variants: Sequence[str] = mmmt_if.VARIANTS) -> list[Plan]:
     """Requests for turn ``turn`` (1-based) of every chat that has it: each variant × ``samples``."""
     plan = []
     for chat_id, rows in turns_by_chat.items():
@@ -56,17 +43,17 @@ def generation_plan(turns_by_chat: Mapping[str, Sequence[Mapping]], turn: int, m
             for sample_index in range(samples):
                 request = request_for(model, messages, mmmt_if.CANDIDATE_PROMPT_VERSION,
                                       tag=f"{current['turn_id']}/{variant}", sample_index=sample_index)
-                plan.append(PlannedTurn(chat_id, turn, current["turn_id"], variant, request))
+                plan.append(Plan(current["turn_id"], request, variant, row={"chat_id": chat_id, "turn": turn}))
     return plan
 
 
-def update_history(history: dict[str, list[str | None]], plan: Sequence[PlannedTurn],
+def update_history(history: dict[str, list[str | None]], plan: Sequence[Plan],
                    results: Sequence[LLMResult]) -> None:
     """Append each planned chat's answer to this turn (from the standard variant) to its history."""
     samples: dict[str, list[tuple[int, str | None, str | None]]] = {}
     for planned, result in zip(plan, results, strict=True):
         if planned.variant == mmmt_if.STANDARD:
-            samples.setdefault(planned.chat_id, []).append((planned.request.sample_index, result.text, result.error))
+            samples.setdefault(planned.row["chat_id"], []).append((planned.request.sample_index, result.text, result.error))
     for chat_id, chat_samples in samples.items():
         history[chat_id].append(mmmt_if.history_answer(chat_samples))
 
@@ -83,16 +70,9 @@ def histories(generations: pd.DataFrame, turns_by_chat: Mapping[str, Sequence[Ma
             for chat_id, rows in turns_by_chat.items()}
 
 
-def generation_rows(model: RegistryEntry, plan: Sequence[PlannedTurn], results: Sequence[LLMResult]) -> pd.DataFrame:
-    return pd.DataFrame([
-        {"benchmark": mmmt_if.BENCHMARK, "model": model.slug, "item_id": p.turn_id, "variant": p.variant,
-         "sample_index": p.request.sample_index, "response": r.text, "error": r.error, "request_key": r.key,
-         "prompt_version": p.request.prompt_version, "tokens_in": r.tokens_in, "tokens_out": r.tokens_out,
-         "latency_ms": r.latency_ms, "cost_usd": r.cost_usd, "pii_redactions": r.pii_redactions,
-          "injection_kinds": answer_injection.kinds_text(r.text),
-         "simulated": model.simulated}
-        for p, r in zip(plan, results, strict=True)
-    ], columns=GENERATION_COLUMNS)
+def generation_rows(model: RegistryEntry, plan: Sequence[Plan], results: Sequence[LLMResult]) -> pd.DataFrame:
+    """Rows of ``generations``: item_id is the turn id, variant the MMMT-IF variant."""
+    return steps.generation_rows(mmmt_if.BENCHMARK, model, plan, results)
 
 
 # --- programmatic scoring ----------------------------------------------------------------------------
@@ -139,24 +119,13 @@ def score_rows(generations: pd.DataFrame, turns: pd.DataFrame) -> tuple[pd.DataF
 
 # --- autorater ---------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class PlannedJudgment:
-    chat_id: str
-    turn: int
-    turn_id: str
-    variant: str
-    sample_index: int
-    request: LLMRequest
-    shown: tuple[str, ...] = ()  # the rated response and the chat's earlier answers: echoes never count
-
-
 AUTORATER_COLUMNS = ["model", "judge", "variant", "chat_id", "turn", "turn_id", "sample_index", "raw_text",
                      *mmmt_if.SCORE_COLUMNS, "parse_ok", "parse_problem", "error", "request_key", "simulated",
                      "source"]
 
 
 def autorater_plan(turns_by_chat: Mapping[str, Sequence[Mapping]], generations: pd.DataFrame, judge: RegistryEntry,
-                   image_urls: Mapping[str, list[str]], sample_index: int = 0) -> tuple[list[PlannedJudgment], int]:
+                   image_urls: Mapping[str, list[str]], sample_index: int = 0) -> tuple[list[Plan], int]:
     """One judgment per (turn, variant) of sample ``sample_index`` that has an answer.
 
     Returns the plan and the number of responses skipped because their call failed.
@@ -181,12 +150,12 @@ def autorater_plan(turns_by_chat: Mapping[str, Sequence[Mapping]], generations: 
                 request = request_for(judge, messages, mmmt_if.AUTORATER_PROMPT_VERSION,
                                       tag=f"{current['turn_id']}/{variant}")
                 earlier = tuple(a for a in history[chat_id][:index] if isinstance(a, str))
-                plan.append(PlannedJudgment(chat_id, int(current["turn"]), current["turn_id"], variant, sample_index,
-                                            request, shown=(answer.response, *earlier)))
+                plan.append(Plan(current["turn_id"], request, variant, shown=(answer.response, *earlier),
+                                 row={"chat_id": chat_id, "turn": int(current["turn"]), "sample_index": sample_index}))
     return plan, skipped
 
 
-def autorater_rows(model: RegistryEntry, judge: RegistryEntry, plan: Sequence[PlannedJudgment],
+def autorater_rows(model: RegistryEntry, judge: RegistryEntry, plan: Sequence[Plan],
                    results: Sequence[LLMResult]) -> pd.DataFrame:
     rows = []
     for p, r in zip(plan, results, strict=True):
@@ -194,8 +163,8 @@ def autorater_rows(model: RegistryEntry, judge: RegistryEntry, plan: Sequence[Pl
         scores = dict(zip(mmmt_if.SCORE_COLUMNS, (parsed.scores[k] for k in mmmt_if.AUTORATER_KEYS))) \
             if parsed is not None and parsed.ok else dict.fromkeys(mmmt_if.SCORE_COLUMNS, np.nan)
         rows.append({
-            "model": model.slug, "judge": judge.slug, "variant": p.variant, "chat_id": p.chat_id, "turn": p.turn,
-            "turn_id": p.turn_id, "sample_index": p.sample_index, "raw_text": r.text, **scores,
+            "model": model.slug, "judge": judge.slug, "variant": p.variant, **p.row, "turn_id": p.item_id,
+            "raw_text": r.text, **scores,
             # A failed call is not a judgment: parse_ok is false but it is no parse failure (error is set).
             "parse_ok": bool(parsed is not None and parsed.ok),
             "parse_problem": parsed.problem if parsed is not None else None,

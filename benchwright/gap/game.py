@@ -1,5 +1,5 @@
 """The GAP game as people play it (METHODS §4.1): session plans, the planted-error draw, progress
-under the per-image timer, and the log records the pipeline ingests (`benchwright.gap.LOG_FIELDS`).
+under the per-image timer, and the log records the pipeline ingests (`benchwright.gap.method.LOG_FIELDS`).
 
 Progress is *derived*, never stored as a counter: from the session's plan, the marks already written
 to its log files, when each image was first shown, and the clock. So after a crash the server
@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 
 import pandas as pd
 
-from benchwright import gap
+from benchwright.gap import method as gap
 
 IMAGES_PER_SET = 5
 SESSION_RESET_S = 6 * 3600

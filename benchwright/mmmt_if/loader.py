@@ -21,7 +21,7 @@ Chats (before instructions are inserted)
 
 Image paths are relative to the file's folder; absolute paths, ``..`` escapes and symlinks out of
 the folder are refused. ``prepare_chats`` then applies METHODS §2.1's filtering (see
-``benchwright.mmmt_if.filter_chat``): a chat with a missing or corrupt image, more than 5 images
+``benchwright.mmmt_if.method.filter_chat``): a chat with a missing or corrupt image, more than 5 images
 or a skipped turn is dropped and recorded; a chat longer than 20 turns is truncated.
 
 The MMMT-IF public release table
@@ -60,7 +60,7 @@ import pandas as pd
 from benchwright.loading import LoadProblem, RowError, json_object, once_each, without_unfinished_line
 from benchwright.pii import pseudonym
 from benchwright.images import ImageError, NormalizedImage, normalize_image
-from benchwright.mmmt_if import (AUTORATER_KEYS, MAX_IMAGES, MAX_TURNS, STANDARD, VARIANTS, Chat, ChatCandidate,
+from benchwright.mmmt_if.method import (AUTORATER_KEYS, MAX_IMAGES, MAX_TURNS, STANDARD, VARIANTS, Chat, ChatCandidate,
                                  filter_chat, truncate)
 
 __all__ = ["LoadProblem", "PreparedChats", "ReleaseData", "load_chats", "load_chats_jsonl", "load_mmdu_json",
@@ -391,7 +391,7 @@ def load_human_csv(path: str | os.PathLike) -> tuple[str, list[dict], list[LoadP
 
 def human_once_each(kind: str, rows: list[dict]) -> tuple[pd.DataFrame, list[LoadProblem]]:
     """The folder's ratings (or preferences) with each record once: a rating is itself by model, chat,
-    turn, variant, sample, rater and value (``benchwright.datasets.once_each``; without a rater, by
+    turn, variant, sample, rater and value (``benchwright.loading.once_each``; without a rater, by
     occurrence in its file). Repeats are located problems."""
     columns = RATING_COLUMNS if kind == "ratings" else HUMAN_PREFERENCE_COLUMNS
     key = [c for c in columns if c != "source_file"]

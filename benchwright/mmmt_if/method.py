@@ -62,7 +62,7 @@ import pandas as pd
 from scipy import stats
 
 from benchwright import judging
-from benchwright.instruction_following import CATEGORIES, INSTRUCTIONS, OPTIONS_BY_CATEGORY
+from benchwright.mmmt_if.instruction_following import CATEGORIES, INSTRUCTIONS, OPTIONS_BY_CATEGORY
 from benchwright.judging import Shown
 from benchwright.quality import between
 

@@ -1,6 +1,6 @@
 """Programmatic instruction following (METHODS §2.1, §2.3): checkers and PIF.
 
-    from benchwright.instruction_following import INSTRUCTIONS, check, pif
+    from benchwright.mmmt_if.instruction_following import INSTRUCTIONS, check, pif
     check("So it goes. Surely so.", "start_S")            # True
     pif("Short answer.", ["length_short", "word_like"])   # 0.5
 
@@ -11,8 +11,8 @@
   1.0 when none is given. A repeated id counts once.
 
 How responses are read (sentences, words, numbers, markdown) is defined once, in
-``benchwright.instruction_following.text``; how each instruction is judged, in
-``benchwright.instruction_following.instructions``. An unknown id raises
+``benchwright.mmmt_if.instruction_following.text``; how each instruction is judged, in
+``benchwright.mmmt_if.instruction_following.instructions``. An unknown id raises
 ``UnknownInstructionError`` (a ``KeyError``) naming it and the known ids. A response that is not
 a string (e.g. None from a failed call) is read as empty: callers should not score failed calls.
 """
