@@ -17,7 +17,7 @@ from benchwright.llm.request import request_key
 from benchwright.registry import RegistryEntry
 from benchwright.simulate import complete
 
-METHODS = Path(__file__).resolve().parents[2] / ".." / "shared" / "spec" / "METHODS.md"
+METHODS = Path(__file__).resolve().parents[3] / ".." / "shared" / "spec" / "METHODS.md"
 
 
 # --- criteria table ---------------------------------------------------------------------------------

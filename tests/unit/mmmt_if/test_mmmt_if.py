@@ -22,7 +22,7 @@ from benchwright.mmmt_if.instruction_following import CATEGORIES, INSTRUCTIONS, 
 from benchwright.simulate import complete
 from benchwright.simulate.mmmt_if import compose, follow_probability, instructions_in
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 RELEASE_CSV = (ROOT / ".." / "shared" / "data" / "external" / "mmmt-if"
                / "MMMT-IF_public_release_data.SAMPLE_first_40_rows.csv")
 needs_release = pytest.mark.skipif(not RELEASE_CSV.exists(), reason=f"MMMT-IF release sample not found at {RELEASE_CSV}")

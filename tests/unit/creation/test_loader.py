@@ -19,7 +19,7 @@ from benchwright.creation.loader import (
     normalize_item_images,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SAMPLE = ROOT / "sample_data" / "creation"
 BAD_JSONL = ROOT / "tests" / "data" / "creation" / "bad_jsonl" / "items.jsonl"
 
