@@ -4,7 +4,6 @@ interaction model, the GAP-VQA dataset, its scoring on val and engagement analyt
 Thin wiring: all logic is in benchwright.gap.method, benchwright.gap.images and benchwright.simulate.gap.
 """
 
-import json
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -14,13 +13,14 @@ import pandas as pd
 from assets.common import (LOAD_WHEN_MISSING, store_generations, add_labels, image_urls, llm_metadata,
                            record_problems, repo_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
-from benchwright import paths
-from benchwright.gap import method as gap
+from benchwright import paths, steps
+from benchwright.gap import answering, engagement, interaction, logs, reliability, scoring, vqa
+from benchwright.gap import images as image_sets
 from benchwright.gap import steps as gap_steps
-from benchwright.steps import limits_for, request_for
-from benchwright.gap.images import generate_images, load_image_folder, true_answer
-from benchwright.pii import pseudonym, redacted
-from benchwright.report import markdown_table
+from benchwright.steps import limits_for
+from benchwright.gap.images import generate_images, load_image_folder
+from benchwright.pii import pseudonym
+from benchwright.report import data_url_markdown, markdown_table
 from resources.llm import LLMClient
 from resources.registry import Registry
 from resources.warehouse import Warehouse
@@ -51,7 +51,7 @@ class GapImagesConfig(dg.Config):
 
 @dg.asset(
     group_name="datasets",
-    code_version="1",
+    code_version=steps.code_version(image_sets),
     automation_condition=LOAD_WHEN_MISSING,
     kinds={"duckdb"},
     description="GAP game images: seeded tainted-style (≤ 2 shapes, plain) and untainted-style (cluttered) "
@@ -92,7 +92,7 @@ def ingest_log_files(warehouse: Warehouse, paths: list[Path], log=None) -> dict:
     for path in paths:
         # A file named after its player (an outside producer's choice) is stored and logged under a pseudonym.
         name = pseudonym(path.name)
-        digest, good, bad, tail = gap.parse_log_file(path.read_bytes(), name)
+        digest, good, bad, tail = logs.parse_log_file(path.read_bytes(), name)
         if tail.strip():
             counts["unfinished_lines"] += 1
             if log:
@@ -108,7 +108,7 @@ def ingest_log_files(warehouse: Warehouse, paths: list[Path], log=None) -> dict:
         quarantine = pd.DataFrame(bad, columns=["file_sha256", "file_name", "line_no", "reason", "line"])
         # Marks, duplicates, quarantine and the file's record land together: never half a file, never twice.
         result = warehouse.ingest_records(
-            "gap_marks", good, gap.MARK_KEY, gap.MARK_PLACE, problems_of=("gap", "game_logs"),
+            "gap_marks", good, logs.MARK_KEY, logs.MARK_PLACE, problems_of=("gap", "game_logs"),
             also=[("gap_log_quarantine", quarantine, ["file_name", "line_no"]),
                   ("gap_log_files", file_row, ["file_sha256", "file_name"])])
         if result["duplicates"] and log:
@@ -122,7 +122,7 @@ def ingest_log_files(warehouse: Warehouse, paths: list[Path], log=None) -> dict:
 
 @dg.asset(
     group_name="datasets",
-    code_version="1",
+    code_version=steps.code_version(logs),
     # Loaded once by itself; after that `gap_log_drop_sensor` requests it when new files arrive.
     automation_condition=LOAD_WHEN_MISSING,
     kinds={"duckdb"},
@@ -148,14 +148,14 @@ def gap_game_logs(context: dg.AssetExecutionContext, config: GapLogsConfig, ware
 # --- metrics -----------------------------------------------------------------------------------------
 
 class GapSelectionConfig(dg.Config):
-    theta: float = gap.DEFAULT_THETA
-    p_planted: float = gap.DEFAULT_P_PLANTED
+    theta: float = reliability.DEFAULT_THETA
+    p_planted: float = reliability.DEFAULT_P_PLANTED
     """The game's planting probability P(I=1)."""
 
 
 @dg.asset(
     group_name="metrics",
-    code_version="1",
+    code_version=steps.code_version(reliability),
     deps=[gap_game_logs],
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
@@ -165,11 +165,11 @@ class GapSelectionConfig(dg.Config):
 )
 def gap_reliability(context: dg.AssetExecutionContext, config: GapSelectionConfig, warehouse: Warehouse) -> dg.MaterializeResult:
     marks = _marks(warehouse)
-    players = gap.player_reliability(marks, config.p_planted)
-    history = gap.reliability_history(marks, config.p_planted)
-    kept = gap.select_adversarial(marks, players, config.theta).assign(theta=config.theta)
-    board = gap.weekly_leaderboard(marks) if len(marks) else pd.DataFrame(columns=["week", "player_id", "points", "rank"])
-    rotation = gap.image_rotation(kept)
+    players = reliability.player_reliability(marks, config.p_planted)
+    history = reliability.reliability_history(marks, config.p_planted)
+    kept = reliability.select_adversarial(marks, players, config.theta).assign(theta=config.theta)
+    board = reliability.weekly_leaderboard(marks) if len(marks) else pd.DataFrame(columns=["week", "player_id", "points", "rank"])
+    rotation = reliability.image_rotation(kept)
     # One transaction: the kept questions never disagree with the estimates they came from.
     warehouse.write_tables([("gap_player_reliability", players, {}), ("gap_reliability_history", history, {}),
                             ("gap_adversarial_questions", kept, {}), ("gap_weekly_leaderboard", board, {}),
@@ -183,12 +183,12 @@ def gap_reliability(context: dg.AssetExecutionContext, config: GapSelectionConfi
 class GapInteractionConfig(dg.Config):
     folds: int = 5
     seed: int = 0
-    theta: float = gap.DEFAULT_THETA
+    theta: float = reliability.DEFAULT_THETA
 
 
 @dg.asset(
     group_name="metrics",
-    code_version="1",
+    code_version=steps.code_version(interaction),
     deps=[gap_game_logs],
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
@@ -197,28 +197,24 @@ class GapInteractionConfig(dg.Config):
 )
 def gap_interaction_model(context: dg.AssetExecutionContext, config: GapInteractionConfig, warehouse: Warehouse) -> dg.MaterializeResult:
     marks = _marks(warehouse)
-    rows = gap.interaction_outcomes(marks)
+    rows = interaction.interaction_outcomes(marks)
     if rows["revealed"].nunique() < 2 or len(rows) < 2 * config.folds:
         context.log.warning(f"{len(rows)} tainted marks: too few (or one outcome only) to fit the model")
         warehouse.write_tables([(table, pd.DataFrame(), {}) for table in
                                 ("gap_interaction_parameters", "gap_interaction_cv", "gap_interaction_calibration")])
         return dg.MaterializeResult(metadata={"rows": len(rows), "fitted": False})
-    model = gap.fit_interaction_model(rows)
-    cv, out_of_fold = gap.cross_validate(rows, config.folds, config.seed)
-    calibration = gap.calibration_table(rows["revealed"].to_numpy(), out_of_fold)
-    params = pd.DataFrame([{"parameter": name, "value": getattr(model, name)} for name in gap.STRUCTURAL]
-                          + [{"parameter": f"ability:{k}", "value": v} for k, v in model.ability.items()]
-                          + [{"parameter": f"difficulty:{k}", "value": v} for k, v in model.difficulty.items()])
-    untainted = marks[~marks["tainted"]].copy()
-    untainted["session_images"] = untainted["session_id"].map(marks.groupby("session_id")["image_order"].max())
-    above = int((model.predict(untainted) > config.theta).sum()) if len(untainted) else 0
+    model = interaction.fit_interaction_model(rows)
+    cv, out_of_fold = interaction.cross_validate(rows, config.folds, config.seed)
+    calibration = interaction.calibration_table(rows["revealed"].to_numpy(), out_of_fold)
+    params = model.parameters()
+    above = model.untainted_above(marks, config.theta)
     warehouse.write_tables([("gap_interaction_parameters", params, {}), ("gap_interaction_cv", cv, {}),
                             ("gap_interaction_calibration", calibration, {})])
-    pooled_auc = gap.roc_auc(rows["revealed"].to_numpy(), out_of_fold)
+    pooled_auc = interaction.roc_auc(rows["revealed"].to_numpy(), out_of_fold)
     return dg.MaterializeResult(metadata={
         "rows": len(rows), "fitted": True, "cv_auc": float(pooled_auc),
         "untainted_above_theta": above,
-        **{name: float(getattr(model, name)) for name in gap.STRUCTURAL},
+        **{name: float(getattr(model, name)) for name in interaction.STRUCTURAL},
         "calibration": dg.MetadataValue.md(markdown_table(calibration.round(3))),
     })
 
@@ -234,7 +230,7 @@ class GapVqaConfig(dg.Config):
 
 @dg.asset(
     group_name="datasets",
-    code_version="1",
+    code_version=steps.code_version(vqa, image_sets),
     deps=[gap_reliability, gap_images],
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
@@ -246,40 +242,11 @@ def gap_vqa_dataset(context: dg.AssetExecutionContext, config: GapVqaConfig, war
     kept = warehouse.query("SELECT DISTINCT image_id, question FROM gap_adversarial_questions ORDER BY image_id, question")
     images = warehouse.query("SELECT g.image_id, g.sha256, g.truth, i.data FROM gap_images g "
                              "JOIN images i USING (sha256)").set_index("image_id")
-    labels = {}
-    if config.labels_path:
-        for line in repo_path(config.labels_path).read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                record = json.loads(line)
-                labels[(record["image_id"], record["question"])] = record["answer"]
-    items, problems = [], []
-    for row in kept.itertuples(index=False):
-        if row.image_id not in images.index:
-            problems.append({"location": f"{row.image_id}: {row.question}", "reason": "image not in gap_images"})
-            continue
-        answer, source = labels.get((row.image_id, row.question)), "labels_file"
-        if answer is None:
-            answer, source = true_answer(json.loads(images.at[row.image_id, "truth"]), row.question), "ground_truth"
-        if answer is None:
-            problems.append({"location": f"{row.image_id}: {row.question}", "reason": "no label and no ground-truth answer"})
-            continue
-        # The questions come from redacted marks; a labels file is someone's text too, so its answers are
-        # redacted before they reach the table and the export.
-        items.append({"image_id": row.image_id, "sha256": images.at[row.image_id, "sha256"], "question": row.question,
-                      "answer": redacted(answer), "answer_source": source, "category": gap.categorize(row.question)})
-    df = pd.DataFrame(items, columns=["image_id", "sha256", "question", "answer", "answer_source", "category"])
-    split = gap.split_by_image(df["image_id"].tolist(), config.val_fraction, config.seed)
-    df["split"] = df["image_id"].map(split)
-    df.insert(0, "item_id", [f"gap-{k:05d}" for k in range(len(df))])
+    labels, problems = vqa.read_labels(repo_path(config.labels_path)) if config.labels_path else ({}, [])
+    df, item_problems = vqa.vqa_items(kept, images, labels, config.val_fraction, config.seed)
+    problems += item_problems
     folder = gap_export_folder(warehouse, config.export_folder)
-    (folder / "images").mkdir(parents=True, exist_ok=True)
-    for image_id in df["image_id"].unique():
-        (folder / "images" / f"{image_id}.png").write_bytes(bytes(images.at[image_id, "data"]))
-    for name in ("train", "val"):
-        part = df[df["split"] == name]
-        records = [gap.sharegpt_record(r.item_id, f"images/{r.image_id}.png", r.question, r.answer)
-                   for r in part.itertuples(index=False)]
-        (folder / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    vqa.write_export(folder, df, images["data"])
     warehouse.replace_rows("gap_vqa_items", df, match={})
     record_problems(context, warehouse, problems, "gap", "vqa")
     return dg.MaterializeResult(metadata=table_metadata(
@@ -305,7 +272,7 @@ def _val_items(warehouse: Warehouse, limit: int | None = None) -> pd.DataFrame:
     group_name="generations",
     deps=[gap_vqa_dataset],
     partitions_def=models_partitions,
-    code_version=gap.ANSWER_PROMPT_VERSION,
+    code_version=answering.ANSWER_PROMPT_VERSION,
     kinds={"duckdb"},
     description="One candidate's answers to the GAP-VQA val questions, with the image when it has vision "
                 "(partition: model; rows in `generations` with benchmark 'gap'). Requested by the registry sensor.",
@@ -326,7 +293,7 @@ def gap_generations(context: dg.AssetExecutionContext, config: GapGenerationsCon
     group_name="judgments",
     deps=[dg.AssetDep(gap_generations, partition_mapping=by_model), gap_vqa_dataset],
     partitions_def=model_judge_partitions,
-    code_version=gap.SCORE_PROMPT_VERSION,
+    code_version=scoring.SCORE_PROMPT_VERSION,
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="One judge's 0-1 scores of one candidate's GAP-VQA val answers against the labelled answers "
@@ -352,7 +319,7 @@ def gap_score_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse,
 
 @dg.asset(
     group_name="metrics",
-    code_version="3",  # 3: display labels and the simulated flag
+    code_version=steps.code_version(scoring),
     deps=[gap_score_judgments],
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
@@ -360,7 +327,7 @@ def gap_score_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse,
                 "parse failures, errors, and the answering calls' latency, tokens/s, cost per 1k tokens.",
 )
 def gap_scores(context: dg.AssetExecutionContext, warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
-    summary = add_labels(gap.score_summary(warehouse.query("SELECT * FROM gap_score_judgments")), registry,
+    summary = add_labels(scoring.score_summary(warehouse.query("SELECT * FROM gap_score_judgments")), registry,
                          {"model": "model_display", "judge": "judge_display"})
     warehouse.replace_rows("gap_scores", summary, match={})
     return dg.MaterializeResult(metadata=table_metadata(summary, ["judge", "model", "gpt_score", "n", "parse_failures",
@@ -369,7 +336,7 @@ def gap_scores(context: dg.AssetExecutionContext, warehouse: Warehouse, registry
 
 @dg.asset(
     group_name="metrics",
-    code_version="1",
+    code_version=steps.code_version(engagement),
     deps=[gap_game_logs],
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
@@ -377,13 +344,11 @@ def gap_scores(context: dg.AssetExecutionContext, warehouse: Warehouse, registry
                 "on tainted images (10 % buckets); charts in the metadata.",
 )
 def gap_engagement(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
-    from benchwright.mmmt_if.plots import data_url_markdown
-
-    table = gap.engagement(_marks(warehouse))
+    table = engagement.engagement(_marks(warehouse))
     warehouse.replace_rows("gap_engagement", table, match={})
     charts = {}
     for measure in ("sessions_per_player_week", "images_per_session", "tainted_accuracy"):
-        png = gap.histogram_png(table[table["measure"] == measure], measure.replace("_", " "))
+        png = engagement.histogram_png(table[table["measure"] == measure], measure.replace("_", " "))
         charts[f"chart_{measure}"] = dg.MetadataValue.md(data_url_markdown(png, measure))
     return dg.MaterializeResult(metadata={**table_metadata(table), **charts})
 
@@ -392,13 +357,13 @@ class GapTaintedConfig(dg.Config):
     model: str = ""
     """Registry slug of the game's model; default the `role: describer` model, else the first candidate."""
     questions_per_image: int = 2
-    p_planted: float = gap.DEFAULT_P_PLANTED
+    p_planted: float = reliability.DEFAULT_P_PLANTED
     seed: int = 0
 
 
 @dg.asset(
     group_name="generations",
-    code_version=gap.TAINT_PROMPT_VERSION,
+    code_version=answering.TAINT_PROMPT_VERSION,
     deps=[gap_images],
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
@@ -408,36 +373,19 @@ class GapTaintedConfig(dg.Config):
 )
 def gap_tainted_answers(context: dg.AssetExecutionContext, config: GapTaintedConfig, warehouse: Warehouse,
                         llm: LLMClient, registry: Registry) -> dg.MaterializeResult:
-    import random
-
-    from benchwright.gap.images import ask
-
     entry = registry.game_model(config.model)
     if entry is None:
         raise dg.Failure("No model for the game: register a describer or a candidate, or set config `model`")
     images = warehouse.query("SELECT image_id, sha256, truth FROM gap_images WHERE image_set = 'tainted' "
                              "AND truth <> '[]' ORDER BY image_id")
     urls = image_urls(warehouse, [{"image_hashes": [h]} for h in images["sha256"]])
-    rng = random.Random(config.seed)
-    plan = []
-    for row in images.itertuples(index=False):
-        for q in range(config.questions_per_image):
-            question, truth = ask(json.loads(row.truth), rng)
-            plan.append({"image_id": row.image_id, "question_index": q, "question": question, "true_answer": truth,
-                         "instructed_wrong": rng.random() < config.p_planted, "url": urls[row.sha256]})
-    results, stats = llm.run([request_for(entry, gap.answer_messages(p["question"], p["url"] if entry.vision else None,
-                                                                     p["instructed_wrong"]),
-                                          gap.TAINT_PROMPT_VERSION, tag=f"{p['image_id']}#{p['question_index']}")
-                              for p in plan], limits=limits_for([entry]), progress=context.log.info)
-    df = pd.DataFrame([{**{k: v for k, v in p.items() if k != "url"}, "model": entry.slug, "answer": r.text,
-                        "error": r.error, "matches_truth": (r.text.strip() == p["true_answer"]) if r.text else None}
-                       for p, r in zip(plan, results)])
+    plan = gap_steps.tainted_plan(images, entry, urls, config.questions_per_image, config.p_planted, config.seed)
+    results, stats = llm.run([p.request for p in plan], limits=limits_for([entry]), progress=context.log.info)
+    df = gap_steps.tainted_rows(entry, plan, results)
     warehouse.replace_rows("gap_tainted_answers", df, match={})
-    done = df[df["answer"].notna()]
     return dg.MaterializeResult(metadata=table_metadata(
         df, ["image_id", "question", "true_answer", "instructed_wrong", "answer"], **llm_metadata(stats), model=entry.slug,
-        wrong_when_instructed=float((~done[done["instructed_wrong"]]["matches_truth"].astype(bool)).mean()) if len(done) else float("nan"),
-        right_when_not_instructed=float(done[~done["instructed_wrong"]]["matches_truth"].astype(bool).mean()) if len(done) else float("nan")))
+        **gap_steps.tainted_summary(df)))
 
 
 # What the main job prints for this benchmark: (title, SQL over the analyst snapshot's views).

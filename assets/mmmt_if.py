@@ -20,7 +20,7 @@ from benchwright.mmmt_if import plots as mmmt_if_plots
 from benchwright.mmmt_if import steps as mmmt_if_steps
 from benchwright.mmmt_if.loader import human_once_each, load_chats, load_human_csv, prepare_chats
 from benchwright.llm import CallStats
-from benchwright.report import markdown_table
+from benchwright.report import data_url_markdown, markdown_table
 from resources.llm import LLMClient
 from resources.registry import Registry
 from resources.warehouse import Warehouse
@@ -326,7 +326,7 @@ def plots_folder(warehouse: Warehouse) -> Path:
 def _plot_metadata(warehouse: Warehouse, png: bytes, name: str, alt: str) -> dict:
     path = plots_folder(warehouse) / name
     path.write_bytes(png)
-    return {"chart": dg.MetadataValue.md(mmmt_if_plots.data_url_markdown(png, alt)),
+    return {"chart": dg.MetadataValue.md(data_url_markdown(png, alt)),
             "chart_path": dg.MetadataValue.path(str(path))}
 
 

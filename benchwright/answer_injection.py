@@ -12,7 +12,7 @@ from __future__ import annotations
 import unicodedata
 
 from benchwright import pairwise
-from benchwright.gap import method as gap
+from benchwright.gap import scoring
 from benchwright.mmmt_if import method as mmmt_if
 from benchwright.urs import method as urs
 from benchwright.creation import vfs as verdicts
@@ -47,7 +47,7 @@ def kinds_in(answer: str | None) -> list[str]:
         found.add(AUTORATER_DICT)
     # Only a 'Score: x' the GAP parser would accept (x in [0, 1]): prose such as 'Credit score: 720' is
     # not the judge's format and could never be credited.
-    if any(gap.parse_score(m.group(0))[0] is not None for m in gap.SCORE_LINE.finditer(answer)):
+    if any(scoring.parse_score(m.group(0))[0] is not None for m in scoring.SCORE_LINE.finditer(answer)):
         found.add(SCORE_LINE)
     return [kind for kind in KINDS if kind in found]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import math
 from typing import Any
 
@@ -43,3 +44,8 @@ def text_table(df: pd.DataFrame) -> str:
     widths = [max(len(header[i]), *(len(r[i]) for r in cells)) for i in range(len(header))]
     fmt = "  ".join("{:<%d}" % w for w in widths)
     return "\n".join([fmt.format(*header), fmt.format(*("-" * w for w in widths))] + [fmt.format(*r) for r in cells])
+
+
+def data_url_markdown(png: bytes, alt: str) -> str:
+    """Markdown that shows the PNG inline (Dagster renders it in the asset's metadata)."""
+    return f"![{alt}](data:image/png;base64,{base64.b64encode(png).decode('ascii')})"

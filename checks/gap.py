@@ -4,7 +4,7 @@ import dagster as dg
 
 from assets.gap import gap_game_logs, gap_generations, gap_reliability, gap_score_judgments, gap_vqa_dataset
 from assets.partitions import model_and_judge, model_judge_partitions
-from benchwright.gap.method import SUITES
+from benchwright.gap.suites import SUITES
 from checks.factories import SchemaSpec, schema_checks
 from checks.results import answer_injection_check, parse_failure_result
 from resources.warehouse import Warehouse

@@ -8,7 +8,7 @@ import argparse
 import logging
 
 from benchwright import annotation, people
-from benchwright.gap import method as gap
+from benchwright.gap import logs, reliability
 
 
 def new_token(handle: str) -> str | None:
@@ -26,8 +26,8 @@ def main(argv: list[str] | None = None) -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: localhost only)")
     parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--time-limit", type=float, default=gap.TIME_LIMIT_S, help="seconds per picture")
-    parser.add_argument("--p-planted", type=float, default=gap.DEFAULT_P_PLANTED,
+    parser.add_argument("--time-limit", type=float, default=logs.TIME_LIMIT_S, help="seconds per picture")
+    parser.add_argument("--p-planted", type=float, default=reliability.DEFAULT_P_PLANTED,
                         help="probability that a question on a tainted picture gets a planted mistake")
     parser.add_argument("--model", default="", help="registry slug of the game's model (default: the describer)")
     parser.add_argument("--round-size", type=int, default=annotation.ROUND_SIZE, help="comparisons per annotation round")

@@ -36,7 +36,7 @@ from flask import Flask, abort, flash, g, redirect, render_template, request, se
 
 from benchwright import annotation, durable, paths, people
 from benchwright.gap import game
-from benchwright.gap import method as gap
+from benchwright.gap import logs, reliability
 from benchwright.human_pairwise import COLUMNS as PAIRWISE_COLUMNS
 from benchwright.pii import redact
 from web.content import NoData, Snapshot, ask_game_model
@@ -137,8 +137,8 @@ class Site:
         return {int(r["item_position"]) for r in csv.DictReader(lines)} if lines else set()
 
 
-def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT_S,
-               p_planted: float = gap.DEFAULT_P_PLANTED, game_model: str = "", round_size: int = annotation.ROUND_SIZE,
+def create_app(home: Path | None = None, *, time_limit_s: float = logs.TIME_LIMIT_S,
+               p_planted: float = reliability.DEFAULT_P_PLANTED, game_model: str = "", round_size: int = annotation.ROUND_SIZE,
                sweep: bool = True, clock=time.time) -> Flask:
     from benchwright.paths import benchwright_home
 
@@ -379,7 +379,7 @@ def create_app(home: Path | None = None, *, time_limit_s: float = gap.TIME_LIMIT
     @needs_login
     def game_mark():
         mark = request.form.get("mark")
-        if mark not in gap.MARKS:
+        if mark not in logs.MARKS:
             abort(400, "a mark is 'correct' or 'wrong'")
         row, current = current_for_post()
         if row is None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import duckdb
 
-from benchwright.gap import method as gap
+from benchwright.gap import answering
 from benchwright.annotation import Pair
 from benchwright.steps import limits_for, request_for
 from benchwright.images import NormalizedImage, data_url
@@ -91,8 +91,8 @@ def ask_game_model(llm, entry, question: str, image: NormalizedImage, instructed
     """(answer, error): one question to the game's model, with the image if it has vision. The answer is
     redacted of personal data before anyone sees or logs it."""
     url = data_url(image) if entry.vision else None
-    version = gap.TAINT_PROMPT_VERSION if instructed_wrong else gap.ANSWER_PROMPT_VERSION
-    request = request_for(entry, gap.answer_messages(question, url, instructed_wrong), version, tag=tag)
+    version = answering.TAINT_PROMPT_VERSION if instructed_wrong else answering.ANSWER_PROMPT_VERSION
+    request = request_for(entry, answering.answer_messages(question, url, instructed_wrong), version, tag=tag)
     [result], _ = llm.run([request], limits=limits_for([entry]))
     if result.text is None:
         return None, result.error or "no answer"

@@ -1,5 +1,5 @@
 """The GAP game as people play it (METHODS §4.1): session plans, the planted-error draw, progress
-under the per-image timer, and the log records the pipeline ingests (`benchwright.gap.method.LOG_FIELDS`).
+under the per-image timer, and the log records the pipeline ingests (`benchwright.gap.logs.LOG_FIELDS`).
 
 Progress is *derived*, never stored as a counter: from the session's plan, the marks already written
 to its log files, when each image was first shown, and the clock. So after a crash the server
@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 
 import pandas as pd
 
-from benchwright.gap import method as gap
+from benchwright.gap import logs, reliability
 
 IMAGES_PER_SET = 5
 SESSION_RESET_S = 6 * 3600
@@ -111,7 +111,7 @@ def mark_record(*, session_id: str, player_id: str, session_start: str, image: P
               "time_limit_s": limit, "question_index": question_index, "question": question,
               "model_answer": model_answer, "instructed_wrong": instructed_wrong, "player_mark": mark,
               "seconds_taken": round(min(max(seconds_taken, 0.0), limit), 3)}
-    gap.parse_log_line(json.dumps(record))
+    logs.parse_log_line(json.dumps(record))
     return record
 
 
@@ -120,4 +120,4 @@ def session_points(marks: list[dict]) -> int:
     if not marks:
         return 0
     frame = pd.DataFrame(marks)
-    return int(gap.points(frame)["points"].sum())
+    return int(reliability.points(frame)["points"].sum())

@@ -5,13 +5,12 @@
 - ``ecdf_chart``: a grid (rows: variants, columns: up to four turns spread over the chat) of the
   response-PIF empirical CDFs per model, as step lines.
 
-Both return PNG bytes; ``data_url_markdown`` wraps them for Dagster's markdown metadata. The
+Both return PNG bytes; ``benchwright.report.data_url_markdown`` wraps them for Dagster's markdown metadata. The
 tables behind the charts (``mmmt_if_pif_by_turn``, ``mmmt_if_ecdf``) hold every number.
 """
 
 from __future__ import annotations
 
-import base64
 import io
 from collections.abc import Sequence
 
@@ -168,8 +167,3 @@ def ecdf_chart(ecdf_df: pd.DataFrame, title: str = "Empirical CDF of response PI
                 points.append(panel.point(1.0, level))
                 draw.line(points, fill=_colour(index), width=2 + (index % 2))
     return _png(image)
-
-
-def data_url_markdown(png: bytes, alt: str) -> str:
-    """Markdown that shows the PNG inline (Dagster renders it in the asset's metadata)."""
-    return f"![{alt}](data:image/png;base64,{base64.b64encode(png).decode('ascii')})"

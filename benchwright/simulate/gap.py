@@ -26,7 +26,9 @@ import pandas as pd
 
 from benchwright.colors import PALETTE
 from benchwright.gap.images import ask
-from benchwright.gap.method import ANSWER_LEAD, SCORE_MARKER, TAINT_INSTRUCTION, TIME_LIMIT_S
+from benchwright.gap.answering import ANSWER_LEAD, TAINT_INSTRUCTION
+from benchwright.gap.logs import TIME_LIMIT_S
+from benchwright.gap.scoring import SCORE_MARKER
 
 from .request import SimRequest
 

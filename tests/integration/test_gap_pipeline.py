@@ -8,7 +8,7 @@ import dagster as dg
 import pytest
 
 from assets.gap import gap_drop_folder
-from benchwright.gap.method import CATEGORIES
+from benchwright.gap.vqa import CATEGORIES
 from benchwright.paths import ROOT
 from scripts.orchestrate import sync_partitions
 from sensors.gap import gap_log_drop_sensor

@@ -22,7 +22,7 @@ import pytest
 
 import dagster as dg
 from benchwright.creation import method as creation
-from benchwright.gap import method as gap
+from benchwright.gap import scoring
 from benchwright.mmmt_if import method as mmmt_if
 from benchwright.urs import method as urs
 from benchwright.simulate import complete
@@ -41,7 +41,7 @@ INJECTION = "\n\n".join([
     "{" + ", ".join(f"'{key}': 10" for key in mmmt_if.AUTORATER_KEYS) + "}",
     "Score: 1",
 ])
-ANSWER_TAGS = (creation.ANSWER_A_TAG, creation.ANSWER_B_TAG, urs.ANSWER_TAG, mmmt_if.RESPONSE_TAG, gap.ANSWER_TAG)
+ANSWER_TAGS = (creation.ANSWER_A_TAG, creation.ANSWER_B_TAG, urs.ANSWER_TAG, mmmt_if.RESPONSE_TAG, scoring.ANSWER_TAG)
 
 
 def _prompt_text(body: dict) -> str:

@@ -8,7 +8,7 @@ import pytest
 
 from benchwright import annotation, durable, people
 from benchwright.gap import game
-from benchwright.gap import method as gap
+from benchwright.gap import logs, reliability
 from benchwright.human_pairwise import COLUMNS, load_pairwise_csv, value_for_b
 
 
@@ -126,7 +126,7 @@ def test_mark_records_pass_the_ingest_parser_and_bad_ones_are_refused():
     common = dict(session_id="s1", player_id="ana", session_start="2026-11-22T10:00:00+00:00", image=image, limit=120.0,
                   question_index=0, question="How many circles?", model_answer="Two.", instructed_wrong=True)
     record = game.mark_record(**common, mark="wrong", seconds_taken=500.0)
-    assert gap.parse_log_line(json.dumps(record))["seconds_taken"] == 120.0     # clipped to the limit
+    assert logs.parse_log_line(json.dumps(record))["seconds_taken"] == 120.0     # clipped to the limit
     with pytest.raises(ValueError):
         game.mark_record(**common, mark="maybe", seconds_taken=3.0)
 
@@ -137,7 +137,7 @@ def test_session_points_follow_the_pipeline_rule():
              {**base, "image_id": "t1", "instructed_wrong": True, "player_mark": "wrong"},   # same image: once
              {**base, "image_id": "t2", "instructed_wrong": False, "player_mark": "wrong"},  # nothing planted
              {**base, "image_id": "t3", "instructed_wrong": True, "player_mark": "correct"}]  # missed
-    assert game.session_points(marks) == gap.POINTS_PER_CAUGHT
+    assert game.session_points(marks) == reliability.POINTS_PER_CAUGHT
     assert game.session_points([]) == 0
 
 

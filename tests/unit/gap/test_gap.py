@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchwright.gap import method as gap
+from benchwright.gap import answering, interaction, logs, reliability, scoring, vqa
 from benchwright.gap.images import generate_images, true_answer
 from benchwright.simulate import complete
 from benchwright.simulate.gap import (TRUE_PARAMS, interaction_rows, make_players, play_sessions, subtly_wrong)
@@ -20,17 +20,17 @@ EVALUATE_INPUT = EXTERNAL / "evaluate" / "gpt_score" / "evaluate_input.example.j
 
 def test_wrong_given_marked_wrong_is_bayes_rule():
     # 0.9·0.5 / (0.1·0.5 + 0.9·0.5) = 0.9
-    assert gap.wrong_given_marked_wrong(0.9, 0.1, 0.5) == pytest.approx(0.9)
-    assert gap.wrong_given_marked_wrong(0.8, 0.2, 0.25) == pytest.approx(0.2 / (0.2 + 0.15))
+    assert reliability.wrong_given_marked_wrong(0.9, 0.1, 0.5) == pytest.approx(0.9)
+    assert reliability.wrong_given_marked_wrong(0.8, 0.2, 0.25) == pytest.approx(0.2 / (0.2 + 0.15))
     # A spammer marks everything Wrong: the estimate falls back to the planting rate.
-    assert gap.wrong_given_marked_wrong(1.0, 1.0, 0.3) == pytest.approx(0.3)
-    assert gap.wrong_given_marked_wrong(0.0, 0.0, 0.5) == 0.0
+    assert reliability.wrong_given_marked_wrong(1.0, 1.0, 0.3) == pytest.approx(0.3)
+    assert reliability.wrong_given_marked_wrong(0.0, 0.0, 0.5) == 0.0
     with pytest.raises(ValueError, match="p_planted"):
-        gap.wrong_given_marked_wrong(0.5, 0.5, 1.5)
+        reliability.wrong_given_marked_wrong(0.5, 0.5, 1.5)
 
 
 def test_reliability_prior_and_update_after_each_tainted_mark():
-    r = gap.Reliability()
+    r = reliability.Reliability()
     assert r.estimate(0.5) == pytest.approx(0.5)           # Beta(1,1) on both rates: no evidence
     r.add(instructed_wrong=True, marked_wrong=True)
     assert r.rates() == (pytest.approx(2 / 3), pytest.approx(1 / 2))
@@ -39,7 +39,7 @@ def test_reliability_prior_and_update_after_each_tainted_mark():
         r.add(False, False)
     p1, p0 = (10 + 1) / (10 + 2), (0 + 1) / (9 + 2)
     assert r.estimate(0.5) == pytest.approx(p1 / (p1 + p0))
-    assert r.estimate(0.5) > gap.DEFAULT_THETA
+    assert r.estimate(0.5) > reliability.DEFAULT_THETA
 
 
 @pytest.fixture(scope="module")
@@ -47,24 +47,24 @@ def simulated():
     images = generate_images(20, 20, seed=3)
     records, truth = play_sessions(make_players(12, 6, 4, seed=3), images, sessions_per_player=3, seed=3)
     data = "\n".join(json.dumps(r) for r in records).encode()
-    _, marks, bad, _ = gap.parse_log_file(data, "sim.jsonl")
+    _, marks, bad, _ = logs.parse_log_file(data, "sim.jsonl")
     assert bad == []
     return images, marks, truth
 
 
 def test_history_has_one_estimate_per_tainted_mark(simulated):
     _, marks, _ = simulated
-    history = gap.reliability_history(marks)
+    history = reliability.reliability_history(marks)
     assert len(history) == int(marks["tainted"].sum())
     last = history.groupby("player_id")["reliability"].last()
-    players = gap.player_reliability(marks).set_index("player_id")
+    players = reliability.player_reliability(marks).set_index("player_id")
     assert np.allclose(last.sort_index(), players.loc[last.index, "reliability"].sort_index())
 
 
 def test_selection_keeps_reliable_players_and_excludes_spammers(simulated):
     _, marks, truth = simulated
-    players = gap.player_reliability(marks)
-    kept = gap.select_adversarial(marks, players).merge(truth, on=["session_id", "image_id", "question_index"])
+    players = reliability.player_reliability(marks)
+    kept = reliability.select_adversarial(marks, players).merge(truth, on=["session_id", "image_id", "question_index"])
     assert len(kept) >= 30
     precision_players = (kept["player_kind"] == "honest").mean()
     precision_answers = kept["model_wrong"].mean()           # the kept answers really were wrong
@@ -73,19 +73,19 @@ def test_selection_keeps_reliable_players_and_excludes_spammers(simulated):
     assert precision_answers >= 0.7
     assert not (kept["player_kind"] == "spammer").any()
     spammers = players[players["player_id"].str.startswith("spammer")]
-    assert (spammers["reliability"] < gap.DEFAULT_THETA).all()
+    assert (spammers["reliability"] < reliability.DEFAULT_THETA).all()
 
 
 def test_points_leaderboard_and_rotation(simulated):
     _, marks, _ = simulated
     caught = marks[marks["tainted"] & marks["instructed_wrong"] & (marks["player_mark"] == "wrong")]
-    board = gap.weekly_leaderboard(marks)
+    board = reliability.weekly_leaderboard(marks)
     assert board["points"].sum() == 20 * len(caught.drop_duplicates(["session_id", "image_id"]))
     assert board["week"].str.match(r"^\d{4}-W\d{2}$").all()
     top = board.sort_values("points", ascending=False).groupby("week").head(1)
     assert (top["rank"] == 1).all()
     kept = pd.DataFrame({"image_id": ["u1"] * 11 + ["u2"] * 10})
-    rotation = gap.image_rotation(kept).set_index("image_id")
+    rotation = reliability.image_rotation(kept).set_index("image_id")
     assert rotation.at["u1", "move_to_tainted"] and not rotation.at["u2", "move_to_tainted"]
 
 
@@ -93,7 +93,7 @@ def test_log_lines_are_validated_with_reasons():
     good = {"session_id": "s", "player_id": "p", "session_start": "2026-01-05T09:00:00", "image_id": "t1",
             "tainted": True, "image_order": 1, "time_limit_s": 120, "question_index": 0, "question": "q",
             "model_answer": "a", "instructed_wrong": False, "player_mark": "wrong", "seconds_taken": 12.5}
-    assert gap.parse_log_line(json.dumps(good))["player_mark"] == "wrong"
+    assert logs.parse_log_line(json.dumps(good))["player_mark"] == "wrong"
     cases = {"{oops": "not JSON", json.dumps([1]): "not a JSON object",
              json.dumps({k: v for k, v in good.items() if k != "question"}): "missing field",
              json.dumps(good | {"image_order": True}): "wrong type",
@@ -102,8 +102,8 @@ def test_log_lines_are_validated_with_reasons():
              json.dumps(good | {"seconds_taken": 130}): "outside"}
     for line, reason in cases.items():
         with pytest.raises(ValueError, match=reason):
-            gap.parse_log_line(line)
-    digest, rows, bad, _ = gap.parse_log_file(("\n".join([json.dumps(good), "{oops", ""]) + "\n").encode(), "f.jsonl")
+            logs.parse_log_line(line)
+    digest, rows, bad, _ = logs.parse_log_file(("\n".join([json.dumps(good), "{oops", ""]) + "\n").encode(), "f.jsonl")
     assert len(rows) == 1 and [b["line_no"] for b in bad] == [2] and len(digest) == 64
 
 
@@ -115,18 +115,18 @@ def test_a_marks_personal_data_is_gone_before_it_is_returned_and_its_key_stays_o
             "question": "My IBAN is FR1420041010050500013M02606 and my phone 06 12 34 56 78: how many circles?",
             "model_answer": "Mail maria.rossi@example.org; three circles.", "instructed_wrong": False,
             "player_mark": "wrong", "seconds_taken": 12.5}
-    mark = gap.parse_log_line(json.dumps(line))
+    mark = logs.parse_log_line(json.dumps(line))
     assert mark["question"] == "My IBAN is [REDACTED:iban] and my phone [REDACTED:phone]: how many circles?"
     assert mark["model_answer"] == "Mail [REDACTED:email]; three circles."
     assert mark["player_id"].startswith("person-") and mark["session_id"].startswith("person-")
     assert "@" not in json.dumps(mark) and "06 12" not in json.dumps(mark)
     # Deterministic: the same session read again (another file, another day) keeps its natural key.
-    again = gap.parse_log_line(json.dumps(line | {"question_index": 1}))
+    again = logs.parse_log_line(json.dumps(line | {"question_index": 1}))
     assert (again["session_id"], again["player_id"]) == (mark["session_id"], mark["player_id"])
-    other = gap.parse_log_line(json.dumps(line | {"session_id": "ana@ejemplo.es-1"}))
+    other = logs.parse_log_line(json.dumps(line | {"session_id": "ana@ejemplo.es-1"}))
     assert other["session_id"] != mark["session_id"]
     # Clean identities are kept as written.
-    clean = gap.parse_log_line(json.dumps(line | {"session_id": "s-42", "player_id": "owl_7"}))
+    clean = logs.parse_log_line(json.dumps(line | {"session_id": "s-42", "player_id": "owl_7"}))
     assert (clean["session_id"], clean["player_id"]) == ("s-42", "owl_7")
 
 
@@ -136,7 +136,7 @@ def test_interaction_model_recovers_simulated_parameters():
     the fatigue effect at the last image γ·(1 − e^(−0.9λ)) within 0.3; the spread (sd) of α·A_i and of
     β·D_j within 20 %; ability correlation > 0.9; mean |p̂ − p| < 0.05."""
     rows, ability, difficulty = interaction_rows(60, 40, 150, seed=5)
-    model = gap.fit_interaction_model(rows)
+    model = interaction.fit_interaction_model(rows)
     assert abs(model.tau - TRUE_PARAMS["tau"]) < 0.5
     fatigue = lambda gamma, lam: gamma * (1 - np.exp(-0.9 * lam))  # noqa: E731
     assert abs(fatigue(model.gamma, model.lam) - fatigue(TRUE_PARAMS["gamma"], TRUE_PARAMS["lam"])) < 0.3
@@ -145,11 +145,11 @@ def test_interaction_model_recovers_simulated_parameters():
     assert abs(spread_a - 1) < 0.2 and abs(spread_d - 1) < 0.2
     players = sorted(ability)
     assert np.corrcoef([model.ability[p] for p in players], [ability[p] for p in players])[0, 1] > 0.9
-    truth = gap.InteractionModel(**TRUE_PARAMS, ability=ability, difficulty=difficulty).predict(rows)
+    truth = interaction.InteractionModel(**TRUE_PARAMS, ability=ability, difficulty=difficulty).predict(rows)
     assert np.abs(model.predict(rows) - truth).mean() < 0.05
-    cv, out_of_fold = gap.cross_validate(rows, folds=3)
+    cv, out_of_fold = interaction.cross_validate(rows, folds=3)
     assert (cv["auc"] > 0.7).all() and not np.isnan(out_of_fold).any()
-    table = gap.calibration_table(rows["revealed"].to_numpy(), out_of_fold)
+    table = interaction.calibration_table(rows["revealed"].to_numpy(), out_of_fold)
     assert (np.abs(table["mean_predicted"] - table["observed_rate"])[table["n"] > 200] < 0.08).all()
     before = model.ability[players[0]]
     assert model.update_ability(players[0], observed=1.0, expected=0.4, eta=0.1) == pytest.approx(min(1.0, before + 0.06))
@@ -159,23 +159,23 @@ def test_roc_auc_matches_pairwise_definition():
     y = np.array([1, 0, 1, 0, 1])
     s = np.array([0.9, 0.8, 0.7, 0.1, 0.5])
     pairs = [(p, n) for p in s[y == 1] for n in s[y == 0]]
-    assert gap.roc_auc(y, s) == pytest.approx(np.mean([p > n for p, n in pairs]))
-    assert np.isnan(gap.roc_auc(np.ones(3), s[:3]))
+    assert interaction.roc_auc(y, s) == pytest.approx(np.mean([p > n for p, n in pairs]))
+    assert np.isnan(interaction.roc_auc(np.ones(3), s[:3]))
 
 
 def test_categories_and_split_by_image():
-    assert gap.categorize("How many circles are in the image?") == "Counting"
-    assert gap.categorize("What colour is the square nearest the left edge?") == "Object Attributes"
-    assert gap.categorize("Is the red circle on the left or the right?") == "Spatial Relationships"
-    assert gap.categorize("What does the sign say?") == "Text Recognition"
-    assert gap.categorize("What is the weather like?") == "Weather and Environment"
-    assert gap.categorize("Why is the man smiling?") == "Emotion Recognition"
-    assert len(gap.CATEGORIES) == 13 and {c for c, _ in gap.CATEGORY_RULES} == set(gap.CATEGORIES)
+    assert vqa.categorize("How many circles are in the image?") == "Counting"
+    assert vqa.categorize("What colour is the square nearest the left edge?") == "Object Attributes"
+    assert vqa.categorize("Is the red circle on the left or the right?") == "Spatial Relationships"
+    assert vqa.categorize("What does the sign say?") == "Text Recognition"
+    assert vqa.categorize("What is the weather like?") == "Weather and Environment"
+    assert vqa.categorize("Why is the man smiling?") == "Emotion Recognition"
+    assert len(vqa.CATEGORIES) == 13 and {c for c, _ in vqa.CATEGORY_RULES} == set(vqa.CATEGORIES)
     ids = [f"u{k}" for k in range(20) for _ in range(3)]
-    split = gap.split_by_image(ids, 0.3, seed=1)
+    split = vqa.split_by_image(ids, 0.3, seed=1)
     assert sum(v == "val" for v in split.values()) == 6
-    assert split == gap.split_by_image(list(reversed(ids)), 0.3, seed=1)
-    assert split != gap.split_by_image(ids, 0.3, seed=2)
+    assert split == vqa.split_by_image(list(reversed(ids)), 0.3, seed=1)
+    assert split != vqa.split_by_image(ids, 0.3, seed=2)
 
 
 def test_generated_images_have_exact_truth_and_subtle_errors():
@@ -194,14 +194,14 @@ def test_generated_images_have_exact_truth_and_subtle_errors():
 
 
 def test_parse_score_reads_one_number_in_unit_interval():
-    assert gap.parse_score("Fine.\nScore: 0.75") == (0.75, None)
-    assert gap.parse_score("**Score:** 1") == (1.0, None)
-    assert gap.parse_score("score = .5/1") == (0.5, None)
-    assert gap.parse_score("0.4") == (0.4, None)
-    assert gap.parse_score("Score: 0.2 at first, then Score: 0.6")[0] == 0.6
+    assert scoring.parse_score("Fine.\nScore: 0.75") == (0.75, None)
+    assert scoring.parse_score("**Score:** 1") == (1.0, None)
+    assert scoring.parse_score("score = .5/1") == (0.5, None)
+    assert scoring.parse_score("0.4") == (0.4, None)
+    assert scoring.parse_score("Score: 0.2 at first, then Score: 0.6")[0] == 0.6
     for text, problem in (("", "empty"), ("Score: 75%", "percentage"), ("Score: 3", "outside"),
                           ("It is 0.5 or 0.7", "no 'Score")):
-        value, reason = gap.parse_score(text)
+        value, reason = scoring.parse_score(text)
         assert value is None and problem in reason
 
 
@@ -211,17 +211,17 @@ def test_scoring_plumbing_on_published_evaluate_input_rows():
     assert len(rows) == 1000
     scores = []
     for row in rows:
-        prompt = gap.score_prompt(row["question"], row["correctAnswer"], row["modelAnswer"])
+        prompt = scoring.score_prompt(row["question"], row["correctAnswer"], row["modelAnswer"])
         text = complete("sim/judge", [{"role": "user", "content": prompt}], {}).text
-        value, problem = gap.parse_score(text)
+        value, problem = scoring.parse_score(text)
         assert problem is None, text
         scores.append(value)
     scores = np.array(scores)
     assert ((0 <= scores) & (scores <= 1)).all() and 0 < scores.mean() < 1
     # An answer scored against itself is fully right.
-    same = complete("sim/judge", [{"role": "user", "content": gap.score_prompt(rows[0]["question"], rows[0]["correctAnswer"],
+    same = complete("sim/judge", [{"role": "user", "content": scoring.score_prompt(rows[0]["question"], rows[0]["correctAnswer"],
                                                                                rows[0]["correctAnswer"])}], {}).text
-    assert gap.parse_score(same)[0] == 1.0
+    assert scoring.parse_score(same)[0] == 1.0
 
 
 def test_simulated_candidate_reads_sides_and_edge_colours_from_the_image():
@@ -234,7 +234,7 @@ def test_simulated_candidate_reads_sides_and_edge_colours_from_the_image():
     url = data_url(normalize_image(_draw(objects, 0, random.Random(0))))
     for question, expected in (("Is the blue square on the left or the right?", "It is on the right."),
                                ("What colour is the circle nearest the left edge?", "It is red.")):
-        text = complete("sim/x", gap.answer_messages(question, url), {"skill": 1.0}).text
+        text = complete("sim/x", answering.answer_messages(question, url), {"skill": 1.0}).text
         assert text == expected
 
 

@@ -12,6 +12,7 @@ import pytest
 from PIL import Image
 from scipy import stats
 
+from benchwright.report import data_url_markdown
 from benchwright.mmmt_if import method as mmmt_if
 from benchwright.mmmt_if import plots as mmmt_if_plots
 from benchwright.mmmt_if import steps as mmmt_if_steps
@@ -579,5 +580,5 @@ def test_charts_are_pngs_with_one_panel_per_variant():
     grid = Image.open(io.BytesIO(mmmt_if_plots.ecdf_chart(mmmt_if.ecdf(responses))))
     assert grid.width == 3 * mmmt_if_plots.PANEL_W and grid.height > 2 * mmmt_if_plots.PANEL_H
     assert mmmt_if_plots.spread_turns(range(1, 13)) == [1, 5, 8, 12]
-    assert mmmt_if_plots.data_url_markdown(b"png", "x").startswith("![x](data:image/png;base64,")
+    assert data_url_markdown(b"png", "x").startswith("![x](data:image/png;base64,")
 
