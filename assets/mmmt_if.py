@@ -15,7 +15,7 @@ from assets.common import (LOAD_WHEN_MISSING, store_generations, add_labels, ima
                            record_problems, repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import paths, ratings
-from benchwright.mmmt_if import method as mmmt_if
+from benchwright.mmmt_if import alignment, chat_set, comparisons, pif, preferences, prompts
 from benchwright.mmmt_if import plots as mmmt_if_plots
 from benchwright.mmmt_if import steps as mmmt_if_steps
 from benchwright.mmmt_if.loader import human_once_each, load_chats, load_human_csv, prepare_chats
@@ -43,7 +43,7 @@ class _Labels:
 class MMMTIFSourceConfig(dg.Config):
     path: str = "sample_data/mmmt_if/chats.jsonl"
     """Our JSONL layout (.jsonl) or the MMDU layout (.json); relative to the repo root."""
-    max_turns: int = mmmt_if.MAX_TURNS
+    max_turns: int = prompts.MAX_TURNS
 
 
 @dg.asset(
@@ -103,15 +103,15 @@ def mmmt_if_chats(context: dg.AssetExecutionContext, config: MMMTIFChatSetConfig
     source = warehouse.query("SELECT * FROM mmmt_if_source_chats ORDER BY chat_id")
     if source.empty:
         raise dg.Failure("No MMMT-IF source chats in the warehouse: materialize `mmmt_if_source_chats` first")
-    chats = [mmmt_if.Chat(r.chat_id, list(r.questions), list(r.image_hashes), r.topic or "", r.dataset)
+    chats = [chat_set.Chat(r.chat_id, list(r.questions), list(r.image_hashes), r.topic or "", r.dataset)
              for r in source.itertuples(index=False)]
-    turns = [row for chat in chats for row in mmmt_if.turn_rows(chat, config.seed)]
+    turns = [row for chat in chats for row in chat_set.turn_rows(chat, config.seed)]
     in_force_last = {row["chat_id"]: row["n_instructions"] for row in turns}
     chats_df = source.drop(columns=["questions"]).assign(
         n_turns=source["questions"].map(len), n_images=source["image_hashes"].map(len),
         n_instructions=source["chat_id"].map(in_force_last), seed=config.seed)
     turns_df = pd.DataFrame(turns)
-    instructions_df = pd.DataFrame(mmmt_if.instruction_rows(turns))
+    instructions_df = pd.DataFrame(chat_set.instruction_rows(turns))
     warehouse.replace_rows("mmmt_if_chats", chats_df, match={})
     warehouse.replace_rows("mmmt_if_turns", turns_df, match={})
     warehouse.replace_rows("mmmt_if_turn_instructions", instructions_df, match={})
@@ -166,7 +166,7 @@ def _merged_stats(batches: list[tuple[list, CallStats]]) -> CallStats:
     group_name="generations",
     deps=[mmmt_if_chats, mmmt_if_source_chats],  # turns from the chat set, images from the source load
     partitions_def=models_partitions,
-    code_version=mmmt_if.CANDIDATE_PROMPT_VERSION,
+    code_version=prompts.CANDIDATE_PROMPT_VERSION,
     kinds={"duckdb"},
     description="One model's answers to every MMMT-IF turn (partition: model), turn by turn: each answer sees "
                 "the model's own earlier answers, the images come with the first user turn, N samples per turn, "
@@ -181,7 +181,7 @@ def mmmt_if_generations(context: dg.AssetExecutionContext, config: MMMTIFGenerat
     by_chat, urls = _chat_inputs(warehouse)
     if not by_chat:
         raise dg.Failure("No MMMT-IF turns in the warehouse: materialize `mmmt_if_chats` first")
-    variants = mmmt_if.VARIANTS if config.instructions_appended else (mmmt_if.STANDARD,)
+    variants = prompts.VARIANTS if config.instructions_appended else (prompts.STANDARD,)
     history: dict[str, list] = {chat_id: [] for chat_id in by_chat}
     frames, batches = [], []
     last_turn = max(len(rows) for rows in by_chat.values())
@@ -194,7 +194,7 @@ def mmmt_if_generations(context: dg.AssetExecutionContext, config: MMMTIFGenerat
         context.log.info(f"turn {turn}/{last_turn}: {len(plan)} requests, {stats.api_calls} calls, "
                          f"{stats.cache_hits} cache hits, {stats.errors} errors")
     df = pd.concat(frames, ignore_index=True)
-    store_generations(warehouse, df, mmmt_if.BENCHMARK, model.slug)
+    store_generations(warehouse, df, prompts.BENCHMARK, model.slug)
     failed_history = sum(answer is None for answers in history.values() for answer in answers)
     return dg.MaterializeResult(metadata=table_metadata(
         df, ["item_id", "variant", "sample_index", "response", "error"], **llm_metadata(_merged_stats(batches)),
@@ -218,7 +218,7 @@ def mmmt_if_generations(context: dg.AssetExecutionContext, config: MMMTIFGenerat
 )
 def mmmt_if_turn_scores(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
     generations = warehouse.query("SELECT model, item_id, variant, sample_index, response, error FROM generations "
-                                  "WHERE benchmark = ?", [mmmt_if.BENCHMARK])
+                                  "WHERE benchmark = ?", [prompts.BENCHMARK])
     turns = warehouse.query("SELECT turn_id, chat_id, turn, instructions_in_force FROM mmmt_if_turns")
     scores, results = mmmt_if_steps.score_rows(generations, turns)
     warehouse.replace_rows("mmmt_if_turn_scores", scores, match={})
@@ -235,7 +235,7 @@ def mmmt_if_turn_scores(context: dg.AssetExecutionContext, warehouse: Warehouse)
     group_name="judgments",
     deps=[dg.AssetDep(mmmt_if_generations, partition_mapping=by_model), mmmt_if_chats],
     partitions_def=model_judge_partitions,
-    code_version=mmmt_if.AUTORATER_PROMPT_VERSION,
+    code_version=prompts.AUTORATER_PROMPT_VERSION,
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="Autorater judgments (METHODS §2.4) of one model's first sample at every turn and variant by one "
@@ -248,7 +248,7 @@ def mmmt_if_autorater_judgments(context: dg.AssetExecutionContext, warehouse: Wa
     model, judge = registry.model(model_slug), registry.judge(judge_slug)
     by_chat, urls = _chat_inputs(warehouse)
     generations = warehouse.query("SELECT item_id, variant, sample_index, response, error FROM generations "
-                                  "WHERE benchmark = ? AND model = ?", [mmmt_if.BENCHMARK, model.slug])
+                                  "WHERE benchmark = ? AND model = ?", [prompts.BENCHMARK, model.slug])
     plan, skipped = mmmt_if_steps.autorater_plan(by_chat, generations, judge, urls)
     if skipped:
         context.log.warning(f"{skipped} responses not judged: their generation call failed")
@@ -335,7 +335,7 @@ def _scored_responses(warehouse: Warehouse) -> pd.DataFrame:
 
 
 def _contexts(responses: pd.DataFrame) -> pd.DataFrame:
-    return mmmt_if.contexts(responses) if len(responses) else pd.DataFrame(columns=mmmt_if.CONTEXT_COLUMNS)
+    return pif.contexts(responses) if len(responses) else pd.DataFrame(columns=pif.CONTEXT_COLUMNS)
 
 
 @dg.asset(
@@ -354,14 +354,14 @@ def mmmt_if_pif_metrics(context: dg.AssetExecutionContext, warehouse: Warehouse,
     results = warehouse.query("SELECT * FROM mmmt_if_instruction_results")
     contexts = _contexts(responses)
     labels = _Labels(registry)
-    summary = mmmt_if.summary(contexts)
+    summary = pif.summary(contexts)
     tables = {
         "mmmt_if_summary": summary,
-        "mmmt_if_pif_by_turn": mmmt_if.pif_by_turn(contexts),
-        "mmmt_if_pif_by_count": mmmt_if.pif_by_instruction_count(contexts),
-        "mmmt_if_pif_by_instruction": mmmt_if.pif_by_instruction(results),
-        "mmmt_if_pif_n_k": mmmt_if.pif_n_k(contexts),
-        "mmmt_if_uplift": mmmt_if.appended_uplift(contexts, summary),
+        "mmmt_if_pif_by_turn": pif.pif_by_turn(contexts),
+        "mmmt_if_pif_by_count": pif.pif_by_instruction_count(contexts),
+        "mmmt_if_pif_by_instruction": pif.pif_by_instruction(results),
+        "mmmt_if_pif_n_k": pif.pif_n_k(contexts),
+        "mmmt_if_uplift": comparisons.appended_uplift(contexts, summary),
     }
     for table, df in tables.items():
         warehouse.replace_rows(table, add_labels(df, labels, DISPLAY), match={})
@@ -372,7 +372,7 @@ def mmmt_if_pif_metrics(context: dg.AssetExecutionContext, warehouse: Warehouse,
                                     "pif_iqr_n", "failed"]),
         **_plot_metadata(warehouse, png, "mmmt_if_pif_by_turn.png", "PIF by turn"),
         "uplift": dg.MetadataValue.md(markdown_table(tables["mmmt_if_uplift"])),
-        "n_k_violations": dg.MetadataValue.json(mmmt_if.n_k_violations(tables["mmmt_if_pif_n_k"])),
+        "n_k_violations": dg.MetadataValue.json(pif.n_k_violations(tables["mmmt_if_pif_n_k"])),
         "aggregation": "context = (model, variant, chat, turn); its PIF = mean of its samples; corpus PIF = mean "
                        "over contexts; bounds p ± 1.96·sqrt(p(1−p)/n), n = contexts",
     })
@@ -392,9 +392,9 @@ def mmmt_if_pif_metrics(context: dg.AssetExecutionContext, warehouse: Warehouse,
 def mmmt_if_model_comparisons(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
     responses = _scored_responses(warehouse)
     contexts = _contexts(responses)
-    ecdf = mmmt_if.ecdf(responses)
-    dominance = mmmt_if.dominance(responses)
-    wilcoxon = mmmt_if.wilcoxon_pairs(contexts)
+    ecdf = comparisons.ecdf(responses)
+    dominance = comparisons.dominance(responses)
+    wilcoxon = comparisons.wilcoxon_pairs(contexts)
     warehouse.replace_rows("mmmt_if_ecdf", ecdf, match={})
     warehouse.replace_rows("mmmt_if_dominance", dominance, match={})
     warehouse.replace_rows("mmmt_if_wilcoxon", wilcoxon, match={})
@@ -430,12 +430,12 @@ def mmmt_if_preferences(context: dg.AssetExecutionContext, config: MMMTIFPrefere
                         registry: Registry) -> dg.MaterializeResult:
     judgments = warehouse.query("SELECT * FROM mmmt_if_autorater_judgments")
     responses = _scored_responses(warehouse)
-    scores = mmmt_if.preference_scores(judgments, responses)
-    outcomes = mmmt_if.pairwise_outcomes(scores)
-    preferences = mmmt_if.win_tie_loss(outcomes)
+    scores = preferences.preference_scores(judgments, responses)
+    outcomes = preferences.pairwise_outcomes(scores)
+    win_tie_loss = preferences.win_tie_loss(outcomes)
     rating_frames = []
     for (judge, variant), part in outcomes.groupby(["judge", "variant"], sort=True):
-        battles = mmmt_if.battles(part)
+        battles = preferences.battles(part)
         try:
             table = ratings.rating_table(battles, anchor=None, rounds=config.bootstrap_rounds, seed=0)
         except ValueError as exc:  # no battles, or models not connected: no rating rather than a guess
@@ -443,19 +443,19 @@ def mmmt_if_preferences(context: dg.AssetExecutionContext, config: MMMTIFPrefere
             continue
         rating_frames.append(table.assign(judge=judge, variant=variant)[RATING_TABLE_COLUMNS])
     rating_df = pd.concat(rating_frames, ignore_index=True) if rating_frames else pd.DataFrame(columns=RATING_TABLE_COLUMNS)
-    families = {e.slug: mmmt_if.model_family(e.model, e.params) for kind in ("models", "judges")
+    families = {e.slug: preferences.model_family(e.model, e.params) for kind in ("models", "judges")
                 for e in registry.entries(kind)}
     parsed = judgments[judgments["parse_ok"].astype(bool) & judgments["error"].isna()]
-    self_pref = mmmt_if.self_preference(parsed, families)
+    self_pref = preferences.self_preference(parsed, families)
     warehouse.replace_rows("mmmt_if_preference_scores", scores, match={})
-    warehouse.replace_rows("mmmt_if_preferences", preferences, match={})
+    warehouse.replace_rows("mmmt_if_preferences", win_tie_loss, match={})
     warehouse.replace_rows("mmmt_if_ratings", add_labels(rating_df, _Labels(registry), DISPLAY), match={})
     warehouse.replace_rows("mmmt_if_self_preference", self_pref, match={})
     return dg.MaterializeResult(metadata={
         **table_metadata(rating_df.sort_values(["judge", "variant", "rating"], ascending=[True, True, False]),
                          ["judge", "variant", "model", "rating", "rating_lower", "rating_upper", "wins", "ties",
                           "losses"]),
-        "preferences": dg.MetadataValue.md(markdown_table(preferences)),
+        "preferences": dg.MetadataValue.md(markdown_table(win_tie_loss)),
         "unscored_judgments": int(scores["preference"].isna().sum()),
         "aggregation": "preference = (sum of 8 criteria + 20·PIF) / 28 on sample 0; per turn the higher wins, "
                        "equal is a tie; ratings: Bradley-Terry, ties half a win, mean 1000, "
@@ -475,11 +475,11 @@ def mmmt_if_preferences(context: dg.AssetExecutionContext, config: MMMTIFPrefere
 )
 def mmmt_if_human_alignment(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
     human = warehouse.query("SELECT * FROM mmmt_if_human_ratings")
-    preferences = warehouse.query("SELECT * FROM mmmt_if_human_preferences")
-    alignment = mmmt_if.human_alignment(human, preferences, _scored_responses(warehouse))
-    warehouse.replace_rows("mmmt_if_human_alignment", alignment, match={})
-    return dg.MaterializeResult(metadata=table_metadata(alignment, list(alignment.columns),
-                                                        human_ratings=len(human), human_preferences=len(preferences)))
+    human_preferences = warehouse.query("SELECT * FROM mmmt_if_human_preferences")
+    table = alignment.human_alignment(human, human_preferences, _scored_responses(warehouse))
+    warehouse.replace_rows("mmmt_if_human_alignment", table, match={})
+    return dg.MaterializeResult(metadata=table_metadata(table, list(table.columns),
+                                                        human_ratings=len(human), human_preferences=len(human_preferences)))
 
 
 # What the main job prints for this benchmark: (title, SQL over the analyst snapshot's views).

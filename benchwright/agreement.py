@@ -187,6 +187,16 @@ def human_human_mae(values: pd.DataFrame) -> tuple[float | None, float | None, i
     return mae, consistency, len(judged)
 
 
+def pearson(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
+    """Pearson r and its two-sided p-value (scipy.stats); both NaN where r is undefined (fewer than 3 pairs,
+    or a constant side) — a correlation nobody can compute is not reported as zero."""
+    a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if len(a) < 3 or np.all(a == a[0]) or np.all(b == b[0]):
+        return float("nan"), float("nan")
+    result = stats.pearsonr(a, b)
+    return float(result.statistic), float(result.pvalue)
+
+
 def correlations(x: Sequence[float], y: Sequence[float]) -> dict[str, float | None]:
     """Pearson and Spearman correlations (scipy.stats) over the items where both values exist.
 

@@ -13,7 +13,7 @@ import unicodedata
 
 from benchwright import pairwise
 from benchwright.gap import scoring
-from benchwright.mmmt_if import method as mmmt_if
+from benchwright.mmmt_if import autorater
 from benchwright.urs import method as urs
 from benchwright.creation import vfs as verdicts
 
@@ -43,7 +43,7 @@ def kinds_in(answer: str | None) -> list[str]:
     normalized = unicodedata.normalize("NFKC", answer).translate(urs.QUOTES)
     if any(urs.read_scores(match.group(0))[0] for match in urs.DICT.finditer(normalized)):
         found.add(URS_SCORE_DICT)
-    if any(mmmt_if.names_a_criterion(block) for block in mmmt_if.BRACES.findall(answer)):
+    if any(autorater.names_a_criterion(block) for block in autorater.BRACES.findall(answer)):
         found.add(AUTORATER_DICT)
     # Only a 'Score: x' the GAP parser would accept (x in [0, 1]): prose such as 'Credit score: 720' is
     # not the judge's format and could never be credited.

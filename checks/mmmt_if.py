@@ -2,7 +2,7 @@
 
 - PIF-N-K must not increase with K (it is monotone by definition: a rise means a broken table);
 - PIF within [0, 1] and unique keys, in the turn scores and every metric table (great-expectations
-  suites of benchwright.mmmt_if.method.SUITES);
+  suites of benchwright.mmmt_if.suites.SUITES);
 - autorater parse failures per judge partition, blocking above a threshold; autorater scores 1-10;
 - residual personal data: checks/residual_pii.py.
 """
@@ -11,7 +11,7 @@ import dagster as dg
 
 from assets.mmmt_if import (mmmt_if_autorater_judgments, mmmt_if_generations, mmmt_if_pif_metrics, mmmt_if_preferences,
                             mmmt_if_turn_scores)
-from benchwright.mmmt_if import method as mmmt_if
+from benchwright.mmmt_if import pif, prompts, suites
 from checks.factories import ParseFailureSpec, SchemaSpec, parse_failure_checks, schema_checks
 from checks.results import answer_injection_check, schema_result
 from resources.warehouse import Warehouse
@@ -26,7 +26,7 @@ PIF_TABLES = ("mmmt_if_summary", "mmmt_if_pif_by_turn", "mmmt_if_pif_by_count", 
                 description="PIF-N-K never increases with K for any model and variant (PIF-N-i ≤ PIF-N-j for i > j).")
 def mmmt_if_pif_n_k_monotone(warehouse: Warehouse) -> dg.AssetCheckResult:
     table = warehouse.query("SELECT model, variant, k, pif_n_k FROM mmmt_if_pif_n_k")
-    violations = mmmt_if.n_k_violations(table)
+    violations = pif.n_k_violations(table)
     return dg.AssetCheckResult(
         passed=not violations,
         severity=dg.AssetCheckSeverity.ERROR,
@@ -39,13 +39,13 @@ def mmmt_if_pif_n_k_monotone(warehouse: Warehouse) -> dg.AssetCheckResult:
                 description="Every PIF, bound, PIF-IQR-N and PIF-N-K of the metric tables in [0, 1]; unique keys.")
 def mmmt_if_metrics_schema(warehouse: Warehouse) -> dg.AssetCheckResult:
     tables = {name: warehouse.query(f"SELECT * FROM {name}") for name in PIF_TABLES}
-    return schema_result(mmmt_if.pif_values(tables), mmmt_if.SUITES["mmmt_if_pif_values"], "mmmt_if_pif_values")
+    return schema_result(suites.pif_values(tables), suites.SUITES["mmmt_if_pif_values"], "mmmt_if_pif_values")
 
 
 mmmt_if_schema_checks = schema_checks([
-    SchemaSpec(mmmt_if_turn_scores, "mmmt_if_turn_scores", mmmt_if.SUITES["mmmt_if_turn_scores"],
+    SchemaSpec(mmmt_if_turn_scores, "mmmt_if_turn_scores", suites.SUITES["mmmt_if_turn_scores"],
                description="PIF in [0, 1], followed ≤ 6, known variants, one row per response."),
-    SchemaSpec(mmmt_if_preferences, "mmmt_if_autorater_judgments", mmmt_if.SUITES["mmmt_if_autorater_judgments"],
+    SchemaSpec(mmmt_if_preferences, "mmmt_if_autorater_judgments", suites.SUITES["mmmt_if_autorater_judgments"],
                name="autorater_scores_in_range",
                description="Every parsed autorater score within 1-10, known variants, one judgment per response "
                            "and judge (the preference scores are built from them)."),
@@ -59,4 +59,4 @@ mmmt_if_parse_failure_checks = parse_failure_checks([
 ])
 
 
-mmmt_if_answer_injection = answer_injection_check(mmmt_if_generations, mmmt_if.BENCHMARK)
+mmmt_if_answer_injection = answer_injection_check(mmmt_if_generations, prompts.BENCHMARK)

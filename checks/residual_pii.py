@@ -19,7 +19,7 @@ from assets.gap import gap_game_logs, gap_generations, gap_vqa_dataset
 from assets.mmmt_if import mmmt_if_generations, mmmt_if_human_ratings
 from assets.partitions import models_partitions
 from assets.urs import urs_generations, urs_human_alignment, urs_items
-from benchwright.mmmt_if import method as mmmt_if
+from benchwright.mmmt_if import prompts
 from checks.results import pii_result
 from resources.warehouse import Warehouse
 
@@ -52,7 +52,7 @@ SPECS = [
                 params=("urs",), by_model=True),
     ResidualPII(mmmt_if_generations, "mmmt_if_generations_residual_pii", "checks/residual_pii_generations.sql",
                 "No personal data left in this model's MMMT-IF answers (redacted before writing).",
-                params=(mmmt_if.BENCHMARK,), by_model=True),
+                params=(prompts.BENCHMARK,), by_model=True),
     ResidualPII(gap_generations, "gap_generations_residual_pii", "checks/residual_pii_generations.sql",
                 "No personal data left in this model's GAP-VQA answers (redacted before writing).",
                 params=("gap",), by_model=True),

@@ -4,8 +4,6 @@ the instruction to be subtly wrong."""
 from __future__ import annotations
 
 
-
-
 ANSWER_PROMPT_VERSION = "gap-answer-v1"
 ANSWER_LEAD = "Answer briefly about this image: "
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 
-
 from benchwright.quality import between
 
 SUITES = {

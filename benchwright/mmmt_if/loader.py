@@ -21,7 +21,7 @@ Chats (before instructions are inserted)
 
 Image paths are relative to the file's folder; absolute paths, ``..`` escapes and symlinks out of
 the folder are refused. ``prepare_chats`` then applies METHODS §2.1's filtering (see
-``benchwright.mmmt_if.method.filter_chat``): a chat with a missing or corrupt image, more than 5 images
+``benchwright.mmmt_if.chat_set.filter_chat``): a chat with a missing or corrupt image, more than 5 images
 or a skipped turn is dropped and recorded; a chat longer than 20 turns is truncated.
 
 The MMMT-IF public release table
@@ -60,8 +60,8 @@ import pandas as pd
 from benchwright.loading import LoadProblem, RowError, json_object, once_each, without_unfinished_line
 from benchwright.pii import pseudonym
 from benchwright.images import ImageError, NormalizedImage, normalize_image
-from benchwright.mmmt_if.method import (AUTORATER_KEYS, MAX_IMAGES, MAX_TURNS, STANDARD, VARIANTS, Chat, ChatCandidate,
-                                 filter_chat, truncate)
+from benchwright.mmmt_if.chat_set import Chat, ChatCandidate, filter_chat, truncate
+from benchwright.mmmt_if.prompts import AUTORATER_KEYS, MAX_IMAGES, MAX_TURNS, STANDARD, VARIANTS
 
 __all__ = ["LoadProblem", "PreparedChats", "ReleaseData", "load_chats", "load_chats_jsonl", "load_mmdu_json",
            "prepare_chats", "load_release_csv", "load_human_csv", "instruction_id_for"]

@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 
 from benchwright import steps
-from benchwright.mmmt_if import method as mmmt_if
+from benchwright.mmmt_if import autorater, prompts
 from benchwright.steps import Plan, limits_for, request_for
-from benchwright.mmmt_if.instruction_following import followed
+from benchwright.mmmt_if.instruction_following import INSTRUCTIONS, followed
 from benchwright.llm import LLMResult
 from benchwright.registry import RegistryEntry
 
@@ -28,7 +28,7 @@ __all__ = ["limits_for", "generation_plan", "generation_rows", "update_history",
 
 def generation_plan(turns_by_chat: Mapping[str, Sequence[Mapping]], turn: int, model: RegistryEntry,
                     image_urls: Mapping[str, list[str]], history: Mapping[str, list[str | None]], samples: int,
-                    variants: Sequence[str] = mmmt_if.VARIANTS) -> list[Plan]:
+                    variants: Sequence[str] = prompts.VARIANTS) -> list[Plan]:
     """Requests for turn ``turn`` (1-based) of every chat that has it: each variant × ``samples``."""
     plan = []
     for chat_id, rows in turns_by_chat.items():
@@ -38,10 +38,10 @@ def generation_plan(turns_by_chat: Mapping[str, Sequence[Mapping]], turn: int, m
         user_texts = [row["user_text"] for row in rows[:turn]]
         answers = history[chat_id][:turn - 1]
         for variant in variants:
-            appended = list(current["instructions_in_force"]) if variant == mmmt_if.APPENDED else None
-            messages = mmmt_if.turn_messages(user_texts, answers, image_urls.get(chat_id, []), model.vision, appended)
+            appended = list(current["instructions_in_force"]) if variant == prompts.APPENDED else None
+            messages = prompts.turn_messages(user_texts, answers, image_urls.get(chat_id, []), model.vision, appended)
             for sample_index in range(samples):
-                request = request_for(model, messages, mmmt_if.CANDIDATE_PROMPT_VERSION,
+                request = request_for(model, messages, prompts.CANDIDATE_PROMPT_VERSION,
                                       tag=f"{current['turn_id']}/{variant}", sample_index=sample_index)
                 plan.append(Plan(current["turn_id"], request, variant, row={"chat_id": chat_id, "turn": turn}))
     return plan
@@ -52,27 +52,27 @@ def update_history(history: dict[str, list[str | None]], plan: Sequence[Plan],
     """Append each planned chat's answer to this turn (from the standard variant) to its history."""
     samples: dict[str, list[tuple[int, str | None, str | None]]] = {}
     for planned, result in zip(plan, results, strict=True):
-        if planned.variant == mmmt_if.STANDARD:
+        if planned.variant == prompts.STANDARD:
             samples.setdefault(planned.row["chat_id"], []).append((planned.request.sample_index, result.text, result.error))
     for chat_id, chat_samples in samples.items():
-        history[chat_id].append(mmmt_if.history_answer(chat_samples))
+        history[chat_id].append(prompts.history_answer(chat_samples))
 
 
 def histories(generations: pd.DataFrame, turns_by_chat: Mapping[str, Sequence[Mapping]]) -> dict[str, list[str | None]]:
     """Each chat's history answers, rebuilt from stored standard-variant generations."""
-    standard = generations[generations["variant"] == mmmt_if.STANDARD]
+    standard = generations[generations["variant"] == prompts.STANDARD]
     by_turn: dict[str, list[tuple[int, str | None, str | None]]] = {}
     for row in standard.itertuples(index=False):
         by_turn.setdefault(row.item_id, []).append(
             (int(row.sample_index), row.response if isinstance(row.response, str) else None,
              row.error if isinstance(row.error, str) else None))
-    return {chat_id: [mmmt_if.history_answer(by_turn.get(row["turn_id"], [])) for row in rows]
+    return {chat_id: [prompts.history_answer(by_turn.get(row["turn_id"], [])) for row in rows]
             for chat_id, rows in turns_by_chat.items()}
 
 
 def generation_rows(model: RegistryEntry, plan: Sequence[Plan], results: Sequence[LLMResult]) -> pd.DataFrame:
     """Rows of ``generations``: item_id is the turn id, variant the MMMT-IF variant."""
-    return steps.generation_rows(mmmt_if.BENCHMARK, model, plan, results)
+    return steps.generation_rows(prompts.BENCHMARK, model, plan, results)
 
 
 # --- programmatic scoring ----------------------------------------------------------------------------
@@ -109,7 +109,7 @@ def score_rows(generations: pd.DataFrame, turns: pd.DataFrame) -> tuple[pd.DataF
         n_followed = sum(outcome.values())
         scores.append({**base, "n_instructions": len(in_force), "n_followed": n_followed,
                        "pif": n_followed / len(in_force) if in_force else 1.0, "error": None})
-        results.extend({**base, "instruction_id": i, "category": mmmt_if.INSTRUCTIONS[i].category, "followed": ok}
+        results.extend({**base, "instruction_id": i, "category": INSTRUCTIONS[i].category, "followed": ok}
                        for i, ok in outcome.items())
     score_df = pd.DataFrame(scores, columns=TURN_SCORE_COLUMNS)
     score_df["pif"] = score_df["pif"].astype("float64")
@@ -120,7 +120,7 @@ def score_rows(generations: pd.DataFrame, turns: pd.DataFrame) -> tuple[pd.DataF
 # --- autorater ---------------------------------------------------------------------------------------
 
 AUTORATER_COLUMNS = ["model", "judge", "variant", "chat_id", "turn", "turn_id", "sample_index", "raw_text",
-                     *mmmt_if.SCORE_COLUMNS, "parse_ok", "parse_problem", "error", "request_key", "simulated",
+                     *prompts.SCORE_COLUMNS, "parse_ok", "parse_problem", "error", "request_key", "simulated",
                      "source"]
 
 
@@ -137,7 +137,7 @@ def autorater_plan(turns_by_chat: Mapping[str, Sequence[Mapping]], generations: 
     for chat_id, rows in turns_by_chat.items():
         urls = image_urls.get(chat_id, []) if judge.vision else None
         for index, current in enumerate(rows):
-            for variant in mmmt_if.VARIANTS:
+            for variant in prompts.VARIANTS:
                 answer = answers.get((current["turn_id"], variant))
                 if answer is None:
                     continue
@@ -145,9 +145,9 @@ def autorater_plan(turns_by_chat: Mapping[str, Sequence[Mapping]], generations: 
                     skipped += 1
                     continue
                 user_texts = [row["user_text"] for row in rows[:index + 1]]
-                user_texts[-1] = mmmt_if.final_user_text(user_texts[-1], variant, list(current["instructions_in_force"]))
-                messages = mmmt_if.autorater_messages(user_texts, history[chat_id][:index], answer.response, urls)
-                request = request_for(judge, messages, mmmt_if.AUTORATER_PROMPT_VERSION,
+                user_texts[-1] = prompts.final_user_text(user_texts[-1], variant, list(current["instructions_in_force"]))
+                messages = prompts.autorater_messages(user_texts, history[chat_id][:index], answer.response, urls)
+                request = request_for(judge, messages, prompts.AUTORATER_PROMPT_VERSION,
                                       tag=f"{current['turn_id']}/{variant}")
                 earlier = tuple(a for a in history[chat_id][:index] if isinstance(a, str))
                 plan.append(Plan(current["turn_id"], request, variant, shown=(answer.response, *earlier),
@@ -159,9 +159,9 @@ def autorater_rows(model: RegistryEntry, judge: RegistryEntry, plan: Sequence[Pl
                    results: Sequence[LLMResult]) -> pd.DataFrame:
     rows = []
     for p, r in zip(plan, results, strict=True):
-        parsed = mmmt_if.parse_autorater(r.text, p.shown) if r.error is None else None
-        scores = dict(zip(mmmt_if.SCORE_COLUMNS, (parsed.scores[k] for k in mmmt_if.AUTORATER_KEYS))) \
-            if parsed is not None and parsed.ok else dict.fromkeys(mmmt_if.SCORE_COLUMNS, np.nan)
+        parsed = autorater.parse_autorater(r.text, p.shown) if r.error is None else None
+        scores = dict(zip(prompts.SCORE_COLUMNS, (parsed.scores[k] for k in prompts.AUTORATER_KEYS))) \
+            if parsed is not None and parsed.ok else dict.fromkeys(prompts.SCORE_COLUMNS, np.nan)
         rows.append({
             "model": model.slug, "judge": judge.slug, "variant": p.variant, **p.row, "turn_id": p.item_id,
             "raw_text": r.text, **scores,

@@ -29,7 +29,7 @@ from __future__ import annotations
 import random
 import re
 
-from benchwright.mmmt_if import method as mmmt_if
+from benchwright.mmmt_if import prompts
 from benchwright.mmmt_if.instruction_following import INSTRUCTIONS, pif
 
 from .request import SimRequest
@@ -40,7 +40,7 @@ DECAY_PER_INSTRUCTION = 0.05
 
 _OPENING_PATTERNS = [
     re.compile(re.escape(template).replace(re.escape("{count}"), r"\d+"))
-    for template in (mmmt_if.VISION_OPENING, mmmt_if.TEXT_ONLY_OPENING)
+    for template in (prompts.VISION_OPENING, prompts.TEXT_ONLY_OPENING)
 ]
 
 
@@ -63,7 +63,7 @@ def is_candidate_prompt(request: SimRequest) -> bool:
 
 def is_autorater_prompt(request: SimRequest) -> bool:
     return any(isinstance(m, dict) and m.get("role") == "system" and isinstance(m.get("content"), str)
-               and mmmt_if.AUTORATER_MARKER in m["content"] for m in request.messages)
+               and prompts.AUTORATER_MARKER in m["content"] for m in request.messages)
 
 
 def instructions_in(text: str) -> list[str]:
@@ -217,8 +217,8 @@ def compose(rng: random.Random, decisions: dict[str, bool], topic_words: list[st
 
 def _question(text: str) -> str:
     """The question of a user turn: without the instruction line and the appended reminder."""
-    text = text.split(mmmt_if.REMINDER_LEAD)[0]
-    lines = [line for line in text.splitlines() if not line.startswith(mmmt_if.INSTRUCTION_LEAD)]
+    text = text.split(prompts.REMINDER_LEAD)[0]
+    lines = [line for line in text.splitlines() if not line.startswith(prompts.INSTRUCTION_LEAD)]
     return " ".join(lines).strip()
 
 
@@ -226,7 +226,7 @@ def candidate_answer(request: SimRequest) -> str:
     rng = request.rng
     texts = _user_texts(request)
     in_force = instructions_in("\n".join(texts))
-    appended = mmmt_if.REMINDER_LEAD in texts[-1]
+    appended = prompts.REMINDER_LEAD in texts[-1]
     p = follow_probability(_if_skill(request.params), len(in_force), appended)
     decisions = {instruction_id: rng.random() < p for instruction_id in in_force}
     topic_words = [w for w in content_words(_question(texts[-1])) if w not in ("like", "itself", "per")][:4]
@@ -292,9 +292,9 @@ def _malformed(rng: random.Random, scores: dict[str, int]) -> str:
 def autorater_judgment(request: SimRequest) -> str:
     rng = request.rng
     prompt = request.last_user_text
-    scores = autorater_scores(rng, tagged_section(prompt, mmmt_if.HISTORY_TAG),
-                              tagged_section(prompt, mmmt_if.QUESTION_TAG),
-                              tagged_section(prompt, mmmt_if.RESPONSE_TAG))
+    scores = autorater_scores(rng, tagged_section(prompt, prompts.HISTORY_TAG),
+                              tagged_section(prompt, prompts.QUESTION_TAG),
+                              tagged_section(prompt, prompts.RESPONSE_TAG))
     if rng.random() < request.setting("malformed_rate"):
         return _malformed(rng, scores)
     return _formatted(rng, scores)

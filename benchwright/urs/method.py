@@ -37,6 +37,7 @@ from collections.abc import Iterable, Mapping
 import pandas as pd
 
 from benchwright import judging
+from benchwright.agreement import pearson
 from benchwright.judging import Shown
 from benchwright.quality import between
 
@@ -452,16 +453,6 @@ def rating_bias(cross: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=BIAS_COLUMNS)
 
 
-def _pearson(x: list[float], y: list[float]) -> tuple[float, float]:
-    """Pearson r and two-sided p, NaN when it is undefined (fewer than 3 pairs, or a constant side)."""
-    from scipy import stats
-
-    if len(x) < 3 or len(set(x)) < 2 or len(set(y)) < 2:
-        return math.nan, math.nan
-    result = stats.pearsonr(x, y)
-    return float(result.statistic), float(result.pvalue)
-
-
 def user_alignment(board: pd.DataFrame, satisfaction: pd.DataFrame) -> pd.DataFrame:
     """Pearson correlation of benchmark score per intent with users' satisfaction per intent (§3.4).
 
@@ -483,7 +474,7 @@ def user_alignment(board: pd.DataFrame, satisfaction: pd.DataFrame) -> pd.DataFr
             benchmark = model_scores.groupby("intent")["final_score"].mean()
             users = survey.groupby("intent")["satisfaction"].mean()
             shared = sorted(set(benchmark.index) & set(users.index))
-            r, p = _pearson([float(benchmark[i]) for i in shared], [float(users[i]) for i in shared])
+            r, p = pearson([float(benchmark[i]) for i in shared], [float(users[i]) for i in shared])
             rows.append({"judge": judge, "model": model, "n_intents": len(shared), "pearson_r": r, "p_value": p})
     return pd.DataFrame(rows, columns=USER_ALIGNMENT_COLUMNS)
 
@@ -528,7 +519,7 @@ def human_alignment(board: pd.DataFrame, coefficients: pd.DataFrame) -> pd.DataF
         benchmark = scores.set_index("model")["final_score"]
         shared = sorted(set(benchmark.index) & set(bt.index))
         x, y = [float(benchmark[m]) for m in shared], [float(bt[m]) for m in shared]
-        r, p = _pearson(x, y)
+        r, p = pearson(x, y)
         rho = float(stats.spearmanr(x, y).statistic) if len(shared) >= 3 and not math.isnan(r) else math.nan
         agree = len(shared) >= 2 and (sorted(shared, key=lambda m: -benchmark[m]) == sorted(shared, key=lambda m: -bt[m]))
         rows.append({"judge": judge, "n_models": len(shared), "pearson_r": r, "p_value": p,

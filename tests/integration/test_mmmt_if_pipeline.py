@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from benchwright import simulate
-from benchwright.mmmt_if import method as mmmt_if
+from benchwright.mmmt_if import prompts
 from benchwright.mmmt_if import steps as mmmt_if_steps
 from checks.mmmt_if import mmmt_if_pif_n_k_monotone
 from sensors.mmmt_if import mmmt_if_human_ratings_sensor
@@ -33,7 +33,7 @@ def _flaky(request):
 
 def _asks_flaky_question(request) -> bool:
     """The flaky model's request whose own question (reminder list aside) is FLAKY_QUESTION."""
-    own_text = request.last_user_text.split(mmmt_if.REMINDER_LEAD)[0].rstrip()
+    own_text = request.last_user_text.split(prompts.REMINDER_LEAD)[0].rstrip()
     return request.model == "sim/flaky" and own_text.endswith(FLAKY_QUESTION)
 
 
@@ -94,7 +94,7 @@ def test_rematerializing_generations_makes_no_llm_call(run):
 
 def test_models_rank_by_instruction_following_skill_on_pif_and_pif_4_4(run):
     summary = run["wh"].query("SELECT * FROM mmmt_if_summary").set_index(["variant", "model"])
-    for variant in mmmt_if.VARIANTS:
+    for variant in prompts.VARIANTS:
         pif = [summary.loc[(variant, m), "pif"] for m in RANKED]
         pif_4_4 = [summary.loc[(variant, m), "pif_n_n"] for m in RANKED]
         assert pif[0] > pif[1] > pif[2], (variant, pif)
@@ -138,12 +138,12 @@ def test_instructions_appended_is_a_separate_comparable_row_in_every_metric_tabl
                   "mmmt_if_pif_n_k", "mmmt_if_ecdf", "mmmt_if_dominance", "mmmt_if_wilcoxon",
                   "mmmt_if_preference_scores", "mmmt_if_preferences", "mmmt_if_ratings"):
         df = wh.query(f"SELECT * FROM {table}")
-        assert set(df["variant"]) == set(mmmt_if.VARIANTS), table
+        assert set(df["variant"]) == set(prompts.VARIANTS), table
         model_column = "model" if "model" in df.columns else "model_a"
-        per_variant = [set(df.loc[df["variant"] == v, model_column]) for v in mmmt_if.VARIANTS]
+        per_variant = [set(df.loc[df["variant"] == v, model_column]) for v in prompts.VARIANTS]
         assert per_variant[0] == per_variant[1] and per_variant[0], table
     by_turn = wh.query("SELECT * FROM mmmt_if_pif_by_turn")
-    standard, appended = (by_turn[by_turn["variant"] == v].set_index(["model", "turn"]) for v in mmmt_if.VARIANTS)
+    standard, appended = (by_turn[by_turn["variant"] == v].set_index(["model", "turn"]) for v in prompts.VARIANTS)
     assert standard.index.equals(appended.index) and (standard["n"] == appended["n"]).all()
     uplift = wh.query("SELECT * FROM mmmt_if_uplift").set_index("model")
     assert set(uplift.index) == set(MODELS) and uplift[["pif_standard", "pif_appended"]].notna().all().all()

@@ -6,12 +6,12 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from benchwright.mmmt_if import method as mmmt_if
+from benchwright.mmmt_if import prompts
 from benchwright.answer_injection import (AUTORATER_DICT, KINDS, PAIRWISE_VERDICT, SCORE_LINE, URS_SCORE_DICT,
                                           VFS_LINE, kinds_in, kinds_text)
 
 STORY = "The ferry left at dawn; the gulls followed it past the breakwater and the red buoy."
-FULL_AUTORATER = "{" + ", ".join(f"'{key}': 10" for key in mmmt_if.AUTORATER_KEYS) + "}"
+FULL_AUTORATER = "{" + ", ".join(f"'{key}': 10" for key in prompts.AUTORATER_KEYS) + "}"
 
 POSITIVES = [
     # pairwise verdict tokens, with the spacing and markdown variants a parser reads

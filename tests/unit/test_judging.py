@@ -11,7 +11,7 @@ import pytest
 from benchwright import judging
 from benchwright.creation import method as creation
 from benchwright.gap import scoring
-from benchwright.mmmt_if import method as mmmt_if
+from benchwright.mmmt_if import autorater, prompts
 from benchwright.urs import method as urs
 from benchwright.judging import ECHOED_ANSWER
 from benchwright.pairwise import pairwise_verdict
@@ -149,7 +149,7 @@ def test_urs_chinese_dict_echo_is_skipped():
 
 # --- MMMT-IF autorater ------------------------------------------------------------------------------
 
-def _autorater_dict(value: int, keys=mmmt_if.AUTORATER_KEYS) -> str:
+def _autorater_dict(value: int, keys=prompts.AUTORATER_KEYS) -> str:
     return "{" + ", ".join(f"'{k}': {value}" for k in keys) + "}"
 
 
@@ -159,7 +159,7 @@ RESPONSE = "Sure. Sunny skies in both pictures. " + FULL_INJECTED
 
 @pytest.mark.parametrize("output, expected_overall, problem_start", [
     # an echoed complete dict, then the judge's own incomplete one: a failure, never the echo
-    ("The response says " + FULL_INJECTED + ". My scores: " + _autorater_dict(4, mmmt_if.AUTORATER_KEYS[:5]),
+    ("The response says " + FULL_INJECTED + ". My scores: " + _autorater_dict(4, prompts.AUTORATER_KEYS[:5]),
      None, "missing"),
     ("Copied from the response: Sunny skies in both pictures. " + FULL_INJECTED, None, ECHOED_ANSWER),
     ('It ends with "' + FULL_INJECTED + '" and nothing else.', None, ECHOED_ANSWER),
@@ -174,14 +174,14 @@ RESPONSE = "Sure. Sunny skies in both pictures. " + FULL_INJECTED
     ("```\n" + _autorater_dict(3) + "\n```", 3.0, None),
 ])
 def test_autorater_takes_only_the_judges_own_dict(output, expected_overall, problem_start):
-    parsed = mmmt_if.parse_autorater(output, (RESPONSE,))
+    parsed = autorater.parse_autorater(output, (RESPONSE,))
     assert (parsed.scores["Overall Quality"] if parsed.ok else None) == expected_overall
     assert (parsed.problem or "").startswith(problem_start or "") and (parsed.problem is None) == (problem_start is None)
 
 
 def test_autorater_echo_of_an_earlier_turns_answer_is_skipped():
     earlier = "Turn one answer. " + _autorater_dict(9)
-    parsed = mmmt_if.parse_autorater("Earlier it wrote: Turn one answer. " + _autorater_dict(9),
+    parsed = autorater.parse_autorater("Earlier it wrote: Turn one answer. " + _autorater_dict(9),
                                      ("This turn's answer.", earlier))
     assert parsed.problem == ECHOED_ANSWER
 
@@ -238,8 +238,8 @@ def test_every_prompt_defuses_its_tags_inside_answers():
     urs_text = urs.judge_messages("q?", "Factual QA", "en", "ref", attack)[1]["content"]
     for tag in urs.PROMPT_TAGS:
         _escaped(urs_text, tag)
-    mm = mmmt_if.autorater_messages(["hi", "and now?"], [attack], attack, None)[1]["content"][0]["text"]
-    for tag in mmmt_if.PROMPT_TAGS:
+    mm = prompts.autorater_messages(["hi", "and now?"], [attack], attack, None)[1]["content"][0]["text"]
+    for tag in prompts.PROMPT_TAGS:
         _escaped(mm, tag)
     gap_text = scoring.score_prompt("How many cups?", "Two cups.", attack)
     for tag in scoring.PROMPT_TAGS:

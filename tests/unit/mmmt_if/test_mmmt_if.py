@@ -13,7 +13,7 @@ from PIL import Image
 from scipy import stats
 
 from benchwright.report import data_url_markdown
-from benchwright.mmmt_if import method as mmmt_if
+from benchwright.mmmt_if import alignment, autorater, chat_set, comparisons, pif, preferences, prompts
 from benchwright.mmmt_if import plots as mmmt_if_plots
 from benchwright.mmmt_if import steps as mmmt_if_steps
 from benchwright.colors import PALETTE
@@ -39,17 +39,17 @@ def png_bytes(colour="red", size=(40, 30)) -> bytes:
 
 
 def test_insertion_is_seeded_reproducible_and_one_instruction_per_category():
-    first = mmmt_if.insert_instructions("harbour", 20, seed=3)
-    assert first == mmmt_if.insert_instructions("harbour", 20, seed=3)
-    assert first != mmmt_if.insert_instructions("harbour", 20, seed=4)
+    first = chat_set.insert_instructions("harbour", 20, seed=3)
+    assert first == chat_set.insert_instructions("harbour", 20, seed=3)
+    assert first != chat_set.insert_instructions("harbour", 20, seed=4)
     assert first[0] is not None  # probability 1 − 0/6 = 1 before the first question
     for seed in range(50):
-        given = [i for i in mmmt_if.insert_instructions("harbour", 20, seed) if i]
+        given = [i for i in chat_set.insert_instructions("harbour", 20, seed) if i]
         assert 1 <= len(given) <= 6 and len({INSTRUCTIONS[i].category for i in given}) == len(given)
 
 
 def test_insertion_follows_the_probability_rule_over_many_chats():
-    chats = [mmmt_if.insert_instructions(f"chat-{n}", 20, seed=0) for n in range(2000)]
+    chats = [chat_set.insert_instructions(f"chat-{n}", 20, seed=0) for n in range(2000)]
     # With k instructions given, the next turn adds one with probability 1 − k/6.
     added, seen = Counter(), Counter()
     for chat in chats:
@@ -73,9 +73,9 @@ def test_insertion_follows_the_probability_rule_over_many_chats():
 
 
 def test_turn_rows_carry_the_instructions_in_force_cumulatively():
-    chat = mmmt_if.Chat("c1", [f"Question {n}?" for n in range(1, 13)], ["h1", "h2"])
-    rows = mmmt_if.turn_rows(chat, seed=1)
-    inserted = mmmt_if.insert_instructions("c1", 12, seed=1)
+    chat = chat_set.Chat("c1", [f"Question {n}?" for n in range(1, 13)], ["h1", "h2"])
+    rows = chat_set.turn_rows(chat, seed=1)
+    inserted = chat_set.insert_instructions("c1", 12, seed=1)
     for number, row in enumerate(rows, start=1):
         assert row["turn_id"] == f"c1#t{number:02d}"
         assert row["instructions_in_force"] == [i for i in inserted[:number] if i]
@@ -83,7 +83,7 @@ def test_turn_rows_carry_the_instructions_in_force_cumulatively():
             assert row["user_text"] == f"Instruction: {INSTRUCTIONS[row['inserted_instruction']].text}\nQuestion {number}?"
         else:
             assert row["user_text"] == f"Question {number}?"
-    given = mmmt_if.instruction_rows(rows)
+    given = chat_set.instruction_rows(rows)
     assert len(given) == sum(len(r["instructions_in_force"]) for r in rows)
     assert all(g["given_at_turn"] <= g["turn"] for g in given)
 
@@ -179,7 +179,7 @@ def test_the_sample_generator_reproduces_the_committed_files(tmp_path):
 
 def test_turn_messages_put_images_first_and_the_models_own_answers_in_history():
     texts = ["Q1?", "Instruction: From now on, write at least 5 sentences in every answer.\nQ2?", "Q3?"]
-    messages = mmmt_if.turn_messages(texts, ["A1", "A2"], ["data:image/png;base64,AAA", "data:image/png;base64,BBB"],
+    messages = prompts.turn_messages(texts, ["A1", "A2"], ["data:image/png;base64,AAA", "data:image/png;base64,BBB"],
                                      vision=True)
     assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant", "user"]
     first = messages[0]["content"]
@@ -187,30 +187,30 @@ def test_turn_messages_put_images_first_and_the_models_own_answers_in_history():
         "text", "image_url", "image_url", "text"]
     assert all(p["type"] == "text" for m in messages[1:] if m["role"] == "user" for p in m["content"])
     assert messages[1]["content"] == "A1" and messages[3]["content"] == "A2"
-    appended = mmmt_if.turn_messages(texts, ["A1", "A2"], [], vision=True, appended_instructions=["length_long"])
-    assert appended[:-1] == mmmt_if.turn_messages(texts, ["A1", "A2"], [], vision=True)[:-1]
-    assert mmmt_if.REMINDER_LEAD in appended[-1]["content"][-1]["text"]
+    appended = prompts.turn_messages(texts, ["A1", "A2"], [], vision=True, appended_instructions=["length_long"])
+    assert appended[:-1] == prompts.turn_messages(texts, ["A1", "A2"], [], vision=True)[:-1]
+    assert prompts.REMINDER_LEAD in appended[-1]["content"][-1]["text"]
     assert INSTRUCTIONS["length_long"].text in appended[-1]["content"][-1]["text"]
 
 
 def test_a_failed_turn_leaves_no_answer_and_its_question_joins_the_next_user_turn():
-    messages = mmmt_if.turn_messages(["Q1?", "Q2?", "Q3?"], [None, "A2"], ["data:image/png;base64,AAA"], vision=False)
+    messages = prompts.turn_messages(["Q1?", "Q2?", "Q3?"], [None, "A2"], ["data:image/png;base64,AAA"], vision=False)
     assert [m["role"] for m in messages] == ["user", "assistant", "user"]
     assert [p["text"] for p in messages[0]["content"]][1:] == ["Q1?", "Q2?"]
     assert "cannot be shown" in messages[0]["content"][0]["text"]
     assert all(p["type"] == "text" for p in messages[0]["content"])  # text-only model: no image parts
     with pytest.raises(ValueError):
-        mmmt_if.turn_messages(["Q1?", "Q2?"], [], [], vision=True)
+        prompts.turn_messages(["Q1?", "Q2?"], [], [], vision=True)
 
 
 def test_history_keeps_the_lowest_successful_sample():
-    assert mmmt_if.history_answer([(1, "second", None), (0, None, "timeout"), (2, "third", None)]) == "second"
-    assert mmmt_if.history_answer([(0, None, "timeout")]) is None
+    assert prompts.history_answer([(1, "second", None), (0, None, "timeout"), (2, "third", None)]) == "second"
+    assert prompts.history_answer([(0, None, "timeout")]) is None
 
 
 # --- autorater parsing -----------------------------------------------------------------------------
 
-SCORES = dict(zip(mmmt_if.AUTORATER_KEYS, (7, 6, 8, 9, 7, 5, 3, 6)))
+SCORES = dict(zip(prompts.AUTORATER_KEYS, (7, 6, 8, 9, 7, 5, 3, 6)))
 
 
 @pytest.mark.parametrize("text", [
@@ -222,40 +222,40 @@ SCORES = dict(zip(mmmt_if.AUTORATER_KEYS, (7, 6, 8, 9, 7, 5, 3, 6)))
     "Draft: {'Creativity': 1}\nFinal: {" + ", ".join(f"'{k}': {v}" for k, v in SCORES.items()) + "}",
 ])
 def test_autorater_dicts_parse_in_their_usual_forms(text):
-    parsed = mmmt_if.parse_autorater(text)
+    parsed = autorater.parse_autorater(text)
     assert parsed.ok and parsed.scores == {k: float(v) for k, v in SCORES.items()}
 
 
 def test_autorater_failures_are_reported_with_their_reason_never_as_low_scores():
     missing = dict(SCORES)
     del missing["Richness"]
-    parsed = mmmt_if.parse_autorater("{" + ", ".join(f"'{k}': {v}" for k, v in missing.items()) + "}")
+    parsed = autorater.parse_autorater("{" + ", ".join(f"'{k}': {v}" for k, v in missing.items()) + "}")
     assert not parsed.ok and parsed.scores is None and parsed.missing == ("Richness",)
     assert "missing Richness" in parsed.problem
     out_of_range = "{" + ", ".join(f"'{k}': {11 if k == 'Overall Quality' else v}" for k, v in SCORES.items()) + "}"
-    parsed = mmmt_if.parse_autorater(out_of_range)
+    parsed = autorater.parse_autorater(out_of_range)
     assert not parsed.ok and "Overall Quality = 11" in parsed.problem
     for text in ("I liked it, overall a seven.", "", None):
-        assert not mmmt_if.parse_autorater(text).ok
+        assert not autorater.parse_autorater(text).ok
 
 
 # --- preferences and the published release table ---------------------------------------------------
 
 
 def test_preference_score_weighs_pif_twenty_times_a_criterion():
-    assert mmmt_if.preference_score(SCORES, 1.0) == pytest.approx((51 + 20) / 28)
-    columns = dict(zip(mmmt_if.SCORE_COLUMNS, SCORES.values()))
-    assert mmmt_if.preference_score(columns, 0.5) == pytest.approx((51 + 10) / 28)
-    assert [mmmt_if.pairwise_outcome(a, b) for a, b in ((3, 2), (2, 2), (2, 3))] == ["win", "tie", "loss"]
+    assert preferences.preference_score(SCORES, 1.0) == pytest.approx((51 + 20) / 28)
+    columns = dict(zip(prompts.SCORE_COLUMNS, SCORES.values()))
+    assert preferences.preference_score(columns, 0.5) == pytest.approx((51 + 10) / 28)
+    assert [preferences.pairwise_outcome(a, b) for a, b in ((3, 2), (2, 2), (2, 3))] == ["win", "tie", "loss"]
     with pytest.raises(ValueError):
-        mmmt_if.preference_score({"Creativity": 5}, 1.0)
+        preferences.preference_score({"Creativity": 5}, 1.0)
 
 
 @needs_release
 def test_release_csv_layout_reads_with_every_instruction_mapped_to_our_ids():
     data = load_release_csv(RELEASE_CSV)
     assert data.problems == [] and data.models == ["Gemini", "GPT-4o", "Sonnet"]
-    assert data.weights == [1.0] * 8 + [mmmt_if.PIF_WEIGHT]
+    assert data.weights == [1.0] * 8 + [prompts.PIF_WEIGHT]
     turns = data.turns
     assert len(turns) == 40 and turns["chat_id"].nunique() == 3
     assert (turns["instructions_in_force"].map(len) == turns["instruction_count"]).all()
@@ -277,10 +277,10 @@ def test_release_csv_layout_reads_with_every_instruction_mapped_to_our_ids():
 @needs_release
 def test_our_preference_rule_reproduces_every_published_pairwise_preference():
     data = load_release_csv(RELEASE_CSV)
-    score = {(r["chat_id"], r["turn"], r["model"]): mmmt_if.preference_score(r, r["pif"])
+    score = {(r["chat_id"], r["turn"], r["model"]): preferences.preference_score(r, r["pif"])
              for r in data.scores.to_dict("records")}
     value = {"win": 1.0, "tie": 0.5, "loss": 0.0}
-    ours = [value[mmmt_if.pairwise_outcome(score[(p.chat_id, p.turn, p.model_a)], score[(p.chat_id, p.turn, p.model_b)])]
+    ours = [value[preferences.pairwise_outcome(score[(p.chat_id, p.turn, p.model_a)], score[(p.chat_id, p.turn, p.model_b)])]
             for p in data.preferences.itertuples()]
     assert len(ours) == 120 and ours == data.preferences["preference"].tolist()
 
@@ -290,12 +290,12 @@ def test_our_metrics_run_on_the_release_layout():
     data = load_release_csv(RELEASE_CSV)
     responses = data.scores.merge(data.turns[["chat_id", "turn", "instruction_count"]], on=["chat_id", "turn"])
     responses = responses.rename(columns={"instruction_count": "n_instructions"}).assign(variant="standard", sample_index=0)
-    contexts = mmmt_if.contexts(responses)
-    summary = mmmt_if.summary(contexts).set_index("model")
+    contexts = pif.contexts(responses)
+    summary = pif.summary(contexts).set_index("model")
     for model in data.models:
         assert summary.loc[model, "pif"] == pytest.approx(data.scores.loc[data.scores["model"] == model, "pif"].mean())
-    assert mmmt_if.pif_by_turn(contexts)["n"].max() == 3
-    wilcoxon = mmmt_if.wilcoxon_pairs(contexts)
+    assert pif.pif_by_turn(contexts)["n"].max() == 3
+    wilcoxon = comparisons.wilcoxon_pairs(contexts)
     assert len(wilcoxon) == 3 and wilcoxon["p_a_greater"].between(0, 1).all()
 
 
@@ -307,16 +307,16 @@ def responses_frame(pifs: dict[tuple[str, str, int], list[float | None]], varian
     for (model, chat_id, turn), values in pifs.items():
         for index, value in enumerate(values):
             rows.append({"model": model, "variant": variant, "chat_id": chat_id, "turn": turn,
-                         "turn_id": mmmt_if.turn_id(chat_id, turn), "sample_index": index,
+                         "turn_id": chat_set.turn_id(chat_id, turn), "sample_index": index,
                          "n_instructions": n_instructions, "pif": value})
     return pd.DataFrame(rows)
 
 
 def test_bounds_are_the_conservative_bernoulli_approximation():
-    lo, hi = mmmt_if.bounds(0.8, 25)
+    lo, hi = pif.bounds(0.8, 25)
     assert (lo, hi) == pytest.approx((0.8 - 1.96 * 0.08, 0.8 + 1.96 * 0.08))
-    assert mmmt_if.bounds(1.0, 10) == (1.0, 1.0) and mmmt_if.bounds(0.05, 2)[0] == 0.0
-    assert all(np.isnan(mmmt_if.bounds(0.5, 0)))
+    assert pif.bounds(1.0, 10) == (1.0, 1.0) and pif.bounds(0.05, 2)[0] == 0.0
+    assert all(np.isnan(pif.bounds(0.5, 0)))
 
 
 def test_contexts_pif_n_k_and_iqr_by_hand():
@@ -325,16 +325,16 @@ def test_contexts_pif_n_k_and_iqr_by_hand():
         ("m", "c", 2): [1.0, 0.5, 0.5, 0.0],
         ("m", "c", 3): [1.0, None, 1.0, 1.0],  # one failed call: left out, never a zero
     })
-    contexts = mmmt_if.contexts(responses).set_index("turn")
+    contexts = pif.contexts(responses).set_index("turn")
     assert contexts.loc[1, "pif"] == 0.875 and contexts.loc[3, "pif"] == 1.0
     assert contexts.loc[3, "samples"] == 3 and contexts.loc[3, "failed"] == 1
     assert contexts.loc[1, "iqr"] == pytest.approx(np.percentile([1, 1, 1, 0.5], 75) - np.percentile([1, 1, 1, 0.5], 25))
-    n_k = mmmt_if.pif_n_k(contexts.reset_index())
+    n_k = pif.pif_n_k(contexts.reset_index())
     # Only turns 1 and 2 have all 4 samples: turn 1 has 3 perfect samples, turn 2 has 1.
     assert n_k["pif_n_k"].tolist() == [1.0, 0.5, 0.5, 0.0] and set(n_k["contexts"]) == {2}
-    assert mmmt_if.n_k_violations(n_k) == []
-    assert mmmt_if.n_k_violations(n_k.assign(pif_n_k=[0.2, 0.5, 0.5, 0.0])) == ["m/standard: [0.2, 0.5, 0.5, 0.0]"]
-    summary = mmmt_if.summary(contexts.reset_index()).iloc[0]
+    assert pif.n_k_violations(n_k) == []
+    assert pif.n_k_violations(n_k.assign(pif_n_k=[0.2, 0.5, 0.5, 0.0])) == ["m/standard: [0.2, 0.5, 0.5, 0.0]"]
+    summary = pif.summary(contexts.reset_index()).iloc[0]
     assert summary["pif"] == pytest.approx((0.875 + 0.5 + 1.0) / 3) and summary["failed"] == 1
     assert summary["pif_n_n"] == 0.0 and summary["n_samples"] == 4 and summary["complete_contexts"] == 2
 
@@ -344,19 +344,19 @@ def test_pif_by_turn_count_and_instruction_group_the_right_contexts():
         responses_frame({("m", "a", 1): [1.0], ("m", "b", 1): [0.0], ("m", "a", 2): [0.5]}, n_instructions=1),
         responses_frame({("m", "c", 1): [1.0]}, n_instructions=3),
     ])
-    contexts = mmmt_if.contexts(responses)
-    by_turn = mmmt_if.pif_by_turn(contexts).set_index("turn")
+    contexts = pif.contexts(responses)
+    by_turn = pif.pif_by_turn(contexts).set_index("turn")
     assert by_turn.loc[1, "n"] == 3 and by_turn.loc[1, "pif"] == pytest.approx(2 / 3)
-    lo, hi = mmmt_if.bounds(2 / 3, 3)
+    lo, hi = pif.bounds(2 / 3, 3)
     assert (by_turn.loc[1, "pif_lower"], by_turn.loc[1, "pif_upper"]) == pytest.approx((lo, hi))
-    by_count = mmmt_if.pif_by_instruction_count(contexts).set_index("n_instructions")
+    by_count = pif.pif_by_instruction_count(contexts).set_index("n_instructions")
     assert by_count.loc[1, "n"] == 3 and by_count.loc[3, "pif"] == 1.0
     results = pd.DataFrame([
         {"model": "m", "variant": "standard", "chat_id": "a", "turn": 1, "sample_index": s, "instruction_id": "word_like",
          "category": "favourite_word", "followed": f} for s, f in enumerate([True, False])
     ] + [{"model": "m", "variant": "standard", "chat_id": "b", "turn": 1, "sample_index": 0, "instruction_id": "word_like",
           "category": "favourite_word", "followed": True}])
-    per_instruction = mmmt_if.pif_by_instruction(results).iloc[0]
+    per_instruction = pif.pif_by_instruction(results).iloc[0]
     assert per_instruction["n"] == 2 and per_instruction["pif"] == pytest.approx(0.75)
 
 
@@ -365,26 +365,26 @@ def test_ecdf_dominance_and_wilcoxon_between_two_models():
     weak = {("weak", f"c{i}", t): [0.5, 0.0, 0.5] for i in range(8) for t in (1, 2)}
     mixed = {("mixed", f"c{i}", t): [1.0, 0.0, 0.0] for i in range(8) for t in (1, 2)}
     responses = responses_frame({**strong, **weak, **mixed})
-    ecdf = mmmt_if.ecdf(responses)
+    ecdf = comparisons.ecdf(responses)
     weak_turn_1 = ecdf[(ecdf["model"] == "weak") & (ecdf["turn"] == 1)]
     assert weak_turn_1["pif_value"].tolist() == [0.0, 0.5] and weak_turn_1["cdf"].tolist() == pytest.approx([1 / 3, 1.0])
-    dominance = mmmt_if.dominance(responses).set_index(["model_a", "model_b"])
+    dominance = comparisons.dominance(responses).set_index(["model_a", "model_b"])
     assert dominance.loc[("strong", "weak"), "verdict"] == "strong dominates"
     assert dominance.loc[("strong", "weak"), "turns_a_dominates"] == 2
     assert dominance.loc[("mixed", "weak"), "verdict"] == "no dominance"  # the CDFs cross
-    wilcoxon = mmmt_if.wilcoxon_pairs(mmmt_if.contexts(responses)).set_index(["model_a", "model_b"])
+    wilcoxon = comparisons.wilcoxon_pairs(pif.contexts(responses)).set_index(["model_a", "model_b"])
     row = wilcoxon.loc[("strong", "weak")]
     x, y = [5 / 6] * 16, [1 / 3] * 16
     assert row["p_a_greater"] == pytest.approx(stats.wilcoxon(x, y, alternative="greater").pvalue)
     assert row["p_a_greater"] < 0.01 < 0.99 < row["p_b_greater"]
-    assert mmmt_if.wilcoxon_one_sided([0.5, 0.5], [0.5, 0.5])[2] == 0  # no difference: no test
+    assert comparisons.wilcoxon_one_sided([0.5, 0.5], [0.5, 0.5])[2] == 0  # no difference: no test
 
 
 def test_appended_uplift_compares_the_two_variants_per_model():
     standard = responses_frame({("m", f"c{i}", 1): [0.5, 0.5] for i in range(6)})
-    appended = responses_frame({("m", f"c{i}", 1): [1.0, 1.0] for i in range(6)}, variant=mmmt_if.APPENDED)
-    contexts = mmmt_if.contexts(pd.concat([standard, appended]))
-    uplift = mmmt_if.appended_uplift(contexts, mmmt_if.summary(contexts)).iloc[0]
+    appended = responses_frame({("m", f"c{i}", 1): [1.0, 1.0] for i in range(6)}, variant=prompts.APPENDED)
+    contexts = pif.contexts(pd.concat([standard, appended]))
+    uplift = comparisons.appended_uplift(contexts, pif.summary(contexts)).iloc[0]
     assert uplift["uplift"] == 0.5 and uplift["uplift_n_n"] == 1.0 and uplift["pairs"] == 6
     assert uplift["p_appended_greater"] < 0.05
 
@@ -398,21 +398,21 @@ def test_pairwise_outcomes_win_tie_loss_and_battles():
         {"judge": "j", "variant": "standard", "chat_id": "c", "turn": 3, "model": "a", "preference": np.nan},
         {"judge": "j", "variant": "standard", "chat_id": "c", "turn": 3, "model": "b", "preference": 2.0},
     ])
-    outcomes = mmmt_if.pairwise_outcomes(prefs)
+    outcomes = preferences.pairwise_outcomes(prefs)
     assert outcomes["outcome"].tolist()[:2] == ["win", "tie"] and pd.isna(outcomes["outcome"].iloc[2])
-    table = mmmt_if.win_tie_loss(outcomes).iloc[0]
+    table = preferences.win_tie_loss(outcomes).iloc[0]
     assert (table["wins"], table["ties"], table["losses"], table["unjudged"], table["win_rate"]) == (1, 1, 0, 1, 0.75)
-    assert mmmt_if.battles(outcomes)["verdict"].tolist() == ["A>B", "A=B"]
+    assert preferences.battles(outcomes)["verdict"].tolist() == ["A>B", "A=B"]
 
 
 def test_preference_scores_leave_failed_and_unparsed_judgments_out():
     judgments = pd.DataFrame([
         {"judge": "j", "model": "m", "variant": "standard", "chat_id": "c", "turn": t, "sample_index": 0,
-         "parse_ok": ok, "error": err, **dict(zip(mmmt_if.SCORE_COLUMNS, [8] * 8 if ok else [np.nan] * 8))}
+         "parse_ok": ok, "error": err, **dict(zip(prompts.SCORE_COLUMNS, [8] * 8 if ok else [np.nan] * 8))}
         for t, ok, err in ((1, True, None), (2, False, None), (3, False, "timeout"))
     ])
     responses = responses_frame({("m", "c", t): [0.5] for t in (1, 2, 3)})
-    scores = mmmt_if.preference_scores(judgments, responses)
+    scores = preferences.preference_scores(judgments, responses)
     assert scores["preference"].iloc[0] == pytest.approx((64 + 10) / 28)
     assert scores["preference"].iloc[1:].isna().all()
 
@@ -422,20 +422,20 @@ def test_self_preference_compares_a_judge_with_the_other_judges():
     for judge, own_bonus in (("judge-x", 2), ("judge-y", 0)):
         for model in ("model-x", "model-y"):
             score = 5 + (own_bonus if model == "model-x" else 0)
-            rows.append({"judge": judge, "model": model, **dict.fromkeys(mmmt_if.SCORE_COLUMNS, score)})
+            rows.append({"judge": judge, "model": model, **dict.fromkeys(prompts.SCORE_COLUMNS, score)})
     families = {"judge-x": "acme", "model-x": "acme", "judge-y": "other", "model-y": "third"}
-    table = mmmt_if.self_preference(pd.DataFrame(rows), families).set_index(["judge", "model"])
+    table = preferences.self_preference(pd.DataFrame(rows), families).set_index(["judge", "model"])
     assert table.loc[("judge-x", "model-x"), "same_family"]
     assert table.loc[("judge-x", "model-x"), "difference"] == 2.0
     assert table.loc[("judge-y", "model-x"), "difference"] == -2.0 and not table.loc[("judge-y", "model-x"), "same_family"]
 
 
 def test_model_family_from_the_model_string_or_params():
-    assert mmmt_if.model_family("openai/gpt-4o-mini") == "openai"
-    assert mmmt_if.model_family("vertex_ai/gemini-1.5-pro") == "google"
-    assert mmmt_if.model_family("anthropic/claude-3-5-sonnet") == "anthropic"
-    assert mmmt_if.model_family("sim/fair-judge") == "sim:fair-judge"
-    assert mmmt_if.model_family("sim/fair-judge", {"family": "Acme"}) == "acme"
+    assert preferences.model_family("openai/gpt-4o-mini") == "openai"
+    assert preferences.model_family("vertex_ai/gemini-1.5-pro") == "google"
+    assert preferences.model_family("anthropic/claude-3-5-sonnet") == "anthropic"
+    assert preferences.model_family("sim/fair-judge") == "sim:fair-judge"
+    assert preferences.model_family("sim/fair-judge", {"family": "Acme"}) == "acme"
 
 
 # --- human ratings -------------------------------------------------------------------------------
@@ -486,7 +486,7 @@ def test_human_alignment_is_pearson_on_matched_responses():
     human = pd.concat([human, human.head(1).assign(chat_id="unknown")])  # unmatched: left out
     prefs = pd.DataFrame({"chat_id": "c", "turn": [1, 2], "variant": "standard", "sample_index": 0,
                           "model_a": "m1", "model_b": "m2", "preferred": ["a", "b"]})
-    table = mmmt_if.human_alignment(human, prefs, responses).set_index(["measure", "scope"])
+    table = alignment.human_alignment(human, prefs, responses).set_index(["measure", "scope"])
     overall = table.loc[("pearson_pif_human_rating", "overall")]
     assert overall["n"] == 30 and overall["value"] == pytest.approx(stats.pearsonr(pifs, human["rating"][:30]).statistic)
     assert overall["value"] > 0.8 and ("pearson_pif_human_rating", "model:m2") in table.index
@@ -531,12 +531,12 @@ def test_follow_probability_falls_with_more_instructions_and_rises_when_appended
 
 def simulate_chat(params: dict, n_turns=8, appended=False) -> list[float]:
     """PIFs of a simulated model over one chat, turn by turn with its own history."""
-    chat = mmmt_if.Chat("sim-chat", [f"What colour is object {n} in Image 1?" for n in range(n_turns)], ["h"])
-    rows = mmmt_if.turn_rows(chat, seed=2)
+    chat = chat_set.Chat("sim-chat", [f"What colour is object {n} in Image 1?" for n in range(n_turns)], ["h"])
+    rows = chat_set.turn_rows(chat, seed=2)
     answers, pifs = [], []
     for index, row in enumerate(rows):
         in_force = row["instructions_in_force"]
-        messages = mmmt_if.turn_messages([r["user_text"] for r in rows[:index + 1]], answers, ["data:image/png;base64,AA"],
+        messages = prompts.turn_messages([r["user_text"] for r in rows[:index + 1]], answers, ["data:image/png;base64,AA"],
                                          vision=True, appended_instructions=in_force if appended else None)
         text = complete("sim/x", messages, params, 0).text
         answers.append(text)
@@ -557,12 +557,12 @@ def test_simulated_autorater_emits_parsable_dicts_that_track_pif_and_can_be_malf
     texts = ["Q1?", f"Instruction: {INSTRUCTIONS['start_S'].text}\nQ2?"]
     good = "So it is. Surely so."
     bad = "It is. Not so."
-    messages = {r: mmmt_if.autorater_messages(texts, ["A1"], r, None) for r in (good, bad)}
-    parsed = {r: mmmt_if.parse_autorater(complete("sim/judge", m, {"malformed_rate": 0.0}, 0).text)
+    messages = {r: prompts.autorater_messages(texts, ["A1"], r, None) for r in (good, bad)}
+    parsed = {r: autorater.parse_autorater(complete("sim/judge", m, {"malformed_rate": 0.0}, 0).text)
               for r, m in messages.items()}
     assert all(p.ok for p in parsed.values())
     assert parsed[good].scores["Instruction Following"] > parsed[bad].scores["Instruction Following"] + 4
-    broken = [mmmt_if.parse_autorater(complete("sim/judge", messages[good], {"malformed_rate": 1.0, "n": n}, 0).text)
+    broken = [autorater.parse_autorater(complete("sim/judge", messages[good], {"malformed_rate": 1.0, "n": n}, 0).text)
               for n in range(10)]
     assert not any(p.ok for p in broken)
     assert instructions_in(texts[1]) == ["start_S"]
@@ -573,11 +573,11 @@ def test_simulated_autorater_emits_parsable_dicts_that_track_pif_and_can_be_malf
 
 def test_charts_are_pngs_with_one_panel_per_variant():
     responses = pd.concat([responses_frame({(m, f"c{i}", t): [v, v] for i in range(3) for t in (1, 2, 3)}, variant=var)
-                           for m, v in (("a", 1.0), ("b", 0.5)) for var in mmmt_if.VARIANTS])
-    contexts = mmmt_if.contexts(responses)
-    line = Image.open(io.BytesIO(mmmt_if_plots.pif_by_turn_chart(mmmt_if.pif_by_turn(contexts))))
+                           for m, v in (("a", 1.0), ("b", 0.5)) for var in prompts.VARIANTS])
+    contexts = pif.contexts(responses)
+    line = Image.open(io.BytesIO(mmmt_if_plots.pif_by_turn_chart(pif.pif_by_turn(contexts))))
     assert line.format == "PNG" and line.width == 2 * mmmt_if_plots.PANEL_W
-    grid = Image.open(io.BytesIO(mmmt_if_plots.ecdf_chart(mmmt_if.ecdf(responses))))
+    grid = Image.open(io.BytesIO(mmmt_if_plots.ecdf_chart(comparisons.ecdf(responses))))
     assert grid.width == 3 * mmmt_if_plots.PANEL_W and grid.height > 2 * mmmt_if_plots.PANEL_H
     assert mmmt_if_plots.spread_turns(range(1, 13)) == [1, 5, 8, 12]
     assert data_url_markdown(b"png", "x").startswith("![x](data:image/png;base64,")
