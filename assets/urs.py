@@ -12,7 +12,7 @@ from assets.common import (LOAD_WHEN_MISSING, store_generations, add_labels, llm
                            table_metadata)
 from assets.human_pairwise import human_pairwise_drop_folder, known_models, load_human_pairwise_drops
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
-from benchwright.urs import method as urs
+from benchwright.urs import metrics, prompts
 from benchwright.urs import steps as urs_steps
 from benchwright.steps import limits_for
 from benchwright.human_pairwise import ROW_COLUMNS, with_known_models, without_duplicates
@@ -90,7 +90,7 @@ class UrsReferenceConfig(dg.Config):
 @dg.asset(
     group_name="generations",
     deps=[urs_items],
-    code_version=urs.CANDIDATE_PROMPT_VERSION,
+    code_version=prompts.CANDIDATE_PROMPT_VERSION,
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="The reference answer (worth 8, METHODS §3.3) every URS answer is judged against: the dataset's, "
@@ -127,7 +127,7 @@ def urs_references(context: dg.AssetExecutionContext, config: UrsReferenceConfig
     # orchestrator (scripts/orchestrate.py) runs both in one run per model instead of two.
     deps=[urs_items, urs_references],
     partitions_def=models_partitions,
-    code_version=urs.CANDIDATE_PROMPT_VERSION,
+    code_version=prompts.CANDIDATE_PROMPT_VERSION,
     kinds={"duckdb"},
     description="One candidate's answers to every URS question (partition: model), two samples each "
                 "(sample_index 0 is judged; 1 serves as the model's own reference for the rating bias). "
@@ -170,7 +170,7 @@ def _answers(warehouse: Warehouse, models: list[str], sample_indexes: list[int])
     group_name="judgments",
     deps=[dg.AssetDep(urs_generations, partition_mapping=by_model), urs_references],
     partitions_def=model_judge_partitions,
-    code_version=urs.JUDGE_PROMPT_VERSION,
+    code_version=prompts.JUDGE_PROMPT_VERSION,
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="Intent-aware judgments (METHODS §3.3): one judge scores one candidate's answer (sample 0) against "
@@ -204,7 +204,7 @@ class CrossValidationConfig(dg.Config):
     group_name="judgments",
     # After the main judgments, so a new judge (whose judgments partitions run first) joins the grid.
     deps=[urs_generations, urs_judgments],
-    code_version=urs.JUDGE_PROMPT_VERSION,
+    code_version=prompts.JUDGE_PROMPT_VERSION,
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="Cross-validation judgments (METHODS §3.4) on a small fixed sample: every registered judge scores "
@@ -250,9 +250,9 @@ def _judgments(warehouse: Warehouse) -> pd.DataFrame:
                 "counted beside it, never scored.",
 )
 def urs_leaderboard(context: dg.AssetExecutionContext, warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
-    board = add_labels(urs.leaderboard(_judgments(warehouse)), registry, LABELS)
+    board = add_labels(metrics.leaderboard(_judgments(warehouse)), registry, LABELS)
     warehouse.replace_rows("urs_leaderboard", board, match={})
-    overall = board[(board["intent"] == urs.ALL) & (board["language"] == urs.ALL)]
+    overall = board[(board["intent"] == metrics.ALL) & (board["language"] == metrics.ALL)]
     return dg.MaterializeResult(metadata=table_metadata(
         board, preview=overall.sort_values(["judge", "final_score"], ascending=[True, False]), preview_columns=
         ["judge_display", "model_display", "final_score", "n", "parse_failures"],
@@ -268,9 +268,9 @@ def urs_leaderboard(context: dg.AssetExecutionContext, warehouse: Warehouse, reg
     description="Mean score of each intent criterion per judge × model × intent × language (and 'all' margins).",
 )
 def urs_criterion_means(context: dg.AssetExecutionContext, warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
-    table = add_labels(urs.criterion_means(_judgments(warehouse)), registry, LABELS)
+    table = add_labels(metrics.criterion_means(_judgments(warehouse)), registry, LABELS)
     warehouse.replace_rows("urs_criterion_means", table, match={})
-    shown = table[(table["intent"] == urs.ALL) & (table["language"] == urs.ALL)]
+    shown = table[(table["intent"] == metrics.ALL) & (table["language"] == metrics.ALL)]
     return dg.MaterializeResult(metadata=table_metadata(table, ["judge", "model", "criterion", "mean_score", "n"],
                                                         preview=shown))
 
@@ -289,7 +289,7 @@ def _cross(warehouse: Warehouse) -> pd.DataFrame:
                 "reference model). Shows whether rankings depend on who judges and whose answer is the reference.",
 )
 def urs_cross_validation(context: dg.AssetExecutionContext, warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
-    grid = add_labels(urs.cross_validation_grid(_cross(warehouse)), registry,
+    grid = add_labels(metrics.cross_validation_grid(_cross(warehouse)), registry,
                       {**LABELS, "reference_model": "reference_model_display"})
     warehouse.replace_rows("urs_cross_validation", grid, match={})
     return dg.MaterializeResult(metadata=table_metadata(
@@ -307,9 +307,9 @@ def urs_cross_validation(context: dg.AssetExecutionContext, warehouse: Warehouse
                 "against B's own other answer − 8). A calibrated judge sits near 0. Rows with model 'all' hold bias(A).",
 )
 def urs_rating_bias(context: dg.AssetExecutionContext, warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
-    table = add_labels(urs.rating_bias(_cross(warehouse)), registry, LABELS)
+    table = add_labels(metrics.rating_bias(_cross(warehouse)), registry, LABELS)
     warehouse.replace_rows("urs_rating_bias", table, match={})
-    summary = table[table["model"] == urs.ALL]
+    summary = table[table["model"] == metrics.ALL]
     return dg.MaterializeResult(metadata=table_metadata(
         table, ["judge_display", "mean_rating", "bias", "n"], preview=summary,
         bias=dg.MetadataValue.json({r.judge: round(float(r.bias), 3) for r in summary.itertuples()})))
@@ -344,7 +344,7 @@ def urs_user_alignment(context: dg.AssetExecutionContext, config: UserSatisfacti
     record_problems(context, warehouse, problems, "urs", path.name)
     survey = pd.DataFrame(rows, columns=["intent", "satisfaction", "model"])
     board = warehouse.query("SELECT * FROM urs_leaderboard")
-    table = add_labels(urs.user_alignment(board, survey).assign(source_file=path.name), registry,
+    table = add_labels(metrics.user_alignment(board, survey).assign(source_file=path.name), registry,
                        {"judge": "judge_display", "model": "model_display"}).drop(columns="model_display")
     warehouse.replace_rows("urs_user_satisfaction", survey.assign(source_file=path.name), match={})
     warehouse.replace_rows("urs_user_alignment", table, match={})
@@ -399,12 +399,12 @@ def urs_human_alignment(context: dg.AssetExecutionContext, config: HumanPairwise
     comparisons = pd.concat(frames, ignore_index=True)
     files = ", ".join(sorted(comparisons["source_file"].unique()))
     try:
-        coefficients = urs.bradley_terry(comparisons)
+        coefficients = metrics.bradley_terry(comparisons)
     except ValueError as exc:  # no decided comparison, or models not connected: say so, keep the inputs
         context.log.warning(f"no Bradley–Terry fit from {files}: {exc}")
-        coefficients = pd.DataFrame(columns=urs.BT_COLUMNS)
+        coefficients = pd.DataFrame(columns=metrics.BT_COLUMNS)
     board = warehouse.query("SELECT * FROM urs_leaderboard")
-    table = add_labels(urs.human_alignment(board, coefficients).assign(source_file=files), registry,
+    table = add_labels(metrics.human_alignment(board, coefficients).assign(source_file=files), registry,
                        {"judge": "judge_display"})
     coefficients = add_labels(coefficients.assign(source_file=files), registry, {"model": "model_display"})
     # One transaction: the coefficients never disagree with the choices they were fitted on.

@@ -14,7 +14,7 @@ import unicodedata
 from benchwright import pairwise
 from benchwright.gap import scoring
 from benchwright.mmmt_if import autorater
-from benchwright.urs import method as urs
+from benchwright.urs import parse
 from benchwright.creation import vfs as verdicts
 
 PAIRWISE_VERDICT = "pairwise_verdict"
@@ -40,8 +40,8 @@ def kinds_in(answer: str | None) -> list[str]:
     plain = verdicts.without_decoration(answer)
     if any(pattern.search(plain) for pattern in verdicts.VFS_PATTERNS.values()):
         found.add(VFS_LINE)
-    normalized = unicodedata.normalize("NFKC", answer).translate(urs.QUOTES)
-    if any(urs.read_scores(match.group(0))[0] for match in urs.DICT.finditer(normalized)):
+    normalized = unicodedata.normalize("NFKC", answer).translate(parse.QUOTES)
+    if any(parse.read_scores(match.group(0))[0] for match in parse.DICT.finditer(normalized)):
         found.add(URS_SCORE_DICT)
     if any(autorater.names_a_criterion(block) for block in autorater.BRACES.findall(answer)):
         found.add(AUTORATER_DICT)

@@ -1,14 +1,14 @@
 """Asset checks for the URS tables (DESIGN §5): judge parse failures, schema and ranges (residual PII:
 checks/residual_pii.py).
 
-Thin: the measures come from benchwright/ (parser, PII scanner, suites in benchwright.urs.method.SUITES).
+Thin: the measures come from benchwright/ (parser, PII scanner, suites in benchwright.urs.suites.SUITES).
 """
 
 import dagster as dg
 
 from assets.urs import (urs_cross_judgments, urs_cross_validation, urs_generations, urs_items, urs_judgments,
                         urs_leaderboard, urs_rating_bias)
-from benchwright.urs.method import SUITES
+from benchwright.urs.suites import SUITES
 from checks.factories import ParseFailureSpec, SchemaSpec, parse_failure_checks, schema_checks
 from checks.results import PARSE_FAILURE_THRESHOLD, answer_injection_check
 from resources.warehouse import Warehouse

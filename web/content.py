@@ -13,7 +13,7 @@ from benchwright.annotation import Pair
 from benchwright.steps import limits_for, request_for
 from benchwright.images import NormalizedImage, data_url
 from benchwright.pii import redact
-from benchwright.urs.method import CRITERIA, CRITERIA_BY_INTENT
+from benchwright.urs.intents import CRITERIA, CRITERIA_BY_INTENT
 from resources.warehouse import read_sql
 
 

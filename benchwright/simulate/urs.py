@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from benchwright.urs import method as urs
+from benchwright.urs import intents, prompts
 
 from .request import SimRequest
 from .words import content_words, tagged_section
@@ -37,7 +37,7 @@ _LATIN = re.compile(r"[A-Za-z]")
 # Character pairs that carry no topic (question words, pronouns, particles).
 _CJK_STOP = frozenset("什么 怎么 如何 为什 么样 一个 一下 可以 我们 你们 他们 是否 哪些 还是 这个 那个 以及 "
                       "请你 帮我 给我 是什 有什 需要 应该 吗？ 的是 了解 一些 这些 那些 进行".split())
-_TEMPLATE_KEY = re.compile(r"'([^']+)': " + re.escape(urs.SCORE_PLACEHOLDER))
+_TEMPLATE_KEY = re.compile(r"'([^']+)': " + re.escape(prompts.SCORE_PLACEHOLDER))
 
 NOISE_SD = 0.4
 FINAL_NOISE_SD = 0.3
@@ -116,7 +116,7 @@ def _share(wanted: list[str], present: set[str]) -> float:
 
 
 def _criterion_of(name: str) -> str | None:
-    for criterion, (zh_name, _, _) in urs.CRITERIA.items():
+    for criterion, (zh_name, _, _) in intents.CRITERIA.items():
         if name in (criterion, zh_name):
             return criterion
     return None
@@ -186,11 +186,11 @@ def judgment(request: SimRequest) -> str:
     rng = request.rng
     prompt = request.last_user_text
     keys = _TEMPLATE_KEY.findall(request.all_text)
-    language = "zh" if urs.FINAL_KEY["zh"] in keys else "en"
-    names = [key for key in keys if key != urs.FINAL_KEY[language]]
+    language = "zh" if intents.FINAL_KEY["zh"] in keys else "en"
+    names = [key for key in keys if key != intents.FINAL_KEY[language]]
     criteria = [c for c in (_criterion_of(name) for name in names) if c]
-    raw, facts = _raw_scores(tagged_section(prompt, urs.QUESTION_TAG), tagged_section(prompt, urs.REFERENCE_TAG),
-                             tagged_section(prompt, urs.ANSWER_TAG), criteria)
+    raw, facts = _raw_scores(tagged_section(prompt, prompts.QUESTION_TAG), tagged_section(prompt, prompts.REFERENCE_TAG),
+                             tagged_section(prompt, prompts.ANSWER_TAG), criteria)
     others = [raw[c] for c in criteria if c not in ("Factuality", "User Satisfaction")]
     final = (0.35 * raw.get("Factuality", 5) + 0.35 * raw.get("User Satisfaction", 5)
              + 0.3 * (sum(others) / len(others) if others else 5))
@@ -200,10 +200,10 @@ def judgment(request: SimRequest) -> str:
         value += rng.gauss(0.0, noise_sd) + leniency
         if not facts["right_language"]:
             value = min(value, WRONG_LANGUAGE_CAP)
-        return int(min(urs.SCORE_MAX, max(urs.SCORE_MIN, round(value))))
+        return int(min(intents.SCORE_MAX, max(intents.SCORE_MIN, round(value))))
 
-    pairs: list[tuple[str, object]] = [(urs.criterion_name(c, language), finish(raw[c], NOISE_SD)) for c in criteria]
-    pairs.append((urs.FINAL_KEY[language], finish(final, FINAL_NOISE_SD)))
+    pairs: list[tuple[str, object]] = [(intents.criterion_name(c, language), finish(raw[c], NOISE_SD)) for c in criteria]
+    pairs.append((intents.FINAL_KEY[language], finish(final, FINAL_NOISE_SD)))
     explanation = _explanation(language, facts)
     if rng.random() < request.setting("malformed_rate"):
         pairs = _malformed(pairs, rng)
@@ -213,9 +213,9 @@ def judgment(request: SimRequest) -> str:
 
 
 def is_judge_prompt(request: SimRequest) -> bool:
-    return f"<{urs.ANSWER_TAG}>" in request.last_user_text and urs.SCORE_PLACEHOLDER in request.all_text
+    return f"<{prompts.ANSWER_TAG}>" in request.last_user_text and prompts.SCORE_PLACEHOLDER in request.all_text
 
 
 def is_candidate_prompt(request: SimRequest) -> bool:
-    return any(isinstance(m, dict) and m.get("role") == "system" and m.get("content") == urs.CANDIDATE_SYSTEM
+    return any(isinstance(m, dict) and m.get("role") == "system" and m.get("content") == prompts.CANDIDATE_SYSTEM
                for m in request.messages)

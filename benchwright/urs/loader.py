@@ -5,7 +5,7 @@ Release layout (Alice1998/URS ``data/data_all.csv``): CSV, UTF-8 with a byte-ord
 Solve_Professional_Problem, Text_Assistant, Ask_for_Advice, Seek_Creativity, Leisure, API``;
 languages ``EN`` / ``CN``. The older layout writes intents with spaces (``Factual QA``,
 ``Solve Professional Problem``, ``Usage through API`` ...); both map to the intent names of
-``benchwright.urs.method.INTENTS``, and languages to ``en`` / ``zh``. An optional ``item_id`` column
+``benchwright.urs.intents.INTENTS``, and languages to ``en`` / ``zh``. An optional ``item_id`` column
 (our sample uses none) names items; otherwise an item is ``urs-<row>``, row being its record
 number after the header (1 = first question), which is also how problems are located.
 
@@ -28,7 +28,7 @@ from pathlib import Path
 
 from benchwright.loading import LoadProblem, RowError, has_bad_bytes, read_text_keeping_bad_bytes
 from benchwright.human_pairwise import load_pairwise_csv  # the one loader, re-exported
-from benchwright.urs.method import INTENTS
+from benchwright.urs.intents import INTENTS
 
 REQUIRED_COLUMNS = ("question", "reference_ans", "user_intent", "language")
 
@@ -74,7 +74,6 @@ class UrsItem:
 class UrsLoadResult:
     items: list[UrsItem]
     problems: list[LoadProblem]
-
 
 
 def load_urs_csv(path: str | os.PathLike) -> UrsLoadResult:

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from benchwright.urs import method as urs
+from benchwright.urs import intents, parse, prompts
 from benchwright import steps
 from benchwright.steps import Plan, request_for
 from benchwright.llm import LLMRequest, LLMResult
@@ -31,8 +31,8 @@ REFERENCE_SAMPLE = 1  # a candidate's answer used as the reference in the cross-
 def reference_plan(items: Sequence[Mapping], model: RegistryEntry, every_item: bool) -> list[Plan]:
     """The reference model's answers: for every item, or only for those without a dataset answer."""
     return [
-        Plan(item["item_id"], request_for(model, urs.candidate_messages(item["question"]),
-                                          urs.CANDIDATE_PROMPT_VERSION, tag=item["item_id"]), VARIANT)
+        Plan(item["item_id"], request_for(model, prompts.candidate_messages(item["question"]),
+                                          prompts.CANDIDATE_PROMPT_VERSION, tag=item["item_id"]), VARIANT)
         for item in items
         if every_item or not item.get("reference_answer")
     ]
@@ -41,7 +41,7 @@ def reference_plan(items: Sequence[Mapping], model: RegistryEntry, every_item: b
 def generation_plan(items: Sequence[Mapping], model: RegistryEntry, samples: int = SAMPLES) -> list[Plan]:
     """`samples` answers per question (distinct sample_index, so distinct cache keys)."""
     return [
-        Plan(item["item_id"], request_for(model, urs.candidate_messages(item["question"]), urs.CANDIDATE_PROMPT_VERSION,
+        Plan(item["item_id"], request_for(model, prompts.candidate_messages(item["question"]), prompts.CANDIDATE_PROMPT_VERSION,
                                           tag=f"{item['item_id']}#{sample}", sample_index=sample), VARIANT)
         for item in items
         for sample in range(samples)
@@ -55,8 +55,8 @@ def generation_rows(model: RegistryEntry, plan: list[Plan], results: list[LLMRes
 # --- judgments ------------------------------------------------------------------------------------
 
 def _judge_request(judge: RegistryEntry, item: Mapping, reference: str, answer: str, tag: str) -> LLMRequest:
-    messages = urs.judge_messages(item["question"], item["intent"], item["language"], reference, answer)
-    return request_for(judge, messages, urs.JUDGE_PROMPT_VERSION, tag=tag)
+    messages = prompts.judge_messages(item["question"], item["intent"], item["language"], reference, answer)
+    return request_for(judge, messages, prompts.JUDGE_PROMPT_VERSION, tag=tag)
 
 
 def judgment_plan(items: Sequence[Mapping], references: Mapping[str, tuple[str, str]], answers: Mapping[str, str],
@@ -88,11 +88,11 @@ def _scored(planned: Plan, result: LLMResult) -> tuple[int | None, str | None, b
     failure: its row has an error, and readers leave such rows out."""
     if result.error is not None:
         return None, None, False, None
-    scores, problem = urs.read_scores(result.text, planned.shown)
+    scores, problem = parse.read_scores(result.text, planned.shown)
     if scores is None:
         return None, None, False, problem
-    criteria = {k: v for k, v in scores.items() if k != urs.FINAL}
-    return scores[urs.FINAL], json.dumps(criteria, ensure_ascii=False, sort_keys=True), True, None
+    criteria = {k: v for k, v in scores.items() if k != intents.FINAL}
+    return scores[intents.FINAL], json.dumps(criteria, ensure_ascii=False, sort_keys=True), True, None
 
 
 def judgment_rows(items_by_id: Mapping[str, Mapping], judge: RegistryEntry, simulated: bool,

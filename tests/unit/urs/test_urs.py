@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from benchwright.urs import method as urs
+from benchwright.urs import intents, metrics, parse, prompts
 from benchwright.urs import steps as urs_steps
 from benchwright.urs.loader import load_pairwise_csv, load_satisfaction_csv, load_urs_csv
 from benchwright.llm.request import request_key
@@ -27,36 +27,36 @@ def test_criteria_table_matches_the_methods_text():
         pytest.skip(f"{METHODS} is absent (the shared spec folder is outside this checkout)")
     section = METHODS.read_text(encoding="utf-8").split("# 3.2")[1].split("# 3.3")[0]
     rows = re.findall(r"^\| ([A-Z][^|]+?) \| ([^|]+) \|$", section, re.MULTILINE)
-    by_intent = {name: tuple(c.strip() for c in text.split(",")) for name, text in rows if name in urs.INTENTS}
-    assert set(urs.CRITERIA) <= {name for name, _ in rows}  # every criterion has its definition row
-    assert by_intent == urs.CRITERIA_BY_INTENT
+    by_intent = {name: tuple(c.strip() for c in text.split(",")) for name, text in rows if name in intents.INTENTS}
+    assert set(intents.CRITERIA) <= {name for name, _ in rows}  # every criterion has its definition row
+    assert by_intent == intents.CRITERIA_BY_INTENT
 
 
 def test_every_intent_has_five_distinct_known_criteria_and_chinese_names():
-    assert set(urs.CRITERIA_BY_INTENT) == set(urs.INTENTS) == set(urs.INTENT_NAMES_ZH)
-    for intent, criteria in urs.CRITERIA_BY_INTENT.items():
+    assert set(intents.CRITERIA_BY_INTENT) == set(intents.INTENTS) == set(intents.INTENT_NAMES_ZH)
+    for intent, criteria in intents.CRITERIA_BY_INTENT.items():
         assert len(criteria) == len(set(criteria)) == 5, intent
-        assert set(criteria) <= set(urs.CRITERIA)
-    zh_names = [zh for zh, _, _ in urs.CRITERIA.values()]
+        assert set(criteria) <= set(intents.CRITERIA)
+    zh_names = [zh for zh, _, _ in intents.CRITERIA.values()]
     assert len(set(zh_names)) == len(zh_names) and all(re.search(r"[\u4e00-\u9fff]", n) for n in zh_names)
 
 
 # --- prompts ----------------------------------------------------------------------------------------
 
 def test_english_prompt_has_the_four_parts_and_the_intents_criteria():
-    system, user = urs.judge_messages("Q?", "Leisure", "en", "REF", "ANS")
+    system, user = prompts.judge_messages("Q?", "Leisure", "en", "REF", "ANS")
     text = system["content"]
-    for criterion in urs.CRITERIA_BY_INTENT["Leisure"]:
-        assert f"- {criterion}: {urs.CRITERIA[criterion][1]}" in text
+    for criterion in intents.CRITERIA_BY_INTENT["Leisure"]:
+        assert f"- {criterion}: {intents.CRITERIA[criterion][1]}" in text
     assert "Factuality, Clarity" not in text and "Completeness" not in text  # not Leisure's criteria
     assert "worth 8" in text and "not better for being longer" in text and "9-10" in text
-    assert urs.output_template("Leisure", "en") in text and "'Final Score': <1-10>" in text
+    assert prompts.output_template("Leisure", "en") in text and "'Final Score': <1-10>" in text
     body = user["content"]
     assert body.index("<user_question>\nQ?") < body.index("<reference_answer>\nREF") < body.index("<answer_to_evaluate>\nANS")
 
 
 def test_chinese_prompt_uses_chinese_names_and_final_key():
-    system, _ = urs.judge_messages("问题", "Ask for Advice", "zh", "参考", "回答")
+    system, _ = prompts.judge_messages("问题", "Ask for Advice", "zh", "参考", "回答")
     text = system["content"]
     assert "寻求建议" in text and "参考答案本身的分数为 8 分" in text
     assert "'公平与可负责程度': <1-10>" in text and "'综合得分': <1-10>" in text
@@ -65,9 +65,9 @@ def test_chinese_prompt_uses_chinese_names_and_final_key():
 
 def test_prompt_rejects_unknown_intent_or_language():
     with pytest.raises(ValueError, match="intent"):
-        urs.judge_messages("q", "Chit-chat", "en", "r", "a")
+        prompts.judge_messages("q", "Chit-chat", "en", "r", "a")
     with pytest.raises(ValueError, match="language"):
-        urs.judge_messages("q", "Leisure", "fr", "r", "a")
+        prompts.judge_messages("q", "Leisure", "fr", "r", "a")
 
 
 # --- parsing ----------------------------------------------------------------------------------------
@@ -75,27 +75,27 @@ def test_prompt_rejects_unknown_intent_or_language():
 def test_parses_english_dict_with_text_around_it():
     text = ("The answer misses the unit conversion.\n\n{'Factuality': 6, 'User Satisfaction': 5, 'Clarity': 8, "
             "'Completeness': 4, 'Logical Coherence': 7, 'Final Score': 5}\nThanks.")
-    assert urs.parse_scores(text) == {"Factuality": 6, "User Satisfaction": 5, "Clarity": 8, "Completeness": 4,
+    assert parse.parse_scores(text) == {"Factuality": 6, "User Satisfaction": 5, "Clarity": 8, "Completeness": 4,
                                       "Logical Coherence": 7, "final": 5}
 
 
 def test_parses_chinese_dict_with_full_width_punctuation_and_quotes():
     text = "回答基本正确，但不够完整。\n｛‘满足用户需求’：7，‘趣味性’：８，‘适宜性’：9，‘创造性’：6，‘事实正确性’：7，‘综合得分’：7｝"
-    assert urs.parse_scores(text) == {"User Satisfaction": 7, "Engagement": 8, "Appropriateness": 9,
+    assert parse.parse_scores(text) == {"User Satisfaction": 7, "Engagement": 8, "Appropriateness": 9,
                                       "Creativity": 6, "Factuality": 7, "final": 7}
 
 
 def test_parses_double_quotes_bilingual_keys_and_a_fenced_dict():
     text = '```python\n{"事实正确性(Factuality)": 9, "Final_Score": "8"}\n```'
-    assert urs.parse_scores(text) == {"Factuality": 9, "final": 8}
+    assert parse.parse_scores(text) == {"Factuality": 9, "final": 8}
 
 
 def test_the_last_dict_is_the_judges_answer():
     text = ("You asked for {'Factuality': <1-10>, 'Final Score': <1-10>}. My scores:\n"
             "{'Factuality': 3, 'Final Score': 4}")
-    assert urs.parse_scores(text) == {"Factuality": 3, "final": 4}
+    assert parse.parse_scores(text) == {"Factuality": 3, "final": 4}
     # ... but a later brace that names no known key (a set in the explanation) is not a dict of scores.
-    assert urs.parse_scores("{'Factuality': 3, 'Final Score': 4} the set {a, b} is small") == {"Factuality": 3, "final": 4}
+    assert parse.parse_scores("{'Factuality': 3, 'Final Score': 4} the set {a, b} is small") == {"Factuality": 3, "final": 4}
 
 
 @pytest.mark.parametrize("text", [
@@ -115,18 +115,18 @@ def test_the_last_dict_is_the_judges_answer():
     None,
 ])
 def test_malformed_outputs_are_parse_failures(text):
-    assert urs.parse_scores(text) is None
+    assert parse.parse_scores(text) is None
 
 
-@pytest.mark.parametrize("language", urs.LANGUAGES)
-@pytest.mark.parametrize("intent", urs.INTENTS)
+@pytest.mark.parametrize("language", intents.LANGUAGES)
+@pytest.mark.parametrize("intent", intents.INTENTS)
 def test_every_filled_template_parses_back(intent, language):
     scores = list(range(2, 8))
-    filled = urs.output_template(intent, language)
+    filled = prompts.output_template(intent, language)
     for score in scores:
-        filled = filled.replace(urs.SCORE_PLACEHOLDER, str(score), 1)
-    parsed = urs.parse_scores(f"Explanation first.\n{filled}")
-    assert parsed == {**dict(zip(urs.CRITERIA_BY_INTENT[intent], scores[:5])), "final": scores[5]}
+        filled = filled.replace(prompts.SCORE_PLACEHOLDER, str(score), 1)
+    parsed = parse.parse_scores(f"Explanation first.\n{filled}")
+    assert parsed == {**dict(zip(intents.CRITERIA_BY_INTENT[intent], scores[:5])), "final": scores[5]}
 
 
 # --- metrics ------------------------------------------------------------------------------------------
@@ -146,7 +146,7 @@ def _judgments():
 
 
 def test_leaderboard_means_per_scope_and_counts_failures_apart():
-    board = urs.leaderboard(_judgments()).set_index(["model", "intent", "language"])
+    board = metrics.leaderboard(_judgments()).set_index(["model", "intent", "language"])
     assert board.loc[("m1", "all", "all"), "final_score"] == pytest.approx((8 + 6 + 4) / 3)
     assert board.loc[("m1", "all", "all"), ["n", "parse_failures"]].tolist() == [3, 1]
     assert board.loc[("m1", "Leisure", "all"), "final_score"] == 7
@@ -159,12 +159,12 @@ def test_leaderboard_means_per_scope_and_counts_failures_apart():
 def test_leaderboard_scope_with_only_failures_is_nan():
     df = _judgments()
     df.loc[df["model"] == "m2", ["final_score", "parse_ok"]] = [None, False]
-    row = urs.leaderboard(df).query("model == 'm2' and intent == 'all' and language == 'all'").iloc[0]
+    row = metrics.leaderboard(df).query("model == 'm2' and intent == 'all' and language == 'all'").iloc[0]
     assert math.isnan(row["final_score"]) and row["n"] == 0 and row["parse_failures"] == 1
 
 
 def test_criterion_means():
-    means = urs.criterion_means(_judgments()).set_index(["model", "intent", "language", "criterion"])["mean_score"]
+    means = metrics.criterion_means(_judgments()).set_index(["model", "intent", "language", "criterion"])["mean_score"]
     assert means[("m1", "all", "all", "Engagement")] == 7
     assert means[("m1", "Factual QA", "en", "Clarity")] == 4
     assert ("m1", "all", "all", "Factuality") not in means.index
@@ -182,14 +182,14 @@ def _cross():
 
 
 def test_cross_validation_grid_and_rank():
-    grid = urs.cross_validation_grid(_cross()).set_index(["judge", "reference_model", "model"])
+    grid = metrics.cross_validation_grid(_cross()).set_index(["judge", "reference_model", "model"])
     assert grid.loc[("fair", "b", "a"), "mean_score"] == 7.5 and grid.loc[("fair", "b", "a"), "rank"] == 1
     assert grid.loc[("fair", "b", "b"), "rank"] == 2
     assert len(grid) == 2 * 2 * 2
 
 
 def test_rating_bias_is_mean_over_models_of_own_reference_score_minus_8():
-    bias = urs.rating_bias(_cross()).set_index(["judge", "model"])
+    bias = metrics.rating_bias(_cross()).set_index(["judge", "model"])
     # fair: a judged against a's own answer: mean(7, 8) = 7.5; b against b: mean(5, 6) = 5.5.
     assert bias.loc[("fair", "a"), "bias"] == -0.5 and bias.loc[("fair", "b"), "bias"] == -2.5
     assert bias.loc[("fair", "all"), "bias"] == pytest.approx(((7.5 - 8) + (5.5 - 8)) / 2)
@@ -198,12 +198,12 @@ def test_rating_bias_is_mean_over_models_of_own_reference_score_minus_8():
 
 
 def test_user_alignment_is_pearson_over_intents():
-    intents = list(urs.INTENTS[:4])
+    chosen = list(intents.INTENTS[:4])
     scores = [6.0, 7.5, 5.0, 8.0]
-    board = pd.DataFrame({"judge": "j", "model": "m", "intent": intents + ["all"], "language": "all",
+    board = pd.DataFrame({"judge": "j", "model": "m", "intent": chosen + ["all"], "language": "all",
                           "final_score": scores + [6.6], "n": 1, "parse_failures": 0})
-    satisfaction = pd.DataFrame({"intent": intents, "satisfaction": [3.0, 4.5, 3.5, 4.0]})
-    row = urs.user_alignment(board, satisfaction).iloc[0]
+    satisfaction = pd.DataFrame({"intent": chosen, "satisfaction": [3.0, 4.5, 3.5, 4.0]})
+    row = metrics.user_alignment(board, satisfaction).iloc[0]
     assert row["n_intents"] == 4 and row["model"] == "all"
     assert row["pearson_r"] == pytest.approx(np.corrcoef(scores, [3.0, 4.5, 3.5, 4.0])[0, 1])
 
@@ -213,12 +213,12 @@ def test_bradley_terry_excludes_undetermined_and_orders_models():
         [("x", "y", "A")] * 6 + [("x", "y", "B")] * 2 + [("y", "z", "A")] * 5 + [("y", "z", "tie")] * 2
         + [("z", "y", "A")] + [("x", "z", "A")] * 4 + [("z", "x", "A")],
         columns=["model_a", "model_b", "winner"])
-    fitted = urs.bradley_terry(comparisons).set_index("model")
+    fitted = metrics.bradley_terry(comparisons).set_index("model")
     assert fitted.loc["x", "coefficient"] > fitted.loc["y", "coefficient"] > fitted.loc["z", "coefficient"]
     assert fitted["coefficient"].sum() == pytest.approx(0, abs=1e-9)
     assert fitted.loc["y", "ties"] == 2 and fitted.loc["y", "comparisons"] == 8 + 5 + 2 + 1
     noisy = pd.concat([comparisons, pd.DataFrame([("z", "x", "undetermined")] * 9, columns=comparisons.columns)])
-    assert urs.bradley_terry(noisy).set_index("model")["coefficient"].to_dict() == pytest.approx(
+    assert metrics.bradley_terry(noisy).set_index("model")["coefficient"].to_dict() == pytest.approx(
         fitted["coefficient"].to_dict())
 
 
@@ -226,11 +226,11 @@ def test_human_alignment_correlation_and_rank_agreement():
     board = pd.DataFrame({"judge": "j", "model": ["x", "y", "z"], "intent": "all", "language": "all",
                           "final_score": [7.0, 6.0, 3.0]})
     coefficients = pd.DataFrame({"model": ["x", "y", "z", "unjudged"], "coefficient": [1.0, 0.2, -1.2, 5.0]})
-    row = urs.human_alignment(board, coefficients).iloc[0]
+    row = metrics.human_alignment(board, coefficients).iloc[0]
     assert row["n_models"] == 3 and row["ranks_agree"]
     assert row["pearson_r"] == pytest.approx(np.corrcoef([7, 6, 3], [1.0, 0.2, -1.2])[0, 1])
     swapped = coefficients.assign(coefficient=[0.2, 1.0, -1.2, 5.0])
-    assert not urs.human_alignment(board, swapped).iloc[0]["ranks_agree"]
+    assert not metrics.human_alignment(board, swapped).iloc[0]["ranks_agree"]
 
 
 # --- loader -----------------------------------------------------------------------------------------
@@ -296,39 +296,39 @@ REFERENCE = ("Listen every day to podcasts and news slightly above your level, p
 
 
 def _judge(answer: str, language: str = "en", params=None, question=QUESTION, reference=REFERENCE, sample=0):
-    messages = urs.judge_messages(question, "Ask for Advice", language, reference, answer)
+    messages = prompts.judge_messages(question, "Ask for Advice", language, reference, answer)
     return complete("sim/judge", messages, params or {}, sample).text
 
 
 def test_sim_judge_scores_the_reference_at_8_and_a_worse_answer_lower():
-    itself = [urs.parse_scores(_judge(REFERENCE, sample=s))["final"] for s in range(5)]
+    itself = [parse.parse_scores(_judge(REFERENCE, sample=s))["final"] for s in range(5)]
     assert all(7 <= score <= 9 for score in itself) and sum(itself) / 5 == pytest.approx(8, abs=0.6)
-    poor = urs.parse_scores(_judge("I like cats."))
-    assert poor["final"] < 5 and set(poor) == {*urs.CRITERIA_BY_INTENT["Ask for Advice"], "final"}
+    poor = parse.parse_scores(_judge("I like cats."))
+    assert poor["final"] < 5 and set(poor) == {*intents.CRITERIA_BY_INTENT["Ask for Advice"], "final"}
 
 
 def test_sim_judge_answers_chinese_prompts_in_chinese_and_caps_the_wrong_language():
     question, reference = "晚上睡不着怎么办？", "固定作息，白天多运动，睡前少看手机，保持卧室安静黑暗。"
     text = _judge(reference, "zh", question=question, reference=reference)
     assert "综合得分" in text and "与参考答案相比" in text
-    english = urs.parse_scores(_judge("Keep a fixed schedule and avoid screens before bed.", "zh",
+    english = parse.parse_scores(_judge("Keep a fixed schedule and avoid screens before bed.", "zh",
                                       question=question, reference=reference))
     assert max(english.values()) <= 3
 
 
 def test_sim_judge_leniency_and_malformed_rate():
-    fair = [urs.parse_scores(_judge(REFERENCE, sample=s))["final"] for s in range(8)]
-    lenient = [urs.parse_scores(_judge(REFERENCE, params={"leniency": 1.5}, sample=s))["final"] for s in range(8)]
+    fair = [parse.parse_scores(_judge(REFERENCE, sample=s))["final"] for s in range(8)]
+    lenient = [parse.parse_scores(_judge(REFERENCE, params={"leniency": 1.5}, sample=s))["final"] for s in range(8)]
     assert sum(lenient) > sum(fair)
-    assert all(urs.parse_scores(_judge(REFERENCE, params={"malformed_rate": 1.0}, sample=s)) is None for s in range(8))
+    assert all(parse.parse_scores(_judge(REFERENCE, params={"malformed_rate": 1.0}, sample=s)) is None for s in range(8))
 
 
 def test_sim_candidates_skill_shows_in_the_judges_scores():
     def mean_final(skill):
         finals = []
         for sample in range(12):
-            answer = complete("sim/c", urs.candidate_messages(QUESTION), {"skill": skill}, sample).text
-            finals.append(urs.parse_scores(_judge(answer, sample=sample))["final"])
+            answer = complete("sim/c", prompts.candidate_messages(QUESTION), {"skill": skill}, sample).text
+            finals.append(parse.parse_scores(_judge(answer, sample=sample))["final"])
         return sum(finals) / len(finals)
 
     assert mean_final(0.95) > mean_final(0.2) + 1
