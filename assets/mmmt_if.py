@@ -14,8 +14,9 @@ import pandas as pd
 from assets.common import (LOAD_WHEN_MISSING, store_generations, add_labels, image_urls, llm_metadata,
                            record_problems, repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
-from benchwright import paths, ratings
-from benchwright.mmmt_if import alignment, chat_set, comparisons, pif, preferences, prompts
+from benchwright import paths, ratings, steps
+from benchwright.mmmt_if import alignment, chat_set, comparisons, instruction_following, pif, preferences, prompts
+from benchwright.mmmt_if import loader as mmmt_if_loader
 from benchwright.mmmt_if import plots as mmmt_if_plots
 from benchwright.mmmt_if import steps as mmmt_if_steps
 from benchwright.mmmt_if.loader import human_once_each, load_chats, load_human_csv, prepare_chats
@@ -48,7 +49,7 @@ class MMMTIFSourceConfig(dg.Config):
 
 @dg.asset(
     group_name="datasets",
-    code_version="1",
+    code_version=steps.code_version(mmmt_if_loader),
     automation_condition=LOAD_WHEN_MISSING,
     kinds={"duckdb"},
     description="MMMT-IF source chats (METHODS §2.1), before instructions: plain multi-turn chats from the "
@@ -91,7 +92,7 @@ class MMMTIFChatSetConfig(dg.Config):
 @dg.asset(
     group_name="datasets",
     deps=[mmmt_if_source_chats],
-    code_version="1",
+    code_version=steps.code_version(chat_set),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="The MMMT-IF chat set: instructions inserted into the source chats with the seeded process of "
@@ -208,7 +209,7 @@ def mmmt_if_generations(context: dg.AssetExecutionContext, config: MMMTIFGenerat
 @dg.asset(
     group_name="judgments",
     deps=[mmmt_if_generations, mmmt_if_chats],
-    code_version="1",
+    code_version=steps.code_version(mmmt_if_steps, instruction_following),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="Programmatic instruction following (no judge): every stored MMMT-IF response of every model "
@@ -277,7 +278,7 @@ def human_drop_folder(warehouse: Warehouse, configured: str = "") -> Path:
 
 @dg.asset(
     group_name="datasets",
-    code_version="1",
+    code_version=steps.code_version(mmmt_if_loader),
     # Loaded once by itself (an empty folder gives empty tables, so the metrics do not wait on it);
     # after that, the sensor requests it when the folder changes.
     automation_condition=LOAD_WHEN_MISSING,
@@ -341,7 +342,7 @@ def _contexts(responses: pd.DataFrame) -> pd.DataFrame:
 @dg.asset(
     group_name="metrics",
     deps=[mmmt_if_turn_scores],
-    code_version="1",
+    code_version=steps.code_version(pif, comparisons),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="PIF metrics per model and variant (METHODS §2.3): corpus PIF with conservative 95% bounds, "
@@ -381,7 +382,7 @@ def mmmt_if_pif_metrics(context: dg.AssetExecutionContext, warehouse: Warehouse,
 @dg.asset(
     group_name="metrics",
     deps=[mmmt_if_turn_scores],
-    code_version="1",
+    code_version=steps.code_version(comparisons),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="Model comparisons on PIF (METHODS §2.3): empirical CDFs of the response PIF per model, variant "
@@ -418,7 +419,7 @@ RATING_TABLE_COLUMNS = ["judge", "variant", "model", "rating", "rating_lower", "
 @dg.asset(
     group_name="metrics",
     deps=[mmmt_if_autorater_judgments, mmmt_if_turn_scores],
-    code_version="1",
+    code_version=steps.code_version(preferences, ratings),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="Autorater preferences (METHODS §2.4): preference score = (8 criteria + 20·PIF)/28 per judged "
@@ -466,7 +467,7 @@ def mmmt_if_preferences(context: dg.AssetExecutionContext, config: MMMTIFPrefere
 @dg.asset(
     group_name="metrics",
     deps=[mmmt_if_human_ratings, mmmt_if_turn_scores],
-    code_version="1",
+    code_version=steps.code_version(alignment),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="Human alignment of PIF (METHODS §2.3): Pearson correlation of PIF with human instruction-"

@@ -12,6 +12,8 @@ from assets.common import (LOAD_WHEN_MISSING, store_generations, add_labels, llm
                            table_metadata)
 from assets.human_pairwise import human_pairwise_drop_folder, known_models, load_human_pairwise_drops
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
+from benchwright import human_pairwise, ratings, steps
+from benchwright.urs import loader as urs_loader
 from benchwright.urs import metrics, prompts
 from benchwright.urs import steps as urs_steps
 from benchwright.steps import limits_for
@@ -40,7 +42,7 @@ class UrsDatasetConfig(dg.Config):
 
 @dg.asset(
     group_name="datasets",
-    code_version="1",
+    code_version=steps.code_version(urs_loader),
     automation_condition=LOAD_WHEN_MISSING,
     kinds={"duckdb"},
     description="URS questions (METHODS §3.1) with intent (METHODS names) and language (en/zh) from the configured "
@@ -242,7 +244,7 @@ def _judgments(warehouse: Warehouse) -> pd.DataFrame:
 @dg.asset(
     group_name="metrics",
     deps=[urs_judgments],
-    code_version="1",
+    code_version=steps.code_version(metrics),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="URS leaderboard: mean final score (1-10) per judge × model × intent × language, with 'all' rows "
@@ -262,7 +264,7 @@ def urs_leaderboard(context: dg.AssetExecutionContext, warehouse: Warehouse, reg
 @dg.asset(
     group_name="metrics",
     deps=[urs_judgments],
-    code_version="1",
+    code_version=steps.code_version(metrics),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="Mean score of each intent criterion per judge × model × intent × language (and 'all' margins).",
@@ -282,7 +284,7 @@ def _cross(warehouse: Warehouse) -> pd.DataFrame:
 @dg.asset(
     group_name="metrics",
     deps=[urs_cross_judgments],
-    code_version="1",
+    code_version=steps.code_version(metrics),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="Cross-validation grid (METHODS §3.4): each candidate's mean score and rank per (evaluator judge, "
@@ -300,7 +302,7 @@ def urs_cross_validation(context: dg.AssetExecutionContext, warehouse: Warehouse
 @dg.asset(
     group_name="metrics",
     deps=[urs_cross_judgments],
-    code_version="1",
+    code_version=steps.code_version(metrics),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="Rating bias per evaluator (METHODS §3.4): bias(A) = mean over models B of (A's score for B's answer "
@@ -326,7 +328,7 @@ class UserSatisfactionConfig(dg.Config):
 @dg.asset(
     group_name="metrics",
     deps=[urs_leaderboard],
-    code_version="1",
+    code_version=steps.code_version(metrics, urs_loader),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="Alignment with users (METHODS §3.4): Pearson r between the mean benchmark score per intent and "
@@ -367,7 +369,7 @@ URS_PAIRWISE_COLUMNS = ["item_id", "model_a", "model_b", "winner", "strength", "
 @dg.asset(
     group_name="metrics",
     deps=[urs_leaderboard],
-    code_version="2",
+    code_version=steps.code_version(metrics, human_pairwise, ratings),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="Alignment with annotators (METHODS §3.4): Bradley–Terry coefficients from human pairwise choices "
