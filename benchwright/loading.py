@@ -53,20 +53,32 @@ def _check_unicode(value: object, where: str = "") -> None:
             _check_unicode(inner, where)
 
 
+@dataclass
+class LoadResult:
+    """What a loader found: the usable items, and a located problem for everything it could not use."""
+
+    items: list
+    problems: list[LoadProblem]
+
+
+def read_bytes(path: str | os.PathLike, what: str) -> bytes:
+    """A whole file's bytes; a missing or unreadable file raises, naming `what` and the path."""
+    path = Path(path)
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{what} not found: {path}") from None
+    except OSError as exc:
+        raise ValueError(f"cannot read {what} {path}: {exc}") from None
+
+
 def read_text_keeping_bad_bytes(path: str | os.PathLike, what: str) -> str:
     """A whole text file (UTF-8, BOM allowed) whose undecodable bytes survive as surrogate escapes.
 
     A loader then reports the rows that hold them instead of failing the file. A missing or
     unreadable file raises, naming `what` and the path.
     """
-    path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{what} not found: {path}") from None
-    except OSError as exc:
-        raise ValueError(f"cannot read {what} {path}: {exc}") from None
-    return decode_keeping_bad_bytes(raw)
+    return decode_keeping_bad_bytes(read_bytes(path, what))
 
 
 def decode_keeping_bad_bytes(raw: bytes) -> str:

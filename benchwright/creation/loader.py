@@ -68,7 +68,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from benchwright.loading import LoadProblem, RowError, has_bad_bytes, json_object, read_text_keeping_bad_bytes
+from benchwright.loading import LoadProblem, LoadResult, read_bytes, RowError, has_bad_bytes, json_object, read_text_keeping_bad_bytes
 from benchwright.images import ImageError, NormalizedImage, normalize_image
 
 CATEGORIES = (
@@ -139,23 +139,12 @@ class CreationItem:
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "images"}
 
 
-@dataclass
-class LoadResult:
-    items: list[CreationItem]
-    problems: list[LoadProblem]
-
-
 # --------------------------------------------------------------------------- JSONL
 
 
 def load_creation_jsonl(path: str | os.PathLike) -> LoadResult:
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise FileNotFoundError(f"Creation dataset file not found: {path}") from None
-    except OSError as exc:
-        raise ValueError(f"cannot read Creation dataset file {path}: {exc}") from None
+    raw = read_bytes(path, "Creation dataset file")
 
     base = path.parent.resolve()
     items: list[CreationItem] = []

@@ -57,7 +57,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchwright.loading import LoadProblem, RowError, json_object, once_each, without_unfinished_line
+from benchwright.loading import LoadProblem, read_bytes, RowError, json_object, once_each, without_unfinished_line
 from benchwright.pii import pseudonym
 from benchwright.images import ImageError, NormalizedImage, normalize_image
 from benchwright.mmmt_if.chat_set import Chat, ChatCandidate, filter_chat, truncate
@@ -65,15 +65,6 @@ from benchwright.mmmt_if.prompts import AUTORATER_KEYS, MAX_IMAGES, MAX_TURNS, S
 
 __all__ = ["LoadProblem", "PreparedChats", "ReleaseData", "load_chats", "load_chats_jsonl", "load_mmdu_json",
            "prepare_chats", "load_release_csv", "load_human_csv", "instruction_id_for"]
-
-
-def _read(path: Path, what: str) -> bytes:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{what} not found: {path}") from None
-    except OSError as exc:
-        raise ValueError(f"cannot read {what} {path}: {exc}") from None
 
 
 def _image(base: Path, rel: object) -> tuple[str, bytes | None]:
@@ -95,7 +86,7 @@ def _image(base: Path, rel: object) -> tuple[str, bytes | None]:
 
 def load_chats_jsonl(path: str | os.PathLike) -> tuple[list[ChatCandidate], list[LoadProblem]]:
     path = Path(path)
-    raw = _read(path, "MMMT-IF chats file")
+    raw = read_bytes(path, "MMMT-IF chats file")
     base = path.parent.resolve()
     chats, problems = [], []
     for lineno, line_bytes in enumerate(raw.split(b"\n"), start=1):
@@ -137,7 +128,7 @@ _IMAGE_TAG = re.compile(r"<ImageHere>", re.IGNORECASE)
 
 def load_mmdu_json(path: str | os.PathLike) -> tuple[list[ChatCandidate], list[LoadProblem]]:
     path = Path(path)
-    raw = _read(path, "MMDU-style chats file")
+    raw = read_bytes(path, "MMDU-style chats file")
     try:
         data = json.loads(raw.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -297,7 +288,7 @@ class ReleaseData:
 
 def load_release_csv(path: str | os.PathLike) -> ReleaseData:
     path = Path(path)
-    text = _read(path, "MMMT-IF release CSV").decode("utf-8-sig")
+    text = read_bytes(path, "MMMT-IF release CSV").decode("utf-8-sig")
     frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
     frame.columns = [c.strip() for c in frame.columns]
     required = ["conversation id", "prompt", "all instructions", "instruction count"]
@@ -359,16 +350,16 @@ def load_human_csv(path: str | os.PathLike) -> tuple[str, list[dict], list[LoadP
     """('ratings' | 'preferences', rows, problems) from one human-ratings CSV (see the module docstring)."""
     path = Path(path)
     try:
-        text = _read(path, "human ratings CSV").decode("utf-8-sig")
+        text = read_bytes(path, "human ratings CSV").decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ValueError(f"{path} is not UTF-8 text") from None
     text, tail = without_unfinished_line(text)  # the drop-folder contract: never half a record
     reader = csv.DictReader(io.StringIO(text, newline=""))
     header = {h.strip() for h in reader.fieldnames or []}
     if {"model", "chat_id", "turn", "rating"} <= header:
-        kind, columns = "ratings", RATING_COLUMNS
+        kind = "ratings"
     elif {"chat_id", "turn", "model_a", "model_b", "preferred"} <= header:
-        kind, columns = "preferences", HUMAN_PREFERENCE_COLUMNS
+        kind = "preferences"
     else:
         raise ValueError(f"{path}: header {sorted(header)} is neither the ratings layout "
                          "(model, chat_id, turn, rating) nor the preferences layout "

@@ -26,7 +26,7 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from benchwright.loading import LoadProblem, RowError, has_bad_bytes, read_text_keeping_bad_bytes
+from benchwright.loading import LoadProblem, LoadResult, RowError, has_bad_bytes, read_text_keeping_bad_bytes
 from benchwright.human_pairwise import load_pairwise_csv  # the one loader, re-exported
 from benchwright.urs.intents import INTENTS
 
@@ -70,13 +70,7 @@ class UrsItem:
         return asdict(self)
 
 
-@dataclass
-class UrsLoadResult:
-    items: list[UrsItem]
-    problems: list[LoadProblem]
-
-
-def load_urs_csv(path: str | os.PathLike) -> UrsLoadResult:
+def load_urs_csv(path: str | os.PathLike) -> LoadResult:
     path = Path(path)
     # Bad bytes survive as surrogate escapes; the rows holding them are reported below.
     text = read_text_keeping_bad_bytes(path, "URS dataset file")
@@ -108,7 +102,7 @@ def load_urs_csv(path: str | os.PathLike) -> UrsLoadResult:
             continue
         seen.add(item.item_id)
         items.append(item)
-    return UrsLoadResult(items, problems)
+    return LoadResult(items, problems)
 
 
 def _item(header: list[str], row: list[str], row_number: int) -> UrsItem:
@@ -172,5 +166,5 @@ def load_satisfaction_csv(path: str | os.PathLike) -> tuple[list[dict], list[Loa
     return rows, problems
 
 
-__all__ = ["UrsItem", "UrsLoadResult", "load_pairwise_csv", "load_satisfaction_csv", "load_urs_csv",
+__all__ = ["UrsItem", "LoadResult", "load_pairwise_csv", "load_satisfaction_csv", "load_urs_csv",
            "normalize_intent", "normalize_language"]
