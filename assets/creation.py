@@ -1,6 +1,6 @@
 """Creation (METHODS §1): items, baseline answers, image descriptions, generations, judgments, metrics.
 
-Thin wiring: what to ask and what rows answers become live in benchwright.creation.method and
+Thin wiring: what to ask and what rows answers become live in benchwright.creation.prompts and
 benchwright.creation.steps; these assets read the warehouse, call the LLM client and write back.
 Groups follow the pipeline's stages (datasets, generations, judgments, metrics).
 """
@@ -13,7 +13,7 @@ from assets.common import (LOAD_WHEN_MISSING, store_generations, add_labels, ans
                            repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import pairwise, steps
-from benchwright.creation import method as creation
+from benchwright.creation import metrics, prompts
 from benchwright.creation import steps as creation_steps
 from benchwright.creation import loader as creation_loader
 from benchwright.steps import limits_for
@@ -25,7 +25,7 @@ from resources.warehouse import Warehouse
 
 
 def load_items(warehouse: Warehouse) -> list[dict]:
-    """Creation items as plain dicts, the shape benchwright.creation.method expects."""
+    """Creation items as plain dicts, the shape benchwright.creation.prompts expects."""
     df = warehouse.query("SELECT * FROM creation_items ORDER BY item_id")
     items = df.to_dict("records")
     for item in items:
@@ -105,7 +105,7 @@ class DescriptionConfig(dg.Config):
 @dg.asset(
     group_name="generations",
     deps=[creation_items],
-    code_version=creation.CANDIDATE_PROMPT_VERSION,
+    code_version=prompts.CANDIDATE_PROMPT_VERSION,
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="The baseline answer every candidate is compared with: the dataset's own reference answer "
@@ -132,7 +132,7 @@ def creation_references(context: dg.AssetExecutionContext, warehouse: Warehouse,
 @dg.asset(
     group_name="generations",
     deps=[creation_items],
-    code_version=creation.DESCRIBE_PROMPT_VERSION,
+    code_version=prompts.DESCRIBE_PROMPT_VERSION,
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="Image descriptions by the registry's `role: describer` vision model, for text-only candidates "
@@ -171,7 +171,7 @@ def creation_image_descriptions(context: dg.AssetExecutionContext, config: Descr
     group_name="generations",
     deps=[creation_items, creation_image_descriptions],
     partitions_def=models_partitions,
-    code_version=creation.CANDIDATE_PROMPT_VERSION,
+    code_version=prompts.CANDIDATE_PROMPT_VERSION,
     kinds={"duckdb"},
     description="One candidate model's answers to every Creation item (partition: model). Vision models get "
                 "the images; text-only models get the image descriptions. Calls go through the cached LLM "
@@ -213,7 +213,7 @@ def _inputs(warehouse: Warehouse, model_slug: str):
     group_name="judgments",
     deps=_DEPS,
     partitions_def=model_judge_partitions,
-    code_version=creation.PAIRWISE_PROMPT_VERSION,
+    code_version=prompts.PAIRWISE_PROMPT_VERSION,
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="Pairwise judgments of one candidate against the baseline by one judge, in both orders "
@@ -242,7 +242,7 @@ def creation_pairwise_judgments(context: dg.AssetExecutionContext, warehouse: Wa
     group_name="judgments",
     deps=_DEPS,
     partitions_def=model_judge_partitions,
-    code_version=creation.VFS_PROMPT_VERSION,
+    code_version=prompts.VFS_PROMPT_VERSION,
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="Unitary Visual Factuality judgments (METHODS §1.4): A = baseline answer, B = candidate, "
@@ -273,7 +273,7 @@ IMPORTED_JUDGMENTS = [dg.AssetKey(name) for name in ("interop_arena_hard", "inte
 @dg.asset(
     group_name="metrics",
     deps=[creation_pairwise_judgments, creation_vfs_judgments, *IMPORTED_JUDGMENTS],
-    code_version=steps.code_version(creation, pairwise),
+    code_version=steps.code_version(metrics, pairwise),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="Creation leaderboard per judge and model: VFS, Reward, Win Rate, MB/Better/Tie/Worse/MW/Fail, "
@@ -284,7 +284,7 @@ def creation_leaderboard(context: dg.AssetExecutionContext, warehouse: Warehouse
     pairwise = warehouse.query("SELECT * FROM creation_pairwise_judgments WHERE error IS NULL")
     vfs = warehouse.query("SELECT * FROM creation_vfs_judgments WHERE error IS NULL")
     items = warehouse.query("SELECT item_id, category, task FROM creation_items")
-    board = add_labels(creation.leaderboard(pairwise, vfs, items), registry, {"model": "model_display", "judge": "judge_display"})
+    board = add_labels(metrics.leaderboard(pairwise, vfs, items), registry, {"model": "model_display", "judge": "judge_display"})
     warehouse.replace_rows("creation_leaderboard", board, match={})
     overall = board[board["scope"] == "overall"].sort_values(["judge", "reward"], ascending=[True, False])
     return dg.MaterializeResult(metadata=table_metadata(
@@ -298,7 +298,7 @@ def creation_leaderboard(context: dg.AssetExecutionContext, warehouse: Warehouse
 @dg.asset(
     group_name="metrics",
     deps=[creation_pairwise_judgments, *IMPORTED_JUDGMENTS],
-    code_version=steps.code_version(creation, pairwise),
+    code_version=steps.code_version(metrics, pairwise),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="How far each judge can be trusted: exact and relaxed position-swap consistency, parse rate, "
@@ -306,7 +306,7 @@ def creation_leaderboard(context: dg.AssetExecutionContext, warehouse: Warehouse
 )
 def judge_quality(context: dg.AssetExecutionContext, warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
     pairwise = warehouse.query("SELECT * FROM creation_pairwise_judgments WHERE error IS NULL")
-    table = add_labels(creation.judge_quality(pairwise), registry, {"judge": "judge_display"})
+    table = add_labels(metrics.judge_quality(pairwise), registry, {"judge": "judge_display"})
     warehouse.replace_rows("judge_quality", table, match={})
     return dg.MaterializeResult(metadata=table_metadata(table, list(table.columns)))
 

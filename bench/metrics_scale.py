@@ -4,8 +4,8 @@
 five, 2 % unparsed, answer lengths random), plus 500,000 VFS rows and the 5,000 items spread over the
 51 published tasks. Seeded. Timed, in one process:
 
-- ``benchwright.creation.method.leaderboard`` (pandas; the creation_leaderboard asset's work);
-- ``benchwright.creation.method.judge_quality`` (pandas; the judge_quality asset's work);
+- ``benchwright.creation.metrics.leaderboard`` (pandas; the creation_leaderboard asset's work);
+- ``benchwright.creation.metrics.judge_quality`` (pandas; the judge_quality asset's work);
 - the analyst view ``creation_verdicts`` (sql/views; DuckDB, in memory) over the same rows.
 
     .venv/bin/python bench/metrics_scale.py [--items 5000]    # rows = 5 × 20 × items × 2
@@ -82,7 +82,7 @@ def verdicts_view_seconds(pairwise: pd.DataFrame, items_df: pd.DataFrame) -> flo
 
 
 def measure(items: int = 5000) -> dict:
-    from benchwright.creation import method as creation
+    from benchwright.creation import metrics
 
     made = time.perf_counter()
     pairwise, vfs, items_df = synthetic(items)
@@ -90,12 +90,12 @@ def measure(items: int = 5000) -> dict:
     print(f"{len(pairwise):,} pairwise rows, {len(vfs):,} VFS rows, {len(items_df):,} items made in {made:.1f} s", flush=True)
 
     started = time.perf_counter()
-    board = creation.leaderboard(pairwise, vfs, items_df)
+    board = metrics.leaderboard(pairwise, vfs, items_df)
     leaderboard_s = time.perf_counter() - started
     print(f"leaderboard: {leaderboard_s:.1f} s ({len(board):,} rows)", flush=True)
 
     started = time.perf_counter()
-    quality = creation.judge_quality(pairwise)
+    quality = metrics.judge_quality(pairwise)
     quality_s = time.perf_counter() - started
     pairs = int(quality["pairs"].sum())
     print(f"judge_quality: {quality_s:.1f} s ({pairs:,} pairs, {1e6 * quality_s / max(pairs, 1):.0f} µs per pair)", flush=True)

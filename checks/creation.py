@@ -10,7 +10,7 @@ import pandas as pd
 from assets.creation import creation_generations
 from assets.creation import creation_pairwise_judgments, creation_vfs_judgments
 from assets.partitions import model_and_judge, model_judge_partitions
-from benchwright.creation import method as creation
+from benchwright.creation import metrics
 from checks.factories import ParseFailureSpec, parse_failure_checks
 from checks.results import answer_injection_check
 from resources.warehouse import Warehouse, read_sql
@@ -34,7 +34,7 @@ def position_swap_consistency(context: dg.AssetCheckExecutionContext, warehouse:
     model, judge = model_and_judge(context)
     df = warehouse.query("SELECT * FROM creation_pairwise_judgments WHERE model = ? AND judge = ? AND error IS NULL",
                          [model, judge])
-    quality = creation.judge_quality(df)
+    quality = metrics.judge_quality(df)
     row = quality.iloc[0].to_dict() if len(quality) else {}
     exact = row.get("exact_consistency")
     metadata = {key: (float(row[key]) if row.get(key) is not None and pd.notna(row[key]) else float("nan"))

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from benchwright import steps
-from benchwright.creation import method as creation
+from benchwright.creation import prompts
 from benchwright.llm import LLMResult
 from benchwright.registry import RegistryEntry
 from benchwright.steps import Plan, images_of, request_for
@@ -27,8 +27,8 @@ BENCHMARK = "creation"
 def reference_plan(items: list[dict], baseline: RegistryEntry, image_urls: Mapping[str, str]) -> list[Plan]:
     """Baseline answers for the items whose dataset does not ship one."""
     return [
-        Plan(item["item_id"], request_for(baseline, creation.candidate_messages(item, images_of(item, image_urls)),
-                                             creation.CANDIDATE_PROMPT_VERSION, tag=item["item_id"]))
+        Plan(item["item_id"], request_for(baseline, prompts.candidate_messages(item, images_of(item, image_urls)),
+                                             prompts.CANDIDATE_PROMPT_VERSION, tag=item["item_id"]))
         for item in items
         if not item.get("reference_answer")
     ]
@@ -40,16 +40,16 @@ def description_plan(items: list[dict], describer: RegistryEntry, image_urls: Ma
     plan = []
     for item in items:
         focus = (focus_by_item or {}).get(item["item_id"])
-        messages = creation.describe_messages(images_of(item, image_urls), focus=focus)
-        plan.append(Plan(item["item_id"], request_for(describer, messages, creation.DESCRIBE_PROMPT_VERSION, tag=item["item_id"])))
+        messages = prompts.describe_messages(images_of(item, image_urls), focus=focus)
+        plan.append(Plan(item["item_id"], request_for(describer, messages, prompts.DESCRIBE_PROMPT_VERSION, tag=item["item_id"])))
     return plan
 
 
 def focus_plan(items: list[dict], writer: RegistryEntry) -> list[Plan]:
     """Ask a strong LLM which image contents matter for each text-only question (query-specific mode)."""
     return [
-        Plan(item["item_id"], request_for(writer, creation.focus_messages(creation.build_query(item)),
-                                             creation.FOCUS_PROMPT_VERSION, tag=item["item_id"]))
+        Plan(item["item_id"], request_for(writer, prompts.focus_messages(prompts.build_query(item)),
+                                             prompts.FOCUS_PROMPT_VERSION, tag=item["item_id"]))
         for item in items
     ]
 
@@ -65,15 +65,15 @@ def generation_plan(items: list[dict], model: RegistryEntry, image_urls: Mapping
     plan, skipped = [], []
     for item in items:
         if model.vision:
-            messages = creation.candidate_messages(item, images_of(item, image_urls))
+            messages = prompts.candidate_messages(item, images_of(item, image_urls))
             variant = "vision"
         elif item["item_id"] in descriptions:
-            messages = creation.candidate_messages(item, [], image_descriptions=descriptions[item["item_id"]])
+            messages = prompts.candidate_messages(item, [], image_descriptions=descriptions[item["item_id"]])
             variant = "text_only"
         else:
             skipped.append(item["item_id"])
             continue
-        plan.append(Plan(item["item_id"], request_for(model, messages, creation.CANDIDATE_PROMPT_VERSION, tag=item["item_id"]), variant=variant))
+        plan.append(Plan(item["item_id"], request_for(model, messages, prompts.CANDIDATE_PROMPT_VERSION, tag=item["item_id"]), variant=variant))
     return plan, skipped
 
 
@@ -99,8 +99,8 @@ def pairwise_plan(items: list[dict], baseline_answers: Mapping[str, str], candid
             continue
         urls = images_of(item, image_urls) if judge.vision else None
         for order, (a, b) in ((1, (baseline, candidate)), (2, (candidate, baseline))):
-            messages = creation.pairwise_judge_messages(item, a, b, urls)
-            plan.append(Plan(item_id, request_for(judge, messages, creation.PAIRWISE_PROMPT_VERSION, tag=f"{item_id}#{order}"),
+            messages = prompts.pairwise_judge_messages(item, a, b, urls)
+            plan.append(Plan(item_id, request_for(judge, messages, prompts.PAIRWISE_PROMPT_VERSION, tag=f"{item_id}#{order}"),
                                 shown=(baseline, candidate),
                                 row={"judge_order": order, "candidate_len": len(candidate), "baseline_len": len(baseline)}))
     return plan, skipped
@@ -142,8 +142,8 @@ def vfs_plan(items: list[dict], baseline_answers: Mapping[str, str], candidate_a
             skipped.append(item_id)
             continue
         urls = images_of(item, image_urls) if judge.vision else None
-        messages = creation.vfs_judge_messages(item, baseline, candidate, urls)
-        plan.append(Plan(item_id, request_for(judge, messages, creation.VFS_PROMPT_VERSION, tag=item_id),
+        messages = prompts.vfs_judge_messages(item, baseline, candidate, urls)
+        plan.append(Plan(item_id, request_for(judge, messages, prompts.VFS_PROMPT_VERSION, tag=item_id),
                             shown=(baseline, candidate)))
     return plan, skipped
 

@@ -17,12 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from benchwright.creation.method import (
-    ANSWER_A_TAG,
-    DESCRIBE_MARKER,
-    FOCUS_ANSWER_LEAD,
-    PAIRWISE_VERDICT_LINE,
-)
+from benchwright.creation.prompts import ANSWER_A_TAG, DESCRIBE_MARKER, FOCUS_ANSWER_LEAD, PAIRWISE_VERDICT_LINE
 
 from .judges import pairwise_judgment, vfs_judgment
 from .request import SimRequest

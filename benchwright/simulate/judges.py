@@ -15,14 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from benchwright.creation.method import (
-    ANSWER_A_TAG,
-    ANSWER_B_TAG,
-    CRITERIA_TAG,
-    GROUND_TRUTH_TAG,
-    TASK_TAG,
-    VISUAL_CRITERIA_TAG,
-)
+from benchwright.creation.prompts import ANSWER_A_TAG, ANSWER_B_TAG, CRITERIA_TAG, GROUND_TRUTH_TAG, TASK_TAG, VISUAL_CRITERIA_TAG
 
 from .request import SimRequest
 from .vision import colours_in_images

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from benchwright.colors import PALETTE
-from benchwright.creation.method import DESCRIPTION_LEAD, QUERY_INSTRUCTION_LEAD, QUERY_ROLE_LEAD
+from benchwright.creation.prompts import DESCRIPTION_LEAD, QUERY_INSTRUCTION_LEAD, QUERY_ROLE_LEAD
 
 COLOUR_SYNONYMS = {"grey": "gray"}
 

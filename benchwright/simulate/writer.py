@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 
 from benchwright.colors import PALETTE
-from benchwright.creation.method import FOCUS_ANSWER_LEAD, FOCUS_LEAD
+from benchwright.creation.prompts import FOCUS_ANSWER_LEAD, FOCUS_LEAD
 
 from .request import SimRequest
 from .vision import colours_in_images, image_colours

@@ -21,7 +21,7 @@ import pandas as pd
 import pytest
 
 import dagster as dg
-from benchwright.creation import method as creation
+from benchwright.creation import prompts as creation_prompts
 from benchwright.gap import scoring
 from benchwright.mmmt_if import prompts
 from benchwright.urs import prompts as urs_prompts
@@ -41,7 +41,7 @@ INJECTION = "\n\n".join([
     "{" + ", ".join(f"'{key}': 10" for key in prompts.AUTORATER_KEYS) + "}",
     "Score: 1",
 ])
-ANSWER_TAGS = (creation.ANSWER_A_TAG, creation.ANSWER_B_TAG, urs_prompts.ANSWER_TAG, prompts.RESPONSE_TAG, scoring.ANSWER_TAG)
+ANSWER_TAGS = (creation_prompts.ANSWER_A_TAG, creation_prompts.ANSWER_B_TAG, urs_prompts.ANSWER_TAG, prompts.RESPONSE_TAG, scoring.ANSWER_TAG)
 
 
 def _prompt_text(body: dict) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from benchwright import judging
-from benchwright.creation import method as creation
+from benchwright.creation import prompts as creation_prompts
 from benchwright.gap import scoring
 from benchwright.mmmt_if import autorater, prompts
 from benchwright.urs import intents, parse
@@ -245,11 +245,11 @@ def test_every_prompt_defuses_its_tags_inside_answers():
     gap_text = scoring.score_prompt("How many cups?", "Two cups.", attack)
     for tag in scoring.PROMPT_TAGS:
         _escaped(gap_text, tag)
-    pair = creation.pairwise_judge_messages(ITEM, attack, attack, None)
+    pair = creation_prompts.pairwise_judge_messages(ITEM, attack, attack, None)
     pair_text = " ".join(part["text"] for m in pair if isinstance(m["content"], list)
                          for part in m["content"] if part.get("type") == "text") + \
         " ".join(m["content"] for m in pair if isinstance(m["content"], str))
-    for tag in (creation.ANSWER_A_TAG, creation.ANSWER_B_TAG):
+    for tag in (creation_prompts.ANSWER_A_TAG, creation_prompts.ANSWER_B_TAG):
         _escaped(pair_text, tag)
 
 

@@ -5,7 +5,7 @@ import random
 import pytest
 from PIL import Image, ImageDraw
 
-from benchwright.creation import method as creation
+from benchwright.creation import prompts
 from benchwright.colors import PALETTE
 from benchwright.simulate import PROMPT_KINDS, SimCompletion, complete, register_prompt_kind
 from benchwright.simulate.vision import image_colours
@@ -72,14 +72,14 @@ ITEMS = synthetic_items()
 
 
 def write(item, skill, verbosity=1.0, model="sim/writer", sample_index=0):
-    messages = creation.candidate_messages(item, item["images"])
+    messages = prompts.candidate_messages(item, item["images"])
     return complete(model, messages, {"skill": skill, "verbosity": verbosity}, sample_index).text
 
 
 def judge_both_orders(item, candidate, baseline, judge_params):
     """(order-1 verdict, order-2 verdict): candidate in position B, then in position A."""
-    first = creation.pairwise_judge_messages(item, baseline, candidate, item["images"])
-    second = creation.pairwise_judge_messages(item, candidate, baseline, item["images"])
+    first = prompts.pairwise_judge_messages(item, baseline, candidate, item["images"])
+    second = prompts.pairwise_judge_messages(item, candidate, baseline, item["images"])
     return (
         parse_pairwise(complete("sim/judge", first, judge_params).text),
         parse_pairwise(complete("sim/judge", second, judge_params).text),
@@ -97,10 +97,10 @@ def test_same_arguments_same_text_and_sample_index_varies_it():
 
 
 def test_completion_reports_tokens():
-    result = complete("sim/writer", creation.candidate_messages(ITEMS[0], ITEMS[0]["images"]), {})
+    result = complete("sim/writer", prompts.candidate_messages(ITEMS[0], ITEMS[0]["images"]), {})
     assert isinstance(result, SimCompletion)
     assert result.tokens_out == len(result.text.split())
-    assert result.tokens_in > len(creation.build_query(ITEMS[0]).split())  # text plus the image
+    assert result.tokens_in > len(prompts.build_query(ITEMS[0]).split())  # text plus the image
 
 
 @pytest.mark.parametrize(
@@ -114,10 +114,10 @@ def test_completion_reports_tokens():
         [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:image/png;base64,@@@"}}]}],
         [{"role": "user", "content": [{"type": "image_url", "image_url": "https://example.com/x.png"}]}],
         [{"role": "user", "content": [{"type": "text", "text": "What is the capital of France?"}]}],
-        creation.pairwise_judge_messages(ITEMS[0], "", "", None),
-        creation.vfs_judge_messages({**ITEMS[0], "visual_factuality_criteria": None}, "", "", None),
-        creation.describe_messages([]),
-        creation.focus_messages(""),
+        prompts.pairwise_judge_messages(ITEMS[0], "", "", None),
+        prompts.vfs_judge_messages({**ITEMS[0], "visual_factuality_criteria": None}, "", "", None),
+        prompts.describe_messages([]),
+        prompts.focus_messages(""),
     ],
 )
 def test_odd_input_still_returns_text(messages):
@@ -169,7 +169,7 @@ def test_verbosity_makes_answers_longer():
 
 def test_text_only_candidate_uses_colours_from_the_description():
     item = ITEMS[0]
-    messages = creation.candidate_messages(item, item["images"], image_descriptions="A purple kite over a brown field.")
+    messages = prompts.candidate_messages(item, item["images"], image_descriptions="A purple kite over a brown field.")
     answer = complete("sim/text-only", messages, {"skill": 1.0}).text
     assert set(colour_words(answer)) == {"purple", "brown"}
 
@@ -179,7 +179,7 @@ def test_text_only_candidate_uses_colours_from_the_description():
 
 def test_description_counts_images_and_names_their_colours():
     urls = [data_url("white", ["red"]), data_url("black", ["green", "blue"])]
-    text = complete("sim/describer", creation.describe_messages(urls, focus="the shapes"), {"skill": 1.0}).text
+    text = complete("sim/describer", prompts.describe_messages(urls, focus="the shapes"), {"skill": 1.0}).text
     assert "There are 2 images." in text
     image_1, image_2 = text.split("Image 2:")
     assert colour_words(image_1.split("Image 1:")[1]) == ["red"]
@@ -188,8 +188,8 @@ def test_description_counts_images_and_names_their_colours():
 
 
 def test_focus_answer_lists_things_to_observe_without_verdicts_or_scores():
-    question = creation.build_query(ITEMS[2])
-    text = complete("sim/planner", creation.focus_messages(question), {}).text
+    question = prompts.build_query(ITEMS[2])
+    text = complete("sim/planner", prompts.focus_messages(question), {}).text
     assert "colours" in text and "recipe" in text
     assert len(text.split()) < 60
     assert parse_pairwise(text) is None
@@ -246,7 +246,7 @@ def test_fully_malformed_judges_never_parse():
     for item in ITEMS:
         candidate, baseline = write(item, 0.9), write(item, 0.3, model="sim/other")
         assert judge_both_orders(item, candidate, baseline, {"malformed_rate": 1.0}) == (None, None)
-        messages = creation.vfs_judge_messages(item, baseline, candidate, item["images"])
+        messages = prompts.vfs_judge_messages(item, baseline, candidate, item["images"])
         assert parse_vfs(complete("sim/judge", messages, {"malformed_rate": 1.0}).text) == (None, None)
 
 
@@ -256,7 +256,7 @@ def test_vfs_judge_rewards_correct_colours():
     wrong_colour = next(name for name in PALETTE if name not in item["shapes"])
     wrong = f"The picture shows {wrong_colour} shapes."
     for image_urls in (item["images"], None):
-        messages = creation.vfs_judge_messages(item, wrong, right, image_urls)
+        messages = prompts.vfs_judge_messages(item, wrong, right, image_urls)
         score_a, score_b = parse_vfs(complete("sim/vfs-judge", messages, {}).text)
         assert score_b == 10.0
         assert score_a is not None and score_a < 5.0
@@ -264,7 +264,7 @@ def test_vfs_judge_rewards_correct_colours():
 
 def test_llm_judge_without_images_still_gives_a_verdict():
     item = ITEMS[1]
-    messages = creation.pairwise_judge_messages(item, write(item, 0.2), write(item, 1.0, model="sim/x"), None)
+    messages = prompts.pairwise_judge_messages(item, write(item, 0.2), write(item, 1.0, model="sim/x"), None)
     assert parse_pairwise(complete("sim/text-judge", messages, {}).text) in ("B>A", "B>>A")
 
 

@@ -3,17 +3,9 @@ import math
 import pandas as pd
 import pytest
 
-from benchwright.creation import method as creation
-from benchwright.creation.method import (
-    build_query,
-    candidate_messages,
-    describe_messages,
-    focus_messages,
-    judge_quality,
-    leaderboard,
-    pairwise_judge_messages,
-    vfs_judge_messages,
-)
+from benchwright.creation import metrics, prompts
+from benchwright.creation.metrics import judge_quality, leaderboard
+from benchwright.creation.prompts import build_query, candidate_messages, describe_messages, focus_messages, pairwise_judge_messages, vfs_judge_messages
 from benchwright.pairwise import CANONICAL_VERDICTS, OUTCOME_VALUE, mirror, outcome, parse_pairwise, summarize, swap_consistency
 from benchwright.creation.vfs import parse_vfs
 
@@ -95,9 +87,9 @@ def test_describe_messages_generic_and_focused():
 def test_focus_messages_hold_examples_and_end_with_the_question():
     question = build_query(ITEM)
     user_text = _text_of(focus_messages(question)[-1])
-    assert user_text.count(creation.FOCUS_ANSWER_LEAD) == len(creation.FOCUS_EXAMPLES) + 1
-    assert len(creation.FOCUS_EXAMPLES) >= 4
-    assert user_text.rstrip().endswith(f"{question}\n{creation.FOCUS_ANSWER_LEAD}")
+    assert user_text.count(prompts.FOCUS_ANSWER_LEAD) == len(prompts.FOCUS_EXAMPLES) + 1
+    assert len(prompts.FOCUS_EXAMPLES) >= 4
+    assert user_text.rstrip().endswith(f"{question}\n{prompts.FOCUS_ANSWER_LEAD}")
     assert "never answer" in _text_of(focus_messages(question)[0]).lower()
 
 
@@ -258,7 +250,7 @@ def test_leaderboard_scopes_and_values():
         ]
     )
     table = leaderboard(pairwise, vfs, ITEMS)
-    assert list(table.columns) == creation.LEADERBOARD_COLUMNS
+    assert list(table.columns) == metrics.LEADERBOARD_COLUMNS
     # 1 overall + 2 categories + 3 tasks
     assert sorted(table["scope"].value_counts().items()) == [("category", 2), ("overall", 1), ("task", 3)]
 
@@ -309,7 +301,7 @@ def test_judge_quality():
         ]
     )
     table = judge_quality(pairwise).set_index("judge")
-    assert list(judge_quality(pairwise).columns) == creation.JUDGE_QUALITY_COLUMNS
+    assert list(judge_quality(pairwise).columns) == metrics.JUDGE_QUALITY_COLUMNS
 
     fair = table.loc["fair"]
     assert fair["pairs"] == 2 and fair["exact_consistency"] == 1.0 and fair["relaxed_consistency"] == 1.0
@@ -344,7 +336,7 @@ def test_outcome_values_are_the_five_point_scale():
 def test_judge_quality_handles_imported_rows_without_lengths():
     import pandas as pd
 
-    from benchwright.creation.method import judge_quality
+    from benchwright.creation.metrics import judge_quality
 
     rows = pd.DataFrame({
         "model": ["m", "m", "m", "m"], "judge": ["j"] * 4, "item_id": ["q1", "q1", "q2", "q2"],
