@@ -60,7 +60,7 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     graph = defs.resolve_asset_graph()
     all_defs = list(defs.assets or []) + list(defs.asset_checks or [])
     summary = {"runs": 0, "failed_runs": 0, "api_calls": 0, "cache_hits": 0, "failed_checks": 0, "check_failures": [],
-               "registry_problems": registry_problems}
+               "checks": [], "registry_problems": registry_problems}
 
     def run(keys: list[str], partition_key) -> None:
         label = f" [{partition_key}]" if partition_key is not None else ""
@@ -73,6 +73,9 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
         summary["api_calls"] += _stat(result, "api_calls")
         summary["cache_hits"] += _stat(result, "cache_hits")
         for evaluation in result.get_asset_check_evaluations():
+            summary["checks"].append({"asset": evaluation.asset_key.to_user_string(), "check": evaluation.check_name,
+                                      "partition": partition_key, "passed": evaluation.passed,
+                                      "severity": evaluation.severity.value})
             if not evaluation.passed:
                 summary["failed_checks"] += 1
                 summary["check_failures"].append(f"{evaluation.severity.value} {evaluation.asset_key.to_user_string()}:"

@@ -25,15 +25,9 @@ def test_definitions_load_with_groups_descriptions_and_in_process_executor():
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    """The full shipped registry on the sample, materialized once for the tests of this module."""
-    home = tmp_path_factory.mktemp("demo")
-    write_registry(home, SHIPPED_MODELS, SHIPPED_JUDGES)
-    resources = resources_for(home)
-    with dg.instance_for_test() as instance:
-        first = materialize_everything(instance, resources)
-        second = materialize_everything(instance, resources)
-        yield {"home": home, "resources": resources, "first": first, "second": second, "instance": instance}
+def demo(shipped_demo):
+    """The full shipped registry on the sample, materialized twice (tests/integration/conftest.py)."""
+    return shipped_demo
 
 
 def test_demo_leaderboard_has_every_candidate_for_every_judge(demo):

@@ -1,0 +1,66 @@
+"""What several integration modules read without changing it, built once per session: the whole graph on the
+bundled sample with the shipped registry, materialized twice in process (the second time must make no LLM call),
+and one run of the README's main job. Modules that change what they read (drop files, other registries, faults)
+build their own home."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from benchwright.paths import ROOT
+from scripts.orchestrate import materialize_everything
+from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, resources_for, write_registry
+from tests.support.tiny_benchmark import write_plugin
+
+
+@pytest.fixture(scope="session")
+def shipped_demo(tmp_path_factory):
+    home = tmp_path_factory.mktemp("shipped_demo")
+    write_registry(home, SHIPPED_MODELS, SHIPPED_JUDGES)
+    resources = resources_for(home)
+    # The instance lives as long as the session: it must not take over $DAGSTER_HOME from the other tests.
+    with dg.instance_for_test(set_dagster_home=False) as instance:
+        first = materialize_everything(instance, resources)
+        second = materialize_everything(instance, resources)
+        yield {"home": home, "resources": resources, "warehouse": resources["warehouse"], "instance": instance,
+               "first": first, "second": second}
+
+
+# The shipped registry plus one entry a user might write, whose params would fail every run later.
+REFUSED_ENTRY = """
+sim-dated:
+  model: sim/strong-writer
+  role: candidate
+  params: {since: 2024-01-01}
+"""
+
+
+def run_main_job(home: Path, plugin: Path, *args: str) -> subprocess.CompletedProcess:
+    """The README's main job as a user runs it, in a subprocess, with the tiny plugin benchmark named in
+    BENCHWRIGHT_PLUGINS and the user's registry (shipped + the refused entry)."""
+    env = {**os.environ, "BENCHWRIGHT_HOME": str(home), "DAGSTER_HOME": str(home / "dagster_home"),
+           "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": f"{ROOT}{os.pathsep}{plugin}",
+           "BENCHWRIGHT_MODELS": str(home / "models.yaml"), "BENCHWRIGHT_PLUGINS": "tiny_bench"}
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / "materialize_all.py"), *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=900)
+
+
+@pytest.fixture(scope="session")
+def main_job(tmp_path_factory):
+    """One run of the README's main job on a fresh home, shared by test_main_job (what a user sees) and
+    test_add_a_benchmark (a benchmark defined outside the repository runs in it). `tracked_before` is
+    `git status` before the run: nothing of the repository may change."""
+    root = tmp_path_factory.mktemp("main_job")
+    home, plugin = root / "home", root / "plugin"
+    home.mkdir()
+    plugin.mkdir()
+    write_plugin(plugin)
+    (home / "models.yaml").write_text((ROOT / "registry" / "models.yaml").read_text() + REFUSED_ENTRY)
+    tracked_before = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout
+    first = run_main_job(home, plugin)
+    return {"home": home, "plugin": plugin, "first": first, "tracked_before": tracked_before,
+            "run": lambda *args: run_main_job(home, plugin, *args)}
