@@ -7,8 +7,6 @@ import numpy as np
 import pandas as pd
 
 
-# Engagement analytics (§4.4): distributions as (measure, bucket, count) rows.
-
 def engagement(marks: pd.DataFrame) -> pd.DataFrame:
     """Sessions per player per ISO week, images per session, and players' accuracy on tainted images
     (share of tainted marks that were right, in 10 % buckets labelled by their lower edge)."""

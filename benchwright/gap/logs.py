@@ -15,8 +15,6 @@ TIME_LIMIT_S = 120.0  # seconds per picture (METHODS §4.1)
 MARKS = ("correct", "wrong")  # the player's two buttons
 
 
-# Game logs: one JSON object per line = one question, the model's answer and the player's mark.
-
 LOG_FIELDS: dict[str, type | tuple] = {
     "session_id": str, "player_id": str, "session_start": str, "image_id": str, "tainted": bool,
     "image_order": int, "time_limit_s": (int, float), "question_index": int, "question": str,

@@ -1,4 +1,4 @@
-"""GAP (METHODS §4): game logs, player reliability, selection, rewards, rotation, VQA dataset, scoring.
+"""GAP player reliability (METHODS §4.2): estimates from planted mistakes, selection, points, leaderboard, rotation.
 
 Choices METHODS leaves open, made here:
 

@@ -10,7 +10,6 @@ import pandas as pd
 from benchwright import judging
 from benchwright.judging import Shown
 
-# Scoring judge (§4.5): one number in [0, 1].
 
 SCORE_PROMPT_VERSION = "gap-score-v1"
 SCORE_MARKER = "GAP answer score"

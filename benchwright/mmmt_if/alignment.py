@@ -9,8 +9,6 @@ import pandas as pd
 from benchwright.agreement import pearson
 
 
-# --- human alignment ---------------------------------------------------------------------------------
-
 ALIGNMENT_COLUMNS = ["measure", "scope", "variant", "n", "value", "p_value"]
 
 

@@ -14,7 +14,6 @@ from benchwright import judging
 from benchwright.judging import Shown
 from benchwright.mmmt_if.prompts import AUTORATER_KEYS
 
-# --- autorater parsing -------------------------------------------------------------------------------
 
 def _key_form(name: str) -> str:
     return re.sub(r"[^a-z]+", " ", name.lower()).strip()

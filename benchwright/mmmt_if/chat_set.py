@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from benchwright.mmmt_if.instruction_following import CATEGORIES, INSTRUCTIONS, OPTIONS_BY_CATEGORY
 from benchwright.mmmt_if.prompts import INSTRUCTION_LEAD, MAX_IMAGES, MAX_INSTRUCTIONS, MAX_TURNS
 
-# --- chat set ----------------------------------------------------------------------------------
 
 @dataclass
 class Chat:

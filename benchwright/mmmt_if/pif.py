@@ -8,10 +8,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from benchwright.mmmt_if.prompts import Z95
 
-# --- metrics ---------------------------------------------------------------------------------------
-
+Z95 = 1.96
 CONTEXT_KEYS = ["model", "variant", "chat_id", "turn"]
 
 

@@ -11,7 +11,6 @@ import pandas as pd
 
 from benchwright.mmmt_if.prompts import AUTORATER_KEYS, PIF_WEIGHT, SCORE_COLUMNS
 
-# --- preference ------------------------------------------------------------------------------------
 
 def preference_score(scores: Mapping[str, float], pif: float, pif_weight: float = PIF_WEIGHT) -> float:
     """Weighted mean of the 8 criteria (weight 1 each) and PIF (weight ``pif_weight``).
@@ -31,8 +30,6 @@ def pairwise_outcome(score_a: float, score_b: float, tolerance: float = 1e-9) ->
         return "tie"
     return "win" if score_a > score_b else "loss"
 
-
-# --- preferences -------------------------------------------------------------------------------------
 
 OUTCOME_VERDICT = {"win": "A>B", "tie": "A=B", "loss": "B>A"}
 PREFERENCE_COLUMNS = ["judge", "variant", "model_a", "model_b", "turns", "wins", "ties", "losses", "win_rate",

@@ -20,7 +20,6 @@ STANDARD = "standard"
 APPENDED = "instructions_appended"
 VARIANTS = (STANDARD, APPENDED)
 PIF_WEIGHT = 20.0
-Z95 = 1.96
 
 # Fixed phrases of the prompts (the offline simulator recognises prompts by them).
 INSTRUCTION_LEAD = "Instruction: "

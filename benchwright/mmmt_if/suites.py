@@ -9,8 +9,6 @@ import pandas as pd
 from benchwright.quality import between
 from benchwright.mmmt_if.prompts import MAX_INSTRUCTIONS, SCORE_COLUMNS, VARIANTS
 
-# --- great-expectations suites (benchwright.quality.validate_frame) -----------------------------------
-
 
 _IN_VARIANTS = {"type": "column_values_in_set", "column": "variant", "values": list(VARIANTS)}
 SUITES: dict[str, list[dict]] = {

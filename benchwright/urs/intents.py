@@ -7,8 +7,6 @@ REFERENCE_SCORE = 8  # what the reference answer itself is worth (§3.3)
 SCORE_MIN, SCORE_MAX = 1, 10
 
 
-# --- intents and criteria (METHODS §3.2) ----------------------------------------------------------
-
 INTENTS = (
     "Factual QA",
     "Solve Professional Problem",
@@ -102,7 +100,7 @@ def criterion_name(criterion: str, language: str) -> str:
     return CRITERIA[criterion][0] if language == "zh" else criterion
 
 
-def _check_intent_language(intent: str, language: str) -> None:
+def check_intent_language(intent: str, language: str) -> None:
     if intent not in CRITERIA_BY_INTENT:
         raise ValueError(f"unknown intent {intent!r}; expected one of {', '.join(INTENTS)}")
     if language not in LANGUAGES:

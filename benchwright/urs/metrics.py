@@ -12,7 +12,6 @@ import pandas as pd
 from benchwright.agreement import pearson
 from benchwright.urs.intents import FINAL, REFERENCE_SCORE
 
-# --- metrics (METHODS §3.4) ---------------------------------------------------------------------------
 
 ALL = "all"
 

@@ -12,7 +12,6 @@ from benchwright import judging
 from benchwright.judging import Shown
 from benchwright.urs.intents import CRITERIA, FINAL, SCORE_MAX, SCORE_MIN
 
-# --- parsing the judge's dict -----------------------------------------------------------------------
 
 def _key_form(text: str) -> str:
     """Compare keys without case, spaces, quotes or punctuation ('User_Satisfaction' = 'user satisfaction')."""

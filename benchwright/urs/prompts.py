@@ -6,7 +6,7 @@ from __future__ import annotations
 
 
 from benchwright import judging
-from benchwright.urs.intents import CRITERIA, CRITERIA_BY_INTENT, FINAL_KEY, INTENT_NAMES_ZH, _check_intent_language, criterion_name
+from benchwright.urs.intents import CRITERIA, CRITERIA_BY_INTENT, FINAL_KEY, INTENT_NAMES_ZH, check_intent_language, criterion_name
 
 CANDIDATE_PROMPT_VERSION = "urs-candidate-v1"
 JUDGE_PROMPT_VERSION = "urs-judge-v1"
@@ -83,7 +83,7 @@ _USER_ZH = "以下是需要评估的内容。\n\n{parts}\n\n请开始评估，�
 
 def output_template(intent: str, language: str) -> str:
     """The dict the judge must end with, with placeholders for the scores."""
-    _check_intent_language(intent, language)
+    check_intent_language(intent, language)
     keys = [criterion_name(c, language) for c in CRITERIA_BY_INTENT[intent]] + [FINAL_KEY[language]]
     return "{" + ", ".join(f"'{key}': {SCORE_PLACEHOLDER}" for key in keys) + "}"
 
@@ -94,7 +94,7 @@ def judge_messages(question: str, intent: str, language: str, reference_answer: 
     Parts 1–3 (criteria with definitions, reasoning steps, scoring standards) form the system
     message; part 4 (question, reference answer, answer to evaluate) the user message.
     """
-    _check_intent_language(intent, language)
+    check_intent_language(intent, language)
     if language == "zh":
         criteria = "\n".join(f"- {CRITERIA[c][0]}：{CRITERIA[c][2]}" for c in CRITERIA_BY_INTENT[intent])
         system = _JUDGE_ZH.format(intent=INTENT_NAMES_ZH[intent], criteria=criteria,

@@ -7,8 +7,6 @@ from benchwright.quality import between
 from benchwright.urs.intents import INTENTS, LANGUAGES, REFERENCE_SCORE, SCORE_MAX, SCORE_MIN
 from benchwright.urs.metrics import ALL
 
-# --- schema and range suites (validated with benchwright.quality.validate_frame) ---------------------
-
 
 SUITES: dict[str, list[dict]] = {
     "urs_items": [
