@@ -9,6 +9,7 @@ Groups follow the pipeline's stages (datasets, generations, judgments, metrics).
 import dagster as dg
 import pandas as pd
 
+from assets.sources import CREATION_DATASET, JUDGE_ENTRY, creation_dataset_files, model_entries, registry_labels, registry_roles
 from assets.common import (LOAD_WHEN_MISSING, store_generations, add_labels, answers_by_item, image_urls, llm_metadata, record_problems,
                            repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
@@ -45,11 +46,12 @@ CREATION_TEXT_FIELDS = ("role", "background", "instruction", "subjective_criteri
 
 
 class CreationDatasetConfig(dg.Config):
-    path: str = "sample_data/creation/items.jsonl"
+    path: str = f"{CREATION_DATASET}/items.jsonl"
     """JSONL (our layout) or TSV (the benchmark's published layout); relative to the repo root."""
 
 
 @dg.asset(
+    deps=[creation_dataset_files],
     group_name="datasets",
     code_version=steps.code_version(creation_loader),
     automation_condition=LOAD_WHEN_MISSING,
@@ -104,7 +106,7 @@ class DescriptionConfig(dg.Config):
 
 @dg.asset(
     group_name="generations",
-    deps=[creation_items],
+    deps=[registry_roles, creation_items],
     code_version=prompts.CANDIDATE_PROMPT_VERSION,
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
@@ -131,7 +133,7 @@ def creation_references(context: dg.AssetExecutionContext, warehouse: Warehouse,
 
 @dg.asset(
     group_name="generations",
-    deps=[creation_items],
+    deps=[registry_roles, creation_items],
     code_version=prompts.DESCRIBE_PROMPT_VERSION,
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
@@ -169,7 +171,7 @@ def creation_image_descriptions(context: dg.AssetExecutionContext, config: Descr
 
 @dg.asset(
     group_name="generations",
-    deps=[creation_items, creation_image_descriptions],
+    deps=[model_entries, creation_items, creation_image_descriptions],
     partitions_def=models_partitions,
     code_version=prompts.CANDIDATE_PROMPT_VERSION,
     kinds={"duckdb"},
@@ -210,8 +212,8 @@ def _inputs(warehouse: Warehouse, model_slug: str):
 
 
 @dg.asset(
+    deps=[JUDGE_ENTRY, *_DEPS],
     group_name="judgments",
-    deps=_DEPS,
     partitions_def=model_judge_partitions,
     code_version=prompts.PAIRWISE_PROMPT_VERSION,
     automation_condition=dg.AutomationCondition.eager(),
@@ -239,8 +241,8 @@ def creation_pairwise_judgments(context: dg.AssetExecutionContext, warehouse: Wa
 
 
 @dg.asset(
+    deps=[JUDGE_ENTRY, *_DEPS],
     group_name="judgments",
-    deps=_DEPS,
     partitions_def=model_judge_partitions,
     code_version=prompts.VFS_PROMPT_VERSION,
     automation_condition=dg.AutomationCondition.eager(),
@@ -272,7 +274,7 @@ IMPORTED_JUDGMENTS = [dg.AssetKey(name) for name in ("interop_arena_hard", "inte
 
 @dg.asset(
     group_name="metrics",
-    deps=[creation_pairwise_judgments, creation_vfs_judgments, *IMPORTED_JUDGMENTS],
+    deps=[registry_labels, creation_pairwise_judgments, creation_vfs_judgments, *IMPORTED_JUDGMENTS],
     code_version=steps.code_version(metrics, pairwise),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
@@ -297,7 +299,7 @@ def creation_leaderboard(context: dg.AssetExecutionContext, warehouse: Warehouse
 
 @dg.asset(
     group_name="metrics",
-    deps=[creation_pairwise_judgments, *IMPORTED_JUDGMENTS],
+    deps=[registry_labels, creation_pairwise_judgments, *IMPORTED_JUDGMENTS],
     code_version=steps.code_version(metrics, pairwise),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},

@@ -7,6 +7,7 @@ The choices come from the drop folder (assets/human_pairwise.py), watched by sen
 import dagster as dg
 import pandas as pd
 
+from assets.sources import human_pairwise_files, registry_labels
 from assets.common import add_labels, problems_frame, table_metadata
 from assets.creation import creation_pairwise_judgments, creation_references
 from assets.human_pairwise import human_pairwise_drop_folder, load_human_pairwise_drops
@@ -29,7 +30,7 @@ class CreationHumanConfig(dg.Config):
 
 @dg.asset(
     group_name="metrics",
-    deps=[creation_pairwise_judgments, creation_references],
+    deps=[human_pairwise_files, registry_labels, creation_pairwise_judgments, creation_references],
     code_version=steps.code_version(creation_human, human_pairwise, agreement),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},

@@ -10,6 +10,7 @@ from pathlib import Path
 import dagster as dg
 import pandas as pd
 
+from assets.sources import GAP_SAMPLE_LOGS, JUDGE_ENTRY, gap_log_files, model_entries, registry_labels, registry_roles
 from assets.common import (LOAD_WHEN_MISSING, store_generations, add_labels, image_urls, llm_metadata,
                            record_problems, repo_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
@@ -75,7 +76,7 @@ def gap_images(context: dg.AssetExecutionContext, config: GapImagesConfig, wareh
 
 
 class GapLogsConfig(dg.Config):
-    sample_folder: str = "sample_data/gap/logs"
+    sample_folder: str = GAP_SAMPLE_LOGS
     """Bundled simulated logs (relative to the repo root); '' to skip."""
     drop_folder: str = ""
     """The front end's drop folder; default `<warehouse folder>/drops/gap_logs`."""
@@ -121,6 +122,7 @@ def ingest_log_files(warehouse: Warehouse, paths: list[Path], log=None) -> dict:
 
 
 @dg.asset(
+    deps=[gap_log_files],
     group_name="datasets",
     code_version=steps.code_version(logs),
     # Loaded once by itself; after that `gap_log_drop_sensor` requests it when new files arrive.
@@ -270,7 +272,7 @@ def _val_items(warehouse: Warehouse, limit: int | None = None) -> pd.DataFrame:
 
 @dg.asset(
     group_name="generations",
-    deps=[gap_vqa_dataset],
+    deps=[model_entries, gap_vqa_dataset],
     partitions_def=models_partitions,
     code_version=answering.ANSWER_PROMPT_VERSION,
     kinds={"duckdb"},
@@ -291,7 +293,7 @@ def gap_generations(context: dg.AssetExecutionContext, config: GapGenerationsCon
 
 @dg.asset(
     group_name="judgments",
-    deps=[dg.AssetDep(gap_generations, partition_mapping=by_model), gap_vqa_dataset],
+    deps=[JUDGE_ENTRY, dg.AssetDep(gap_generations, partition_mapping=by_model), gap_vqa_dataset],
     partitions_def=model_judge_partitions,
     code_version=scoring.SCORE_PROMPT_VERSION,
     automation_condition=dg.AutomationCondition.eager(),
@@ -320,7 +322,7 @@ def gap_score_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse,
 @dg.asset(
     group_name="metrics",
     code_version=steps.code_version(scoring),
-    deps=[gap_score_judgments],
+    deps=[registry_labels, gap_score_judgments],
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="GAP-VQA scores (METHODS §4.5): the GPT score per judge × model (mean over parsed val answers), "
@@ -364,7 +366,7 @@ class GapTaintedConfig(dg.Config):
 @dg.asset(
     group_name="generations",
     code_version=answering.TAINT_PROMPT_VERSION,
-    deps=[gap_images],
+    deps=[registry_roles, gap_images],
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     description="The game's generation side (METHODS §4.1): seeded questions on tainted images; for each, a seeded "

@@ -18,6 +18,7 @@ from pathlib import Path
 import dagster as dg
 import pandas as pd
 
+from assets.sources import registry_labels
 from assets.common import LOAD_WHEN_MISSING, add_labels, repo_path, table_metadata
 from assets.creation import creation_pairwise_judgments
 from benchwright import agreement, importers, ratings, steps
@@ -219,7 +220,7 @@ def _anchors(warehouse: Warehouse) -> dict[str, str]:
 
 @dg.asset(
     group_name="metrics",
-    deps=[creation_pairwise_judgments, *IMPORT_ASSETS],
+    deps=[registry_labels, creation_pairwise_judgments, *IMPORT_ASSETS],
     code_version=steps.code_version(ratings),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
@@ -266,7 +267,7 @@ def interop_win_rates(context: dg.AssetExecutionContext, warehouse: Warehouse) -
 
 @dg.asset(
     group_name="metrics",
-    deps=[creation_pairwise_judgments, interop_auto_j, interop_llmbar],
+    deps=[registry_labels, creation_pairwise_judgments, interop_auto_j, interop_llmbar],
     code_version=steps.code_version(agreement),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},

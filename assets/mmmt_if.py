@@ -11,6 +11,7 @@ import dagster as dg
 import numpy as np
 import pandas as pd
 
+from assets.sources import MMMT_IF_DATASET, JUDGE_ENTRY, mmmt_if_dataset_files, mmmt_if_human_files, model_entries, registry_labels
 from assets.common import (LOAD_WHEN_MISSING, store_generations, add_labels, image_urls, llm_metadata,
                            record_problems, repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
@@ -42,12 +43,13 @@ class _Labels:
 # --- datasets ----------------------------------------------------------------------------------------
 
 class MMMTIFSourceConfig(dg.Config):
-    path: str = "sample_data/mmmt_if/chats.jsonl"
+    path: str = f"{MMMT_IF_DATASET}/chats.jsonl"
     """Our JSONL layout (.jsonl) or the MMDU layout (.json); relative to the repo root."""
     max_turns: int = prompts.MAX_TURNS
 
 
 @dg.asset(
+    deps=[mmmt_if_dataset_files],
     group_name="datasets",
     code_version=steps.code_version(mmmt_if_loader),
     automation_condition=LOAD_WHEN_MISSING,
@@ -165,7 +167,7 @@ def _merged_stats(batches: list[tuple[list, CallStats]]) -> CallStats:
 
 @dg.asset(
     group_name="generations",
-    deps=[mmmt_if_chats, mmmt_if_source_chats],  # turns from the chat set, images from the source load
+    deps=[model_entries, mmmt_if_chats, mmmt_if_source_chats],  # turns from the chat set, images from the source load
     partitions_def=models_partitions,
     code_version=prompts.CANDIDATE_PROMPT_VERSION,
     kinds={"duckdb"},
@@ -234,7 +236,7 @@ def mmmt_if_turn_scores(context: dg.AssetExecutionContext, warehouse: Warehouse)
 
 @dg.asset(
     group_name="judgments",
-    deps=[dg.AssetDep(mmmt_if_generations, partition_mapping=by_model), mmmt_if_chats],
+    deps=[JUDGE_ENTRY, dg.AssetDep(mmmt_if_generations, partition_mapping=by_model), mmmt_if_chats],
     partitions_def=model_judge_partitions,
     code_version=prompts.AUTORATER_PROMPT_VERSION,
     automation_condition=dg.AutomationCondition.eager(),
@@ -277,6 +279,7 @@ def human_drop_folder(warehouse: Warehouse, configured: str = "") -> Path:
 
 
 @dg.asset(
+    deps=[mmmt_if_human_files],
     group_name="datasets",
     code_version=steps.code_version(mmmt_if_loader),
     # Loaded once by itself (an empty folder gives empty tables, so the metrics do not wait on it);
@@ -341,7 +344,7 @@ def _contexts(responses: pd.DataFrame) -> pd.DataFrame:
 
 @dg.asset(
     group_name="metrics",
-    deps=[mmmt_if_turn_scores],
+    deps=[registry_labels, mmmt_if_turn_scores],
     code_version=steps.code_version(pif, comparisons),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
@@ -418,7 +421,7 @@ RATING_TABLE_COLUMNS = ["judge", "variant", "model", "rating", "rating_lower", "
 
 @dg.asset(
     group_name="metrics",
-    deps=[mmmt_if_autorater_judgments, mmmt_if_turn_scores],
+    deps=[registry_labels, mmmt_if_autorater_judgments, mmmt_if_turn_scores],
     code_version=steps.code_version(preferences, ratings),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},

@@ -8,6 +8,7 @@ benchwright.urs.steps. These assets read the warehouse, call the LLM client and 
 import dagster as dg
 import pandas as pd
 
+from assets.sources import JUDGE_ENTRY, human_pairwise_files, model_entries, URS_DATASET, registry_labels, registry_roles, urs_dataset_files
 from assets.common import (LOAD_WHEN_MISSING, store_generations, add_labels, llm_metadata, record_problems, repo_path, shown_path,
                            table_metadata)
 from assets.human_pairwise import human_pairwise_drop_folder, known_models, load_human_pairwise_drops
@@ -36,11 +37,12 @@ def load_urs_items(warehouse: Warehouse) -> list[dict]:
 # --- datasets ----------------------------------------------------------------------------------------
 
 class UrsDatasetConfig(dg.Config):
-    path: str = "sample_data/urs/questions.csv"
+    path: str = f"{URS_DATASET}/questions.csv"
     """URS CSV in the release layout (question, reference_ans, user_intent, language); relative to the repo root."""
 
 
 @dg.asset(
+    deps=[urs_dataset_files],
     group_name="datasets",
     code_version=steps.code_version(urs_loader),
     automation_condition=LOAD_WHEN_MISSING,
@@ -91,7 +93,7 @@ class UrsReferenceConfig(dg.Config):
 
 @dg.asset(
     group_name="generations",
-    deps=[urs_items],
+    deps=[registry_roles, urs_items],
     code_version=prompts.CANDIDATE_PROMPT_VERSION,
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
@@ -127,7 +129,7 @@ def urs_references(context: dg.AssetExecutionContext, config: UrsReferenceConfig
     group_name="generations",
     # After the references: this also puts it on creation_generations' level of the graph, so the
     # orchestrator (scripts/orchestrate.py) runs both in one run per model instead of two.
-    deps=[urs_items, urs_references],
+    deps=[model_entries, urs_items, urs_references],
     partitions_def=models_partitions,
     code_version=prompts.CANDIDATE_PROMPT_VERSION,
     kinds={"duckdb"},
@@ -170,7 +172,7 @@ def _answers(warehouse: Warehouse, models: list[str], sample_indexes: list[int])
 
 @dg.asset(
     group_name="judgments",
-    deps=[dg.AssetDep(urs_generations, partition_mapping=by_model), urs_references],
+    deps=[JUDGE_ENTRY, dg.AssetDep(urs_generations, partition_mapping=by_model), urs_references],
     partitions_def=model_judge_partitions,
     code_version=prompts.JUDGE_PROMPT_VERSION,
     automation_condition=dg.AutomationCondition.eager(),
@@ -243,7 +245,7 @@ def _judgments(warehouse: Warehouse) -> pd.DataFrame:
 
 @dg.asset(
     group_name="metrics",
-    deps=[urs_judgments],
+    deps=[registry_labels, urs_judgments],
     code_version=steps.code_version(metrics),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
@@ -263,7 +265,7 @@ def urs_leaderboard(context: dg.AssetExecutionContext, warehouse: Warehouse, reg
 
 @dg.asset(
     group_name="metrics",
-    deps=[urs_judgments],
+    deps=[registry_labels, urs_judgments],
     code_version=steps.code_version(metrics),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
@@ -283,7 +285,7 @@ def _cross(warehouse: Warehouse) -> pd.DataFrame:
 
 @dg.asset(
     group_name="metrics",
-    deps=[urs_cross_judgments],
+    deps=[registry_labels, urs_cross_judgments],
     code_version=steps.code_version(metrics),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
@@ -301,7 +303,7 @@ def urs_cross_validation(context: dg.AssetExecutionContext, warehouse: Warehouse
 
 @dg.asset(
     group_name="metrics",
-    deps=[urs_cross_judgments],
+    deps=[registry_labels, urs_cross_judgments],
     code_version=steps.code_version(metrics),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
@@ -320,14 +322,14 @@ def urs_rating_bias(context: dg.AssetExecutionContext, warehouse: Warehouse, reg
 # --- alignment with people (file drops) --------------------------------------------------------------
 
 class UserSatisfactionConfig(dg.Config):
-    path: str = "sample_data/urs/user_satisfaction.csv"
+    path: str = f"{URS_DATASET}/user_satisfaction.csv"
     """Survey table (intent, satisfaction 1-5, optional model). Drop a new file here (or point to one) and
     re-materialize. The shipped file is illustrative, written by us, not survey data."""
 
 
 @dg.asset(
     group_name="metrics",
-    deps=[urs_leaderboard],
+    deps=[urs_dataset_files, registry_labels, urs_leaderboard],
     code_version=steps.code_version(metrics, urs_loader),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
@@ -355,7 +357,7 @@ def urs_user_alignment(context: dg.AssetExecutionContext, config: UserSatisfacti
 
 
 class HumanPairwiseConfig(dg.Config):
-    path: str = "sample_data/urs/human_pairwise.csv"
+    path: str = f"{URS_DATASET}/human_pairwise.csv"
     """Human choices (model_a, model_b, winner: A | B | tie | undetermined; optional item_id, annotator). Drop a
     new file here (or point to one) and re-materialize. The shipped file is illustrative, written by us."""
     folder: str = ""
@@ -368,7 +370,7 @@ URS_PAIRWISE_COLUMNS = ["item_id", "model_a", "model_b", "winner", "strength", "
 
 @dg.asset(
     group_name="metrics",
-    deps=[urs_leaderboard],
+    deps=[urs_dataset_files, human_pairwise_files, registry_labels, urs_leaderboard],
     code_version=steps.code_version(metrics, human_pairwise, ratings),
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},

@@ -5,6 +5,7 @@ Each benchmark's loader returns the items it could use and a ``LoadProblem`` for
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -165,3 +166,20 @@ def without_unfinished_line(text: str) -> tuple[str, str]:
         return text, ""
     cut = text.rfind("\n") + 1
     return text[:cut], text[cut:]
+
+
+def files_version(paths: list[str | os.PathLike]) -> str:
+    """A short content hash of files and folders (recursively; unfinished ``*.part`` and hidden files left out),
+    for the data version of an input that lives outside the warehouse. A missing path hashes as missing, so
+    creating it later is a change too."""
+    digest = hashlib.sha256()
+    for root in sorted(Path(p) for p in paths):
+        files = sorted(f for f in root.rglob("*") if f.is_file()) if root.is_dir() else [root] if root.is_file() else []
+        digest.update(f"{root}\0{len(files)}\0".encode())
+        for path in files:
+            relative = path.relative_to(root).as_posix() if root.is_dir() else path.name
+            if path.name.endswith(".part") or any(part.startswith(".") for part in Path(relative).parts):
+                continue
+            with open(path, "rb") as handle:
+                digest.update(f"{relative}\0".encode() + hashlib.file_digest(handle, "sha256").digest())
+    return digest.hexdigest()[:16]

@@ -24,6 +24,8 @@ anchors and merge keys (`<<: *shared`) work as usual: a mapping's own keys overr
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 import re
 from collections.abc import Hashable
@@ -57,6 +59,12 @@ class RegistryEntry:
     @property
     def simulated(self) -> bool:
         return self.model.startswith("sim/")
+
+    @property
+    def version(self) -> str:
+        """A short hash of every field: what a run of this entry depends on (its data version in Dagster)."""
+        text = json.dumps(dataclasses.asdict(self), sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     @property
     def label(self) -> str:

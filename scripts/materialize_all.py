@@ -4,8 +4,10 @@ where the results are and the leaderboard.
 
     .venv/bin/python scripts/materialize_all.py            # live mode: call models on cache misses
     .venv/bin/python scripts/materialize_all.py --replay   # replay: a cache miss is an error
+    .venv/bin/python scripts/materialize_all.py --force    # run every asset, not only what is missing or stale
 
-Re-running with nothing new makes zero LLM calls: every answer comes from the response cache.
+Only what is missing or stale runs (Dagster's staleness, as the UI shows it): re-running with nothing new
+runs nothing. A forced run makes zero LLM calls too: every answer comes from the response cache.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--replay", action="store_true", help="fail on any LLM cache miss instead of calling")
+    parser.add_argument("--force", action="store_true", help="run every asset, not only what is missing or stale")
     args = parser.parse_args(argv)
 
     from benchwright.paths import benchwright_home
@@ -41,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     resources = default_resources(llm_mode="replay" if args.replay else None)
     started = time.monotonic()
     with dg.DagsterInstance.get() as instance:
-        summary = materialize_everything(instance, resources, log=print)
+        summary = materialize_everything(instance, resources, log=print, force=args.force)
     elapsed = time.monotonic() - started
 
     warehouse = resources["warehouse"]
@@ -56,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         snapshot.close()
     print(f"\nRuns: {summary['runs']} ({summary['failed_runs']} failed), LLM calls made: {summary['api_calls']}, "
-          f"cache hits: {summary['cache_hits']}, failed checks: {summary['failed_checks']}, {elapsed:.0f} s")
+          f"cache hits: {summary['cache_hits']}, failed checks: {summary['failed_checks']}, "
+          f"up to date (not run): {summary['up_to_date']}, {elapsed:.0f} s")
     for line in summary["check_failures"]:
         print(f"  check: {line}")
     if summary["registry_problems"]:

@@ -1,8 +1,14 @@
-"""Materialize the whole asset graph in dependency order, one Dagster run per level and partition.
+"""Materialize the whole asset graph in dependency order, one Dagster run per level and partition,
+running only what is missing or stale.
 
 Used by the main job (scripts/materialize_all.py), the end-to-end tests and the benchmarks. The
 daemon does the same thing incrementally through the sensors; this is the explicit, all-at-once path.
 The order comes from the asset graph itself, so a new benchmark's assets need no change here.
+
+What to run is Dagster's own staleness, the one the UI shows: the observable sources (assets/sources.py)
+are observed first, so a changed registry entry or dataset file has a new data version; then, level by
+level, an asset partition runs when it is missing or stale (a new code version, or an input with a new
+data version). With nothing new, nothing runs and no model is called.
 """
 
 from __future__ import annotations
@@ -10,6 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import dagster as dg
+# The resolver behind the UI's 'stale' labels; Dagster exports no public name for it.
+from dagster._core.asset_graph_view.asset_graph_view import AssetGraphView, TemporalContext
+from dagster._core.definitions.data_version import DATA_VERSION_TAG, CachingStaleStatusResolver, StaleStatus
+from dagster._time import get_current_datetime
 
 from assets.partitions import judges_partitions, model_judge_partitions, models_partitions
 from sensors.runs import fail_orphaned_runs
@@ -36,13 +46,45 @@ def sync_partitions(instance: dg.DagsterInstance, registry, log: Callable[[str],
     return models, judges
 
 
+def stale_status_resolver(instance: dg.DagsterInstance, graph) -> CachingStaleStatusResolver:
+    """A fresh resolver (it caches what it read) of the statuses the UI shows: missing, stale, fresh."""
+    view = AssetGraphView(temporal_context=TemporalContext(effective_dt=get_current_datetime(), last_event_id=None),
+                          instance=instance, asset_graph=graph)
+    return CachingStaleStatusResolver(instance=instance, asset_graph=graph, loading_context=view)
+
+
+def observe_sources(instance: dg.DagsterInstance, resources: dict, log: Callable[[str], None]) -> int:
+    """Record the current data version of every observable source (assets/sources.py) whose version
+    changed, as runless observations (what "Observe sources" records in the UI, without a run; an unchanged
+    version adds no event). Returns the number of observations recorded."""
+    from assets.sources import VERSIONS
+    from definitions import defs
+
+    resolver = stale_status_resolver(instance, defs.resolve_asset_graph())
+    recorded = 0
+    for name, version_of in VERSIONS.items():
+        versions = version_of(resources)
+        for partition, version in (versions.items() if isinstance(versions, dict) else [(None, versions)]):
+            key = dg.AssetKey(name)
+            if resolver.get_current_data_version(key, partition).value != version:
+                instance.report_runless_asset_event(dg.AssetObservation(
+                    asset_key=key, partition=partition, tags={DATA_VERSION_TAG: version}))
+                recorded += 1
+    if recorded:
+        log(f"inputs: {recorded} new data versions of registry entries or files")
+    return recorded
+
+
 def materialize_everything(instance: dg.DagsterInstance, resources: dict,
-                           log: Callable[[str], None] = lambda _msg: None, log_level: str = "INFO") -> dict:
-    """Run every asset for every registered partition; return counts of runs, calls and failed checks,
-    and the registry entries that were refused.
+                           log: Callable[[str], None] = lambda _msg: None, log_level: str = "INFO",
+                           force: bool = False, asset_config: dict[str, dict] | None = None) -> dict:
+    """Run every asset partition that is missing or stale (every one with ``force``) for every registered
+    partition; return counts of runs, calls, up-to-date asset partitions and failed checks, and the registry
+    entries that were refused.
 
     `log_level` is the console level of the runs: INFO shows our progress lines, not Dagster's
-    per-event DEBUG lines (the UI keeps every event either way).
+    per-event DEBUG lines (the UI keeps every event either way). `asset_config` is run config by asset name
+    (e.g. another dataset path for `creation_items`), applied to every run that materializes that asset.
     """
     from definitions import defs
 
@@ -60,16 +102,20 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     graph = defs.resolve_asset_graph()
     all_defs = list(defs.assets or []) + list(defs.asset_checks or [])
     summary = {"runs": 0, "failed_runs": 0, "api_calls": 0, "cache_hits": 0, "failed_checks": 0, "check_failures": [],
-               "checks": [], "registry_problems": registry_problems}
+               "checks": [], "registry_problems": registry_problems, "up_to_date": 0, "materialized": []}
+    observe_sources(instance, resources, log)
+    ran: set[dg.AssetKey] = set()
 
     def run(keys: list[str], partition_key) -> None:
         label = f" [{partition_key}]" if partition_key is not None else ""
         log(f"materializing {', '.join(keys)}{label}")
+        ops = {key: {"config": (asset_config or {})[key]} for key in keys if key in (asset_config or {})}
         result = dg.materialize(all_defs, selection=dg.AssetSelection.assets(*keys), instance=instance,
                                 resources=resources, partition_key=partition_key, raise_on_error=False,
-                                run_config=run_config)
+                                run_config={**run_config, **({"ops": ops} if ops else {})})
         summary["runs"] += 1
         summary["failed_runs"] += 0 if result.success else 1
+        summary["materialized"] += [(key, partition_key) for key in keys]
         summary["api_calls"] += _stat(result, "api_calls")
         summary["cache_hits"] += _stat(result, "cache_hits")
         for evaluation in result.get_asset_check_evaluations():
@@ -83,13 +129,30 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
         if not result.success:
             log(f"  run failed: {', '.join(keys)}{label}")
 
+    def needs_run(key: dg.AssetKey, partition_key, resolver: CachingStaleStatusResolver) -> bool:
+        if force or resolver.get_status(key, partition_key) != StaleStatus.FRESH:
+            return True
+        # An unpartitioned asset also runs after any of its parents ran in this job: its data version in
+        # Dagster does not always change with a partitioned parent's (and past 100 upstream partitions Dagster
+        # stops comparing them), so a reader of all models' judgments could look fresh when it is not.
+        return graph.get(key).partitions_def is None and any(parent in ran for parent in graph.get(key).parent_keys)
+
     for level in graph.toposorted_asset_keys_by_level:
+        # One resolver per level: it caches, and the previous level's runs changed what is stale.
+        resolver = stale_status_resolver(instance, graph)
         by_partitions: dict = {}
         for key in sorted(level, key=lambda k: k.to_user_string()):
-            by_partitions.setdefault(graph.get(key).partitions_def, []).append(key.to_user_string())
+            if graph.get(key).is_materializable:
+                by_partitions.setdefault(graph.get(key).partitions_def, []).append(key)
         for partitions_def, keys in by_partitions.items():
             if partitions_def not in partition_keys:
-                raise ValueError(f"{keys}: unsupported partitions {partitions_def}; use models or model × judge")
+                raise ValueError(f"{[k.to_user_string() for k in keys]}: unsupported partitions {partitions_def}; "
+                                 "use models or model × judge")
             for partition_key in partition_keys[partitions_def]:
-                run(keys, partition_key)
+                stale = [key for key in keys if needs_run(key, partition_key, resolver)]
+                summary["up_to_date"] += len(keys) - len(stale)
+                if stale:
+                    ran.update(stale)
+                    run([key.to_user_string() for key in stale], partition_key)
+    log(f"{summary['runs']} runs; {summary['up_to_date']} asset partitions were up to date and not run")
     return summary

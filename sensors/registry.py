@@ -14,13 +14,16 @@ from assets.partitions import judges_partitions, models_partitions
 from benchwright.paths import plugin_modules
 from resources.registry import Registry
 
+_LOADED = [*dg.load_assets_from_package_module(assets),
+           *dg.load_assets_from_modules([importlib.import_module(n) for n in plugin_modules()])]
 # Every benchmark's generations asset (plugins' too): the assets partitioned by model alone ...
-GENERATION_ASSETS = [a for a in [*dg.load_assets_from_package_module(assets),
-                                 *dg.load_assets_from_modules([importlib.import_module(n) for n in plugin_modules()])]
-                     if isinstance(a, dg.AssetsDefinition) and a.partitions_def == models_partitions]
+GENERATION_ASSETS = [a for a in _LOADED if isinstance(a, dg.AssetsDefinition) and a.partitions_def == models_partitions]
 GENERATION_KEYS = [key for a in GENERATION_ASSETS for key in a.keys]
-# ... and what they read (items, descriptions), which must exist before a generation run can work.
-GENERATION_INPUTS = sorted({dep for a in GENERATION_ASSETS for dep in a.dependency_keys} - set(GENERATION_KEYS))
+# ... and the assets they read (items, descriptions), which must exist before a generation run can work
+# (the observable sources they list, registry entries and files, are never materialized).
+_SOURCE_KEYS = {a.key for a in _LOADED if isinstance(a, dg.SourceAsset)}
+GENERATION_INPUTS = sorted({dep for a in GENERATION_ASSETS for dep in a.dependency_keys}
+                           - set(GENERATION_KEYS) - _SOURCE_KEYS)
 
 
 @dg.sensor(

@@ -20,8 +20,9 @@ def test_main_job_prints_every_leaderboard_then_replays_without_a_call(main_job)
     assert (f"registry: {home / 'models.yaml'}: entry 'sim-dated': 'params' must hold plain JSON values" in summary
             and "date" in summary and f"(line {line})" in summary)
 
-    # Replay mode turns any cache miss into an error: a clean second pass proves nothing was re-called.
-    second = main_job["run"]("--replay")
+    # Replay mode turns any cache miss into an error: a clean forced second pass (every asset runs again)
+    # proves nothing was re-called.
+    second = main_job["run"]("--replay", "--force")
     assert second.returncode == 0, second.stderr[-3000:]
     assert "LLM calls made: 0," in second.stdout and "(0 failed)" in second.stdout
     con = duckdb.connect(str(home / "analyst.duckdb"), read_only=True)

@@ -30,7 +30,8 @@ def sensor_tick(instance, resources):
     return result
 
 
-CREATION_ASSETS = {key.to_user_string() for a in dg.load_assets_from_modules([assets.creation]) for key in a.keys}
+CREATION_ASSETS = {key.to_user_string() for a in dg.load_assets_from_modules([assets.creation])
+                   if isinstance(a, dg.AssetsDefinition) for key in a.keys}
 
 
 def creation_only(keys_by_asset: dict) -> dict:

@@ -1,0 +1,95 @@
+"""The main job runs only what is missing or stale, by Dagster's own staleness (the one the UI shows):
+nothing new runs nothing; a new candidate runs its own partitions and what reads all of them; a changed
+judge entry re-runs that judge's judgments only; a new file in a drop folder re-runs its benchmark's
+readers only. And the rows left by the incremental runs are the rows a forced run of everything leaves."""
+
+import shutil
+
+import dagster as dg
+
+from benchwright.paths import ROOT
+from definitions import defs
+from scripts.compare_warehouses import compare
+from scripts.orchestrate import materialize_everything, stale_status_resolver
+from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, pick, resources_for, write_registry
+
+GENERATIONS = {"creation_generations", "urs_generations", "mmmt_if_generations", "gap_generations"}
+JUDGMENTS = {"creation_pairwise_judgments", "creation_vfs_judgments", "urs_judgments", "mmmt_if_autorater_judgments",
+             "gap_score_judgments"}
+
+
+def _ran(summary: dict) -> set[tuple[str, object]]:
+    return {(key, None if partition is None else str(partition)) for key, partition in summary["materialized"]}
+
+
+def _partitioned(summary: dict) -> list[tuple[str, dict]]:
+    out = []
+    for key, partition in summary["materialized"]:
+        if isinstance(partition, dg.MultiPartitionKey):
+            out.append((key, partition.keys_by_dimension))
+        elif partition is not None:
+            out.append((key, {"model": partition}))
+    return out
+
+
+def test_only_what_is_new_runs(tmp_path):
+    home = tmp_path / "home"
+    models = pick(SHIPPED_MODELS, "sim-baseline", "sim-describer", "sim-strong", "sim-weak")
+    judges = pick(SHIPPED_JUDGES, "sim-fair-judge", "sim-biased-judge")
+    write_registry(home, models, judges)
+    resources = resources_for(home)
+    with dg.instance_for_test(set_dagster_home=False) as instance:
+        cold = materialize_everything(instance, resources)
+        assert cold["failed_runs"] == 0 and cold["api_calls"] > 0
+
+        # Nothing new: no run, no call, and the UI's resolver agrees that every partition is fresh.
+        noop = materialize_everything(instance, resources)
+        assert (noop["runs"], noop["api_calls"], noop["materialized"]) == (0, 0, [])
+        assert noop["up_to_date"] == len(cold["materialized"])
+        resolver = stale_status_resolver(instance, defs.resolve_asset_graph())
+        assert resolver.get_status(dg.AssetKey("creation_leaderboard")).value == "FRESH"
+        assert resolver.get_status(dg.AssetKey("creation_generations"), "sim-weak").value == "FRESH"
+
+        # A new candidate: its own generations and judgments, and the unpartitioned readers of all of them.
+        write_registry(home, {**models, **pick(SHIPPED_MODELS, "sim-average")}, judges)
+        added = materialize_everything(instance, resources)
+        assert added["failed_runs"] == 0 and added["api_calls"] > 0
+        partitioned = _partitioned(added)
+        assert partitioned and all(keys["model"] == "sim-average" for _key, keys in partitioned), partitioned
+        assert {key for key, _ in partitioned} == GENERATIONS | JUDGMENTS
+        ran = {key for key, _ in _ran(added)}
+        assert {"creation_leaderboard", "urs_leaderboard", "mmmt_if_turn_scores", "gap_scores",
+                "analyst_snapshot"} <= ran
+        assert not ran & {"creation_items", "creation_references", "creation_image_descriptions", "urs_items",
+                          "urs_references", "mmmt_if_chats", "gap_game_logs", "gap_reliability"}
+
+        # A changed judge entry: that judge's judgment partitions, for every model, and no generation.
+        changed = {**judges["sim-biased-judge"], "params": {**judges["sim-biased-judge"]["params"],
+                                                             "malformed_rate": 0.03}}
+        write_registry(home, {**models, **pick(SHIPPED_MODELS, "sim-average")}, {**judges, "sim-biased-judge": changed})
+        rejudged = materialize_everything(instance, resources)
+        partitioned = _partitioned(rejudged)
+        assert {key for key, _ in partitioned} == JUDGMENTS
+        assert {keys["judge"] for _key, keys in partitioned} == {"sim-biased-judge"}
+        assert {keys["model"] for _key, keys in partitioned} == {"sim-strong", "sim-weak", "sim-average"}
+        assert rejudged["api_calls"] > 0  # new params, new requests
+
+        # A new game log in the drop folder: GAP's readers of the logs, nothing of the other benchmarks.
+        drop = home / "drops" / "gap_logs"
+        drop.mkdir(parents=True, exist_ok=True)
+        sample = sorted((ROOT / "sample_data" / "gap" / "logs").glob("*"))[0]
+        shutil.copy(sample, drop / f"redelivered-{sample.name}")
+        logs = materialize_everything(instance, resources)
+        ran = {key for key, _ in _ran(logs)}
+        assert "gap_game_logs" in ran and logs["api_calls"] == 0
+        assert not {key for key in ran if key.startswith(("creation", "urs", "mmmt_if"))}
+
+        # The incremental runs left what a forced run of everything leaves, row for row.
+        incremental = tmp_path / "incremental.duckdb"
+        shutil.copy(resources["warehouse"].database, incremental)
+        forced = materialize_everything(instance, resources, force=True)
+        assert forced["failed_runs"] == 0 and forced["api_calls"] == 0
+        assert _ran(forced) == _ran(cold) | _ran(added)
+        differing = [row for row in compare(str(incremental), resources["warehouse"].database)
+                     if row[1] < 0 or row[3] or row[4]]
+        assert differing == []
