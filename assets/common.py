@@ -16,6 +16,11 @@ from benchwright.paths import ROOT
 
 # For dataset assets: on a fresh instance the daemon loads them by itself (on_missing() skips assets
 # that were missing from the first evaluation on), and a failed load is not retried in a loop.
+# The observable sources (assets/sources.py): registry entries and files, observed by the main job.
+INPUTS_GROUP = "inputs"
+# eager() that looks past the sources: the daemon never observes them, and Dagster counts a source that
+# was only observed as a missing dependency, which would hold every reader back.
+EAGER = dg.AutomationCondition.eager().ignore(dg.AssetSelection.groups(INPUTS_GROUP, include_sources=True))
 LOAD_WHEN_MISSING = (dg.AutomationCondition.missing() & ~dg.AutomationCondition.in_progress()
                      & ~dg.AutomationCondition.execution_failed())
 

@@ -10,7 +10,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import CREATION_DATASET, JUDGE_ENTRY, creation_dataset_files, model_entries, registry_labels, registry_roles
-from assets.common import (LOAD_WHEN_MISSING, store_generations, add_labels, answers_by_item, image_urls, llm_metadata, record_problems,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, store_generations, add_labels, answers_by_item, image_urls, llm_metadata, record_problems,
                            repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import pairwise, steps
@@ -108,7 +108,7 @@ class DescriptionConfig(dg.Config):
     group_name="generations",
     deps=[registry_roles, creation_items],
     code_version=prompts.CANDIDATE_PROMPT_VERSION,
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="The baseline answer every candidate is compared with: the dataset's own reference answer "
                 "where it has one, else the registry's `role: baseline` model's answer.",
@@ -135,7 +135,7 @@ def creation_references(context: dg.AssetExecutionContext, warehouse: Warehouse,
     group_name="generations",
     deps=[registry_roles, creation_items],
     code_version=prompts.DESCRIBE_PROMPT_VERSION,
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="Image descriptions by the registry's `role: describer` vision model, for text-only candidates "
                 "(METHODS §1.2 text-only variant), generic or query-specific.",
@@ -216,7 +216,7 @@ def _inputs(warehouse: Warehouse, model_slug: str):
     group_name="judgments",
     partitions_def=model_judge_partitions,
     code_version=prompts.PAIRWISE_PROMPT_VERSION,
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="Pairwise judgments of one candidate against the baseline by one judge, in both orders "
                 "(order 1: baseline is A; order 2: candidate is A). Raw text, parsed verdict and parse_ok "
@@ -245,7 +245,7 @@ def creation_pairwise_judgments(context: dg.AssetExecutionContext, warehouse: Wa
     group_name="judgments",
     partitions_def=model_judge_partitions,
     code_version=prompts.VFS_PROMPT_VERSION,
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="Unitary Visual Factuality judgments (METHODS §1.4): A = baseline answer, B = candidate, "
                 "scored 0-10 against the item's visual-factuality criteria (and ground truth when present).",
@@ -276,7 +276,7 @@ IMPORTED_JUDGMENTS = [dg.AssetKey(name) for name in ("interop_arena_hard", "inte
     group_name="metrics",
     deps=[registry_labels, creation_pairwise_judgments, creation_vfs_judgments, *IMPORTED_JUDGMENTS],
     code_version=steps.code_version(metrics, pairwise),
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="Creation leaderboard per judge and model: VFS, Reward, Win Rate, MB/Better/Tie/Worse/MW/Fail, "
                 "overall, per category and per task (METHODS §1.3). Both orders of every pair count as "
@@ -301,7 +301,7 @@ def creation_leaderboard(context: dg.AssetExecutionContext, warehouse: Warehouse
     group_name="metrics",
     deps=[registry_labels, creation_pairwise_judgments, *IMPORTED_JUDGMENTS],
     code_version=steps.code_version(metrics, pairwise),
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="How far each judge can be trusted: exact and relaxed position-swap consistency, parse rate, "
                 "P(prefer first position), P(prefer longer answer).",

@@ -8,7 +8,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import human_pairwise_files, registry_labels
-from assets.common import add_labels, problems_frame, table_metadata
+from assets.common import EAGER, add_labels, problems_frame, table_metadata
 from assets.creation import creation_pairwise_judgments, creation_references
 from assets.human_pairwise import human_pairwise_drop_folder, load_human_pairwise_drops
 from benchwright import agreement, human_pairwise, steps
@@ -32,7 +32,7 @@ class CreationHumanConfig(dg.Config):
     group_name="metrics",
     deps=[human_pairwise_files, registry_labels, creation_pairwise_judgments, creation_references],
     code_version=steps.code_version(creation_human, human_pairwise, agreement),
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="Human alignment of the Creation judges (METHODS §1.5): people's choices between the baseline "
                 "and a candidate (the drop folder's `creation` rows, into `creation_human_pairwise`) against "

@@ -11,7 +11,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import GAP_SAMPLE_LOGS, JUDGE_ENTRY, gap_log_files, model_entries, registry_labels, registry_roles
-from assets.common import (LOAD_WHEN_MISSING, store_generations, add_labels, image_urls, llm_metadata,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, store_generations, add_labels, image_urls, llm_metadata,
                            record_problems, repo_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import paths, steps
@@ -159,7 +159,7 @@ class GapSelectionConfig(dg.Config):
     group_name="metrics",
     code_version=steps.code_version(reliability),
     deps=[gap_game_logs],
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="Per-player reliability P(M=0 | H=0) after every tainted mark (Beta(1,1) priors; METHODS §4.2), "
                 "adversarial questions kept above θ, points (20 per caught planted error), weekly leaderboard, "
@@ -192,7 +192,7 @@ class GapInteractionConfig(dg.Config):
     group_name="metrics",
     code_version=steps.code_version(interaction),
     deps=[gap_game_logs],
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="The §4.3 player interaction model fitted by maximum likelihood (L-BFGS-B, bounded) on tainted "
                 "marks; k-fold cross-validated ROC AUC, calibration table; untainted questions with P(S) > θ counted.",
@@ -234,7 +234,7 @@ class GapVqaConfig(dg.Config):
     group_name="datasets",
     code_version=steps.code_version(vqa, image_sets),
     deps=[gap_reliability, gap_images],
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="GAP-VQA: kept (image, question) pairs with labelled answers and a rule-based category (13 of "
                 "METHODS §4.5), split train/val by image (seeded, no image in both); train.jsonl in the "
@@ -296,7 +296,7 @@ def gap_generations(context: dg.AssetExecutionContext, config: GapGenerationsCon
     deps=[JUDGE_ENTRY, dg.AssetDep(gap_generations, partition_mapping=by_model), gap_vqa_dataset],
     partitions_def=model_judge_partitions,
     code_version=scoring.SCORE_PROMPT_VERSION,
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="One judge's 0-1 scores of one candidate's GAP-VQA val answers against the labelled answers "
                 "(METHODS §4.5; partition: model × judge). Raw text, score, parse_ok and parse_problem are "
@@ -323,7 +323,7 @@ def gap_score_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse,
     group_name="metrics",
     code_version=steps.code_version(scoring),
     deps=[registry_labels, gap_score_judgments],
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="GAP-VQA scores (METHODS §4.5): the GPT score per judge × model (mean over parsed val answers), "
                 "parse failures, errors, and the answering calls' latency, tokens/s, cost per 1k tokens.",
@@ -340,7 +340,7 @@ def gap_scores(context: dg.AssetExecutionContext, warehouse: Warehouse, registry
     group_name="metrics",
     code_version=steps.code_version(engagement),
     deps=[gap_game_logs],
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="Engagement (METHODS §4.4): sessions per player per week, images per session, players' accuracy "
                 "on tainted images (10 % buckets); charts in the metadata.",
@@ -367,7 +367,7 @@ class GapTaintedConfig(dg.Config):
     group_name="generations",
     code_version=answering.TAINT_PROMPT_VERSION,
     deps=[registry_roles, gap_images],
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="The game's generation side (METHODS §4.1): seeded questions on tainted images; for each, a seeded "
                 "draw decides (P(I=1) = p_planted) whether the model is instructed to answer subtly wrong. Records "

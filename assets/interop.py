@@ -19,7 +19,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import registry_labels
-from assets.common import LOAD_WHEN_MISSING, add_labels, repo_path, table_metadata
+from assets.common import EAGER, LOAD_WHEN_MISSING, add_labels, repo_path, table_metadata
 from assets.creation import creation_pairwise_judgments
 from benchwright import agreement, importers, ratings, steps
 from benchwright.importers import ImportedSet, ImportFormatError, alpaca_eval, arena_hard, pairwise_human
@@ -222,7 +222,7 @@ def _anchors(warehouse: Warehouse) -> dict[str, str]:
     group_name="metrics",
     deps=[registry_labels, creation_pairwise_judgments, *IMPORT_ASSETS],
     code_version=steps.code_version(ratings),
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="Bradley–Terry ratings (Elo scale, baseline anchored at 1000) with seeded bootstrap intervals and "
                 "the win rate against the baseline, per source and judge, for our own and imported pairwise "
@@ -253,7 +253,7 @@ def interop_ratings(context: dg.AssetExecutionContext, config: RatingsConfig, wa
     group_name="metrics",
     deps=[interop_alpaca_eval],
     code_version=steps.code_version(ratings),
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="AlpacaEval-style head-to-head figures from graded preferences: win rate (draws count half), "
                 "standard error of the mean preference, wins, base wins, draws, discrete win rate.",
@@ -269,7 +269,7 @@ def interop_win_rates(context: dg.AssetExecutionContext, warehouse: Warehouse) -
     group_name="metrics",
     deps=[registry_labels, creation_pairwise_judgments, interop_auto_j, interop_llmbar],
     code_version=steps.code_version(agreement),
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="Judge–human agreement per source, judge and item group: agreement with and without ties, "
                 "both-orders agreement, swap consistency, Cohen's kappa, MAE and consistency on the −2..+2 "

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from assets.sources import MMMT_IF_DATASET, JUDGE_ENTRY, mmmt_if_dataset_files, mmmt_if_human_files, model_entries, registry_labels
-from assets.common import (LOAD_WHEN_MISSING, store_generations, add_labels, image_urls, llm_metadata,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, store_generations, add_labels, image_urls, llm_metadata,
                            record_problems, repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import paths, ratings, steps
@@ -95,7 +95,7 @@ class MMMTIFChatSetConfig(dg.Config):
     group_name="datasets",
     deps=[mmmt_if_source_chats],
     code_version=steps.code_version(chat_set),
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="The MMMT-IF chat set: instructions inserted into the source chats with the seeded process of "
                 "METHODS §2.1 (before each question, with probability 1 − given/6, a new category then an option, "
@@ -212,7 +212,7 @@ def mmmt_if_generations(context: dg.AssetExecutionContext, config: MMMTIFGenerat
     group_name="judgments",
     deps=[mmmt_if_generations, mmmt_if_chats],
     code_version=steps.code_version(mmmt_if_steps, instruction_following),
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="Programmatic instruction following (no judge): every stored MMMT-IF response of every model "
                 "checked against every instruction in force at its turn (benchwright.mmmt_if.instruction_following). "
@@ -239,7 +239,7 @@ def mmmt_if_turn_scores(context: dg.AssetExecutionContext, warehouse: Warehouse)
     deps=[JUDGE_ENTRY, dg.AssetDep(mmmt_if_generations, partition_mapping=by_model), mmmt_if_chats],
     partitions_def=model_judge_partitions,
     code_version=prompts.AUTORATER_PROMPT_VERSION,
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="Autorater judgments (METHODS §2.4) of one model's first sample at every turn and variant by one "
                 "judge: the 8 criteria as a dict. Raw text, scores, parse_ok and the parse problem are separate "
@@ -346,7 +346,7 @@ def _contexts(responses: pd.DataFrame) -> pd.DataFrame:
     group_name="metrics",
     deps=[registry_labels, mmmt_if_turn_scores],
     code_version=steps.code_version(pif, comparisons),
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="PIF metrics per model and variant (METHODS §2.3): corpus PIF with conservative 95% bounds, "
                 "PIF-IQR-N and PIF-N-N (`mmmt_if_summary`), PIF by turn, by number of instructions and per "
@@ -386,7 +386,7 @@ def mmmt_if_pif_metrics(context: dg.AssetExecutionContext, warehouse: Warehouse,
     group_name="metrics",
     deps=[mmmt_if_turn_scores],
     code_version=steps.code_version(comparisons),
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="Model comparisons on PIF (METHODS §2.3): empirical CDFs of the response PIF per model, variant "
                 "and turn (`mmmt_if_ecdf`), stochastic-dominance verdicts per model pair (`mmmt_if_dominance`) "
@@ -423,7 +423,7 @@ RATING_TABLE_COLUMNS = ["judge", "variant", "model", "rating", "rating_lower", "
     group_name="metrics",
     deps=[registry_labels, mmmt_if_autorater_judgments, mmmt_if_turn_scores],
     code_version=steps.code_version(preferences, ratings),
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="Autorater preferences (METHODS §2.4): preference score = (8 criteria + 20·PIF)/28 per judged "
                 "response, win/tie/loss per turn for every model pair (`mmmt_if_preferences`), Bradley-Terry "
@@ -471,7 +471,7 @@ def mmmt_if_preferences(context: dg.AssetExecutionContext, config: MMMTIFPrefere
     group_name="metrics",
     deps=[mmmt_if_human_ratings, mmmt_if_turn_scores],
     code_version=steps.code_version(alignment),
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="Human alignment of PIF (METHODS §2.3): Pearson correlation of PIF with human instruction-"
                 "following ratings, overall and per model, and the share of human pairwise preferences that "

@@ -7,6 +7,7 @@ import pkgutil
 import dagster as dg
 
 import assets
+from assets.common import EAGER
 from benchwright.paths import plugin_modules, sql_files
 from benchwright.steps import code_version
 from resources import warehouse as warehouse_module
@@ -27,7 +28,7 @@ def metric_assets() -> list[dg.AssetsDefinition]:
     deps=metric_assets(),
     # The snapshot's logic is the publish code and the views it applies.
     code_version=code_version(warehouse_module, files=sql_files("views")),
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="Copies the warehouse to a read-only analyst snapshot (DuckDB storage v1.4.0, readable by older "
                 "clients) and applies the views in sql/views/. Query it with `duckdb -readonly <path>`.",

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from assets.common import repo_path
+from assets.common import INPUTS_GROUP, repo_path
 from assets.partitions import judges_partitions, models_partitions
 from benchwright import paths
 from benchwright.loading import files_version
@@ -46,28 +46,28 @@ _versioned("registry_labels", lambda r: ",".join(f"{e.slug}={e.label}/{e.role}" 
                                                  for e in r["registry"].entries(kind)))
 
 
-@dg.observable_source_asset(partitions_def=models_partitions, group_name="inputs",
+@dg.observable_source_asset(partitions_def=models_partitions, group_name=INPUTS_GROUP,
                             description="Each candidate's registry entry (registry/models.yaml), hashed: a changed "
                                         "entry makes that model's generations stale.")
 def model_entries(registry: Registry) -> dg.DataVersionsByPartition:
     return dg.DataVersionsByPartition(VERSIONS["model_entries"]({"registry": registry}))
 
 
-@dg.observable_source_asset(partitions_def=judges_partitions, group_name="inputs",
+@dg.observable_source_asset(partitions_def=judges_partitions, group_name=INPUTS_GROUP,
                             description="Each judge's registry entry (registry/judges.yaml), hashed: a changed entry "
                                         "makes that judge's judgments stale.")
 def judge_entries(registry: Registry) -> dg.DataVersionsByPartition:
     return dg.DataVersionsByPartition(VERSIONS["judge_entries"]({"registry": registry}))
 
 
-@dg.observable_source_asset(group_name="inputs",
+@dg.observable_source_asset(group_name=INPUTS_GROUP,
                             description="The registry's models that are not candidates (baseline, describer), "
                                         "hashed: what the references, descriptions and the game's answers use.")
 def registry_roles(registry: Registry) -> dg.DataVersion:
     return dg.DataVersion(VERSIONS["registry_roles"]({"registry": registry}))
 
 
-@dg.observable_source_asset(group_name="inputs",
+@dg.observable_source_asset(group_name=INPUTS_GROUP,
                             description="Every registry entry's slug, display label and role, hashed: the names "
                                         "the metric tables carry.")
 def registry_labels(registry: Registry) -> dg.DataVersion:
@@ -77,7 +77,7 @@ def registry_labels(registry: Registry) -> dg.DataVersion:
 def _files_source(name: str, description: str, folders: Callable[[Warehouse], list[Path]]):
     _versioned(name, lambda r: files_version(folders(r["warehouse"])))
 
-    @dg.observable_source_asset(name=name, group_name="inputs", description=description)
+    @dg.observable_source_asset(name=name, group_name=INPUTS_GROUP, description=description)
     def _observe(warehouse: Warehouse) -> dg.DataVersion:
         return dg.DataVersion(VERSIONS[name]({"warehouse": warehouse}))
 

@@ -9,7 +9,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import JUDGE_ENTRY, human_pairwise_files, model_entries, URS_DATASET, registry_labels, registry_roles, urs_dataset_files
-from assets.common import (LOAD_WHEN_MISSING, store_generations, add_labels, llm_metadata, record_problems, repo_path, shown_path,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, store_generations, add_labels, llm_metadata, record_problems, repo_path, shown_path,
                            table_metadata)
 from assets.human_pairwise import human_pairwise_drop_folder, known_models, load_human_pairwise_drops
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
@@ -95,7 +95,7 @@ class UrsReferenceConfig(dg.Config):
     group_name="generations",
     deps=[registry_roles, urs_items],
     code_version=prompts.CANDIDATE_PROMPT_VERSION,
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="The reference answer (worth 8, METHODS §3.3) every URS answer is judged against: the dataset's, "
                 "or a chosen reference model's direct answer to the question.",
@@ -175,7 +175,7 @@ def _answers(warehouse: Warehouse, models: list[str], sample_indexes: list[int])
     deps=[JUDGE_ENTRY, dg.AssetDep(urs_generations, partition_mapping=by_model), urs_references],
     partitions_def=model_judge_partitions,
     code_version=prompts.JUDGE_PROMPT_VERSION,
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="Intent-aware judgments (METHODS §3.3): one judge scores one candidate's answer (sample 0) against "
                 "the reference answer on the five criteria of the question's intent, in the question's language. "
@@ -209,7 +209,7 @@ class CrossValidationConfig(dg.Config):
     # After the main judgments, so a new judge (whose judgments partitions run first) joins the grid.
     deps=[urs_generations, urs_judgments],
     code_version=prompts.JUDGE_PROMPT_VERSION,
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="Cross-validation judgments (METHODS §3.4) on a small fixed sample: every registered judge scores "
                 "every candidate's answer (sample 0) against every candidate's other answer (sample 1) as the "
@@ -247,7 +247,7 @@ def _judgments(warehouse: Warehouse) -> pd.DataFrame:
     group_name="metrics",
     deps=[registry_labels, urs_judgments],
     code_version=steps.code_version(metrics),
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="URS leaderboard: mean final score (1-10) per judge × model × intent × language, with 'all' rows "
                 "for overall, per intent and per language (METHODS §3.4). n = parsed judgments; parse failures are "
@@ -267,7 +267,7 @@ def urs_leaderboard(context: dg.AssetExecutionContext, warehouse: Warehouse, reg
     group_name="metrics",
     deps=[registry_labels, urs_judgments],
     code_version=steps.code_version(metrics),
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="Mean score of each intent criterion per judge × model × intent × language (and 'all' margins).",
 )
@@ -287,7 +287,7 @@ def _cross(warehouse: Warehouse) -> pd.DataFrame:
     group_name="metrics",
     deps=[registry_labels, urs_cross_judgments],
     code_version=steps.code_version(metrics),
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="Cross-validation grid (METHODS §3.4): each candidate's mean score and rank per (evaluator judge, "
                 "reference model). Shows whether rankings depend on who judges and whose answer is the reference.",
@@ -305,7 +305,7 @@ def urs_cross_validation(context: dg.AssetExecutionContext, warehouse: Warehouse
     group_name="metrics",
     deps=[registry_labels, urs_cross_judgments],
     code_version=steps.code_version(metrics),
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="Rating bias per evaluator (METHODS §3.4): bias(A) = mean over models B of (A's score for B's answer "
                 "against B's own other answer − 8). A calibrated judge sits near 0. Rows with model 'all' hold bias(A).",
@@ -331,7 +331,7 @@ class UserSatisfactionConfig(dg.Config):
     group_name="metrics",
     deps=[urs_dataset_files, registry_labels, urs_leaderboard],
     code_version=steps.code_version(metrics, urs_loader),
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="Alignment with users (METHODS §3.4): Pearson r between the mean benchmark score per intent and "
                 "users' reported satisfaction per intent, per judge, from the configured survey file.",
@@ -372,7 +372,7 @@ URS_PAIRWISE_COLUMNS = ["item_id", "model_a", "model_b", "winner", "strength", "
     group_name="metrics",
     deps=[urs_dataset_files, human_pairwise_files, registry_labels, urs_leaderboard],
     code_version=steps.code_version(metrics, human_pairwise, ratings),
-    automation_condition=dg.AutomationCondition.eager(),
+    automation_condition=EAGER,
     kinds={"duckdb"},
     description="Alignment with annotators (METHODS §3.4): Bradley–Terry coefficients from human pairwise choices "
                 "('cannot tell' excluded, a tie half a win each), their Pearson and Spearman correlation with each "

@@ -12,10 +12,15 @@ def test_definitions_load_with_groups_descriptions_and_in_process_executor():
     from definitions import defs
 
     graph = defs.resolve_asset_graph()
-    # Every dependency is a real asset of ours (a mistyped key would become a silent external asset).
-    assert not [key for key in graph.get_all_asset_keys() if not graph.get(key).is_materializable]
+    # Every dependency is a real asset of ours (a mistyped key would become a silent external asset), or one
+    # of the observable inputs whose versions the main job records.
+    from assets.sources import VERSIONS
+
+    outside = {key.to_user_string() for key in graph.get_all_asset_keys() if not graph.get(key).is_materializable}
+    assert outside == set(VERSIONS)
+    assert all(graph.get(dg.AssetKey(name)).is_observable for name in outside)
     groups = {graph.get(key).group_name for key in graph.get_all_asset_keys()}
-    assert groups == {"datasets", "generations", "judgments", "metrics", "publish"}
+    assert groups == {"inputs", "datasets", "generations", "judgments", "metrics", "publish"}
     for key in graph.get_all_asset_keys():
         assert graph.get(key).description, f"{key} has no description"
     assert defs.executor.name == "in_process"
