@@ -195,6 +195,41 @@ class Warehouse(DuckDBResource):
     def query_file(self, relative_path: str, params: list[Any] | None = None) -> pd.DataFrame:
         return self.query(read_sql(relative_path), params)
 
+    def reclaim_space(self, min_free_fraction: float = 0.10) -> int:
+        """Give the file back the space of replaced rows; returns the bytes reclaimed (0 when not worth it).
+
+        DuckDB writes a replaced partition's new rows before it frees the old ones, and keeps freed blocks
+        for reuse rather than shrinking the file, so re-running the same work grows the file (to about
+        twice its size). When more than `min_free_fraction` of its blocks are free, the database is copied
+        into a compact file that atomically replaces it, under the writer lock (a crash leaves the old file).
+        """
+        path = Path(self.database)
+        if not path.exists():
+            return 0
+        with FileLock(f"{self.database}.lock", timeout=self.lock_timeout_s):
+            with self.get_connection() as con:
+                try:
+                    con.execute("CHECKPOINT")
+                    total, free = con.execute("SELECT total_blocks, free_blocks FROM pragma_database_size() "
+                                              "WHERE database_name = current_database()").fetchone()
+                finally:
+                    con.close()
+            if not total or free / total <= min_free_fraction:
+                return 0
+            before = path.stat().st_size
+            compact = path.with_name(f".{path.name}.compact")
+            for leftover in (compact, compact.with_name(f"{compact.name}.wal")):
+                leftover.unlink(missing_ok=True)
+            copier = duckdb.connect()
+            try:
+                copier.execute(f"ATTACH '{path}' AS current_file (READ_ONLY)")
+                copier.execute(f"ATTACH '{compact}' AS compact_file")
+                copier.execute("COPY FROM DATABASE current_file TO compact_file")
+            finally:
+                copier.close()
+            os.replace(compact, path)
+        return before - path.stat().st_size
+
     def publish_snapshot(self) -> list[str]:
         """Copy every table to a read-only analyst snapshot and apply sql/views; returns the views.
 

@@ -215,3 +215,25 @@ Warehouse(database={str(tmp_path / "w.duckdb")!r}, snapshot_path={str(tmp_path /
     assert left.exists() and not (tmp_path / "analyst.duckdb").exists()
     warehouse.publish_snapshot()   # the lock died with its holder: this publish proceeds and cleans up
     assert not left.exists() and (tmp_path / "analyst.duckdb").exists()
+
+
+def test_rewriting_the_same_partitions_does_not_grow_the_file_once_space_is_reclaimed(warehouse):
+    partitions = [(f"m{k}", rows(f"m{k}", 4000).assign(response=lambda d: d["response"] + " with a longer text" * 30))
+                  for k in range(6)]
+
+    def write_all():
+        for model, df in partitions:
+            warehouse.replace_rows("generations", df, {"benchmark": "creation", "model": model})
+
+    write_all()
+    warehouse.reclaim_space()
+    first = os.path.getsize(warehouse.database)
+    write_all()  # the same work again, without reclaiming: DuckDB keeps the freed blocks
+    assert os.path.getsize(warehouse.database) > 1.5 * first
+    for _ in range(3):
+        write_all()
+        assert warehouse.reclaim_space() >= 0
+    assert os.path.getsize(warehouse.database) <= 1.10 * first
+    assert warehouse.query("SELECT count(*) AS n FROM generations")["n"][0] == 6 * 4000
+    # Nothing to give back: no copy is made.
+    assert warehouse.reclaim_space() == 0
