@@ -26,18 +26,28 @@ RUN_MONITORING_YAML = """run_monitoring:
 """
 
 
-def prepare_dagster_home(home: Path) -> Path:
-    """The Dagster instance folder under BENCHWRIGHT_HOME: telemetry off (no network here), run monitoring on.
+def run_queue_yaml() -> str:
+    """Runs the daemon launches (sensors, automation, the UI) go in parallel through Dagster's run queue, each in
+    its own process, one per core at most: a new judge's ten partitions do not start ten processes at once."""
+    return f"concurrency:\n  runs:\n    max_concurrent_runs: {os.cpu_count() or 1}\n"
 
-    An existing dagster.yaml keeps every setting it has; only a missing `run_monitoring` section is added.
-    Plain text on purpose: dev.py calls this before the venv (and a YAML library) exists.
+
+def prepare_dagster_home(home: Path) -> Path:
+    """The Dagster instance folder under BENCHWRIGHT_HOME: telemetry off (no network here), run monitoring on,
+    runs queued one per core.
+
+    An existing dagster.yaml keeps every setting it has; only missing `run_monitoring` and `concurrency`
+    sections are added. Plain text on purpose: dev.py calls this before the venv (and a YAML library) exists.
     """
     dagster_home = Path(os.environ.get("DAGSTER_HOME") or home / DAGSTER_FOLDER)
     dagster_home.mkdir(parents=True, exist_ok=True)
     config = dagster_home / "dagster.yaml"
-    text = config.read_text(encoding="utf-8") if config.exists() else "telemetry:\n  enabled: false\n"
-    if not re.search(r"^run_monitoring\s*:", text, flags=re.MULTILINE):
-        text = (text if not text or text.endswith("\n") else text + "\n") + RUN_MONITORING_YAML
+    before = config.read_text(encoding="utf-8") if config.exists() else "telemetry:\n  enabled: false\n"
+    text = before
+    for section, yaml_text in (("run_monitoring", RUN_MONITORING_YAML), ("concurrency", run_queue_yaml())):
+        if not re.search(rf"^{section}\s*:", text, flags=re.MULTILINE):
+            text = (text if not text or text.endswith("\n") else text + "\n") + yaml_text
+    if text != before or not config.exists():
         # Written aside and renamed: a process starting at the same time never reads half a file.
         partial = config.with_name(f".dagster.yaml.{os.getpid()}.tmp")
         partial.write_text(text, encoding="utf-8")

@@ -5,6 +5,7 @@ where the results are and the leaderboard.
     .venv/bin/python scripts/materialize_all.py            # live mode: call models on cache misses
     .venv/bin/python scripts/materialize_all.py --replay   # replay: a cache miss is an error
     .venv/bin/python scripts/materialize_all.py --force    # run every asset, not only what is missing or stale
+    .venv/bin/python scripts/materialize_all.py --workers 1  # every step in one process (default: one per core)
 
 Only what is missing or stale runs (Dagster's staleness, as the UI shows it): re-running with nothing new
 runs nothing. A forced run makes zero LLM calls too: every answer comes from the response cache.
@@ -27,6 +28,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--replay", action="store_true", help="fail on any LLM cache miss instead of calling")
     parser.add_argument("--force", action="store_true", help="run every asset, not only what is missing or stale")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="steps run at once, each in its own process (default: BENCHWRIGHT_WORKERS or one per core)")
     args = parser.parse_args(argv)
 
     from benchwright.paths import benchwright_home
@@ -44,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     resources = default_resources(llm_mode="replay" if args.replay else None)
     started = time.monotonic()
     with dg.DagsterInstance.get() as instance:
-        summary = materialize_everything(instance, resources, log=print, force=args.force)
+        summary = materialize_everything(instance, resources, log=print, force=args.force, workers=args.workers)
     elapsed = time.monotonic() - started
 
     warehouse = resources["warehouse"]

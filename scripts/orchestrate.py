@@ -5,6 +5,11 @@ Used by the main job (scripts/materialize_all.py), the end-to-end tests and the 
 daemon does the same thing incrementally through the sensors; this is the explicit, all-at-once path.
 The order comes from the asset graph itself, so a new benchmark's assets need no change here.
 
+Every core works: a run executes its steps (each asset and each check is a step) in parallel processes
+through Dagster's multiprocess executor, at most `workers` at once (default: the machine's cores; see
+`step_processes` in definitions.py). Resources reach the step processes as run config (they are
+ConfigurableResources), so a caller's resources are the ones every step uses.
+
 What to run is Dagster's own staleness, the one the UI shows: the observable sources (assets/sources.py)
 are observed first, so a changed registry entry or dataset file has a new data version; then, level by
 level, an asset partition runs when it is missing or stale (a new code version, or an input with a new
@@ -13,19 +18,52 @@ data version). With nothing new, nothing runs and no model is called.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from pathlib import Path
 
 import dagster as dg
 # The resolver behind the UI's 'stale' labels; Dagster exports no public name for it.
 from dagster._core.asset_graph_view.asset_graph_view import AssetGraphView, TemporalContext
+from dagster._core.definitions.assets.job.asset_job import IMPLICIT_ASSET_JOB_NAME
 from dagster._core.definitions.data_version import DATA_VERSION_TAG, CachingStaleStatusResolver, StaleStatus
+from dagster._core.definitions.reconstruct import ReconstructableJob, ReconstructableRepository
 from dagster._time import get_current_datetime
 
 from assets.partitions import judges_partitions, model_judge_partitions, models_partitions
 from sensors.runs import fail_orphaned_runs
 
 
-def _stat(result: dg.ExecuteInProcessResult, key: str) -> int:
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def default_workers() -> int:
+    """Step processes at once: BENCHWRIGHT_WORKERS, else one per core."""
+    return int(os.environ.get("BENCHWRIGHT_WORKERS") or os.cpu_count() or 1)
+
+
+def asset_job() -> ReconstructableJob:
+    """The code location's job of every asset, in a form step processes can rebuild by importing it.
+
+    The assets have several partitions definitions, which only Dagster's implicit asset job allows (a named
+    job must have one); it is reached the way `dagster job execute -m definitions -j __ASSET_JOB` does.
+    """
+    return ReconstructableRepository.for_module("definitions", "defs", working_directory=str(ROOT)) \
+        .get_reconstructable_job(IMPLICIT_ASSET_JOB_NAME)
+
+
+def resources_config(resources: dict) -> dict:
+    """Run config that rebuilds these resources in every step process, field by field."""
+    config = {}
+    for name, resource in resources.items():
+        if not isinstance(resource, dg.ConfigurableResource):
+            raise TypeError(f"resource {name!r} is a {type(resource).__name__}: step processes can only rebuild "
+                            "ConfigurableResources from their fields")
+        config[name] = {"config": {field: getattr(resource, field) for field in type(resource).model_fields}}
+    return config
+
+
+def _stat(result, key: str) -> int:
     total = 0
     for event in result.get_asset_materialization_events():
         value = event.materialization.metadata.get(key)
@@ -77,7 +115,8 @@ def observe_sources(instance: dg.DagsterInstance, resources: dict, log: Callable
 
 def materialize_everything(instance: dg.DagsterInstance, resources: dict,
                            log: Callable[[str], None] = lambda _msg: None, log_level: str = "INFO",
-                           force: bool = False, asset_config: dict[str, dict] | None = None) -> dict:
+                           force: bool = False, asset_config: dict[str, dict] | None = None,
+                           workers: int | None = None) -> dict:
     """Run every asset partition that is missing or stale (every one with ``force``) for every registered
     partition; return counts of runs, calls, up-to-date asset partitions and failed checks, and the registry
     entries that were refused.
@@ -85,10 +124,14 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     `log_level` is the console level of the runs: INFO shows our progress lines, not Dagster's
     per-event DEBUG lines (the UI keeps every event either way). `asset_config` is run config by asset name
     (e.g. another dataset path for `creation_items`), applied to every run that materializes that asset.
+    `workers` is how many step processes a run may use at once (default: `default_workers()`).
     """
     from definitions import defs
 
-    run_config = {"loggers": {"console": {"config": {"log_level": log_level}}}}
+    run_config = {"loggers": {"console": {"config": {"log_level": log_level}}},
+                  "execution": {"config": {"step_processes": workers or default_workers()}},
+                  "resources": resources_config(resources)}
+    job = asset_job()
     for run_id in fail_orphaned_runs(instance):  # a run killed earlier must not hold anything up
         log(f"run {run_id} was left in progress by a process that is gone: marked failed")
     models, judges = sync_partitions(instance, resources["registry"], log)
@@ -100,34 +143,33 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
         model_judge_partitions: [dg.MultiPartitionKey({"model": m, "judge": j}) for m in models for j in judges],
     }
     graph = defs.resolve_asset_graph()
-    all_defs = list(defs.assets or []) + list(defs.asset_checks or [])
     summary = {"runs": 0, "failed_runs": 0, "api_calls": 0, "cache_hits": 0, "failed_checks": 0, "check_failures": [],
                "checks": [], "registry_problems": registry_problems, "up_to_date": 0, "materialized": []}
     observe_sources(instance, resources, log)
     ran: set[dg.AssetKey] = set()
 
-    def run(keys: list[str], partition_key) -> None:
+    def run(keys: list[str], partitions_def, partition_key) -> None:
         label = f" [{partition_key}]" if partition_key is not None else ""
         log(f"materializing {', '.join(keys)}{label}")
         ops = {key: {"config": (asset_config or {})[key]} for key in keys if key in (asset_config or {})}
-        result = dg.materialize(all_defs, selection=dg.AssetSelection.assets(*keys), instance=instance,
-                                resources=resources, partition_key=partition_key, raise_on_error=False,
-                                run_config={**run_config, **({"ops": ops} if ops else {})})
-        summary["runs"] += 1
-        summary["failed_runs"] += 0 if result.success else 1
-        summary["materialized"] += [(key, partition_key) for key in keys]
-        summary["api_calls"] += _stat(result, "api_calls")
-        summary["cache_hits"] += _stat(result, "cache_hits")
-        for evaluation in result.get_asset_check_evaluations():
-            summary["checks"].append({"asset": evaluation.asset_key.to_user_string(), "check": evaluation.check_name,
-                                      "partition": partition_key, "passed": evaluation.passed,
-                                      "severity": evaluation.severity.value})
-            if not evaluation.passed:
-                summary["failed_checks"] += 1
-                summary["check_failures"].append(f"{evaluation.severity.value} {evaluation.asset_key.to_user_string()}:"
-                                                 f"{evaluation.check_name}{label}")
-        if not result.success:
-            log(f"  run failed: {', '.join(keys)}{label}")
+        tags = {} if partition_key is None else partitions_def.get_tags_for_partition_key(str(partition_key))
+        with dg.execute_job(job, instance, run_config={**run_config, **({"ops": ops} if ops else {})}, tags=tags,
+                            asset_selection=[dg.AssetKey(key) for key in keys]) as result:
+            summary["runs"] += 1
+            summary["failed_runs"] += 0 if result.success else 1
+            summary["materialized"] += [(key, partition_key) for key in keys]
+            summary["api_calls"] += _stat(result, "api_calls")
+            summary["cache_hits"] += _stat(result, "cache_hits")
+            for evaluation in result.get_asset_check_evaluations():
+                summary["checks"].append({"asset": evaluation.asset_key.to_user_string(), "check": evaluation.check_name,
+                                          "partition": partition_key, "passed": evaluation.passed,
+                                          "severity": evaluation.severity.value})
+                if not evaluation.passed:
+                    summary["failed_checks"] += 1
+                    summary["check_failures"].append(f"{evaluation.severity.value} "
+                                                     f"{evaluation.asset_key.to_user_string()}:{evaluation.check_name}{label}")
+            if not result.success:
+                log(f"  run failed: {', '.join(keys)}{label}")
 
     def needs_run(key: dg.AssetKey, partition_key, resolver: CachingStaleStatusResolver) -> bool:
         if force or resolver.get_status(key, partition_key) != StaleStatus.FRESH:
@@ -153,6 +195,6 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
                 summary["up_to_date"] += len(keys) - len(stale)
                 if stale:
                     ran.update(stale)
-                    run([key.to_user_string() for key in stale], partition_key)
+                    run([key.to_user_string() for key in stale], partitions_def, partition_key)
     log(f"{summary['runs']} runs; {summary['up_to_date']} asset partitions were up to date and not run")
     return summary

@@ -1,6 +1,6 @@
 """What several integration modules read without changing it, built once per session: the whole graph on the
-bundled sample with the shipped registry, materialized twice in process (the second time forced, every asset again:
-it must make no LLM call),
+bundled sample with the shipped registry, materialized twice with two step processes at a time (the second time
+forced, every asset again: it must make no LLM call),
 and one run of the README's main job. Modules that change what they read (drop files, other registries, faults)
 build their own home."""
 
@@ -25,8 +25,8 @@ def shipped_demo(tmp_path_factory):
     resources = resources_for(home)
     # The instance lives as long as the session: it must not take over $DAGSTER_HOME from the other tests.
     with dg.instance_for_test(set_dagster_home=False) as instance:
-        first = materialize_everything(instance, resources)
-        second = materialize_everything(instance, resources, force=True)
+        first = materialize_everything(instance, resources, workers=2)
+        second = materialize_everything(instance, resources, force=True, workers=2)
         yield {"home": home, "resources": resources, "warehouse": resources["warehouse"], "instance": instance,
                "first": first, "second": second}
 

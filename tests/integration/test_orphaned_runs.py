@@ -108,14 +108,19 @@ def test_prepare_dagster_home_adds_run_monitoring_and_keeps_an_operators_setting
         assert instance.run_monitoring_enabled
         assert "MONITORING" in instance.get_required_daemon_types()
         assert (instance.run_monitoring_start_timeout_seconds, instance.run_monitoring_poll_interval_seconds) == (180, 60)
-    # An existing file (an older home) gains the section and keeps what it had; an operator's own
-    # run_monitoring section is never overwritten.
+        # Daemon-launched runs are queued and run in parallel processes, one per core at most.
+        assert type(instance.run_coordinator).__name__ == "QueuedRunCoordinator"
+        assert instance.get_concurrency_config().run_queue_config.max_concurrent_runs == os.cpu_count()
+    # An existing file (an older home) gains the sections and keeps what it had; an operator's own
+    # sections are never overwritten.
     config = home / "dagster.yaml"
     config.write_text("telemetry:\n  enabled: false")
     prepare_dagster_home(tmp_path)
     assert config.read_text().startswith("telemetry:\n  enabled: false\nrun_monitoring:\n  enabled: true\n")
-    config.write_text("run_monitoring:\n  enabled: false\n")
+    own = "run_monitoring:\n  enabled: false\nconcurrency:\n  runs:\n    max_concurrent_runs: 7\n"
+    config.write_text(own)
     prepare_dagster_home(tmp_path)
-    assert config.read_text() == "run_monitoring:\n  enabled: false\n"
+    assert config.read_text() == own
     with dg.DagsterInstance.from_ref(InstanceRef.from_dir(str(home))) as instance:
         assert not instance.run_monitoring_enabled
+        assert instance.get_concurrency_config().run_queue_config.max_concurrent_runs == 7

@@ -8,7 +8,7 @@ from scripts.orchestrate import materialize_everything
 from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, materialize, resources_for, write_registry
 
 
-def test_definitions_load_with_groups_descriptions_and_in_process_executor():
+def test_definitions_load_with_groups_descriptions_and_the_step_processes_executor():
     from definitions import defs
 
     graph = defs.resolve_asset_graph()
@@ -23,7 +23,13 @@ def test_definitions_load_with_groups_descriptions_and_in_process_executor():
     assert groups == {"inputs", "datasets", "generations", "judgments", "metrics", "publish"}
     for key in graph.get_all_asset_keys():
         assert graph.get(key).description, f"{key} has no description"
-    assert defs.executor.name == "in_process"
+    # A run launched from the UI executes its steps in its own process; `step_processes: N` forks N at once.
+    from definitions import step_processes
+
+    assert defs.executor.name == "benchwright_executor"
+    assert step_processes({"step_processes": 1}) == {"in_process": {}}
+    forked = step_processes({"step_processes": 2})["multiprocess"]
+    assert forked["max_concurrent"] == 2 and "scripts.step_preload" in forked["start_method"]["forkserver"]["preload_modules"]
     sensors = {s.name: s for s in defs.sensors}
     assert sensors["automation_sensor"].default_status == dg.DefaultSensorStatus.RUNNING
     assert sensors["registry_sensor"].default_status == dg.DefaultSensorStatus.RUNNING
