@@ -5,7 +5,10 @@
 -- candidate score, NULL when none parsed. Judgments of items not in creation_items count in 'overall'
 -- only. A (judge, model, scope) present in only one of the two tables gets zero counts for the other.
 WITH item_scopes AS (
-    SELECT DISTINCT ON (item_id) item_id, category, task FROM creation_items
+    -- item_id is unique in creation_items (the loader refuses duplicates); were it not, the first stored row counts.
+    SELECT item_id, arg_min(category, rowid) AS category, arg_min(task, rowid) AS task
+    FROM creation_items
+    GROUP BY item_id
 ),
 pairwise AS (
     SELECT j.judge, j.model, i.category, i.task,
