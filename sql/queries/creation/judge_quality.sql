@@ -7,15 +7,8 @@ WITH judged AS (
     FROM creation_pairwise_judgments
     WHERE error IS NULL
 ),
--- The parsed verdict of each (judge, model, item, order); of duplicates the first stored one counts.
-order_verdicts AS (
-    SELECT judge, model, item_id, judge_order, arg_min(verdict, row_number) AS verdict
-    FROM judged
-    WHERE parse_ok AND judge_order IN (1, 2)
-    GROUP BY judge, model, item_id, judge_order
-),
--- Pairs whose two orders both parsed, each verdict read as the candidate's outcome value (MW -2 .. MB 2):
--- the candidate is B in order 1 and A in order 2.
+-- Pairs whose two orders both parsed (of duplicates, the first stored judgment counts), each verdict read
+-- as the candidate's outcome value (MW -2 .. MB 2): the candidate is B in order 1 and A in order 2.
 pairs AS (
     SELECT judge,
            CASE order1 WHEN 'B>>A' THEN 2 WHEN 'B>A' THEN 1 WHEN 'A=B' THEN 0 WHEN 'A>B' THEN -1 WHEN 'A>>B' THEN -2
@@ -23,9 +16,10 @@ pairs AS (
            CASE order2 WHEN 'A>>B' THEN 2 WHEN 'A>B' THEN 1 WHEN 'A=B' THEN 0 WHEN 'B>A' THEN -1 WHEN 'B>>A' THEN -2
                 ELSE error('not a canonical verdict: ' || order2) END AS value2
     FROM (
-        SELECT judge, max(verdict) FILTER (WHERE judge_order = 1) AS order1,
-               max(verdict) FILTER (WHERE judge_order = 2) AS order2
-        FROM order_verdicts
+        SELECT judge, arg_min(verdict, row_number) FILTER (WHERE judge_order = 1) AS order1,
+               arg_min(verdict, row_number) FILTER (WHERE judge_order = 2) AS order2
+        FROM judged
+        WHERE parse_ok
         GROUP BY judge, model, item_id
     )
     WHERE order1 IS NOT NULL AND order2 IS NOT NULL
@@ -36,36 +30,33 @@ consistency AS (
     FROM pairs
     GROUP BY judge
 ),
--- Non-tie parsed verdicts: which position won, and which position held the longer answer.
-decided AS (
-    SELECT judge, left(verdict, 1) AS winner,
+-- Every judgment: parsed or not; for a parsed non-tie verdict (decided), which position won and which
+-- position held the longer answer (NULL when a length is missing or both are equal).
+per_judgment AS (
+    SELECT judge, parse_ok, decided, left(verdict, 1) AS winner,
            CASE WHEN length_a IS NOT NULL AND length_b IS NOT NULL AND length_a <> length_b
                 THEN CASE WHEN length_a > length_b THEN 'A' ELSE 'B' END END AS longer
     FROM (
-        SELECT judge, verdict,
+        SELECT judge, verdict, parse_ok, parse_ok AND verdict IN ('A>>B', 'A>B', 'B>A', 'B>>A') AS decided,
                CASE WHEN candidate_position = 'A' THEN candidate_len ELSE baseline_len END AS length_a,
                CASE WHEN candidate_position = 'A' THEN baseline_len ELSE candidate_len END AS length_b
         FROM judged
-        WHERE parse_ok AND verdict IN ('A>>B', 'A>B', 'B>A', 'B>>A')
     )
 ),
-preferences AS (
-    SELECT judge, count(*) AS decided, count_if(winner = 'A') AS first, count(longer) AS comparable,
-           count_if(winner = longer) AS longer
-    FROM decided
+per_judge AS (
+    SELECT judge, count(*) AS judgments, count_if(parse_ok) AS parsed, count_if(decided) AS decided,
+           count_if(decided AND winner = 'A') AS first, count_if(decided AND longer IS NOT NULL) AS comparable,
+           count_if(decided AND winner = longer) AS longer
+    FROM per_judgment
     GROUP BY judge
-),
-parsing AS (
-    SELECT judge, count(*) AS judgments, count_if(parse_ok) AS parsed FROM judged GROUP BY judge
 )
 SELECT judge,
        coalesce(c.pairs, 0)::BIGINT AS pairs,
        (c.exact / nullif(c.pairs, 0))::DOUBLE AS exact_consistency,
        (c.relaxed / nullif(c.pairs, 0))::DOUBLE AS relaxed_consistency,
-       (parsing.parsed / parsing.judgments)::DOUBLE AS parse_rate,
-       (p.first / nullif(p.decided, 0))::DOUBLE AS p_prefer_first,
-       (p.longer / nullif(p.comparable, 0))::DOUBLE AS p_prefer_longer
-FROM parsing
+       (j.parsed / j.judgments)::DOUBLE AS parse_rate,
+       (j.first / nullif(j.decided, 0))::DOUBLE AS p_prefer_first,
+       (j.longer / nullif(j.comparable, 0))::DOUBLE AS p_prefer_longer
+FROM per_judge j
 LEFT JOIN consistency c USING (judge)
-LEFT JOIN preferences p USING (judge)
 ORDER BY judge
