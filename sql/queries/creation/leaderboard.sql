@@ -26,15 +26,28 @@ vfs AS (
     LEFT JOIN item_scopes i USING (item_id)
     WHERE v.error IS NULL
 ),
--- Overall, per category and per task in one pass; GROUPING() tells the three apart, so a NULL category
--- (item unknown) is dropped from the category scope rather than becoming a group of its own.
+-- Counts per (judge, model, category, task) first: a few thousand cells, which the three scopes then sum.
+pairwise_cells AS (
+    SELECT judge, model, category, task,
+           count_if(outcome = 'MB') AS mb, count_if(outcome = 'B') AS better, count_if(outcome = 'T') AS tie,
+           count_if(outcome = 'W') AS worse, count_if(outcome = 'MW') AS mw, count_if(outcome = 'Fail') AS fail
+    FROM pairwise
+    GROUP BY ALL
+),
+vfs_cells AS (
+    SELECT judge, model, category, task,
+           sum(score_b) FILTER (WHERE parsed) AS vfs_sum, count_if(parsed) AS vfs_n, count_if(NOT parsed) AS vfs_fail
+    FROM vfs
+    GROUP BY ALL
+),
+-- Overall, per category and per task; GROUPING() tells the three apart, so a NULL category (item unknown)
+-- is dropped from the category scope rather than becoming a group of its own.
 pairwise_groups AS (
     SELECT judge, model,
            CASE WHEN GROUPING(category) = 0 THEN 'category' WHEN GROUPING(task) = 0 THEN 'task' ELSE 'overall' END AS scope,
            coalesce(category, task, 'all') AS scope_value,
-           count_if(outcome = 'MB') AS mb, count_if(outcome = 'B') AS better, count_if(outcome = 'T') AS tie,
-           count_if(outcome = 'W') AS worse, count_if(outcome = 'MW') AS mw, count_if(outcome = 'Fail') AS fail
-    FROM pairwise
+           sum(mb) AS mb, sum(better) AS better, sum(tie) AS tie, sum(worse) AS worse, sum(mw) AS mw, sum(fail) AS fail
+    FROM pairwise_cells
     GROUP BY GROUPING SETS ((judge, model), (judge, model, category), (judge, model, task))
     HAVING NOT (scope = 'category' AND category IS NULL) AND NOT (scope = 'task' AND task IS NULL)
 ),
@@ -42,10 +55,8 @@ vfs_groups AS (
     SELECT judge, model,
            CASE WHEN GROUPING(category) = 0 THEN 'category' WHEN GROUPING(task) = 0 THEN 'task' ELSE 'overall' END AS scope,
            coalesce(category, task, 'all') AS scope_value,
-           avg(score_b) FILTER (WHERE parsed) AS vfs,
-           count_if(parsed) AS vfs_n,
-           count_if(NOT parsed) AS vfs_fail
-    FROM vfs
+           sum(vfs_sum) / nullif(sum(vfs_n), 0) AS vfs, sum(vfs_n) AS vfs_n, sum(vfs_fail) AS vfs_fail
+    FROM vfs_cells
     GROUP BY GROUPING SETS ((judge, model), (judge, model, category), (judge, model, task))
     HAVING NOT (scope = 'category' AND category IS NULL) AND NOT (scope = 'task' AND task IS NULL)
 ),
