@@ -156,13 +156,17 @@ def pair_counts(battles: pd.DataFrame) -> pd.DataFrame:
     key += v
     if min(a.min(), b.min(), v.min()) < 0:
         key = key[(a >= 0) & (b >= 0) & (v >= 0)]
-    judgments = np.bincount(key, minlength=len(a_names) * n_b * n_v)
-    cell = np.flatnonzero(judgments)
+    if len(a_names) * n_b * n_v <= max(len(key), 1 << 20):
+        judgments = np.bincount(key, minlength=len(a_names) * n_b * n_v)
+        cell = np.flatnonzero(judgments)
+        judgments = judgments[cell]
+    else:  # very many names for the battles: a dense table of every combination would be mostly empty
+        cell, judgments = np.unique(key, return_counts=True)
     return pd.DataFrame({
         "model_a": pd.array(np.array(a_names, dtype=object)[cell // (n_b * n_v)], dtype=str),
         "model_b": pd.array(np.array(b_names, dtype=object)[cell // n_v % n_b], dtype=str),
         "verdict": pd.array(np.array(v_names, dtype=object)[cell % n_v], dtype=str),
-        "judgments": judgments[cell].astype("int64"),
+        "judgments": judgments.astype("int64"),
     })
 
 

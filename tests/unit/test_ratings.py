@@ -219,3 +219,11 @@ def test_a_fit_with_an_unbounded_model_falls_back_to_the_bounded_fit():
     fitted = ratings.fit_bradley_terry(ratings.pair_counts(data), anchor="anchor")
     quasi_newton = ratings._fit_logits(len(cells.models), i, j, battles_total, score, pinned, None)
     np.testing.assert_allclose(fitted.to_numpy(), 1000 + quasi_newton * 400 / math.log(10), atol=1e-9)
+
+
+def test_pair_counts_with_many_names_and_few_battles_equal_the_groupby():
+    rng = np.random.default_rng(4)
+    names = np.array([f"m{k:04d}" for k in range(3000)], dtype=object)  # 3000² cells: more than the battles
+    frame = pd.DataFrame({"model_a": names[rng.integers(0, 3000, 500)], "model_b": names[rng.integers(0, 3000, 500)],
+                          "verdict": np.array(ratings.CANONICAL_VERDICTS, dtype=object)[rng.integers(0, 5, 500)]})
+    pd.testing.assert_frame_equal(ratings.pair_counts(frame), _groupby_counts(frame))
