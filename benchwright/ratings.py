@@ -110,41 +110,94 @@ def battles_from_judgments(judgments: pd.DataFrame, baseline: str, reuse_single_
     if len(bad):
         raise ValueError(f"not canonical verdicts: {sorted(set(bad['verdict']))[:5]}")
     candidate_is_a = (parsed["candidate_position"] == "A").to_numpy()
-    model = parsed["model"].astype(str).to_numpy()
+    # Categorical columns: each name is hashed once here, and pair_counts counts integer codes.
+    model_code, names = pd.factorize(parsed["model"].astype(str))
+    names = list(names)
+    if baseline not in names:
+        names.append(baseline)
+    baseline_code = names.index(baseline)
+    names_dtype = pd.CategoricalDtype(names)
     return pd.DataFrame({
-        "model_a": np.where(candidate_is_a, model, baseline),
-        "model_b": np.where(candidate_is_a, baseline, model),
-        "verdict": parsed["verdict"].astype(str).to_numpy(),
+        "model_a": pd.Categorical.from_codes(np.where(candidate_is_a, model_code, baseline_code), dtype=names_dtype),
+        "model_b": pd.Categorical.from_codes(np.where(candidate_is_a, baseline_code, model_code), dtype=names_dtype),
+        "verdict": pd.Categorical(parsed["verdict"].astype(str).to_numpy(), categories=list(CANONICAL_VERDICTS)),
     })
+
+
+def _sorted_codes(column: pd.Series) -> tuple[np.ndarray, list[str]]:
+    """Integer codes of a column (-1 where missing) numbering its distinct values in sorted order, and
+    those values as strings. A categorical column gives its codes without touching a string."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        codes, values = column.array.codes, list(column.cat.categories)
+    else:
+        codes, values = pd.factorize(column)
+        values = list(values)
+    order = sorted(range(len(values)), key=lambda k: values[k])
+    if order != list(range(len(values))):
+        rank = np.empty(len(values) + 1, dtype=np.int64)
+        rank[order] = np.arange(len(values))
+        rank[-1] = -1  # code -1 (missing) stays -1
+        codes = rank[codes]
+    return codes, [str(values[k]) for k in order]
 
 
 def pair_counts(battles: pd.DataFrame) -> pd.DataFrame:
     """Judgments per (model_a, model_b, verdict): the aggregated input of the fit."""
     if battles.empty:
         return pd.DataFrame(columns=COUNT_COLUMNS)
-    counts = battles.groupby(BATTLE_COLUMNS, observed=True).size().rename("judgments").reset_index()
-    return counts.astype({"model_a": str, "model_b": str, "verdict": str, "judgments": "int64"})
+    # One bincount over a combined integer key instead of a groupby over three string columns: the
+    # same rows, sorted by (model_a, model_b, verdict), battles with a missing value left out.
+    (a, a_names), (b, b_names), (v, v_names) = (_sorted_codes(battles[c]) for c in BATTLE_COLUMNS)
+    n_b, n_v = len(b_names), len(v_names)
+    key = a.astype(np.int64)  # (a · n_b + b) · n_v + v, in place: a million battles make big temporaries
+    key *= n_b
+    key += b
+    key *= n_v
+    key += v
+    if min(a.min(), b.min(), v.min()) < 0:
+        key = key[(a >= 0) & (b >= 0) & (v >= 0)]
+    if len(a_names) * n_b * n_v <= max(len(key), 1 << 20):
+        judgments = np.bincount(key, minlength=len(a_names) * n_b * n_v)
+        cell = np.flatnonzero(judgments)
+        judgments = judgments[cell]
+    else:  # very many names for the battles: a dense table of every combination would be mostly empty
+        cell, judgments = np.unique(key, return_counts=True)
+    return pd.DataFrame({
+        "model_a": pd.array(np.array(a_names, dtype=object)[cell // (n_b * n_v)], dtype=str),
+        "model_b": pd.array(np.array(b_names, dtype=object)[cell // n_v % n_b], dtype=str),
+        "verdict": pd.array(np.array(v_names, dtype=object)[cell % n_v], dtype=str),
+        "judgments": judgments.astype("int64"),
+    })
 
 
 class _Cells:
     """Pair-and-verdict cells as index arrays, ready for the likelihood."""
 
     def __init__(self, counts: pd.DataFrame, weights: Mapping[str, float]):
-        unknown = set(counts["verdict"]) - set(_A_SCORE)
+        # Vectorised over distinct values: thousands of cells, a handful of verdicts and models.
+        verdict_code, verdicts = pd.factorize(counts["verdict"].to_numpy(dtype=object), use_na_sentinel=False)
+        unknown = set(verdicts) - set(_A_SCORE)
         if unknown:
             raise ValueError(f"not canonical verdicts: {sorted(unknown)}")
-        unweighted = set(counts["verdict"]) - set(weights)
+        unweighted = set(verdicts) - set(weights)
         if unweighted:
             raise ValueError(f"no weight given for verdicts {sorted(unweighted)}")
-        counts = counts[counts["model_a"] != counts["model_b"]]
-        self.models = sorted(set(counts["model_a"]) | set(counts["model_b"]))
-        index = {m: i for i, m in enumerate(self.models)}
-        self.a = counts["model_a"].map(index).to_numpy(dtype=np.int64)
-        self.b = counts["model_b"].map(index).to_numpy(dtype=np.int64)
-        self.judgments = counts["judgments"].to_numpy(dtype=float)
-        self.weight = counts["verdict"].map(lambda v: float(weights[v])).to_numpy()
-        self.a_score = counts["verdict"].map(_A_SCORE).to_numpy(dtype=float)
-        self.verdicts = counts["verdict"].to_numpy()
+        cells = len(counts)
+        names = np.concatenate([counts["model_a"].to_numpy(dtype=object), counts["model_b"].to_numpy(dtype=object)])
+        name_code, sorted_names = pd.factorize(names, sort=True)
+        a, b = name_code[:cells], name_code[cells:]
+        other = a != b
+        a, b, verdict_code = a[other], b[other], verdict_code[other]
+        # Models that only met themselves have no rating: number the others 0..n-1 in sorted order.
+        used = np.unique(np.concatenate([a, b]))
+        index = np.zeros(len(sorted_names), dtype=np.int64)
+        index[used] = np.arange(len(used))
+        self.models = [str(sorted_names[k]) for k in used]
+        self.a, self.b = index[a], index[b]
+        self.judgments = counts["judgments"].to_numpy(dtype=float)[other]
+        self.weight = np.array([float(weights[v]) for v in verdicts])[verdict_code]
+        self.a_score = np.array([_A_SCORE[v] for v in verdicts])[verdict_code]
+        self.verdicts = np.asarray(verdicts, dtype=object)[verdict_code]
 
     def pair_totals(self, judgments: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(i, j, weighted battles, weighted score of i) summed per unordered pair i < j."""
@@ -173,8 +226,64 @@ def _check_connected(models: list[str], i: np.ndarray, j: np.ndarray, anchor: st
                          f"ratings are undefined: {apart[:10]}")
 
 
-def _fit_logits(n_models: int, i, j, battles, score, pinned: int, start: np.ndarray | None) -> np.ndarray:
-    """Maximum-likelihood log-strengths θ (natural-log odds units), θ[pinned] = 0."""
+def _newton_logits(n_models: int, i, j, battles, score, pinned: int) -> np.ndarray | None:
+    """The maximum-likelihood θ (θ[pinned] = 0) by Newton's method with the exact Hessian and step
+    halving, from θ = 0, or None when it does not get there inside the bounds (a model that won or lost
+    everything has no finite optimum). Only for a connected battle graph: then the likelihood is
+    strictly concave in the free θ and a handful of steps reach the optimum, where L-BFGS-B needs dozens.
+    """
+    free = np.array([k for k in range(n_models) if k != pinned], dtype=np.int64)
+    scale = max(float(battles.sum()), 1.0)
+
+    def negative_log_likelihood(theta: np.ndarray) -> float:
+        d = theta[i] - theta[j]
+        return float(np.sum(battles * np.logaddexp(0.0, d) - score * d)) / scale
+
+    theta = np.zeros(n_models)
+    value = negative_log_likelihood(theta)
+    for _ in range(100):
+        p = 1.0 / (1.0 + np.exp(-(theta[i] - theta[j])))
+        residual = (battles * p - score) / scale
+        gradient = np.bincount(i, weights=residual, minlength=n_models) - np.bincount(j, weights=residual, minlength=n_models)
+        if np.max(np.abs(gradient[free])) <= 1e-12:
+            return theta
+        # Hessian of the pair terms: w·(e_i − e_j)(e_i − e_j)ᵀ with w = battles·p·(1 − p).
+        w = battles * p * (1.0 - p) / scale
+        off = np.bincount(i * n_models + j, weights=w, minlength=n_models * n_models).reshape(n_models, n_models)
+        off += off.T
+        hessian = np.diag(off.sum(axis=1)) - off
+        try:
+            step = np.linalg.solve(hessian[np.ix_(free, free)], gradient[free])
+        except np.linalg.LinAlgError:
+            return None
+        size = 1.0
+        while True:
+            trial = theta.copy()
+            trial[free] -= size * step
+            trial_value = negative_log_likelihood(trial)
+            if trial_value <= value:
+                break
+            size /= 2
+            if size < 1e-12:
+                return None
+        theta, value = trial, trial_value
+        if not np.all(np.abs(theta) < RATING_BOUND_LOGITS):
+            return None
+    return None
+
+
+def _fit_logits(n_models: int, i, j, battles, score, pinned: int, start: np.ndarray | None,
+                connected: bool = False) -> np.ndarray:
+    """Maximum-likelihood log-strengths θ (natural-log odds units), θ[pinned] = 0.
+
+    ``connected``: every model is linked to the others by battles (``_check_connected``); then Newton's
+    method is tried first. L-BFGS-B within the bounds does the rest (and the bootstrap rounds, where a
+    model may have drawn no battle).
+    """
+    if connected:
+        theta = _newton_logits(n_models, i, j, battles, score, pinned)
+        if theta is not None:
+            return theta
     free = np.array([k for k in range(n_models) if k != pinned], dtype=np.int64)
     scale = max(float(battles.sum()), 1.0)  # keeps the gradient near 1 whatever the battle count
 
@@ -231,7 +340,7 @@ def _fit(counts, weights, anchor, scale, base, init):
     i, j, battles, score = cells.pair_totals(cells.judgments)
     _check_connected(cells.models, i, j, anchor)
     pinned = cells.models.index(anchor) if anchor is not None else 0
-    theta = _fit_logits(len(cells.models), i, j, battles, score, pinned, None)
+    theta = _fit_logits(len(cells.models), i, j, battles, score, pinned, None, connected=True)
     ratings = _ratings_from_logits(theta, cells.models, anchor, scale, base, init)
     return pd.Series(ratings, index=cells.models, name="rating"), (cells, theta, pinned)
 

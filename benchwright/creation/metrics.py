@@ -1,5 +1,10 @@
 """Creation metrics (METHODS §1.4): the leaderboard (Reward, Win Rate, VFS per judge × model × scope) and the
-judges' quality (position-swap consistency, preference for the first answer and for the longer one)."""
+judges' quality (position-swap consistency, preference for the first answer and for the longer one).
+
+The assets compute both in DuckDB with the SQL files named below, over the judgment tables (10^6 rows
+would take seconds in pandas). The functions here are the reference those queries must equal, row for
+row: a test runs both on the same judgments.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +17,10 @@ LEADERBOARD_COLUMNS = [
     "judge", "model", "scope", "scope_value", "vfs", "vfs_n", "vfs_fail",
     "reward", "win_rate", "mb", "better", "tie", "worse", "mw", "fail", "n",
 ]  # fmt: skip
+
+# Under sql/ (Warehouse.query_file): the same tables as leaderboard() and judge_quality() return.
+LEADERBOARD_SQL = "queries/creation/leaderboard.sql"
+JUDGE_QUALITY_SQL = "queries/creation/judge_quality.sql"
 
 _SCOPES = (("overall", None), ("category", "category"), ("task", "task"))
 

@@ -159,3 +159,71 @@ def test_preference_win_rate_follows_the_alpaca_eval_definitions():
     assert got["discrete_win_rate"] == pytest.approx(100 * (2 + 1) / 6)
     with pytest.raises(ValueError, match="outside"):
         ratings.preference_win_rate([1.0, 2.5])
+
+
+# --- the fast path (bincount counting, Newton's method) gives the old results ----------------------
+
+def _groupby_counts(battles_frame: pd.DataFrame) -> pd.DataFrame:
+    """pair_counts as it was: a pandas groupby over the three string columns."""
+    counts = battles_frame.astype(object).groupby(ratings.BATTLE_COLUMNS).size().rename("judgments").reset_index()
+    return counts.astype({"model_a": str, "model_b": str, "verdict": str, "judgments": "int64"})
+
+
+def _random_battles(n: int = 5000, seed: int = 3) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    names = np.array(["zeta", "alpha", "mid", "Beta", "anchor", "ünï"], dtype=object)  # not in sorted order
+    verdicts = np.array(ratings.CANONICAL_VERDICTS, dtype=object)
+    frame = pd.DataFrame({"model_a": names[rng.integers(0, 6, n)], "model_b": names[rng.integers(0, 6, n)],
+                          "verdict": verdicts[rng.integers(0, 5, n)]})  # self-battles included
+    frame.loc[[5, 17], "verdict"] = None  # a missing value is not a battle
+    frame.loc[9, "model_b"] = None
+    return frame
+
+
+def test_pair_counts_equal_the_groupby_for_strings_and_categories():
+    frame = _random_battles()
+    expected = _groupby_counts(frame)
+    pd.testing.assert_frame_equal(ratings.pair_counts(frame), expected)
+    # Categories in any order, unused ones included, give the same counts.
+    shuffled = {c: pd.CategoricalDtype([*sorted(frame[c].dropna().unique(), reverse=True), "unused"])
+                for c in ratings.BATTLE_COLUMNS}
+    pd.testing.assert_frame_equal(ratings.pair_counts(frame.astype(shuffled)), expected)
+
+
+def test_battles_from_judgments_count_like_their_strings():
+    rows = judgment_rows(*[(m, f"q{k}", o, v) for k, (m, v) in enumerate([("x", "B>A"), ("y", "A=B"), ("x", "B>>A"),
+                                                                          ("base", "A>B"), ("y", None)])
+                           for o in (1, 2)])
+    battles_frame = ratings.battles_from_judgments(rows, "base")
+    pd.testing.assert_frame_equal(ratings.pair_counts(battles_frame), _groupby_counts(battles_frame.astype(object)))
+
+
+@pytest.mark.parametrize("anchor", ["anchor", None])
+def test_newton_fit_equals_the_bounded_quasi_newton_fit(anchor):
+    counts = ratings.pair_counts(_random_battles(20_000))
+    cells = ratings._Cells(counts, ratings.arena_hard_weights())
+    i, j, battles_total, score = cells.pair_totals(cells.judgments)
+    pinned = cells.models.index(anchor) if anchor else 0
+    newton = ratings._newton_logits(len(cells.models), i, j, battles_total, score, pinned)
+    assert newton is not None
+    quasi_newton = ratings._fit_logits(len(cells.models), i, j, battles_total, score, pinned, None)  # L-BFGS-B
+    assert np.max(np.abs(newton - quasi_newton)) * 400 / math.log(10) < 1e-4  # Elo
+
+
+def test_a_fit_with_an_unbounded_model_falls_back_to_the_bounded_fit():
+    data = battles(("anchor", "x", "B>A", 5), ("anchor", "y", "B>A", 2), ("anchor", "y", "A>B", 2), ("x", "y", "A>B", 1))
+    cells = ratings._Cells(ratings.pair_counts(data), ratings.unit_weights())
+    i, j, battles_total, score = cells.pair_totals(cells.judgments)
+    pinned = cells.models.index("anchor")
+    assert ratings._newton_logits(len(cells.models), i, j, battles_total, score, pinned) is None
+    fitted = ratings.fit_bradley_terry(ratings.pair_counts(data), anchor="anchor")
+    quasi_newton = ratings._fit_logits(len(cells.models), i, j, battles_total, score, pinned, None)
+    np.testing.assert_allclose(fitted.to_numpy(), 1000 + quasi_newton * 400 / math.log(10), atol=1e-9)
+
+
+def test_pair_counts_with_many_names_and_few_battles_equal_the_groupby():
+    rng = np.random.default_rng(4)
+    names = np.array([f"m{k:04d}" for k in range(3000)], dtype=object)  # 3000² cells: more than the battles
+    frame = pd.DataFrame({"model_a": names[rng.integers(0, 3000, 500)], "model_b": names[rng.integers(0, 3000, 500)],
+                          "verdict": np.array(ratings.CANONICAL_VERDICTS, dtype=object)[rng.integers(0, 5, 500)]})
+    pd.testing.assert_frame_equal(ratings.pair_counts(frame), _groupby_counts(frame))

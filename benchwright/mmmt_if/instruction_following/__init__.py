@@ -53,7 +53,7 @@ def followed(response: str, instruction_ids: Iterable[str]) -> dict[str, bool]:
     """id -> followed, for every distinct id given (validated before the response is read)."""
     specs = [instruction(i) for i in dict.fromkeys(instruction_ids)]
     stats = analyse(response)
-    return {spec.id: spec.check(stats) for spec in specs}
+    return {spec.id: spec.checker(stats) for spec in specs}  # Instruction.check without the extra call
 
 
 def pif(response: str, instruction_ids: Iterable[str]) -> float:

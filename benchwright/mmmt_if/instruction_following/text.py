@@ -81,9 +81,13 @@ _OPENING = "\"'“‘«([{"
 _BEFORE_DIGIT = frozenset("no nos fig figs vol vols pp p".split())
 _ALNUM = re.compile(r"[^\W_]")
 
-_WORD = re.compile(r"\w+(?:[-'’.,]\w+)*")
+# Possessive: a joiner is never a word character, so giving characters back could not change a match;
+# not trying saves time.
+_WORD = re.compile(r"\w++(?:[-'’.,]\w++)*+")
 # Numbers are found in two steps: runs of digits, commas and dots, then the numbers inside a run.
-_NUMERIC_RUN = re.compile(r"-?\d[\d,.]*")
+# "-?\d[\d,.]*" written as a branch: the same runs, but the engine can skip ahead to a "-" or a digit
+# instead of trying every position (twice as fast on prose).
+_NUMERIC_RUN = re.compile(r"(?:-\d|\d)[\d,.]*")
 _NUMBER = re.compile(r"(\d{1,3}(?:,\d{3})+(?!\d)|\d+)(\.\d+)?")
 _CLOSING = "\"'”’»)]}*_ "
 _END_MARKS = {".": ".", "!": "!", "?": "?", "…": "."}
@@ -203,8 +207,12 @@ def phrase_pattern(phrase: str) -> re.Pattern:
     """Whole words of ``phrase`` in a row, in lower case: not inside a longer word (by the word rule:
     no letter, digit or joined ``-'’.,`` on either side) and separated by spaces or tabs only, so
     never across a sentence end or a line."""
-    body = r"[ \t]+".join(re.escape(word) for word in phrase.lower().split())
-    return re.compile(rf"(?<!\w)(?<!\w[-'’.,]){body}(?!\w)(?![-'’.,]\w)")
+    first, *rest = [re.escape(word) for word in phrase.lower().split()] or [""]
+    # The first word leads and the "not inside a word" test looks back from its end: a pattern that
+    # starts with a literal lets the regex engine jump to where the word occurs instead of trying every
+    # position (what "(?<!\w)(?<!\w[-'’.,])first..." did; the two find the same matches).
+    then = "".join(rf"[ \t]+{word}" for word in rest)
+    return re.compile(rf"{first}(?<!\w{first})(?<!\w[-'’.,]{first}){then}(?!\w)(?![-'’.,]\w)")
 
 
 def count_words(text: str) -> int:
@@ -222,6 +230,10 @@ def numbers(text: str) -> list[float]:
             if not negative:
                 continue  # x86, H2O
             negative = False  # "2-8": a range or a hyphen, not a minus
+        digits = run.rstrip(",.")
+        if digits.isdecimal():  # the common case ("17", "2002,", "8."): one whole number, nothing to split
+            found.append(float(digits))
+            continue
         position = 1 if run[0] == "-" else 0
         while True:
             number = _NUMBER.match(run, position)
@@ -243,11 +255,11 @@ class TextStats:
     """What the checkers need to know about one response. Each part is computed on first use
     (plain attributes rather than functools.cached_property, which takes a lock per access)."""
 
-    __slots__ = ("response", "_segments", "_sentences", "_words", "_numbers", "_text")
+    __slots__ = ("response", "_segments", "_sentences", "_word_counts", "_numbers", "_text")
 
     def __init__(self, response: str):
         self.response = response
-        self._segments = self._sentences = self._words = self._numbers = self._text = None
+        self._segments = self._sentences = self._word_counts = self._numbers = self._text = None
 
     @property
     def segments(self) -> list[str]:
@@ -263,13 +275,15 @@ class TextStats:
 
     @property
     def sentence_words(self) -> list[list[str]]:
-        if self._words is None:
-            self._words = [_WORD.findall(s) for s in self.sentences]
-        return self._words
+        return [_WORD.findall(s) for s in self.sentences]
 
     @property
     def sentence_word_counts(self) -> list[int]:
-        return [len(w) for w in self.sentence_words]
+        # Only the counts are kept: cached lists of word strings cost the garbage collector more than
+        # finding the words does.
+        if self._word_counts is None:
+            self._word_counts = [len(_WORD.findall(s)) for s in self.sentences]
+        return self._word_counts
 
     @property
     def first_characters(self) -> list[str]:
