@@ -251,7 +251,7 @@ def _wide_integers(df: pd.DataFrame) -> pd.DataFrame:
     """``df`` with narrow NumPy integer columns as int64 (same values).
 
     GX compares a column with a range vectorized only when its dtype is int64 or float64; any other
-    width (DuckDB's INTEGER arrives as int32) goes through Python value by value, ~10x slower.
+    width (DuckDB's INTEGER arrives as int32) costs a Python call per value.
     """
     narrow = {column: "int64" for column, dtype in df.dtypes.items()
               if isinstance(dtype, np.dtype) and dtype.kind in "iu" and dtype.itemsize < 8}
