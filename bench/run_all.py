@@ -23,7 +23,7 @@ import time
 from _common import RESULT_PREFIX, ROOT, machine
 
 BENCH = ROOT / "bench"
-QUICK_ARGS = {"metrics_scale": ["--items", "500"]}
+QUICK_ARGS = {"metrics_scale": ["--items", "500"], "schema_checks": ["--repeats", "2", "--rounds", "1"]}
 
 
 def benchmarks() -> list[str]:

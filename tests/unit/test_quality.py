@@ -191,3 +191,71 @@ def test_a_failed_call_is_its_own_figure_not_a_schema_violation():
     returned_without_outcome = pd.DataFrame([row(1, "W"), row(2, None)])
     result = schema_result(returned_without_outcome, *suites, answered_expectations=answered)
     assert not result.passed and result.metadata["failed_calls"].value == 0
+
+
+# One good and one bad frame per spec kind. Each pair is validated twice in turn in this process, so
+# the second round runs on the suite built (and cached) in the first: a suite must not carry anything
+# from one frame to the next.
+SPEC_KINDS = {
+    "range": ({"type": "column_values_between", "column": "x", "min": 0, "max": 10},
+              pd.DataFrame({"x": [1.0, 10.0]}), pd.DataFrame({"x": [1.0, 11.0, 12.0]}),
+              "expect_column_values_to_be_between", {"unexpected_count": 2, "unexpected_values": [11.0, 12.0]}),
+    "set": ({"type": "column_values_in_set", "column": "x", "values": ["a", "b"]},
+            pd.DataFrame({"x": ["a", "b"]}), pd.DataFrame({"x": ["a", "c"]}),
+            "expect_column_values_to_be_in_set", {"unexpected_count": 1, "unexpected_values": ["c"]}),
+    "not_null": ({"type": "column_not_null", "column": "x"},
+                 pd.DataFrame({"x": ["a", "b"]}), pd.DataFrame({"x": ["a", None]}),
+                 "expect_column_values_to_not_be_null", {"unexpected_count": 1}),
+    "unique": ({"type": "columns_unique", "columns": ["x"]},
+               pd.DataFrame({"x": [1, 2]}), pd.DataFrame({"x": [1, 1]}),
+               "expect_column_values_to_be_unique", {"unexpected_count": 2, "unexpected_values": [1]}),
+    "compound_unique": ({"type": "columns_unique", "columns": ["x", "y"]},
+                        pd.DataFrame({"x": [1, 1], "y": ["a", "b"]}), pd.DataFrame({"x": [1, 1], "y": ["a", "a"]}),
+                        "expect_compound_columns_to_be_unique", {"unexpected_count": 2,
+                                                                 "unexpected_values": [[1, "a"]]}),
+    "columns_exist": ({"type": "columns_exist", "columns": ["x", "y"]},
+                      pd.DataFrame({"x": [1], "y": [2]}), pd.DataFrame({"x": [1]}),
+                      "expect_column_to_exist", {"observed": "column missing", "columns": ["y"]}),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SPEC_KINDS))
+def test_each_spec_kind_passes_a_good_frame_and_fails_a_bad_one_repeatedly(kind):
+    spec, good, bad, expectation, expected = SPEC_KINDS[kind]
+    failures_seen = []
+    for _ in range(2):
+        good_report = validate_frame(good, [spec])
+        assert good_report.success and good_report.failures == []
+        bad_report = validate_frame(bad, [spec])
+        assert not bad_report.success and bad_report.evaluated == good_report.evaluated
+        failure = failure_for(bad_report, expectation)
+        assert {k: failure[k] for k in expected} == expected
+        failures_seen.append(bad_report.failures)
+    assert failures_seen[0] == failures_seen[1]
+
+
+def test_a_suite_is_built_once_per_spec_list():
+    from benchwright.quality import _suite
+
+    specs = SUITES["creation_vfs_judgments"]
+    assert _suite(specs) is _suite([dict(spec) for spec in specs])
+    assert _suite(specs) is not _suite(SUITES["judge_quality"])
+
+
+def test_narrow_integer_columns_give_the_same_report_as_int64():
+    # DuckDB's INTEGER arrives as int32; GX compares other widths than int64 value by value.
+    spec = [{"type": "column_values_between", "column": "score", "min": 1, "max": 10},
+            {"type": "column_values_in_set", "column": "order", "values": [1, 2]}]
+    wide = pd.DataFrame({"score": [1, 10, 0, 11, 11], "order": [1, 2, 3, 1, 2]})
+    narrow = wide.astype({"score": "int32", "order": "int16"})
+    assert validate_frame(narrow, spec) == validate_frame(wide, spec)
+    assert failure_for(validate_frame(narrow, spec), "expect_column_values_to_be_between")["unexpected_values"] == [11, 0]
+
+
+def test_columns_named_lists_each_column_once_in_order():
+    from benchwright.quality import columns_named
+
+    assert columns_named(SUITES["creation_vfs_judgments"]) == [
+        "model", "judge", "item_id", "raw_text", "score_a", "score_b", "parse_ok"]
+    assert columns_named([{"type": "column_not_null", "column": "a"},
+                          {"type": "columns_unique", "columns": ["b", "a"]}]) == ["a", "b"]
