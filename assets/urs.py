@@ -160,11 +160,14 @@ def _references(warehouse: Warehouse) -> dict[str, tuple[str, str]]:
     return {r.item_id: (r.answer, r.reference_model) for r in df.itertuples(index=False)}
 
 
-def _answers(warehouse: Warehouse, models: list[str], sample_indexes: list[int]) -> dict[tuple[str, int], dict[str, str]]:
+def _answers(warehouse: Warehouse, models: list[str], sample_indexes: list[int],
+             item_ids: list[str] | None = None) -> dict[tuple[str, int], dict[str, str]]:
+    """(model, sample index) -> item -> answer; of the given items only, when given."""
     df = warehouse.query(
         "SELECT model, sample_index, item_id, response FROM generations WHERE benchmark = 'urs' "
-        "AND response IS NOT NULL AND list_contains(?, model) AND list_contains(?, sample_index)",
-        [models, sample_indexes])
+        "AND response IS NOT NULL AND list_contains(?, model) AND list_contains(?, sample_index) "
+        "AND (? IS NULL OR list_contains(?, item_id))",
+        [models, sample_indexes, item_ids, item_ids])
     answers: dict[tuple[str, int], dict[str, str]] = {}
     for r in df.itertuples(index=False):
         answers.setdefault((r.model, int(r.sample_index)), {})[r.item_id] = r.response
@@ -224,7 +227,9 @@ def urs_cross_judgments(context: dg.AssetExecutionContext, config: CrossValidati
     sample = urs_steps.cross_sample(items, config.sample_size)
     judges, candidates = registry.judges(), registry.candidates()
     slugs = [c.slug for c in candidates]
-    answers = _answers(warehouse, slugs, [urs_steps.ANSWER_SAMPLE, urs_steps.REFERENCE_SAMPLE])
+    # The sample's answers only: every model's answers to every question would be read for a few cells.
+    answers = _answers(warehouse, slugs, [urs_steps.ANSWER_SAMPLE, urs_steps.REFERENCE_SAMPLE],
+                       [item["item_id"] for item in sample])
     plan, skipped = urs_steps.cross_plan(sample, judges, slugs, answers)
     if skipped:
         context.log.warning(f"{skipped} grid cells not judged: a candidate has no answer to a sampled question")
