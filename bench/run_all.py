@@ -4,10 +4,11 @@
     .venv/bin/python bench/run_all.py --quick    # smaller metrics benchmark (100,000 rows)
     .venv/bin/python bench/run_all.py --only llm_throughput llm_overhead
 
-Every script in bench/ not starting with "_" is a benchmark (the long full_size runs only with --only).
-A benchmark's last line starting with "RESULT " (JSON, see bench/_common.py) is its result; for a script without one, its last output line.
-The table (date, machine, benchmark, result) is printed and written, with the raw results, under
-$BENCHWRIGHT_HOME/bench/ (default .benchwright/bench/), ready to copy into bench/README.md.
+Every script in bench/ not starting with "_" is a benchmark (the long full_size runs only with
+--only). A benchmark's last line starting with "RESULT " (JSON, see bench/_common.py) is its result;
+for a script without one, its last output line. The table (date, machine, benchmark, result) is
+printed and written, with the raw results, under $BENCHWRIGHT_HOME/bench/ (default
+.benchwright/bench/), ready to copy into bench/README.md.
 """
 
 from __future__ import annotations
