@@ -178,9 +178,19 @@ def phase_table(phases: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def slowest_steps(phase: dict, count: int = 8) -> str:
+def slowest_steps(phase: dict, count: int = 10) -> str:
     ranked = sorted(phase["by_step_s"].items(), key=lambda kv: -kv[1])[:count]
     return ", ".join(f"{key} {seconds:.1f} s" for key, seconds in ranked)
+
+
+def steps_by_group(phase: dict, group_of: dict[str, str]) -> dict[str, float]:
+    """Step seconds by the asset's group (generations, judgments, metrics ...); a step that is no asset's
+    is a check's."""
+    totals: dict[str, float] = {}
+    for key, seconds in phase["by_step_s"].items():
+        group = group_of.get(key, "checks")
+        totals[group] = totals.get(group, 0.0) + seconds
+    return dict(sorted(totals.items(), key=lambda kv: -kv[1]))
 
 
 def measure(external: Path, scale: float) -> dict:
@@ -197,8 +207,8 @@ def measure(external: Path, scale: float) -> dict:
 
         prepare_dagster_home(home)
         asset_config = build_workload(home, external, scale)
-        judging_steps = {key.to_user_string() for key in defs.resolve_asset_graph().get_all_asset_keys()
-                         if defs.resolve_asset_graph().get(key).group_name == "judgments"}
+        graph = defs.resolve_asset_graph()
+        group_of = {key.to_user_string(): graph.get(key).group_name for key in graph.get_all_asset_keys()}
         with dg.DagsterInstance.get() as instance:
             phases = []
             for name, candidates, judges in (("cold", CANDIDATES, JUDGES), ("+1 candidate", CANDIDATES + 1, JUDGES),
@@ -207,7 +217,9 @@ def measure(external: Path, scale: float) -> dict:
                 write_registry(home, candidates, judges)
                 phases.append(run_phase(name, instance, default_resources(home), asset_config, home))
     cold, plus_model, plus_judge, noop = phases
-    cold_judging = sum(s for key, s in cold["by_step_s"].items() if key in judging_steps)
+    for phase in phases:
+        phase["steps_by_group_s"] = steps_by_group(phase, group_of)
+    cold_judging = cold["steps_by_group_s"].get("judgments", 0.0)
     model_share, judge_share = cold["wall_s"] / CANDIDATES, cold_judging / JUDGES
     targets = {
         "noop_over_cold": noop["wall_s"] / cold["wall_s"],
@@ -225,7 +237,8 @@ def measure(external: Path, scale: float) -> dict:
                f"(≤ 2: {verdict(targets['plus_judge_over_share'], 2)})")
     print(phase_table(phases))
     for phase in phases:
-        print(f"slowest steps, {phase['phase']}: {slowest_steps(phase)}")
+        groups = ", ".join(f"{group} {seconds:.1f} s" for group, seconds in phase["steps_by_group_s"].items())
+        print(f"{phase['phase']}: step time by group: {groups}; slowest steps: {slowest_steps(phase)}")
     return {"summary": summary, "scale": scale, "cold_judging_s": cold_judging, **targets,
             "phases": [{k: v for k, v in p.items() if k != "by_step_s"} for p in phases]}
 
