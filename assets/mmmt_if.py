@@ -211,26 +211,29 @@ def mmmt_if_generations(context: dg.AssetExecutionContext, config: MMMTIFGenerat
 @dg.asset(
     group_name="judgments",
     deps=[mmmt_if_generations, mmmt_if_chats],
+    partitions_def=models_partitions,
     code_version=steps.code_version(mmmt_if_steps, instruction_following),
     automation_condition=EAGER,
     kinds={"duckdb"},
-    description="Programmatic instruction following (no judge): every stored MMMT-IF response of every model "
-                "checked against every instruction in force at its turn (benchwright.mmmt_if.instruction_following). "
-                "Writes `mmmt_if_turn_scores` (PIF per response; NULL for a failed call) and "
-                "`mmmt_if_instruction_results`. Checking is fast, so all models are rescored together.",
+    description="Programmatic instruction following (no judge), partition: model. Every stored MMMT-IF response "
+                "of the model checked against every instruction in force at its turn "
+                "(benchwright.mmmt_if.instruction_following). Writes `mmmt_if_turn_scores` (PIF per response; NULL "
+                "for a failed call) and `mmmt_if_instruction_results`. Per model, so a new candidate is scored "
+                "alone; a new chat set or checker code makes every model's scores stale.",
 )
 def mmmt_if_turn_scores(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
+    model = context.partition_key
     generations = warehouse.query("SELECT model, item_id, variant, sample_index, response, error FROM generations "
-                                  "WHERE benchmark = ?", [prompts.BENCHMARK])
+                                  "WHERE benchmark = ? AND model = ?", [prompts.BENCHMARK, model])
     turns = warehouse.query("SELECT turn_id, chat_id, turn, instructions_in_force FROM mmmt_if_turns")
     scores, results = mmmt_if_steps.score_rows(generations, turns)
-    warehouse.replace_rows("mmmt_if_turn_scores", scores, match={})
-    warehouse.replace_rows("mmmt_if_instruction_results", results, match={})
-    by_model = scores.groupby(["model", "variant"])["pif"].mean().round(4)
+    warehouse.write_tables([("mmmt_if_turn_scores", scores, {"model": model}),
+                            ("mmmt_if_instruction_results", results, {"model": model})])
+    by_variant = scores.groupby("variant")["pif"].mean().round(4)
     return dg.MaterializeResult(metadata=table_metadata(
-        scores, ["model", "turn_id", "variant", "sample_index", "n_instructions", "n_followed", "pif"],
+        scores, ["turn_id", "variant", "sample_index", "n_instructions", "n_followed", "pif"],
         instruction_results=len(results), failed_calls=int(scores["pif"].isna().sum()),
-        mean_pif=dg.MetadataValue.json({f"{m}/{v}": p for (m, v), p in by_model.items()}),
+        mean_pif=dg.MetadataValue.json(by_variant.to_dict()),
     ))
 
 

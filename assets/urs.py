@@ -18,6 +18,7 @@ from benchwright.urs import loader as urs_loader
 from benchwright.urs import metrics, prompts
 from benchwright.urs import steps as urs_steps
 from benchwright.steps import limits_for
+from benchwright.paths import ROOT
 from benchwright.human_pairwise import ROW_COLUMNS, with_known_models, without_duplicates
 from benchwright.urs.loader import load_pairwise_csv, load_satisfaction_csv, load_urs_csv
 from benchwright.pii import redact, scan_texts
@@ -159,11 +160,14 @@ def _references(warehouse: Warehouse) -> dict[str, tuple[str, str]]:
     return {r.item_id: (r.answer, r.reference_model) for r in df.itertuples(index=False)}
 
 
-def _answers(warehouse: Warehouse, models: list[str], sample_indexes: list[int]) -> dict[tuple[str, int], dict[str, str]]:
+def _answers(warehouse: Warehouse, models: list[str], sample_indexes: list[int],
+             item_ids: list[str] | None = None) -> dict[tuple[str, int], dict[str, str]]:
+    """(model, sample index) -> item -> answer; of the given items only, when given."""
     df = warehouse.query(
         "SELECT model, sample_index, item_id, response FROM generations WHERE benchmark = 'urs' "
-        "AND response IS NOT NULL AND list_contains(?, model) AND list_contains(?, sample_index)",
-        [models, sample_indexes])
+        "AND response IS NOT NULL AND list_contains(?, model) AND list_contains(?, sample_index) "
+        "AND (? IS NULL OR list_contains(?, item_id))",
+        [models, sample_indexes, item_ids, item_ids])
     answers: dict[tuple[str, int], dict[str, str]] = {}
     for r in df.itertuples(index=False):
         answers.setdefault((r.model, int(r.sample_index)), {})[r.item_id] = r.response
@@ -223,7 +227,9 @@ def urs_cross_judgments(context: dg.AssetExecutionContext, config: CrossValidati
     sample = urs_steps.cross_sample(items, config.sample_size)
     judges, candidates = registry.judges(), registry.candidates()
     slugs = [c.slug for c in candidates]
-    answers = _answers(warehouse, slugs, [urs_steps.ANSWER_SAMPLE, urs_steps.REFERENCE_SAMPLE])
+    # The sample's answers only: every model's answers to every question would be read for a few cells.
+    answers = _answers(warehouse, slugs, [urs_steps.ANSWER_SAMPLE, urs_steps.REFERENCE_SAMPLE],
+                       [item["item_id"] for item in sample])
     plan, skipped = urs_steps.cross_plan(sample, judges, slugs, answers)
     if skipped:
         context.log.warning(f"{skipped} grid cells not judged: a candidate has no answer to a sampled question")
@@ -239,14 +245,15 @@ def urs_cross_judgments(context: dg.AssetExecutionContext, config: CrossValidati
 
 # --- metrics -----------------------------------------------------------------------------------------
 
-def _judgments(warehouse: Warehouse) -> pd.DataFrame:
-    return warehouse.query("SELECT * FROM urs_judgments WHERE error IS NULL")
+# The metrics DuckDB computes from the judgments (benchwright.urs.metrics holds the same definitions in Python).
+LEADERBOARD_SQL = "queries/urs/leaderboard.sql"
+CRITERION_MEANS_SQL = "queries/urs/criterion_means.sql"
 
 
 @dg.asset(
     group_name="metrics",
     deps=[registry_labels, urs_judgments],
-    code_version=steps.code_version(metrics),
+    code_version=steps.code_version(metrics, files=[ROOT / "sql" / LEADERBOARD_SQL]),
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="URS leaderboard: mean final score (1-10) per judge × model × intent × language, with 'all' rows "
@@ -254,7 +261,8 @@ def _judgments(warehouse: Warehouse) -> pd.DataFrame:
                 "counted beside it, never scored.",
 )
 def urs_leaderboard(context: dg.AssetExecutionContext, warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
-    board = add_labels(metrics.leaderboard(_judgments(warehouse)), registry, LABELS)
+    # DuckDB aggregates (the rows of metrics.leaderboard): the judgments never travel through pandas.
+    board = add_labels(warehouse.query_file(LEADERBOARD_SQL), registry, LABELS)
     warehouse.replace_rows("urs_leaderboard", board, match={})
     overall = board[(board["intent"] == metrics.ALL) & (board["language"] == metrics.ALL)]
     return dg.MaterializeResult(metadata=table_metadata(
@@ -266,13 +274,14 @@ def urs_leaderboard(context: dg.AssetExecutionContext, warehouse: Warehouse, reg
 @dg.asset(
     group_name="metrics",
     deps=[registry_labels, urs_judgments],
-    code_version=steps.code_version(metrics),
+    code_version=steps.code_version(metrics, files=[ROOT / "sql" / CRITERION_MEANS_SQL]),
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="Mean score of each intent criterion per judge × model × intent × language (and 'all' margins).",
 )
 def urs_criterion_means(context: dg.AssetExecutionContext, warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
-    table = add_labels(metrics.criterion_means(_judgments(warehouse)), registry, LABELS)
+    # DuckDB aggregates (the rows of metrics.criterion_means), the criterion scores read from their JSON.
+    table = add_labels(warehouse.query_file(CRITERION_MEANS_SQL), registry, LABELS)
     warehouse.replace_rows("urs_criterion_means", table, match={})
     shown = table[(table["intent"] == metrics.ALL) & (table["language"] == metrics.ALL)]
     return dg.MaterializeResult(metadata=table_metadata(table, ["judge", "model", "criterion", "mean_score", "n"],

@@ -1,4 +1,5 @@
-"""Shared by the benchmarks: the loopback server in its own process, the machine, the result line.
+"""Shared by the benchmarks: the loopback server in its own process, the machine, the result line,
+the split of a graph run by the Dagster event log, peak memory.
 
 The fault server (tests/support/openai_server.py) runs in a separate process so that its CPU time
 does not compete with the client's event loop for the GIL: what is measured is the client.
@@ -10,6 +11,7 @@ import json
 import multiprocessing as mp
 import os
 import platform
+import resource
 import sys
 import time
 from contextlib import contextmanager
@@ -61,3 +63,34 @@ def emit(name: str, summary: str, **numbers) -> None:
     """Print the human summary and one machine-readable line that bench/run_all.py collects."""
     print(f"{name}: {summary}")
     print(RESULT_PREFIX + json.dumps({"benchmark": name, "summary": summary, **numbers}), flush=True)
+
+
+def event_log_breakdown(instance, run_ids: set[str]) -> dict:
+    """Seconds inside runs and inside steps, summed over the given runs, from the instance's events; and
+    the seconds of each step key (an asset's step key is its name), summed over those runs."""
+    import dagster as dg
+
+    step_events = {dg.DagsterEventType.STEP_START, dg.DagsterEventType.STEP_SUCCESS, dg.DagsterEventType.STEP_FAILURE}
+    in_runs = in_steps = 0.0
+    by_step: dict[str, float] = {}
+    for record in instance.get_run_records():
+        if record.dagster_run.run_id not in run_ids:
+            continue
+        in_runs += (record.end_time or record.start_time) - record.start_time
+        started: dict[str, float] = {}
+        for event in instance.all_logs(record.dagster_run.run_id, of_type=step_events):
+            key = event.dagster_event.step_key
+            if event.dagster_event.event_type == dg.DagsterEventType.STEP_START:
+                started[key] = event.timestamp
+            elif key in started:
+                seconds = event.timestamp - started.pop(key)
+                in_steps += seconds
+                by_step[key] = by_step.get(key, 0.0) + seconds
+    return {"in_runs_s": in_runs, "in_steps_s": in_steps, "by_step_s": by_step}
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory so far of this process and of its largest waited-for child (Linux: KiB)."""
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return (own + children) / 1024

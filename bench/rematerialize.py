@@ -15,27 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import emit
-
-
-def event_log_breakdown(instance, run_ids: set[str]) -> dict:
-    """Seconds inside runs and inside steps, summed over the given runs, from the instance's events."""
-    import dagster as dg
-
-    step_events = {dg.DagsterEventType.STEP_START, dg.DagsterEventType.STEP_SUCCESS, dg.DagsterEventType.STEP_FAILURE}
-    in_runs = in_steps = 0.0
-    for record in instance.get_run_records():
-        if record.dagster_run.run_id not in run_ids:
-            continue
-        in_runs += (record.end_time or record.start_time) - record.start_time
-        started: dict[str, float] = {}
-        for event in instance.all_logs(record.dagster_run.run_id, of_type=step_events):
-            key = event.dagster_event.step_key
-            if event.dagster_event.event_type == dg.DagsterEventType.STEP_START:
-                started[key] = event.timestamp
-            elif key in started:
-                in_steps += event.timestamp - started.pop(key)
-    return {"in_runs_s": in_runs, "in_steps_s": in_steps}
+from _common import emit, event_log_breakdown
 
 
 def measure() -> dict:

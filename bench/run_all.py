@@ -4,10 +4,11 @@
     .venv/bin/python bench/run_all.py --quick    # smaller metrics benchmark (100,000 rows)
     .venv/bin/python bench/run_all.py --only llm_throughput llm_overhead
 
-Every script in bench/ not starting with "_" is a benchmark. A benchmark's last line starting with
-"RESULT " (JSON, see bench/_common.py) is its result; for a script without one, its last output line.
-The table (date, machine, benchmark, result) is printed and written, with the raw results, under
-$BENCHWRIGHT_HOME/bench/ (default .benchwright/bench/), ready to copy into bench/README.md.
+Every script in bench/ not starting with "_" is a benchmark (the long full_size runs only with
+--only). A benchmark's last line starting with "RESULT " (JSON, see bench/_common.py) is its result;
+for a script without one, its last output line. The table (date, machine, benchmark, result) is
+printed and written, with the raw results, under $BENCHWRIGHT_HOME/bench/ (default
+.benchwright/bench/), ready to copy into bench/README.md.
 """
 
 from __future__ import annotations
@@ -24,10 +25,13 @@ from _common import RESULT_PREFIX, ROOT, machine
 
 BENCH = ROOT / "bench"
 QUICK_ARGS = {"metrics_scale": ["--items", "500"], "schema_checks": ["--repeats", "2", "--rounds", "1"]}
+# Too long for the default list (about 12 minutes here); run with --only.
+ONLY_WHEN_NAMED = {"full_size"}
 
 
 def benchmarks() -> list[str]:
-    return sorted(p.stem for p in BENCH.glob("*.py") if not p.name.startswith("_") and p.name != "run_all.py")
+    return sorted(p.stem for p in BENCH.glob("*.py")
+                  if not p.name.startswith("_") and p.name != "run_all.py" and p.stem not in ONLY_WHEN_NAMED)
 
 
 def run(name: str, args: list[str]) -> dict:

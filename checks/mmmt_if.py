@@ -44,7 +44,7 @@ def mmmt_if_metrics_schema(warehouse: Warehouse) -> dg.AssetCheckResult:
 
 
 mmmt_if_schema_checks = schema_checks([
-    SchemaSpec(mmmt_if_turn_scores, "mmmt_if_turn_scores", suites.SUITES["mmmt_if_turn_scores"],
+    SchemaSpec(mmmt_if_turn_scores, "mmmt_if_turn_scores", suites.SUITES["mmmt_if_turn_scores"], scope="model",
                description="PIF in [0, 1], followed ≤ 6, known variants, one row per response."),
     SchemaSpec(mmmt_if_preferences, "mmmt_if_autorater_judgments", suites.SUITES["mmmt_if_autorater_judgments"],
                name="autorater_scores_in_range",

@@ -14,6 +14,7 @@ from scripts.orchestrate import materialize_everything, stale_status_resolver
 from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, pick, resources_for, write_registry
 
 GENERATIONS = {"creation_generations", "urs_generations", "mmmt_if_generations", "gap_generations"}
+SCORED_PER_MODEL = {"mmmt_if_turn_scores"}  # programmatic scoring: no judge, partitioned by model
 JUDGMENTS = {"creation_pairwise_judgments", "creation_vfs_judgments", "urs_judgments", "mmmt_if_autorater_judgments",
              "gap_score_judgments"}
 
@@ -56,7 +57,7 @@ def test_only_what_is_new_runs(tmp_path):
         assert added["failed_runs"] == 0 and added["api_calls"] > 0
         partitioned = _partitioned(added)
         assert partitioned and all(keys["model"] == "sim-average" for _key, keys in partitioned), partitioned
-        assert {key for key, _ in partitioned} == GENERATIONS | JUDGMENTS
+        assert {key for key, _ in partitioned} == GENERATIONS | SCORED_PER_MODEL | JUDGMENTS
         ran = {key for key, _ in _ran(added)}
         assert {"creation_leaderboard", "urs_leaderboard", "mmmt_if_turn_scores", "gap_scores",
                 "analyst_snapshot"} <= ran

@@ -3,6 +3,7 @@ the instructions-appended variant, a failing model, the autorater, human ratings
 
 import dagster as dg
 import numpy as np
+import pandas as pd
 import pytest
 
 from benchwright import simulate
@@ -52,9 +53,9 @@ def run(tmp_path_factory):
             instance.add_dynamic_partitions("judges", list(JUDGES))
             results = {"datasets": materialize(["mmmt_if_source_chats", "mmmt_if_chats", "mmmt_if_human_ratings"],
                                                instance, resources)}
-            for model in MODELS:
-                results[model] = materialize(["mmmt_if_generations"], instance, resources, partition_key=model)
-            results["scores"] = materialize(["mmmt_if_turn_scores"], instance, resources)
+            for model in MODELS:  # the turn scores are per model too: scored in the model's run
+                results[model] = materialize(["mmmt_if_generations", "mmmt_if_turn_scores"], instance, resources,
+                                             partition_key=model)
             for model in RANKED + ["sim-flaky"]:
                 key = dg.MultiPartitionKey({"model": model, "judge": "sim-fair-judge"})
                 results[f"judge:{model}"] = materialize(["mmmt_if_autorater_judgments"], instance, resources,
@@ -73,7 +74,7 @@ def test_sample_chats_run_end_to_end_and_every_check_passes(run):
     results = run["results"]
     for name, result in results.items():
         assert result.success or name == "garbage", name
-    for name in ("datasets", "scores", "metrics", *MODELS):
+    for name in ("datasets", "metrics", *MODELS):
         failed = [c for c, e in check_results(results[name]).items() if not e.passed]
         assert not failed, (name, failed)
     wh = run["wh"]
@@ -85,6 +86,20 @@ def test_sample_chats_run_end_to_end_and_every_check_passes(run):
     assert set(counts["n"]) == {len(turns) * 4 * 2}
     scores = wh.query("SELECT * FROM mmmt_if_turn_scores")
     assert scores["pif"].dropna().between(0, 1).all()
+
+
+def test_turn_scores_stored_per_model_equal_scoring_every_model_at_once(run):
+    """Each model's run scores its own responses only; together they are the rows of one pass over all."""
+    wh = run["wh"]
+    generations = wh.query("SELECT model, item_id, variant, sample_index, response, error FROM generations "
+                           "WHERE benchmark = 'mmmt_if'")
+    turns = wh.query("SELECT turn_id, chat_id, turn, instructions_in_force FROM mmmt_if_turns")
+    scores, results = mmmt_if_steps.score_rows(generations, turns)
+    for table, expected in (("mmmt_if_turn_scores", scores), ("mmmt_if_instruction_results", results)):
+        keys = [c for c in expected.columns if c in ("model", "variant", "turn_id", "sample_index", "instruction_id")]
+        stored = wh.query(f"SELECT * FROM {table}")[list(expected.columns)].sort_values(keys, ignore_index=True)
+        assert set(stored["model"]) == set(MODELS) and len(stored) == len(expected) > 0
+        pd.testing.assert_frame_equal(stored, expected.sort_values(keys, ignore_index=True), check_dtype=False)
 
 
 def test_rematerializing_generations_makes_no_llm_call(run):

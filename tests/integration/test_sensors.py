@@ -12,12 +12,15 @@ ITEMS = 15          # sample items
 VFS_ITEMS = 14      # sample items with visual-factuality criteria
 
 
-def requested(result) -> dict[str, set[str]]:
+def requested(result, instance) -> dict[str, set[str]]:
     out = {}
-    for r in result.results:
-        if r.true_subset.size:
-            keys = r.true_subset.expensively_compute_partition_keys() if r.true_subset.is_partitioned else {"*"}
-            out[r.key.to_user_string()] = set(map(str, keys))
+    # A subset of an asset partitioned by a dynamic dimension alone (MMMT-IF turn scores, per model) reads its
+    # partitions from the instance.
+    with dg.partition_loading_context(dynamic_partitions_store=instance):
+        for r in result.results:
+            if r.true_subset.size:
+                keys = r.true_subset.expensively_compute_partition_keys() if r.true_subset.is_partitioned else {"*"}
+                out[r.key.to_user_string()] = set(map(str, keys))
     return out
 
 
@@ -52,7 +55,7 @@ def run_until_quiet(tick, instance, resources, max_ticks: int = 6):
     calls = 0
     for _ in range(max_ticks):
         tick = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=tick.cursor)
-        wanted = requested(tick)
+        wanted = requested(tick, instance)
         if not wanted:
             return tick, seen, calls
         for asset, keys in wanted.items():
@@ -108,7 +111,7 @@ def test_new_model_then_new_judge_runs_only_what_is_new(tmp_path):
         materialize_everything(instance, resources)
         tick = dg.evaluate_automation_conditions(defs=defs, instance=instance)
         tick = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=tick.cursor)
-        assert requested(tick) == {}, "nothing is new yet"
+        assert requested(tick, instance) == {}, "nothing is new yet"
         assert isinstance(sensor_tick(instance, resources), dg.SkipReason)
 
         # --- a new candidate model --------------------------------------------------------------
