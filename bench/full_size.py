@@ -144,13 +144,13 @@ def calls_by_benchmark(instance, run_ids: set[str]) -> dict[str, int]:
     return totals
 
 
-def run_phase(name: str, instance, resources: dict, asset_config: dict, home: Path) -> dict:
+def run_phase(name: str, instance, resources: dict, asset_config: dict, home: Path, workers: int | None) -> dict:
     from scripts.orchestrate import materialize_everything
 
     before = {r.dagster_run.run_id for r in instance.get_run_records()}
     started = time.perf_counter()
     summary = materialize_everything(instance, resources, log=lambda _msg: None, force=False,
-                                     asset_config=asset_config)
+                                     asset_config=asset_config, workers=workers)
     wall = time.perf_counter() - started
     run_ids = {r.dagster_run.run_id for r in instance.get_run_records()} - before
     split = event_log_breakdown(instance, run_ids)
@@ -193,7 +193,7 @@ def steps_by_group(phase: dict, group_of: dict[str, str]) -> dict[str, float]:
     return dict(sorted(totals.items(), key=lambda kv: -kv[1]))
 
 
-def measure(external: Path, scale: float) -> dict:
+def measure(external: Path, scale: float, workers: int | None = None) -> dict:
     import dagster as dg
 
     with tempfile.TemporaryDirectory(prefix="benchwright-full-") as tmp:
@@ -215,7 +215,7 @@ def measure(external: Path, scale: float) -> dict:
                                              ("+1 judge", CANDIDATES + 1, JUDGES + 1),
                                              ("no-op", CANDIDATES + 1, JUDGES + 1)):
                 write_registry(home, candidates, judges)
-                phases.append(run_phase(name, instance, default_resources(home), asset_config, home))
+                phases.append(run_phase(name, instance, default_resources(home), asset_config, home, workers))
     cold, plus_model, plus_judge, noop = phases
     for phase in phases:
         phase["steps_by_group_s"] = steps_by_group(phase, group_of)
@@ -228,7 +228,7 @@ def measure(external: Path, scale: float) -> dict:
     }
     verdict = lambda ratio, limit: "met" if ratio <= limit else "missed"  # noqa: E731
     split = ", ".join(f"{b} {n:,}" for b, n in cold["calls_by_benchmark"].items())
-    summary = (f"scale {scale}; cold {cold['wall_s']:.1f} s, {cold['calls']:,} calls ({split}); "
+    summary = (f"scale {scale}, {workers or 'one per core'} step processes; cold {cold['wall_s']:.1f} s, {cold['calls']:,} calls ({split}); "
                f"no-op {noop['wall_s']:.1f} s / {noop['calls']} calls: ÷ cold {targets['noop_over_cold']:.2f} "
                f"(≤ 0.10: {verdict(targets['noop_over_cold'], 0.10)}); +1 candidate {plus_model['wall_s']:.1f} s vs "
                f"share {model_share:.1f} s: {targets['plus_candidate_over_share']:.2f}× (≤ 2: "
@@ -246,10 +246,11 @@ def measure(external: Path, scale: float) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="share of every dataset to use (e.g. 0.1)")
+    parser.add_argument("--workers", type=int, default=None, help="step processes at once (default: one per core)")
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "external",
                         help="the external data folder holding urs/data/data_all.csv")
     args = parser.parse_args()
-    emit("Full size: cold / +1 candidate / +1 judge / no-op", **measure(args.data.resolve(), args.scale))
+    emit("Full size: cold / +1 candidate / +1 judge / no-op", **measure(args.data.resolve(), args.scale, args.workers))
 
 
 if __name__ == "__main__":
