@@ -494,6 +494,12 @@ def _parse(response: Any) -> tuple[str, int, int]:
 
 
 def _cost(litellm: Any, response: Any) -> float:
+    """USD from litellm's price table. litellm prices each response while building it and keeps the
+    result in ``_hidden_params["response_cost"]`` (None when the model is not in its table); pricing
+    it a second time would repeat the model lookup, which for an unlisted model is the slow path."""
+    hidden = getattr(response, "_hidden_params", None) or {}
+    if "response_cost" in hidden:
+        return float(hidden["response_cost"] or 0.0)
     try:
         return float(litellm.completion_cost(completion_response=response) or 0.0)
     except Exception:  # model missing from the price table (self-hosted, new): unknown, not an error

@@ -52,6 +52,14 @@ def test_generation_records_tokens_cost_and_caches(tmp_path):
         assert stats.api_calls == 3 and stats.cache_hits == 0 and stats.errors == 0 and stats.retries == 0
         assert stats.latency_p50_ms is not None and stats.latency_p95_ms >= stats.latency_p50_ms
         assert stats.cost_usd == pytest.approx(sum(r.cost_usd for r in results))
+        # The price is litellm's table applied to this call's tokens, counted once.
+        import litellm
+
+        for r in results:
+            prompt_usd, completion_usd = litellm.cost_per_token(
+                model=MODEL, prompt_tokens=r.tokens_in, completion_tokens=r.tokens_out
+            )
+            assert r.cost_usd == pytest.approx(prompt_usd + completion_usd)
         # Generation params reached the server; the dummy key stayed out of the request body.
         assert srv.bodies[0]["max_tokens"] == 16 and "api_key" not in srv.bodies[0]
 
@@ -190,3 +198,12 @@ def test_dagster_resource_delegates(tmp_path):
         replay = LLMClient(cache_path=str(tmp_path / "res.sqlite"), mode="replay")
         _, stats = replay.run(_reqs(srv, 3, prefix="r"))
         assert stats.cache_hits == 3 and srv.count() == 3
+
+
+def test_model_missing_from_the_price_table_costs_nothing_and_is_no_error(tmp_path):
+    # A self-hosted model litellm has no price for: the answer is kept, its cost recorded as 0.
+    with OpenAIServer(max_lifetime_s=20) as srv:
+        results, stats = _runner(tmp_path).run(_reqs(srv, 2, model="openai/our-own-finetune"))
+    assert [r.text for r in results] == ["echo: q0", "echo: q1"]
+    assert all(r.error is None and r.cost_usd == 0.0 and r.tokens_in > 0 for r in results)
+    assert stats.errors == 0 and stats.cost_usd == 0.0
