@@ -5,7 +5,7 @@ where the results are and the leaderboard.
     .venv/bin/python scripts/materialize_all.py            # live mode: call models on cache misses
     .venv/bin/python scripts/materialize_all.py --replay   # replay: a cache miss is an error
     .venv/bin/python scripts/materialize_all.py --force    # run every asset, not only what is missing or stale
-    .venv/bin/python scripts/materialize_all.py --workers 1  # every step in one process (default: one per core)
+    .venv/bin/python scripts/materialize_all.py --workers 2  # up to 2 steps at once, each in its own process
 
 Only what is missing or stale runs (Dagster's staleness, as the UI shows it): re-running with nothing new
 runs nothing. A forced run makes zero LLM calls too: every answer comes from the response cache.
@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--replay", action="store_true", help="fail on any LLM cache miss instead of calling")
     parser.add_argument("--force", action="store_true", help="run every asset, not only what is missing or stale")
     parser.add_argument("--workers", type=int, default=None,
-                        help="steps run at once, each in its own process (default: BENCHWRIGHT_WORKERS or one per core)")
+                        help="steps run at once, each in its own process (default: BENCHWRIGHT_WORKERS or 1)")
     args = parser.parse_args(argv)
 
     from benchwright.paths import benchwright_home

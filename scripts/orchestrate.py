@@ -5,10 +5,11 @@ Used by the main job (scripts/materialize_all.py), the end-to-end tests and the 
 daemon does the same thing incrementally through the sensors; this is the explicit, all-at-once path.
 The order comes from the asset graph itself, so a new benchmark's assets need no change here.
 
-Every core works: a run executes its steps (each asset and each check is a step) in parallel processes
-through Dagster's multiprocess executor, at most `workers` at once (default: the machine's cores; see
-`step_processes` in definitions.py). Resources reach the step processes as run config (they are
-ConfigurableResources), so a caller's resources are the ones every step uses.
+With `workers` > 1 a run executes its steps (each asset and each check is a step) in parallel processes
+through Dagster's multiprocess executor (see `step_processes` in definitions.py). Resources reach the step
+processes as run config (they are ConfigurableResources), so a caller's resources are the ones every step
+uses. The default is one process: measured at full size (bench/full_size.py), two step processes were
+slower than one (bench/README.md), so parallel steps are a choice, not the default.
 
 What to run is Dagster's own staleness, the one the UI shows: the observable sources (assets/sources.py)
 are observed first, so a changed registry entry or dataset file has a new data version; then, level by
@@ -38,8 +39,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def default_workers() -> int:
-    """Step processes at once: BENCHWRIGHT_WORKERS, else one per core."""
-    return int(os.environ.get("BENCHWRIGHT_WORKERS") or os.cpu_count() or 1)
+    """Step processes at once: BENCHWRIGHT_WORKERS, else 1 (every step in the run's process)."""
+    return int(os.environ.get("BENCHWRIGHT_WORKERS") or 1)
 
 
 def asset_job() -> ReconstructableJob:
