@@ -26,6 +26,15 @@ RUN_MONITORING_YAML = """run_monitoring:
 """
 
 
+# Steps log through Dagster's event log (context.log), which the UI shows; capturing raw stdout/stderr costs
+# two `tail` and two Python watcher processes per step (per run when steps share a process), which at full
+# size with parallel steps was a fifth of the machine, and leaves files behind every run.
+NO_COMPUTE_LOGS_YAML = """compute_logs:
+  module: dagster._core.storage.noop_compute_log_manager
+  class: NoOpComputeLogManager
+"""
+
+
 def run_queue_yaml() -> str:
     """Runs the daemon launches (sensors, automation, the UI) go in parallel through Dagster's run queue, each in
     its own process, one per core at most: a new judge's ten partitions do not start ten processes at once."""
@@ -34,17 +43,18 @@ def run_queue_yaml() -> str:
 
 def prepare_dagster_home(home: Path) -> Path:
     """The Dagster instance folder under BENCHWRIGHT_HOME: telemetry off (no network here), run monitoring on,
-    runs queued one per core.
+    runs queued one per core, no capture of raw stdout/stderr.
 
-    An existing dagster.yaml keeps every setting it has; only missing `run_monitoring` and `concurrency`
-    sections are added. Plain text on purpose: dev.py calls this before the venv (and a YAML library) exists.
+    An existing dagster.yaml keeps every setting it has; only missing `run_monitoring`, `concurrency` and
+    `compute_logs` sections are added. Plain text on purpose: dev.py calls this before the venv (and a YAML library) exists.
     """
     dagster_home = Path(os.environ.get("DAGSTER_HOME") or home / DAGSTER_FOLDER)
     dagster_home.mkdir(parents=True, exist_ok=True)
     config = dagster_home / "dagster.yaml"
     before = config.read_text(encoding="utf-8") if config.exists() else "telemetry:\n  enabled: false\n"
     text = before
-    for section, yaml_text in (("run_monitoring", RUN_MONITORING_YAML), ("concurrency", run_queue_yaml())):
+    for section, yaml_text in (("run_monitoring", RUN_MONITORING_YAML), ("concurrency", run_queue_yaml()),
+                               ("compute_logs", NO_COMPUTE_LOGS_YAML)):
         if not re.search(rf"^{section}\s*:", text, flags=re.MULTILINE):
             text = (text if not text or text.endswith("\n") else text + "\n") + yaml_text
     if text != before or not config.exists():

@@ -111,16 +111,21 @@ def test_prepare_dagster_home_adds_run_monitoring_and_keeps_an_operators_setting
         # Daemon-launched runs are queued and run in parallel processes, one per core at most.
         assert type(instance.run_coordinator).__name__ == "QueuedRunCoordinator"
         assert instance.get_concurrency_config().run_queue_config.max_concurrent_runs == os.cpu_count()
+        # Steps log to the event log; no tail processes capture their raw output.
+        assert type(instance.compute_log_manager).__name__ == "NoOpComputeLogManager"
     # An existing file (an older home) gains the sections and keeps what it had; an operator's own
     # sections are never overwritten.
     config = home / "dagster.yaml"
     config.write_text("telemetry:\n  enabled: false")
     prepare_dagster_home(tmp_path)
     assert config.read_text().startswith("telemetry:\n  enabled: false\nrun_monitoring:\n  enabled: true\n")
-    own = "run_monitoring:\n  enabled: false\nconcurrency:\n  runs:\n    max_concurrent_runs: 7\n"
+    own = ("run_monitoring:\n  enabled: false\nconcurrency:\n  runs:\n    max_concurrent_runs: 7\n"
+           f"compute_logs:\n  module: dagster._core.storage.local_compute_log_manager\n  class: LocalComputeLogManager\n"
+           f"  config:\n    base_dir: {tmp_path / 'logs'}\n")
     config.write_text(own)
     prepare_dagster_home(tmp_path)
     assert config.read_text() == own
     with dg.DagsterInstance.from_ref(InstanceRef.from_dir(str(home))) as instance:
         assert not instance.run_monitoring_enabled
         assert instance.get_concurrency_config().run_queue_config.max_concurrent_runs == 7
+        assert type(instance.compute_log_manager).__name__ == "LocalComputeLogManager"
