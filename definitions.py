@@ -43,8 +43,8 @@ PRELOADED = ["scripts.step_preload", "great_expectations", "litellm"]
 def step_processes(config: dict) -> dict:
     """Dagster's executor config for `step_processes: N`.
 
-    1 (the default, and what the UI launches): every step in the run's own process; runs go in parallel
-    through the instance's run queue instead. N > 1 (the main job): up to N steps at once, each in a
+    1 (the default, for the UI and the main job): every step in the run's own process; the daemon's runs go
+    in parallel through the instance's run queue instead. N > 1 (`--workers N`): up to N steps at once, each in a
     process forked from a forkserver that has PRELOADED imported, so a step starts in a fraction of a second
     instead of importing the code location again. DuckDB's single writer is kept either way by the
     warehouse's inter-process lock around each short section.

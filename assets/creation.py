@@ -17,7 +17,7 @@ from benchwright import pairwise, steps
 from benchwright.creation import metrics, prompts
 from benchwright.creation import steps as creation_steps
 from benchwright.creation import loader as creation_loader
-from benchwright.paths import ROOT
+from benchwright.paths import sql_file
 from benchwright.steps import limits_for
 from benchwright.creation.loader import load_creation_jsonl, load_creation_tsv, normalize_item_images
 from benchwright.pii import redact
@@ -276,7 +276,7 @@ IMPORTED_JUDGMENTS = [dg.AssetKey(name) for name in ("interop_arena_hard", "inte
 @dg.asset(
     group_name="metrics",
     deps=[registry_labels, creation_pairwise_judgments, creation_vfs_judgments, *IMPORTED_JUDGMENTS],
-    code_version=steps.code_version(metrics, pairwise, files=[ROOT / "sql" / metrics.LEADERBOARD_SQL]),
+    code_version=steps.code_version(metrics, pairwise, files=[sql_file(metrics.LEADERBOARD_SQL)]),
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="Creation leaderboard per judge and model: VFS, Reward, Win Rate, MB/Better/Tie/Worse/MW/Fail, "
@@ -300,7 +300,7 @@ def creation_leaderboard(context: dg.AssetExecutionContext, warehouse: Warehouse
 @dg.asset(
     group_name="metrics",
     deps=[registry_labels, creation_pairwise_judgments, *IMPORTED_JUDGMENTS],
-    code_version=steps.code_version(metrics, pairwise, files=[ROOT / "sql" / metrics.JUDGE_QUALITY_SQL]),
+    code_version=steps.code_version(metrics, pairwise, files=[sql_file(metrics.JUDGE_QUALITY_SQL)]),
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="How far each judge can be trusted: exact and relaxed position-swap consistency, parse rate, "

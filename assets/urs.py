@@ -18,7 +18,7 @@ from benchwright.urs import loader as urs_loader
 from benchwright.urs import metrics, prompts
 from benchwright.urs import steps as urs_steps
 from benchwright.steps import limits_for
-from benchwright.paths import ROOT
+from benchwright.paths import sql_file
 from benchwright.human_pairwise import ROW_COLUMNS, with_known_models, without_duplicates
 from benchwright.urs.loader import load_pairwise_csv, load_satisfaction_csv, load_urs_csv
 from benchwright.pii import redact, scan_texts
@@ -245,15 +245,10 @@ def urs_cross_judgments(context: dg.AssetExecutionContext, config: CrossValidati
 
 # --- metrics -----------------------------------------------------------------------------------------
 
-# The metrics DuckDB computes from the judgments (benchwright.urs.metrics holds the same definitions in Python).
-LEADERBOARD_SQL = "queries/urs/leaderboard.sql"
-CRITERION_MEANS_SQL = "queries/urs/criterion_means.sql"
-
-
 @dg.asset(
     group_name="metrics",
     deps=[registry_labels, urs_judgments],
-    code_version=steps.code_version(metrics, files=[ROOT / "sql" / LEADERBOARD_SQL]),
+    code_version=steps.code_version(metrics, files=[sql_file(metrics.LEADERBOARD_SQL)]),
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="URS leaderboard: mean final score (1-10) per judge × model × intent × language, with 'all' rows "
@@ -262,7 +257,7 @@ CRITERION_MEANS_SQL = "queries/urs/criterion_means.sql"
 )
 def urs_leaderboard(context: dg.AssetExecutionContext, warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
     # DuckDB aggregates (the rows of metrics.leaderboard): the judgments never travel through pandas.
-    board = add_labels(warehouse.query_file(LEADERBOARD_SQL), registry, LABELS)
+    board = add_labels(warehouse.query_file(metrics.LEADERBOARD_SQL), registry, LABELS)
     warehouse.replace_rows("urs_leaderboard", board, match={})
     overall = board[(board["intent"] == metrics.ALL) & (board["language"] == metrics.ALL)]
     return dg.MaterializeResult(metadata=table_metadata(
@@ -274,14 +269,14 @@ def urs_leaderboard(context: dg.AssetExecutionContext, warehouse: Warehouse, reg
 @dg.asset(
     group_name="metrics",
     deps=[registry_labels, urs_judgments],
-    code_version=steps.code_version(metrics, files=[ROOT / "sql" / CRITERION_MEANS_SQL]),
+    code_version=steps.code_version(metrics, files=[sql_file(metrics.CRITERION_MEANS_SQL)]),
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="Mean score of each intent criterion per judge × model × intent × language (and 'all' margins).",
 )
 def urs_criterion_means(context: dg.AssetExecutionContext, warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
     # DuckDB aggregates (the rows of metrics.criterion_means), the criterion scores read from their JSON.
-    table = add_labels(warehouse.query_file(CRITERION_MEANS_SQL), registry, LABELS)
+    table = add_labels(warehouse.query_file(metrics.CRITERION_MEANS_SQL), registry, LABELS)
     warehouse.replace_rows("urs_criterion_means", table, match={})
     shown = table[(table["intent"] == metrics.ALL) & (table["language"] == metrics.ALL)]
     return dg.MaterializeResult(metadata=table_metadata(table, ["judge", "model", "criterion", "mean_score", "n"],

@@ -78,6 +78,14 @@ def sql_folders() -> list[Path]:
     return folders
 
 
+def sql_file(relative_path: str) -> Path:
+    """The file under an SQL folder (this repository's first, then the plugins') that `relative_path` names."""
+    for folder in sql_folders():
+        if (folder / relative_path).is_file():
+            return folder / relative_path
+    raise FileNotFoundError(f"no SQL file {relative_path} in {', '.join(map(str, sql_folders()))}")
+
+
 def sql_files(kind: str) -> list[Path]:
     """The ``ddl`` or ``views`` files of every SQL folder, ordered by file name (the DDL's numeric prefixes
     order the tables across folders)."""

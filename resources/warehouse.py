@@ -23,7 +23,7 @@ from dagster_duckdb import DuckDBResource
 from filelock import FileLock
 
 from benchwright.loading import split_new_records
-from benchwright.paths import sql_files, sql_folders
+from benchwright.paths import sql_file, sql_files
 
 _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
 log = logging.getLogger("benchwright.warehouse")
@@ -33,10 +33,7 @@ _SCHEMA_APPLIED: set[str] = set()  # databases this process has created the tabl
 def read_sql(relative_path: str) -> str:
     """Text of a file under sql/ (SQL lives in files, not in f-strings); a plugin's own sql/ folder is
     searched after the repository's."""
-    for folder in sql_folders():
-        if (folder / relative_path).is_file():
-            return (folder / relative_path).read_text(encoding="utf-8")
-    raise FileNotFoundError(f"no SQL file {relative_path} in {', '.join(map(str, sql_folders()))}")
+    return sql_file(relative_path).read_text(encoding="utf-8")
 
 
 def _insert_new(con: duckdb.DuckDBPyConnection, table: str, rows: pd.DataFrame, key: list[str]) -> int:

@@ -12,6 +12,11 @@ import pandas as pd
 from benchwright.agreement import pearson
 from benchwright.urs.intents import FINAL, REFERENCE_SCORE
 
+# Under sql/ (Warehouse.query_file): what the assets run in DuckDB, the same rows as leaderboard() and
+# criterion_means() here, the reference (tests/integration/test_metrics_sql.py).
+LEADERBOARD_SQL = "queries/urs/leaderboard.sql"
+CRITERION_MEANS_SQL = "queries/urs/criterion_means.sql"
+
 
 ALL = "all"
 

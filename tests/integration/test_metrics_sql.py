@@ -7,7 +7,7 @@ import random
 import pandas as pd
 import pytest
 
-from assets.urs import CRITERION_MEANS_SQL, LEADERBOARD_SQL
+from benchwright.urs.metrics import CRITERION_MEANS_SQL, LEADERBOARD_SQL
 from benchwright.urs import metrics as urs_metrics
 from benchwright.urs.intents import CRITERIA_BY_INTENT, INTENTS, LANGUAGES
 from resources.warehouse import Warehouse
