@@ -258,11 +258,10 @@ def _wide_integers(df: pd.DataFrame) -> pd.DataFrame:
     return df.astype(narrow) if narrow else df
 
 
-def validate_frame(df: pd.DataFrame, expectations: list[dict], name: str = "table") -> QualityReport:
+def validate_frame(df: pd.DataFrame, expectations: list[dict]) -> QualityReport:
     """Validate ``df`` against spec dicts; never raises on bad data.
 
-    Unknown spec types raise ValueError before anything is validated. ``name`` is kept for callers'
-    readability; results do not depend on it.
+    Unknown spec types raise ValueError before anything is validated.
     """
     _quiet_gx_logs()
     suite = _suite(expectations)

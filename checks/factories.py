@@ -33,7 +33,7 @@ class SchemaSpec:
     benchmark: str | None = None      # rows of this benchmark only (the shared generations table)
     answered_suite: list[dict] | None = None  # expectations for rows whose call returned
     name: str = "schema_and_ranges"
-    report_as: str | None = None      # the suite's name in the check's metadata (default: the table)
+    report_as: str | None = None      # the suite's name in the check's description (default: the table)
     description: str = ""
     allow_empty: bool = False         # an empty table passes (a table filled only by optional imports)
 
@@ -76,7 +76,7 @@ def schema_check(spec: SchemaSpec) -> dg.AssetChecksDefinition:
         df = _read_partition(warehouse, spec, context)
         if df.empty and spec.allow_empty:
             return dg.AssetCheckResult(passed=True, metadata={"rows": 0, "note": "nothing to validate"})
-        return schema_result(df, spec.suite, spec.report_as or spec.table, answered_expectations=spec.answered_suite)
+        return schema_result(df, spec.suite, answered_expectations=spec.answered_suite)
 
     return _check
 

@@ -40,7 +40,7 @@ def mmmt_if_pif_n_k_monotone(warehouse: Warehouse) -> dg.AssetCheckResult:
 def mmmt_if_metrics_schema(warehouse: Warehouse) -> dg.AssetCheckResult:
     with warehouse.session() as con:  # one session for the five tables (each costs tens of ms to open)
         tables = {name: con.execute(f"SELECT * FROM {name}").df() for name in PIF_TABLES}
-    return schema_result(suites.pif_values(tables), suites.SUITES["mmmt_if_pif_values"], "mmmt_if_pif_values")
+    return schema_result(suites.pif_values(tables), suites.SUITES["mmmt_if_pif_values"])
 
 
 mmmt_if_schema_checks = schema_checks([

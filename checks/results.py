@@ -57,20 +57,20 @@ def pii_result(rows: list[tuple[str, str]]) -> dg.AssetCheckResult:
     )
 
 
-def schema_result(df: pd.DataFrame, expectations: list[dict], table: str,
+def schema_result(df: pd.DataFrame, expectations: list[dict],
                   answered_expectations: list[dict] | None = None) -> dg.AssetCheckResult:
     """Result of a great-expectations suite (benchwright.quality) on a table or partition.
 
     ``answered_expectations`` hold only for rows whose call returned (``error`` is null): a failed call
     is a recorded row, not a schema violation, and is reported as its own figure (``failed_calls``).
     """
-    report = validate_frame(df, expectations, name=table)
+    report = validate_frame(df, expectations)
     evaluated, failures = report.evaluated, list(report.failures)
     metadata: dict = {"rows": len(df)}
     if "error" in df:
         metadata["failed_calls"] = int(df["error"].notna().sum())
     if answered_expectations:
-        answered = validate_frame(df[df["error"].isna()], answered_expectations, name=f"{table} (answered)")
+        answered = validate_frame(df[df["error"].isna()], answered_expectations)
         evaluated += answered.evaluated
         failures += answered.failures
     return dg.AssetCheckResult(

@@ -41,7 +41,7 @@ def failure_for(report, expectation: str) -> dict:
 
 
 def test_valid_frames_pass():
-    report = validate_frame(pairwise_frame(), SUITES["creation_pairwise_judgments"], "pairwise")
+    report = validate_frame(pairwise_frame(), SUITES["creation_pairwise_judgments"])
     assert report.success and report.failures == []
     assert report.evaluated >= 9  # one per column for columns_exist, plus the value checks
     assert validate_frame(vfs_frame(), SUITES["creation_vfs_judgments"]).success
@@ -182,7 +182,7 @@ def test_a_failed_call_is_its_own_figure_not_a_schema_violation():
                 "raw_text": None if error else "[[A>B]]", "verdict": None if error else "A>B", "parse_ok": error is None,
                 "outcome": outcome, "error": error}
 
-    suites = (SUITES["creation_pairwise_judgments"], "creation_pairwise_judgments")
+    suites = (SUITES["creation_pairwise_judgments"],)
     answered = SUITES["creation_pairwise_judgments_answered"]
     one_failed_call = pd.DataFrame([row(1, "W"), row(2, None, error="RateLimitError: 429")])
     result = schema_result(one_failed_call, *suites, answered_expectations=answered)
