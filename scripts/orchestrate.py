@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from pathlib import Path
 
 import dagster as dg
 # The resolver behind the UI's 'stale' labels; Dagster exports no public name for it.
@@ -32,10 +31,8 @@ from dagster._core.definitions.reconstruct import ReconstructableJob, Reconstruc
 from dagster._time import get_current_datetime
 
 from assets.partitions import judges_partitions, model_judge_partitions, models_partitions
+from benchwright.paths import ROOT
 from sensors.runs import fail_orphaned_runs
-
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def default_workers() -> int:
