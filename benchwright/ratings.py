@@ -785,35 +785,50 @@ def weights_label(weights: Mapping[str, float]) -> str:
 
 
 def ratings_by_source(judgments: pd.DataFrame, anchors: Mapping[str, str], weights: Mapping[str, Mapping[str, float]],
-                      reuse_single_game: set[str], rounds: int = 100, quantiles: Sequence[float] = (0.025, 0.975),
-                      seed: int = 0) -> tuple[pd.DataFrame, list[str]]:
-    """``rating_table`` for every (source, judge) of ``judgments`` whose source has an anchor.
+                      reuse_single_game: set[str], rounds: int = 1000, quantiles: Sequence[float] = (0.025, 0.975),
+                      seed: int = 0, controls: Sequence[str] = ("none",),
+                      style: pd.DataFrame | None = None) -> tuple[pd.DataFrame, list[str]]:
+    """``rating_table`` for every (source, judge) of ``judgments`` whose source has an anchor, and every control.
 
     ``anchors``: source -> the baseline all its candidates were compared with (the anchor);
     ``weights``: source -> outcome weights (unit weights when absent); ``reuse_single_game``:
-    sources scored with Arena-Hard's single-game rule (see ``battles_from_judgments``). Returns
-    the table and, for every (source, judge) that could not be rated, a line saying why.
+    sources scored with Arena-Hard's single-game rule (see ``battles_from_judgments``); ``controls``:
+    names in ``CONTROLS``; ``style``: ``STYLE_COLUMNS`` rows, matched on source, model and item (a source
+    without any is rated without control only). Intervals come from the bootstrap over prompts (items).
+    Returns the table and, for every (source, judge, control) that could not be rated or left battles
+    out, a line saying why.
     """
     tables, problems = [], []
+    style = style if style is not None else pd.DataFrame(columns=STYLE_COLUMNS)
     for (source, judge), rows in judgments.groupby(["source", "judge"]):
         if source not in anchors:
             continue
         anchor = anchors[source]
         source_weights = weights.get(source) or unit_weights()
         reuse = source in reuse_single_game
-        battles = battles_from_judgments(rows, anchor, reuse_single_game=reuse)
-        try:
-            table = rating_table(battles, anchor=anchor, weights=source_weights, rounds=rounds,
-                                 quantiles=quantiles, seed=seed)
-        except ValueError as error:
-            problems.append(f"{source} / {judge}: {error}")
-            continue
-        tables.append(table.assign(source=source, judge=judge, anchor=anchor,
-                                   outcome_weights=weights_label(source_weights),
-                                   single_game_rule="reuse_first" if reuse else "none", bootstrap_rounds=rounds,
-                                   quantile_low=quantiles[0], quantile_high=quantiles[1], seed=seed))
+        battles = battles_from_judgments(rows, anchor, reuse_single_game=reuse, with_prompt=True)
+        source_style = style[style["source"] == source]
+        for control in controls:
+            if CONTROLS[control]:
+                if source_style.empty:
+                    problems.append(f"{source} / {judge} / {control}: no answer style for this source")
+                    continue
+                _, left_out = _with_style(battles, source_style, CONTROLS[control])
+                if left_out:
+                    problems.append(f"{source} / {judge} / {control}: {left_out}")
+            try:
+                table = rating_table(battles, anchor=anchor, weights=source_weights, rounds=rounds,
+                                     quantiles=quantiles, seed=seed, control=control, style=source_style)
+            except ValueError as error:
+                problems.append(f"{source} / {judge} / {control}: {error}")
+                continue
+            tables.append(table.assign(source=source, judge=judge, anchor=anchor,
+                                       outcome_weights=weights_label(source_weights),
+                                       single_game_rule="reuse_first" if reuse else "none", bootstrap_rounds=rounds,
+                                       quantile_low=quantiles[0], quantile_high=quantiles[1], seed=seed,
+                                       bootstrap_unit="prompt"))
     columns = ["source", "judge", *RATING_COLUMNS, "anchor", "outcome_weights", "single_game_rule",
-               "bootstrap_rounds", "quantile_low", "quantile_high", "seed"]
+               "bootstrap_rounds", "quantile_low", "quantile_high", "seed", "bootstrap_unit"]
     if not tables:
         return pd.DataFrame(columns=columns), problems
     return pd.concat(tables, ignore_index=True)[columns], problems
@@ -839,7 +854,7 @@ RATINGS_SUITE: list[dict] = [
     {"type": "column_not_null", "column": "rating"},
     *(between(c, 0, 100) for c in ("win_rate", "win_rate_lower", "win_rate_upper")),
     between("judgments", 0, None),
-    {"type": "columns_unique", "columns": ["source", "judge", "model"]},
+    {"type": "columns_unique", "columns": ["source", "judge", "control", "model"]},
 ]
 WIN_RATES_SUITE: list[dict] = [
     {"type": "columns_exist", "columns": ["source", "judge", "model", "win_rate", "standard_error", "n_total"]},
