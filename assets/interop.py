@@ -233,7 +233,8 @@ def _anchors(warehouse: Warehouse) -> dict[str, str]:
 def _answer_style(warehouse: Warehouse) -> pd.DataFrame:
     """Style counts of every compared answer: imported ones as imported, our own Creation answers counted now."""
     answers = warehouse.query_file(STYLE_ANSWERS_SQL)
-    ours = pd.DataFrame([ratings.answer_style(text) for text in answers["answer"]], columns=list(ratings.STYLE_FEATURES))
+    ours = pd.DataFrame([ratings.answer_style(text) for text in answers["answer"]],
+                        columns=list(ratings.STYLE_FEATURES))
     ours = pd.concat([answers[["model", "item_id"]].reset_index(drop=True), ours], axis=1).assign(source="benchwright")
     return pd.concat([warehouse.query("SELECT * FROM answer_style"), ours[ratings.STYLE_COLUMNS]], ignore_index=True)
 

@@ -44,7 +44,9 @@ and the candidates stays in the score. We fit the exact maximum likelihood; Aren
 its scores differ slightly. Battles whose answers lack style counts are left out of the controlled fits and
 of their standardization; self-battles are ignored as everywhere here (Arena-Hard's baseline-vs-itself
 battles, with zero differences, do enter its mean and deviation: measured on ko-arena-hard, including them
-moves the scores by less than 0.02 points in median).
+moves the scores by less than 0.02 points in median). A feature whose difference never varies is dropped;
+collinear features (answers that always carry headers and lists together) share their effect in no
+particular split, and the ratings do not depend on the split.
 
 Intervals. ``rating_table`` bootstraps over *prompts* when the battles carry a ``prompt`` column: each
 round draws as many prompts as there are, with replacement, and every battle of a drawn prompt (both
@@ -291,7 +293,8 @@ def _newton(n_models: int, i, j, battles, score, pinned: int, features: np.ndarr
     the free parameters, and a handful of steps reach the optimum where L-BFGS-B needs dozens.
     """
     k = 0 if features is None else features.shape[1]
-    played = (np.bincount(i, weights=battles, minlength=n_models) + np.bincount(j, weights=battles, minlength=n_models)) > 0
+    played = (np.bincount(i, weights=battles, minlength=n_models)
+              + np.bincount(j, weights=battles, minlength=n_models)) > 0
     played[pinned] = False
     free = np.concatenate([np.flatnonzero(played), n_models + np.arange(k)])
     scale = max(float(battles.sum()), 1.0)
@@ -300,7 +303,9 @@ def _newton(n_models: int, i, j, battles, score, pinned: int, features: np.ndarr
         d = _linear_predictor(parameters, n_models, i, j, features)
         return float(np.sum(battles * _softplus(d) - score * d)) / scale
 
-    parameters = np.zeros(n_models + k) if start is None else start - np.concatenate([np.full(n_models, start[pinned]), np.zeros(k)])
+    parameters = np.zeros(n_models + k)
+    if start is not None:  # the same fit with θ[pinned] moved to 0
+        parameters = start - np.concatenate([np.full(n_models, start[pinned]), np.zeros(k)])
     value = negative_log_likelihood(parameters)
     for _ in range(100):
         p = 1.0 / (1.0 + np.exp(-_linear_predictor(parameters, n_models, i, j, features)))
@@ -380,8 +385,9 @@ def _fit_parameters(n_models: int, i, j, battles, score, pinned: int, start: np.
         value = float(np.sum(battles * np.logaddexp(0.0, d) - score * d)) / scale
         residual = (battles / (1.0 + np.exp(-d)) - score) / scale
         gradient = np.bincount(i, weights=residual, minlength=n_models) - np.bincount(j, weights=residual, minlength=n_models)
-        gradient = gradient[free] if not k else np.concatenate([gradient[free], np.einsum("rk,r->k", features, residual)])
-        return value, gradient
+        if k:
+            return value, np.concatenate([gradient[free], np.einsum("rk,r->k", features, residual)])
+        return value, gradient[free]
 
     if start is None:
         x0 = np.zeros(len(free) + k)
@@ -522,7 +528,8 @@ def _with_style(battles: pd.DataFrame, style: pd.DataFrame, features: Sequence[s
     if not complete.all():
         lacking = frame[~complete]
         models = sorted(set(lacking["model_a"]) | set(lacking["model_b"]))
-        note = f"{int((~complete).sum())} of {len(frame)} battles left out (no answer style); they involve {models[:10]}"
+        note = (f"{int((~complete).sum())} of {len(frame)} battles left out (no answer style); "
+                f"they involve {models[:10]}")
     return frame[complete].reset_index(drop=True), note
 
 
@@ -685,7 +692,8 @@ def rating_table(battles: pd.DataFrame, anchor: str | None = None, weights: Mapp
     if features:
         style_matrix, names = rows.style_columns(features, pinned if anchor is not None else None)
         i, j, battle_weight, wins, _, oriented = rows.by_pair_and_prompt(n_models, style_matrix)
-        parameters = _fit_parameters(n_models, i, j, battle_weight, wins, pinned, None, connected=True, features=oriented)
+        parameters = _fit_parameters(n_models, i, j, battle_weight, wins, pinned, None, connected=True,
+                                     features=oriented)
         theta, gamma = parameters[:n_models], parameters[n_models:]
         ratings = pd.Series(_ratings_from_logits(theta, cells.models, anchor, scale, base, init), index=cells.models)
         coefficients = " ".join(f"{name}={value:.4f}" for name, value in zip(names, gamma))
@@ -798,6 +806,9 @@ def ratings_by_source(judgments: pd.DataFrame, anchors: Mapping[str, str], weigh
     Returns the table and, for every (source, judge, control) that could not be rated or left battles
     out, a line saying why.
     """
+    unknown = sorted(set(controls) - set(CONTROLS))
+    if unknown:
+        raise ValueError(f"unknown style controls {unknown}; expected some of {list(CONTROLS)}")
     tables, problems = [], []
     style = style if style is not None else pd.DataFrame(columns=STYLE_COLUMNS)
     for (source, judge), rows in judgments.groupby(["source", "judge"]):

@@ -335,7 +335,8 @@ def test_a_model_entered_twice_under_two_slugs_gets_the_same_interval(control):
     pd.testing.assert_series_equal(table.loc["verbose", columns], table.loc["verbose-copy", columns],
                                    check_names=False, atol=1e-6)
     # Battles resampled one by one (no prompts) would give the twins different intervals.
-    by_judgment = ratings.rating_table(both.drop(columns="prompt"), anchor="anchor", rounds=300, seed=1).set_index("model")
+    by_judgment = ratings.rating_table(both.drop(columns="prompt"), anchor="anchor", rounds=300,
+                                       seed=1).set_index("model")
     assert by_judgment.loc["verbose", "rating_lower"] != pytest.approx(by_judgment.loc["verbose-copy", "rating_lower"],
                                                                       abs=1e-6)
 
@@ -353,3 +354,26 @@ def test_rank_tiers_open_a_new_tier_below_the_lowest_lower_bound_of_the_current_
                                          ("anchor", "y", "A>B", 45), ("anchor", "y", "B>A", 5)),
                                  anchor="anchor", rounds=200, seed=2).set_index("model")
     assert table.loc["x", "tier"] == 1 and table.loc["y", "tier"] > table.loc["anchor", "tier"]
+
+
+def test_ratings_by_source_rates_every_control_and_says_what_it_left_out():
+    data, style = _length_biased_battles(prompts=30)
+    rows = []
+    for battle in data.itertuples():
+        candidate_is_a = battle.model_b == "anchor"
+        rows.append({"source": "s", "judge": "j", "model": battle.model_a if candidate_is_a else battle.model_b,
+                     "item_id": battle.prompt, "judge_order": 2 if candidate_is_a else 1,
+                     "candidate_position": "A" if candidate_is_a else "B", "verdict": battle.verdict, "parse_ok": True})
+    judgments = pd.DataFrame(rows)
+    partial = style[~((style["model"] == "terse") & (style["item_id"] == "q0"))]
+    table, problems = ratings.ratings_by_source(judgments, {"s": "anchor", "t": "anchor"}, {}, set(), rounds=50,
+                                                controls=list(ratings.CONTROLS), style=partial)
+    assert table.groupby("control")["model"].count().to_dict() == {"none": 3, "style": 3, "length": 3, "markdown": 3}
+    assert set(table["bootstrap_unit"]) == {"prompt"} and table["tier"].notna().all()
+    assert len(problems) == 3 and all("2 of 120 battles left out" in p for p in problems)
+    other = judgments.assign(source="t")
+    _, problems = ratings.ratings_by_source(other, {"t": "anchor"}, {}, set(), rounds=0, controls=["none", "length"],
+                                            style=partial)
+    assert problems == ["t / j / length: no answer style for this source"]
+    with pytest.raises(ValueError, match="unknown style controls"):
+        ratings.ratings_by_source(judgments, {"s": "anchor"}, {}, set(), rounds=0, controls=["tone"])
