@@ -26,13 +26,17 @@ from benchwright.importers import ImportedSet, ImportFormatError, alpaca_eval, a
 from benchwright.importers.alpaca_eval import import_alpaca_eval
 from benchwright.importers.arena_hard import import_arena_hard
 from benchwright.importers.pairwise_human import import_auto_j, import_llmbar, load_scenario_groups
+from benchwright.paths import sql_file
 from resources.registry import Registry
 from resources.warehouse import Warehouse
 
 EXTERNAL = "../shared/data/external"
-IMPORT_TABLES = ("creation_pairwise_judgments", "interop_human_labels", "interop_preferences", "interop_imports")
+IMPORT_TABLES = ("creation_pairwise_judgments", "interop_human_labels", "interop_preferences", "answer_style",
+                 "interop_imports")
 ENABLE_HINT = "Imports run only when asked: materialize with run config `enabled: true`."
 IMPORTER_MODULES = (alpaca_eval, arena_hard, pairwise_human)
+PAIRWISE_SQL = "queries/interop/pairwise_for_ratings.sql"
+STYLE_ANSWERS_SQL = "queries/interop/creation_answers_for_style.sql"
 
 
 def _paths(patterns: list[str]) -> list[Path]:
@@ -71,6 +75,7 @@ def _write(warehouse: Warehouse, sets: list[ImportedSet]) -> None:
         "creation_pairwise_judgments": pd.concat([s.judgments for s in sets], ignore_index=True),
         "interop_human_labels": pd.concat([s.human_labels for s in sets], ignore_index=True),
         "interop_preferences": pd.concat([s.preferences for s in sets], ignore_index=True),
+        "answer_style": pd.concat([s.answer_style for s in sets], ignore_index=True),
         "interop_imports": pd.DataFrame([{
             "source": s.source, "importer": s.importer, "dataset": s.dataset, "baseline": s.baseline,
             "files": s.files, "judgments": len(s.judgments), "parse_failures": s.parse_failures,
@@ -132,11 +137,15 @@ class ArenaHardImportConfig(ImportConfig):
     dataset: str = "ko-arena-hard-v0.1"
     baseline: str = "claude-3.7-sonnet"
     """The model every record was compared with (in Arena-Hard's judge config, not in its files)."""
+    style_metadata: str = f"{EXTERNAL}/ko-arena-hard-auto/answer_style_metadata.csv"
+    """The answers' style counts (Arena-Hard's conv_metadata as a CSV) for style-controlled ratings; empty: none."""
 
 
 interop_arena_hard = import_asset(
     "interop_arena_hard", ArenaHardImportConfig,
-    lambda config: [import_arena_hard(_paths(config.paths), config.dataset, config.baseline)],
+    lambda config: [import_arena_hard(_paths(config.paths), config.dataset, config.baseline,
+                                      _one_path(config.style_metadata, "style metadata") if config.style_metadata
+                                      else None)],
     "Imports Arena-Hard judgment JSONL (game 1: baseline is A = our order 1; game 2 swapped) into "
     "creation_pairwise_judgments with source 'arena_hard:<dataset>'. Runs only with `enabled: true`; "
     "defaults to ko-arena-hard-auto's ensemble judgments. A bad file fails the run and writes nothing.")
@@ -199,7 +208,8 @@ IMPORT_ASSETS = [interop_arena_hard, interop_alpaca_eval, interop_auto_j, intero
 # --- metrics -----------------------------------------------------------------------------------------
 
 class RatingsConfig(dg.Config):
-    bootstrap_rounds: int = 100
+    bootstrap_rounds: int = 1000
+    """Bootstrap rounds over prompts (each round resamples prompts, all of a prompt's battles together)."""
     quantile_low: float = 0.025
     quantile_high: float = 0.975
     seed: int = 42
@@ -207,6 +217,8 @@ class RatingsConfig(dg.Config):
     """How many battles an A>>B / B>>A verdict counts for in arena_hard sources (Arena-Hard: 3)."""
     arena_hard_compatible: bool = True
     """In arena_hard sources, a record with one game reuses game 1 as game 2 (Arena-Hard's rule)."""
+    controls: list[str] = list(ratings.CONTROLS)
+    """Style controls to rate with (benchwright.ratings.CONTROLS): none, style, length, markdown."""
 
 
 def _anchors(warehouse: Warehouse) -> dict[str, str]:
@@ -218,34 +230,48 @@ def _anchors(warehouse: Warehouse) -> dict[str, str]:
     return anchors
 
 
+def _answer_style(warehouse: Warehouse) -> pd.DataFrame:
+    """Style counts of every compared answer: imported ones as imported, our own Creation answers counted now."""
+    answers = warehouse.query_file(STYLE_ANSWERS_SQL)
+    ours = pd.DataFrame([ratings.answer_style(text) for text in answers["answer"]],
+                        columns=list(ratings.STYLE_FEATURES))
+    ours = pd.concat([answers[["model", "item_id"]].reset_index(drop=True), ours], axis=1).assign(source="benchwright")
+    return pd.concat([warehouse.query("SELECT * FROM answer_style"), ours[ratings.STYLE_COLUMNS]], ignore_index=True)
+
+
 @dg.asset(
     group_name="metrics",
     deps=[registry_labels, creation_pairwise_judgments, *IMPORT_ASSETS],
-    code_version=steps.code_version(ratings),
+    code_version=steps.code_version(ratings, files=[sql_file(q) for q in (PAIRWISE_SQL, STYLE_ANSWERS_SQL)]),
     automation_condition=EAGER,
     kinds={"duckdb"},
-    description="Bradley–Terry ratings (Elo scale, baseline anchored at 1000) with seeded bootstrap intervals and "
-                "the win rate against the baseline, per source and judge, for our own and imported pairwise "
-                "judgments. Ties count half a win for each side; arena_hard sources weight A>>B/B>>A x3.",
+    description="Bradley–Terry ratings (Elo scale, baseline anchored at 1000) per source, judge and style control "
+                "(none | style | length | markdown: answer length and markdown counts fitted jointly as covariates, "
+                "Arena-Hard's method), with intervals from a seeded bootstrap over prompts, rank tiers and the win "
+                "rate against the baseline, for our own and imported pairwise judgments. Ties count half a win for "
+                "each side; arena_hard sources weight A>>B/B>>A x3.",
 )
 def interop_ratings(context: dg.AssetExecutionContext, config: RatingsConfig, warehouse: Warehouse,
                     registry: Registry) -> dg.MaterializeResult:
-    judgments = warehouse.query_file("queries/interop/pairwise_for_ratings.sql")
+    judgments = warehouse.query_file(PAIRWISE_SQL)
     anchors = _anchors(warehouse)
     arena_hard = {s for s in anchors if s.startswith("arena_hard:")}
     weights = {s: ratings.arena_hard_weights(config.arena_hard_strong_weight) for s in arena_hard}
     table, problems = ratings.ratings_by_source(
         judgments, anchors, weights, reuse_single_game=arena_hard if config.arena_hard_compatible else set(),
-        rounds=config.bootstrap_rounds, quantiles=(config.quantile_low, config.quantile_high), seed=config.seed)
+        rounds=config.bootstrap_rounds, quantiles=(config.quantile_low, config.quantile_high), seed=config.seed,
+        controls=config.controls, style=_answer_style(warehouse))
     for problem in problems:
         context.log.warning(f"not rated: {problem}")
     table = add_labels(table, registry, {"model": "model_display", "judge": "judge_display"})
     warehouse.replace_rows("interop_ratings", table, match={})
     return dg.MaterializeResult(metadata=table_metadata(
-        table, ["source", "judge", "model", "rating", "rating_lower", "rating_upper", "win_rate", "at_bound"],
+        table, ["source", "judge", "control", "model", "rating", "rating_lower", "rating_upper", "win_rate", "tier",
+                "at_bound"],
         not_rated=dg.MetadataValue.json(problems),
-        aggregation=f"Bradley–Terry MLE on pair counts; ties = half a win; {config.bootstrap_rounds} bootstrap "
-                    f"rounds (seed {config.seed}) over judgments; quantiles {config.quantile_low}/{config.quantile_high}",
+        aggregation=f"Bradley–Terry MLE (style controls {', '.join(config.controls)}); ties = half a win; "
+                    f"{config.bootstrap_rounds} bootstrap rounds over prompts (seed {config.seed}); quantiles "
+                    f"{config.quantile_low}/{config.quantile_high}; tiers: benchwright.ratings.rank_tiers",
     ))
 
 

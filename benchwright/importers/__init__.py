@@ -26,6 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from benchwright.pairwise import outcome, parse_pairwise
+from benchwright.ratings import STYLE_COLUMNS as ANSWER_STYLE_COLUMNS
 
 JUDGMENT_COLUMNS = [
     "model", "judge", "item_id", "judge_order", "candidate_position", "raw_text", "verdict", "parse_ok",
@@ -51,6 +52,8 @@ class ImportedSet:
     judgments: pd.DataFrame
     human_labels: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=HUMAN_LABEL_COLUMNS))
     preferences: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=PREFERENCE_COLUMNS))
+    # Style counts of the compared answers (ratings.STYLE_COLUMNS), for style-controlled ratings.
+    answer_style: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=ANSWER_STYLE_COLUMNS))
     baseline: str | None = None
     files: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)

@@ -19,6 +19,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+
 from benchwright.importers import (
     ImportedSet,
     ImportFormatError,
@@ -66,11 +69,13 @@ def parse_arena_hard_file(path: str | Path, source: str) -> tuple[list[dict], in
     return rows, single_game
 
 
-def import_arena_hard(paths: list[str | Path], dataset: str, baseline: str) -> ImportedSet:
+def import_arena_hard(paths: list[str | Path], dataset: str, baseline: str,
+                      style_metadata: str | Path | None = None) -> ImportedSet:
     """Every file parsed (or the first located error raised); one source ``arena_hard:<dataset>``.
 
     ``baseline`` is the model every record was compared with (Arena-Hard keeps it in its judge
-    config, not in the judgment files).
+    config, not in the judgment files). ``style_metadata``: a table of the answers' style counts
+    (``read_answer_style``) for style-controlled ratings; the notes say which judged models it lacks.
     """
     if not paths:
         raise ValueError("no Arena-Hard judgment files given")
@@ -88,5 +93,46 @@ def import_arena_hard(paths: list[str | Path], dataset: str, baseline: str) -> I
             seen[key] = f"{path.name}, line {line}"
             rows.append(row)
     notes = [f"{single_game} records with a single game (Arena-Hard reuses game 1 as game 2 when scoring)"]
+    files = [str(p) for p in sorted(Path(p) for p in paths)]
+    style = {}
+    if style_metadata is not None:
+        style["answer_style"] = read_answer_style(style_metadata, source)
+        files.append(str(style_metadata))
+        lacking = sorted(({row["model"] for row in rows} | {baseline}) - set(style["answer_style"]["model"]))
+        notes.append(f"answer style for {style['answer_style']['model'].nunique()} models, none for {lacking} "
+                     f"(their battles are left out of style-controlled ratings)")
     return ImportedSet(importer=IMPORTER, dataset=dataset, judgments=judgments_frame(rows), baseline=baseline,
-                       files=[str(p) for p in sorted(Path(p) for p in paths)], notes=notes)
+                       files=files, notes=notes, **style)
+
+
+STYLE_METADATA_COLUMNS = ["model", "question_id", "token_len", "h1", "h2", "h3", "h4", "h5", "h6",
+                          "list_ordered", "list_unordered", "bold_star", "bold_underscore"]
+
+
+def read_answer_style(path: str | Path, source: str) -> pd.DataFrame:
+    """Style counts of the answers (``ratings.STYLE_COLUMNS``) from a table of Arena-Hard's ``conv_metadata``.
+
+    One CSV row per answer with the columns ``STYLE_METADATA_COLUMNS`` (each answer's ``conv_metadata``
+    flattened: ``token_len``, header counts ``h1``–``h6``, ordered and unordered list items, ``**`` and
+    ``__`` bold spans). Arena-Hard's style control sums each group: headers = h1 + … + h6, lists =
+    ordered + unordered, bold = both kinds; ``tokens`` = token_len. A missing column or a count that is
+    not a non-negative integer raises ``ImportFormatError`` with the line.
+    """
+    path = Path(path)
+    table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    missing = [c for c in STYLE_METADATA_COLUMNS if c not in table.columns]
+    if missing:
+        raise ImportFormatError(path, 1, f"style metadata lacks columns {missing}")
+    counts = table[STYLE_METADATA_COLUMNS[2:]]
+    bad = ~counts.apply(lambda column: column.str.fullmatch(r"\d+")).all(axis=1)
+    if bad.any():
+        line = int(np.flatnonzero(bad.to_numpy())[0]) + 2  # the header is line 1
+        raise ImportFormatError(path, line, "style counts must be non-negative integers")
+    counts = counts.astype("int64")
+    return pd.DataFrame({
+        "source": source, "model": table["model"], "item_id": table["question_id"],
+        "tokens": counts["token_len"],
+        "headers": counts[[f"h{k}" for k in range(1, 7)]].sum(axis=1),
+        "lists": counts["list_ordered"] + counts["list_unordered"],
+        "bold": counts["bold_star"] + counts["bold_underscore"],
+    })

@@ -61,10 +61,31 @@ CREATE TABLE IF NOT EXISTS interop_ratings (
     bootstrap_rounds  INTEGER NOT NULL,
     quantile_low      DOUBLE NOT NULL,
     quantile_high     DOUBLE NOT NULL,
-    seed              INTEGER NOT NULL,
+    seed              INTEGER NOT NULL,  -- of the bootstrap: the same seed gives the same interval
     model_display     VARCHAR,
     judge_display     VARCHAR,
-    simulated         BOOLEAN NOT NULL
+    simulated         BOOLEAN NOT NULL,
+    control           VARCHAR NOT NULL DEFAULT 'none',  -- style control: none | style | length | markdown
+    tier              INTEGER,           -- rank tier from the intervals (benchwright.ratings.rank_tiers); NULL without intervals
+    style_coefficients VARCHAR,          -- fitted style coefficients, log-odds per standard deviation ('tokens=0.21 ...')
+    bootstrap_unit    VARCHAR            -- what a bootstrap round resamples: 'prompt' | 'judgment'
+);
+ALTER TABLE interop_ratings ADD COLUMN IF NOT EXISTS control VARCHAR DEFAULT 'none';
+ALTER TABLE interop_ratings ADD COLUMN IF NOT EXISTS tier INTEGER;
+ALTER TABLE interop_ratings ADD COLUMN IF NOT EXISTS style_coefficients VARCHAR;
+ALTER TABLE interop_ratings ADD COLUMN IF NOT EXISTS bootstrap_unit VARCHAR;
+
+-- Style counts of the answers a pairwise judgment compared, what style-controlled ratings read
+-- (benchwright.ratings.STYLE_COLUMNS). Imported sources: from their metadata (Arena-Hard's
+-- conv_metadata); our own answers are counted from their text when the ratings are computed.
+CREATE TABLE IF NOT EXISTS answer_style (
+    source   VARCHAR NOT NULL,
+    model    VARCHAR NOT NULL,
+    item_id  VARCHAR NOT NULL,
+    tokens   INTEGER NOT NULL,
+    headers  INTEGER NOT NULL,   -- markdown headers h1-h6
+    lists    INTEGER NOT NULL,   -- ordered and unordered list items
+    bold     INTEGER NOT NULL    -- ** and __ spans
 );
 
 -- AlpacaEval-style head-to-head figures from graded preferences.

@@ -6,7 +6,7 @@ import pytest
 
 from benchwright.importers import ImportFormatError, iter_json_array
 from benchwright.importers.alpaca_eval import import_alpaca_eval, verdict_from_preference
-from benchwright.importers.arena_hard import import_arena_hard
+from benchwright.importers.arena_hard import STYLE_METADATA_COLUMNS, import_arena_hard
 from benchwright.importers.pairwise_human import import_auto_j, import_llmbar, llmbar_names
 
 
@@ -17,6 +17,27 @@ def write_lines(path, records):
 
 def arena_record(qid, model="m", games=({"score": "A>B"}, {"score": "B>A"}), **extra):
     return {"question_id": qid, "model": model, "judge": "gpt", "games": list(games), **extra}
+
+
+def test_arena_hard_style_metadata_sums_each_group_and_names_models_without_it(tmp_path):
+    judgments = write_lines(tmp_path / "m.jsonl", [arena_record("q1"), arena_record("q1", model="other")])
+    header = ",".join(STYLE_METADATA_COLUMNS)
+    metadata = tmp_path / "style.csv"
+    metadata.write_text(f"{header}\nm,q1,120,1,2,0,0,0,3,4,5,6,1\nbase,q1,80,0,0,0,0,0,0,0,0,0,0\n")
+    imported = import_arena_hard([judgments], "bench", "base", metadata)
+    style = imported.answer_style.set_index("model")
+    assert (style.loc["m", "tokens"], style.loc["m", "headers"], style.loc["m", "lists"], style.loc["m", "bold"]) == (
+        120, 6, 9, 7)
+    assert set(style["source"]) == {"arena_hard:bench"} and style.loc["base", "item_id"] == "q1"
+    assert "none for ['other']" in imported.notes[-1] and str(metadata) in imported.files
+    assert import_arena_hard([judgments], "bench", "base").answer_style.empty
+
+    metadata.write_text(f"{header}\nm,q1,120,1,2,0,0,0,3,4,5,6,1\nbase,q1,-80,0,0,0,0,0,0,0,0,0,0\n")
+    with pytest.raises(ImportFormatError, match=r"style\.csv, line 3"):
+        import_arena_hard([judgments], "bench", "base", metadata)
+    metadata.write_text("model,question_id,token_len\nm,q1,3\n")
+    with pytest.raises(ImportFormatError, match="lacks columns"):
+        import_arena_hard([judgments], "bench", "base", metadata)
 
 
 def test_arena_hard_games_become_orders_with_displayed_verdicts(tmp_path):

@@ -227,3 +227,153 @@ def test_pair_counts_with_many_names_and_few_battles_equal_the_groupby():
     frame = pd.DataFrame({"model_a": names[rng.integers(0, 3000, 500)], "model_b": names[rng.integers(0, 3000, 500)],
                           "verdict": np.array(ratings.CANONICAL_VERDICTS, dtype=object)[rng.integers(0, 5, 500)]})
     pd.testing.assert_frame_equal(ratings.pair_counts(frame), _groupby_counts(frame))
+
+
+# --- style control, intervals over prompts, tiers -------------------------------------------------
+
+def test_answer_style_counts_markdown_outside_code_and_tokens_everywhere():
+    text = ("# Title\n## Part\nSome **bold** and __more__ words.\n- one\n  * two\n3. three\n"
+            "```python\n# not a header\n- not an item\n**not bold**\n```\n#not a header either\n")
+    counts = ratings.answer_style(text)
+    assert (counts["headers"], counts["lists"], counts["bold"]) == (2, 3, 2)
+    assert ratings.answer_style("Hello, world: 42 apples_2") == {"tokens": 6, "headers": 0, "lists": 0, "bold": 0}
+    assert ratings.answer_style("你好世界")["tokens"] == 4  # one token per Han character
+    assert ratings.answer_style("") == dict.fromkeys(ratings.STYLE_FEATURES, 0)
+    assert ratings.answer_style(None)["tokens"] == 0
+
+
+def _length_biased_battles(seed: int = 5, prompts: int = 400):
+    """Two candidates of equal quality against an anchor; 'verbose' writes twice as long answers, and the
+    judge prefers the longer answer. Returns battles (with prompts) and the answers' style counts."""
+    rng = np.random.default_rng(seed)
+    lengths = {"anchor": 300, "terse": 300, "verbose": 600}
+    rows, style = [], []
+    for p in range(prompts):
+        prompt = f"q{p}"
+        tokens = {m: int(n * rng.uniform(0.5, 1.5)) for m, n in lengths.items()}
+        style += [{"source": "s", "model": m, "item_id": prompt, "tokens": t, "headers": 0, "lists": 0, "bold": 0}
+                  for m, t in tokens.items()]
+        for model in ("terse", "verbose"):
+            for a, b in (("anchor", model), (model, "anchor")):
+                gap = (tokens[a] - tokens[b]) / (tokens[a] + tokens[b] + 1)
+                verdict = "A>B" if rng.random() < 1 / (1 + math.exp(-3.0 * gap)) else "B>A"
+                rows.append({"model_a": a, "model_b": b, "verdict": verdict, "prompt": prompt})
+    return pd.DataFrame(rows), pd.DataFrame(style)
+
+
+def test_a_length_biased_judges_advantage_disappears_under_length_control():
+    data, style = _length_biased_battles()
+    plain = ratings.rating_table(data, anchor="anchor", rounds=0).set_index("model")
+    controlled = ratings.rating_table(data, anchor="anchor", rounds=0, control="length", style=style).set_index("model")
+    assert plain.loc["verbose", "win_rate"] > 65 and abs(plain.loc["terse", "win_rate"] - 50) < 5
+    assert plain.loc["verbose", "rating"] - plain.loc["terse", "rating"] > 100
+    # Under length control the two candidates are equal again.
+    assert abs(controlled.loc["verbose", "rating"] - controlled.loc["terse", "rating"]) < 25
+    # Against the anchor both read the win rate at the *average* length gap of the battles (the features are
+    # centred, Arena-Hard's choice), and the candidates' answers are longer than the anchor's on average: so
+    # both sit above 50 by the same amount, not at 50.
+    assert controlled.loc["terse", "win_rate"] > 55 and controlled.loc["verbose", "win_rate"] > 55
+    gamma = float(controlled["style_coefficients"].iloc[0].removeprefix("tokens="))
+    assert gamma > 0.5  # the longer answer's side is favoured, per standard deviation of the gap
+    # Markdown counts that never vary carry no information: no column, and the plain ratings.
+    markdown = ratings.rating_table(data, anchor="anchor", rounds=0, control="markdown", style=style)
+    assert markdown["style_coefficients"].iloc[0] == ""
+    np.testing.assert_allclose(markdown.set_index("model").loc[plain.index, "rating"], plain["rating"], atol=1e-6)
+
+
+def test_style_controlled_newton_fit_equals_the_bounded_quasi_newton_fit():
+    data, style = _length_biased_battles(seed=8, prompts=150)
+    battles, _ = ratings._with_style(data, style, ("tokens",))
+    _, (cells, _, pinned) = ratings._fit(ratings.pair_counts(battles), ratings.unit_weights(), "anchor", 400, 10, 1000)
+    rows = ratings._BattleRows(battles, ratings.unit_weights(), cells.models)
+    columns, _ = rows.style_columns(("tokens",), pinned)
+    n = len(cells.models)
+    newton = ratings._newton(n, rows.a, rows.b, rows.weight, rows.win, pinned, columns)
+    quasi_newton = ratings._fit_parameters(n, rows.a, rows.b, rows.weight, rows.win, pinned, None, features=columns)
+    assert newton is not None
+    np.testing.assert_allclose(newton, quasi_newton, atol=1e-5)
+    # Summing the battles per (pair, prompt) leaves the optimum where it was.
+    i, j, weight, wins, _, oriented = rows.by_pair_and_prompt(n, columns)
+    np.testing.assert_allclose(ratings._newton(n, i, j, weight, wins, pinned, oriented), newton, atol=1e-9)
+
+
+def test_style_control_needs_prompts_and_style_counts():
+    data, style = _length_biased_battles(prompts=20)
+    with pytest.raises(ValueError, match="style counts"):
+        ratings.rating_table(data, anchor="anchor", rounds=0, control="length")
+    with pytest.raises(ValueError, match="prompt"):
+        ratings.rating_table(data.drop(columns="prompt"), anchor="anchor", rounds=0, control="length", style=style)
+    with pytest.raises(ValueError, match="control must be one of"):
+        ratings.rating_table(data, anchor="anchor", rounds=0, control="tone", style=style)
+    # Battles whose answers have no counts are left out, and only those.
+    partial = style[~((style["model"] == "terse") & (style["item_id"] == "q3"))]
+    kept, note = ratings._with_style(data, partial, ("tokens",))
+    assert len(kept) == len(data) - 2 and "2 of" in note and "terse" in note
+
+
+@pytest.mark.parametrize("control", ["none", "length"])
+def test_prompt_bootstrap_is_reproducible_from_its_seed(control):
+    data, style = _length_biased_battles(prompts=60)
+    first = ratings.rating_table(data, anchor="anchor", rounds=200, seed=3, control=control, style=style)
+    again = ratings.rating_table(data, anchor="anchor", rounds=200, seed=3, control=control, style=style)
+    other = ratings.rating_table(data, anchor="anchor", rounds=200, seed=4, control=control, style=style)
+    pd.testing.assert_frame_equal(first, again)
+    assert not np.allclose(first["rating_lower"], other["rating_lower"])
+    others = first[first["model"] != "anchor"]
+    assert (others["rating_lower"] < others["rating"]).all() and (others["rating"] < others["rating_upper"]).all()
+
+
+@pytest.mark.parametrize("control", ["none", "style"])
+def test_a_model_entered_twice_under_two_slugs_gets_the_same_interval(control):
+    data, style = _length_biased_battles(prompts=80)
+    twin = data[(data["model_a"] == "verbose") | (data["model_b"] == "verbose")].replace("verbose", "verbose-copy")
+    twin_style = style[style["model"] == "verbose"].replace("verbose", "verbose-copy")
+    both = pd.concat([data, twin], ignore_index=True)
+    table = ratings.rating_table(both, anchor="anchor", rounds=300, seed=1, control=control,
+                                 style=pd.concat([style, twin_style])).set_index("model")
+    columns = ["rating", "rating_lower", "rating_upper", "win_rate", "tier"]
+    pd.testing.assert_series_equal(table.loc["verbose", columns], table.loc["verbose-copy", columns],
+                                   check_names=False, atol=1e-6)
+    # Battles resampled one by one (no prompts) would give the twins different intervals.
+    by_judgment = ratings.rating_table(both.drop(columns="prompt"), anchor="anchor", rounds=300,
+                                       seed=1).set_index("model")
+    assert by_judgment.loc["verbose", "rating_lower"] != pytest.approx(by_judgment.loc["verbose-copy", "rating_lower"],
+                                                                      abs=1e-6)
+
+
+def test_rank_tiers_open_a_new_tier_below_the_lowest_lower_bound_of_the_current_one():
+    rating = [100, 90, 80, 40, 35, 0]
+    lower = [85, 70, 60, 30, 20, -10]
+    upper = [115, 110, 95, 50, 62, 10]
+    # 90 and 80 reach 85 / 70: tier 1 (its floor falls to 60). 40's upper 50 < 60: tier 2 (floor 30);
+    # 35's upper 62 >= 30: tier 2 (floor 20); 0's upper 10 < 20: tier 3.
+    assert ratings.rank_tiers(rating, lower, upper) == [1, 1, 1, 2, 2, 3]
+    assert ratings.rank_tiers([3, 1, 2], [2, 0, 1], [4, 2, 3]) == [1, 1, 1]  # order of input kept
+    assert ratings.rank_tiers([1, 2], [np.nan, 1], [np.nan, 3]) == [None, None]
+    table = ratings.rating_table(battles(("anchor", "x", "B>A", 30), ("anchor", "x", "A>B", 20),
+                                         ("anchor", "y", "A>B", 45), ("anchor", "y", "B>A", 5)),
+                                 anchor="anchor", rounds=200, seed=2).set_index("model")
+    assert table.loc["x", "tier"] == 1 and table.loc["y", "tier"] > table.loc["anchor", "tier"]
+
+
+def test_ratings_by_source_rates_every_control_and_says_what_it_left_out():
+    data, style = _length_biased_battles(prompts=30)
+    rows = []
+    for battle in data.itertuples():
+        candidate_is_a = battle.model_b == "anchor"
+        rows.append({"source": "s", "judge": "j", "model": battle.model_a if candidate_is_a else battle.model_b,
+                     "item_id": battle.prompt, "judge_order": 2 if candidate_is_a else 1,
+                     "candidate_position": "A" if candidate_is_a else "B", "verdict": battle.verdict, "parse_ok": True})
+    judgments = pd.DataFrame(rows)
+    partial = style[~((style["model"] == "terse") & (style["item_id"] == "q0"))]
+    table, problems = ratings.ratings_by_source(judgments, {"s": "anchor", "t": "anchor"}, {}, set(), rounds=50,
+                                                controls=list(ratings.CONTROLS), style=partial)
+    assert table.groupby("control")["model"].count().to_dict() == {"none": 3, "style": 3, "length": 3, "markdown": 3}
+    assert set(table["bootstrap_unit"]) == {"prompt"} and table["tier"].notna().all()
+    assert len(problems) == 3 and all("2 of 120 battles left out" in p for p in problems)
+    other = judgments.assign(source="t")
+    _, problems = ratings.ratings_by_source(other, {"t": "anchor"}, {}, set(), rounds=0, controls=["none", "length"],
+                                            style=partial)
+    assert problems == ["t / j / length: no answer style for this source"]
+    with pytest.raises(ValueError, match="unknown style controls"):
+        ratings.ratings_by_source(judgments, {"s": "anchor"}, {}, set(), rounds=0, controls=["tone"])

@@ -1,0 +1,9 @@
+-- The answers our own Creation judgments compared, to count their style (benchwright.ratings.answer_style):
+-- each candidate's answer (sample 0) and the baseline's reference answer, per item.
+SELECT model, item_id, response AS answer
+FROM generations
+WHERE benchmark = 'creation' AND sample_index = 0 AND response IS NOT NULL
+UNION ALL
+SELECT baseline AS model, item_id, answer
+FROM creation_references
+WHERE answer IS NOT NULL
