@@ -21,7 +21,7 @@ import pandas as pd
 from assets.sources import registry_labels
 from assets.common import EAGER, LOAD_WHEN_MISSING, add_labels, repo_path, table_metadata
 from assets.creation import creation_pairwise_judgments
-from benchwright import agreement, importers, ratings, steps
+from benchwright import agreement, importers, length_control, ratings, steps
 from benchwright.importers import ImportedSet, ImportFormatError, alpaca_eval, arena_hard, pairwise_human
 from benchwright.importers.alpaca_eval import import_alpaca_eval
 from benchwright.importers.arena_hard import import_arena_hard
@@ -263,6 +263,54 @@ def interop_win_rates(context: dg.AssetExecutionContext, warehouse: Warehouse) -
     warehouse.replace_rows("interop_win_rates", table, match={})
     return dg.MaterializeResult(metadata=table_metadata(
         table, ["source", "model", "win_rate", "standard_error", "n_wins", "n_draws", "n_total"]))
+
+
+class LengthControlConfig(dg.Config):
+    weights_dir: str = f"{EXTERNAL}/alpaca_eval/src/alpaca_eval/metrics/weights"
+    """AlpacaEval's shared GLM weights, <annotator>/length_controlled_v1/baseline_<baseline>.csv below it;
+    a missing folder or file means the length slope is fitted."""
+    instruction_difficulty: str = ""
+    """CSV with columns `instruction` and `instruction_difficulty` (AlpacaEval's per-instruction
+    difficulty, joined to its evaluation set's instructions); empty: the difficulty term is left out."""
+
+
+def _glm_weights(config: LengthControlConfig, pairs: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
+    found = {}
+    for judge, baseline in pairs.itertuples(index=False):
+        path = repo_path(config.weights_dir) / judge / "length_controlled_v1" / f"baseline_{baseline}.csv"
+        if path.is_file():
+            found[(judge, baseline)] = length_control.load_glm_weights(path)
+    return found
+
+
+def _instruction_difficulty(config: LengthControlConfig) -> dict[str, float] | None:
+    if not config.instruction_difficulty:
+        return None
+    table = pd.read_csv(_one_path(config.instruction_difficulty, "instruction difficulty file"))
+    return dict(zip(table["instruction"].map(alpaca_eval.item_id_for), table["instruction_difficulty"].astype(float)))
+
+
+@dg.asset(
+    group_name="metrics",
+    deps=[interop_alpaca_eval],
+    code_version=steps.code_version(length_control),
+    automation_condition=EAGER,
+    kinds={"duckdb"},
+    description="AlpacaEval 2's length-controlled win rate per AlpacaEval source and model "
+                "(benchwright.length_control): a GLM on each annotation with the model term, tanh of the "
+                "standardized length difference and the instruction difficulty, predicted with the length term "
+                "at zero and averaged. The length slope comes from AlpacaEval's shared weights where they have "
+                "the model; the difficulty term only when a difficulty file is configured.",
+)
+def interop_lc_win_rates(context: dg.AssetExecutionContext, config: LengthControlConfig,
+                         warehouse: Warehouse) -> dg.MaterializeResult:
+    rows = warehouse.query_file("queries/interop/alpaca_preferences_with_lengths.sql")
+    weights = _glm_weights(config, rows[["judge", "baseline"]].drop_duplicates())
+    table = length_control.lc_win_rates(rows, weights, _instruction_difficulty(config))
+    warehouse.replace_rows("interop_lc_win_rates", table, match={})
+    return dg.MaterializeResult(metadata=table_metadata(
+        table, ["source", "model", "lc_win_rate", "length_coef", "length_coef_from", "difficulty_used"],
+        shared_weights=dg.MetadataValue.json([f"{judge} / {baseline}" for judge, baseline in weights])))
 
 
 @dg.asset(
