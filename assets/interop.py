@@ -22,9 +22,13 @@ from assets.sources import registry_labels
 from assets.common import EAGER, LOAD_WHEN_MISSING, add_labels, repo_path, table_metadata
 from assets.creation import creation_pairwise_judgments
 from benchwright import agreement, importers, length_control, ratings, steps
+from benchwright.mmmt_if import alignment as mmmt_if_alignment
+from benchwright.mmmt_if import release as mmmt_if_release_metrics_module
 from benchwright.importers import ImportedSet, ImportFormatError, alpaca_eval, arena_hard, pairwise_human
 from benchwright.importers.alpaca_eval import import_alpaca_eval
 from benchwright.importers.arena_hard import import_arena_hard
+from benchwright.importers import mmmt_if_release
+from benchwright.importers.mmmt_if_release import import_mmmt_if_release
 from benchwright.importers.pairwise_human import import_auto_j, import_llmbar, load_scenario_groups
 from resources.registry import Registry
 from resources.warehouse import Warehouse
@@ -194,6 +198,75 @@ interop_llmbar = import_asset(
 
 
 IMPORT_ASSETS = [interop_arena_hard, interop_alpaca_eval, interop_auto_j, interop_llmbar]
+
+
+class MMMTIFReleaseImportConfig(ImportConfig):
+    path: str = f"{EXTERNAL}/mmmt-if/MMMT-IF_public_release_data.SAMPLE_first_40_rows.csv"
+    """The MMMT-IF public release CSV (relative to the repo root)."""
+
+
+RELEASE_TABLES = ("mmmt_if_release_responses", "mmmt_if_release_human_preferences")
+
+
+@dg.asset(
+    group_name="judgments",
+    code_version=steps.code_version(importers, mmmt_if_release),
+    kinds={"duckdb"},
+    automation_condition=LOAD_WHEN_MISSING,
+    description="Imports the MMMT-IF public release CSV (per conversation and turn: the cumulative instructions, "
+                "8 autorater scores and PIF per model, pairwise preference columns) into "
+                "mmmt_if_release_responses and mmmt_if_release_human_preferences, source "
+                "'mmmt_if_release:<file stem>'. Multi-line cells are unwrapped, stray apostrophes around topic "
+                "labels dropped, 0.5 preferences read as ties. Runs only with `enabled: true`; a bad file fails "
+                "the run and writes nothing.",
+)
+def interop_mmmt_if_release(context: dg.AssetExecutionContext, config: MMMTIFReleaseImportConfig,
+                            warehouse: Warehouse) -> dg.MaterializeResult:
+    if not config.enabled:
+        return _skipped(context)
+    release = _parse(lambda: import_mmmt_if_release(_one_path(config.path, "MMMT-IF release file")))
+    warehouse.write_tables([("mmmt_if_release_responses", release.responses, {"source": release.source}),
+                            ("mmmt_if_release_human_preferences", release.human_preferences, {"source": release.source})])
+    for note in release.notes:
+        context.log.info(f"{release.source}: {note}")
+    return dg.MaterializeResult(metadata={
+        "source": release.source, "models": dg.MetadataValue.json(release.models),
+        "responses": len(release.responses), "human_preferences": len(release.human_preferences),
+        "pif_weight": release.pif_weight, "notes": "; ".join(release.notes)})
+
+
+class MMMTIFReleaseMetricsConfig(dg.Config):
+    bootstrap_rounds: int = 100
+    seed: int = 0
+
+
+@dg.asset(
+    group_name="metrics",
+    deps=[interop_mmmt_if_release],
+    code_version=steps.code_version(mmmt_if_release_metrics_module, mmmt_if_alignment, ratings),
+    automation_condition=EAGER,
+    kinds={"duckdb"},
+    description="Our MMMT-IF metrics on each imported release (benchwright.mmmt_if.release): PIF by turn with "
+                "bounds, ECDF dominance, preference score = (8 criteria + 20·PIF)/28 → win/tie/loss per turn and "
+                "Bradley–Terry ratings, and the agreement of those outcomes with the file's pairwise preferences.",
+)
+def mmmt_if_release_metrics(context: dg.AssetExecutionContext, config: MMMTIFReleaseMetricsConfig,
+                            warehouse: Warehouse) -> dg.MaterializeResult:
+    responses = warehouse.query("SELECT * FROM mmmt_if_release_responses")
+    human = warehouse.query("SELECT * FROM mmmt_if_release_human_preferences")
+    tables: dict[str, list[pd.DataFrame]] = {}
+    for source, rows in responses.groupby("source", sort=True):
+        computed = mmmt_if_release_metrics_module.release_metrics(
+            rows, human[human["source"] == source], float(rows["pif_weight"].iloc[0]), config.bootstrap_rounds,
+            config.seed)
+        for table, frame in computed.items():
+            tables.setdefault(table, []).append(frame.assign(source=source))
+    writes = [(table, pd.concat(frames, ignore_index=True), {}) for table, frames in tables.items()]
+    if writes:
+        warehouse.write_tables(writes)
+    agreement_rows = pd.concat(tables.get("mmmt_if_release_agreement", [pd.DataFrame()]), ignore_index=True)
+    return dg.MaterializeResult(metadata=table_metadata(
+        agreement_rows, list(agreement_rows.columns), sources=dg.MetadataValue.json(sorted(set(responses["source"])))))
 
 
 # --- metrics -----------------------------------------------------------------------------------------
