@@ -22,8 +22,7 @@ from assets.sources import registry_labels
 from assets.common import EAGER, LOAD_WHEN_MISSING, add_labels, repo_path, table_metadata
 from assets.creation import creation_pairwise_judgments
 from benchwright import agreement, importers, length_control, ratings, steps
-from benchwright.mmmt_if import alignment as mmmt_if_alignment
-from benchwright.mmmt_if import release as mmmt_if_release_metrics_module
+from benchwright.mmmt_if import release as release_method
 from benchwright.importers import ImportedSet, ImportFormatError, alpaca_eval, arena_hard, pairwise_human
 from benchwright.importers.alpaca_eval import import_alpaca_eval
 from benchwright.importers.arena_hard import import_arena_hard
@@ -243,7 +242,8 @@ class MMMTIFReleaseMetricsConfig(dg.Config):
 @dg.asset(
     group_name="metrics",
     deps=[interop_mmmt_if_release],
-    code_version=steps.code_version(mmmt_if_release_metrics_module, mmmt_if_alignment, ratings),
+    code_version=steps.code_version(release_method, release_method.pif, release_method.comparisons,
+                                    release_method.preferences, release_method.alignment, ratings),
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="Our MMMT-IF metrics on each imported release (benchwright.mmmt_if.release): PIF by turn with "
@@ -256,7 +256,7 @@ def mmmt_if_release_metrics(context: dg.AssetExecutionContext, config: MMMTIFRel
     human = warehouse.query("SELECT * FROM mmmt_if_release_human_preferences")
     tables: dict[str, list[pd.DataFrame]] = {}
     for source, rows in responses.groupby("source", sort=True):
-        computed = mmmt_if_release_metrics_module.release_metrics(
+        computed = release_method.release_metrics(
             rows, human[human["source"] == source], float(rows["pif_weight"].iloc[0]), config.bootstrap_rounds,
             config.seed)
         for table, frame in computed.items():

@@ -402,6 +402,11 @@ def test_asset_mmmt_if_release_lands_rows_and_metrics(imported_home):
     assert set(ratings_rows["model"]) == set(models) and (ratings_rows["rating_lower"] <= ratings_rows["rating"]).all()
     by_turn = warehouse.query("SELECT count(*) AS n FROM mmmt_if_release_pif_by_turn")["n"][0]
     assert by_turn == len(models) * len({r["turn count (which turn in this conversation)"] for r in records})
+    warehouse.publish_snapshot()
+    with duckdb.connect(warehouse.snapshot_path, read_only=True) as snapshot:
+        board = snapshot.execute("SELECT model, pif, responses FROM mmmt_if_release_leaderboard").df()
+    raw_pif = {m: sum(float(r[f"Programmatic Instruction Following {m}"]) for r in records) / len(records) for m in models}
+    assert {m: p for m, p in zip(board["model"], board["pif"])} == {m: round(v, 3) for m, v in raw_pif.items()}
 
 
 def test_imported_judgments_show_up_in_the_creation_leaderboard(imported_home):
