@@ -26,7 +26,7 @@ Choices where we differ, and why:
   fitted by unpenalized maximum likelihood on the soft labels (scipy, L-BFGS-B).
 - Without instruction difficulties the β·d_i term is left out (``difficulty_used`` false) and the
   figure is σ(θ): it can differ from AlpacaEval's by several points for a model with a large β
-  (see docs/ARCHITECTURE.md, Interop).
+  (README, Interop).
 """
 
 from __future__ import annotations
