@@ -21,10 +21,13 @@ import pandas as pd
 from assets.sources import registry_labels
 from assets.common import EAGER, LOAD_WHEN_MISSING, add_labels, repo_path, table_metadata
 from assets.creation import creation_pairwise_judgments
-from benchwright import agreement, importers, ratings, steps
+from benchwright import agreement, importers, length_control, ratings, steps
+from benchwright.mmmt_if import release as release_method
 from benchwright.importers import ImportedSet, ImportFormatError, alpaca_eval, arena_hard, pairwise_human
 from benchwright.importers.alpaca_eval import import_alpaca_eval
 from benchwright.importers.arena_hard import import_arena_hard
+from benchwright.importers import mmmt_if_release
+from benchwright.importers.mmmt_if_release import import_mmmt_if_release
 from benchwright.importers.pairwise_human import import_auto_j, import_llmbar, load_scenario_groups
 from benchwright.paths import sql_file
 from resources.registry import Registry
@@ -205,6 +208,76 @@ interop_llmbar = import_asset(
 IMPORT_ASSETS = [interop_arena_hard, interop_alpaca_eval, interop_auto_j, interop_llmbar]
 
 
+class MMMTIFReleaseImportConfig(ImportConfig):
+    path: str = f"{EXTERNAL}/mmmt-if/MMMT-IF_public_release_data.SAMPLE_first_40_rows.csv"
+    """The MMMT-IF public release CSV (relative to the repo root)."""
+
+
+RELEASE_TABLES = ("mmmt_if_release_responses", "mmmt_if_release_human_preferences")
+
+
+@dg.asset(
+    group_name="judgments",
+    code_version=steps.code_version(importers, mmmt_if_release),
+    kinds={"duckdb"},
+    automation_condition=LOAD_WHEN_MISSING,
+    description="Imports the MMMT-IF public release CSV (per conversation and turn: the cumulative instructions, "
+                "8 autorater scores and PIF per model, pairwise preference columns) into "
+                "mmmt_if_release_responses and mmmt_if_release_human_preferences, source "
+                "'mmmt_if_release:<file stem>'. Multi-line cells are unwrapped, stray apostrophes around topic "
+                "labels dropped, 0.5 preferences read as ties. Runs only with `enabled: true`; a bad file fails "
+                "the run and writes nothing.",
+)
+def interop_mmmt_if_release(context: dg.AssetExecutionContext, config: MMMTIFReleaseImportConfig,
+                            warehouse: Warehouse) -> dg.MaterializeResult:
+    if not config.enabled:
+        return _skipped(context)
+    release = _parse(lambda: import_mmmt_if_release(_one_path(config.path, "MMMT-IF release file")))
+    warehouse.write_tables([("mmmt_if_release_responses", release.responses, {"source": release.source}),
+                            ("mmmt_if_release_human_preferences", release.human_preferences, {"source": release.source})])
+    for note in release.notes:
+        context.log.info(f"{release.source}: {note}")
+    return dg.MaterializeResult(metadata={
+        "source": release.source, "models": dg.MetadataValue.json(release.models),
+        "responses": len(release.responses), "human_preferences": len(release.human_preferences),
+        "pif_weight": release.pif_weight, "notes": "; ".join(release.notes)})
+
+
+class MMMTIFReleaseMetricsConfig(dg.Config):
+    bootstrap_rounds: int = 100
+    seed: int = 0
+
+
+@dg.asset(
+    group_name="metrics",
+    deps=[interop_mmmt_if_release],
+    code_version=steps.code_version(release_method, release_method.pif, release_method.comparisons,
+                                    release_method.preferences, release_method.alignment, ratings),
+    automation_condition=EAGER,
+    kinds={"duckdb"},
+    description="Our MMMT-IF metrics on each imported release (benchwright.mmmt_if.release): PIF by turn with "
+                "bounds, ECDF dominance, preference score = (8 criteria + 20·PIF)/28 → win/tie/loss per turn and "
+                "Bradley–Terry ratings, and the agreement of those outcomes with the file's pairwise preferences.",
+)
+def mmmt_if_release_metrics(context: dg.AssetExecutionContext, config: MMMTIFReleaseMetricsConfig,
+                            warehouse: Warehouse) -> dg.MaterializeResult:
+    responses = warehouse.query("SELECT * FROM mmmt_if_release_responses")
+    human = warehouse.query("SELECT * FROM mmmt_if_release_human_preferences")
+    tables: dict[str, list[pd.DataFrame]] = {}
+    for source, rows in responses.groupby("source", sort=True):
+        computed = release_method.release_metrics(
+            rows, human[human["source"] == source], float(rows["pif_weight"].iloc[0]), config.bootstrap_rounds,
+            config.seed)
+        for table, frame in computed.items():
+            tables.setdefault(table, []).append(frame.assign(source=source))
+    writes = [(table, pd.concat(frames, ignore_index=True), {}) for table, frames in tables.items()]
+    if writes:
+        warehouse.write_tables(writes)
+    agreement_rows = pd.concat(tables.get("mmmt_if_release_agreement", [pd.DataFrame()]), ignore_index=True)
+    return dg.MaterializeResult(metadata=table_metadata(
+        agreement_rows, list(agreement_rows.columns), sources=dg.MetadataValue.json(sorted(set(responses["source"])))))
+
+
 # --- metrics -----------------------------------------------------------------------------------------
 
 class RatingsConfig(dg.Config):
@@ -289,6 +362,54 @@ def interop_win_rates(context: dg.AssetExecutionContext, warehouse: Warehouse) -
     warehouse.replace_rows("interop_win_rates", table, match={})
     return dg.MaterializeResult(metadata=table_metadata(
         table, ["source", "model", "win_rate", "standard_error", "n_wins", "n_draws", "n_total"]))
+
+
+class LengthControlConfig(dg.Config):
+    weights_dir: str = f"{EXTERNAL}/alpaca_eval/src/alpaca_eval/metrics/weights"
+    """AlpacaEval's shared GLM weights, <annotator>/length_controlled_v1/baseline_<baseline>.csv below it;
+    a missing folder or file means the length slope is fitted."""
+    instruction_difficulty: str = ""
+    """CSV with columns `instruction` and `instruction_difficulty` (AlpacaEval's per-instruction
+    difficulty, joined to its evaluation set's instructions); empty: the difficulty term is left out."""
+
+
+def _glm_weights(config: LengthControlConfig, pairs: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
+    found = {}
+    for judge, baseline in pairs.itertuples(index=False):
+        path = repo_path(config.weights_dir) / judge / "length_controlled_v1" / f"baseline_{baseline}.csv"
+        if path.is_file():
+            found[(judge, baseline)] = length_control.load_glm_weights(path)
+    return found
+
+
+def _instruction_difficulty(config: LengthControlConfig) -> dict[str, float] | None:
+    if not config.instruction_difficulty:
+        return None
+    table = pd.read_csv(_one_path(config.instruction_difficulty, "instruction difficulty file"))
+    return dict(zip(table["instruction"].map(alpaca_eval.item_id_for), table["instruction_difficulty"].astype(float)))
+
+
+@dg.asset(
+    group_name="metrics",
+    deps=[interop_alpaca_eval],
+    code_version=steps.code_version(length_control),
+    automation_condition=EAGER,
+    kinds={"duckdb"},
+    description="AlpacaEval 2's length-controlled win rate per AlpacaEval source and model "
+                "(benchwright.length_control): a GLM on each annotation with the model term, tanh of the "
+                "standardized length difference and the instruction difficulty, predicted with the length term "
+                "at zero and averaged. The length slope comes from AlpacaEval's shared weights where they have "
+                "the model; the difficulty term only when a difficulty file is configured.",
+)
+def interop_lc_win_rates(context: dg.AssetExecutionContext, config: LengthControlConfig,
+                         warehouse: Warehouse) -> dg.MaterializeResult:
+    rows = warehouse.query_file("queries/interop/alpaca_preferences_with_lengths.sql")
+    weights = _glm_weights(config, rows[["judge", "baseline"]].drop_duplicates())
+    table = length_control.lc_win_rates(rows, weights, _instruction_difficulty(config))
+    warehouse.replace_rows("interop_lc_win_rates", table, match={})
+    return dg.MaterializeResult(metadata=table_metadata(
+        table, ["source", "model", "lc_win_rate", "length_coef", "length_coef_from", "difficulty_used"],
+        shared_weights=dg.MetadataValue.json([f"{judge} / {baseline}" for judge, baseline in weights])))
 
 
 @dg.asset(

@@ -1,11 +1,12 @@
 """MMMT-IF alignment with people (METHODS §2.5): correlations of human ratings with PIF and the autorater, and
-per-response preference scores."""
+agreement of preference-score outcomes with people's pairwise choices."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
+from benchwright import agreement
 from benchwright.agreement import pearson
 
 
@@ -49,3 +50,46 @@ def human_alignment(ratings: pd.DataFrame, preferences: pd.DataFrame, responses:
             rows.append({"measure": "human_preference_agrees_with_pif", "scope": "overall", "variant": variant,
                          "n": len(flags), "value": float(np.mean(flags)), "p_value": np.nan})
     return pd.DataFrame(rows, columns=ALIGNMENT_COLUMNS)
+
+
+PREFERENCE_AGREEMENT_COLUMNS = ["model_a", "model_b", "n", "human_ties", "agreement", "n_without_ties",
+                                "agreement_without_ties", "kappa"]
+_SIDE_LABEL = {"a": "first", "b": "second", "tie": "tie"}
+_OUTCOME_LABEL = {"win": "first", "loss": "second", "tie": "tie"}
+
+
+def preference_agreement(outcomes: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
+    """How often the preference-score outcome agrees with people's pairwise choice on the same turn.
+
+    ``outcomes``: chat_id, turn, model_a, model_b, outcome ('win'/'tie'/'loss' for model_a, None when
+    unjudged). ``human``: chat_id, turn, model_a, model_b, preferred ('a', 'b' or 'tie'), in the
+    people's own orientation (a pair may be the other way round; it is turned to match). One row per
+    human pair of models and one for all of them (model_a = model_b = 'all'): agreement over the
+    three labels (a tie must meet a tie), agreement without ties (turns where either said tie left
+    out) and Cohen's kappa (benchwright.agreement). Unjudged turns and turns without an outcome are
+    left out.
+    """
+    ours = {}
+    for row in outcomes.itertuples(index=False):
+        if row.outcome is None or pd.isna(row.outcome):
+            continue
+        label = _OUTCOME_LABEL[row.outcome]
+        ours[(row.chat_id, row.turn, row.model_a, row.model_b)] = label
+        ours[(row.chat_id, row.turn, row.model_b, row.model_a)] = {"first": "second", "second": "first"}.get(label, label)
+    pairs = []
+    for row in human.itertuples(index=False):
+        key = (row.chat_id, row.turn, row.model_a, row.model_b)
+        if key in ours:
+            pairs.append((row.model_a, row.model_b, ours[key], _SIDE_LABEL[row.preferred]))
+    frame = pd.DataFrame(pairs, columns=["model_a", "model_b", "judge", "human"])
+    groups = [(a, b, g) for (a, b), g in frame.groupby(["model_a", "model_b"], sort=True)] + [("all", "all", frame)]
+    rows = []
+    for model_a, model_b, part in groups:
+        without_ties = part[(part["judge"] != "tie") & (part["human"] != "tie")]
+        rows.append({"model_a": model_a, "model_b": model_b, "n": len(part), "human_ties": int((part["human"] == "tie").sum()),
+                     "agreement": agreement.agreement(part["judge"], part["human"]) if len(part) else None,
+                     "n_without_ties": len(without_ties),
+                     "agreement_without_ties": agreement.agreement(part["judge"], part["human"], ties=False)
+                     if len(part) else None,
+                     "kappa": agreement.cohen_kappa(part["judge"], part["human"])})
+    return pd.DataFrame(rows, columns=PREFERENCE_AGREEMENT_COLUMNS)

@@ -104,6 +104,24 @@ CREATE TABLE IF NOT EXISTS interop_win_rates (
     discrete_win_rate  DOUBLE
 );
 
+-- AlpacaEval 2's length-controlled win rate per AlpacaEval source and model (benchwright.length_control):
+-- the GLM sigma(model + length*tanh(std length difference) + difficulty_coef*difficulty) per annotation,
+-- predicted with the length term at zero and averaged.
+CREATE TABLE IF NOT EXISTS interop_lc_win_rates (
+    source            VARCHAR NOT NULL,
+    judge             VARCHAR NOT NULL,
+    model             VARCHAR NOT NULL,
+    baseline          VARCHAR NOT NULL,
+    lc_win_rate       DOUBLE NOT NULL,   -- x100; the baseline itself: 50
+    model_coef        DOUBLE NOT NULL,   -- theta
+    length_coef       DOUBLE NOT NULL,   -- gamma, on tanh((baseline_len - model_len) / sd)
+    difficulty_coef   DOUBLE,            -- beta; NULL when no instruction difficulty was given
+    length_coef_from  VARCHAR NOT NULL,  -- 'weights' (AlpacaEval's shared weights) | 'fit' | 'baseline'
+    difficulty_used   BOOLEAN NOT NULL,
+    n_items           INTEGER NOT NULL,  -- annotations averaged over
+    n_fitted          INTEGER NOT NULL   -- annotations with a preference (the fit's rows)
+);
+
 -- Judge-human agreement per source, judge and item group ('Overall' for all items).
 CREATE TABLE IF NOT EXISTS interop_agreement (
     source                   VARCHAR NOT NULL,

@@ -222,3 +222,85 @@ CREATE TABLE IF NOT EXISTS mmmt_if_human_alignment (
     scope VARCHAR NOT NULL,     -- 'overall' | 'model:<slug>'
     variant VARCHAR NOT NULL, n INTEGER NOT NULL, value DOUBLE, p_value DOUBLE
 );
+
+-- The MMMT-IF public release (benchwright.importers.mmmt_if_release): one row per conversation, turn and
+-- model, as published (one response each, scored by the release's autorater), and its pairwise preference
+-- columns. source = 'mmmt_if_release:<file stem>'.
+CREATE TABLE IF NOT EXISTS mmmt_if_release_responses (
+    source                            VARCHAR NOT NULL,
+    chat_id                           VARCHAR NOT NULL,
+    turn                              INTEGER NOT NULL,
+    model                             VARCHAR NOT NULL,
+    line                              INTEGER NOT NULL,   -- where the record starts in the file
+    n_instructions                    INTEGER NOT NULL,
+    instructions                      VARCHAR[] NOT NULL, -- in force at this turn (cumulative)
+    prompt                            VARCHAR NOT NULL,   -- unwrapped: line breaks inside the cell read as spaces
+    topic                             VARCHAR NOT NULL,   -- stray apostrophes at either end dropped
+    topic_raw                         VARCHAR NOT NULL,
+    capability                        VARCHAR NOT NULL,
+    creativity                        DOUBLE NOT NULL,
+    richness                          DOUBLE NOT NULL,
+    visual_perception                 DOUBLE NOT NULL,
+    logical_coherence                 DOUBLE NOT NULL,
+    answer_accuracy                   DOUBLE NOT NULL,
+    image_relationship_understanding  DOUBLE NOT NULL,
+    instruction_following             DOUBLE NOT NULL,
+    overall_quality                   DOUBLE NOT NULL,   -- the release's 'Overall score'
+    pif                               DOUBLE NOT NULL,
+    pif_weight                        DOUBLE NOT NULL    -- the file's weight of PIF in the preference score
+);
+
+CREATE TABLE IF NOT EXISTS mmmt_if_release_human_preferences (
+    source     VARCHAR NOT NULL,
+    chat_id    VARCHAR NOT NULL,
+    turn       INTEGER NOT NULL,
+    model_a    VARCHAR NOT NULL,   -- the model a preference of 1 favours
+    model_b    VARCHAR NOT NULL,   -- the model a preference of 0 favours
+    value      DOUBLE NOT NULL,    -- 1, 0 or 0.5
+    preferred  VARCHAR NOT NULL,   -- 'a' | 'b' | 'tie' (0.5)
+    line       INTEGER NOT NULL
+);
+
+-- Our metrics on the release's rows (benchwright.mmmt_if.release).
+CREATE TABLE IF NOT EXISTS mmmt_if_release_pif_by_turn (
+    source VARCHAR NOT NULL, model VARCHAR NOT NULL, turn INTEGER NOT NULL, n INTEGER NOT NULL,
+    pif DOUBLE, pif_lower DOUBLE, pif_upper DOUBLE
+);
+
+CREATE TABLE IF NOT EXISTS mmmt_if_release_dominance (
+    source VARCHAR NOT NULL, model_a VARCHAR NOT NULL, model_b VARCHAR NOT NULL, turns INTEGER NOT NULL,
+    turns_a_dominates INTEGER NOT NULL, turns_b_dominates INTEGER NOT NULL,
+    a_dominates_every_turn BOOLEAN NOT NULL, b_dominates_every_turn BOOLEAN NOT NULL, verdict VARCHAR NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS mmmt_if_release_preference_scores (
+    source VARCHAR NOT NULL, judge VARCHAR NOT NULL, model VARCHAR NOT NULL, chat_id VARCHAR NOT NULL,
+    turn INTEGER NOT NULL,
+    preference DOUBLE NOT NULL   -- (8 criteria + w*PIF) / (8 + w), w = the file's PIF weight (20)
+);
+
+CREATE TABLE IF NOT EXISTS mmmt_if_release_preferences (
+    source VARCHAR NOT NULL, model_a VARCHAR NOT NULL, model_b VARCHAR NOT NULL, turns INTEGER NOT NULL,
+    wins INTEGER NOT NULL, ties INTEGER NOT NULL, losses INTEGER NOT NULL, win_rate DOUBLE, unjudged INTEGER NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS mmmt_if_release_ratings (
+    source VARCHAR NOT NULL, model VARCHAR NOT NULL, rating DOUBLE NOT NULL, rating_lower DOUBLE,
+    rating_upper DOUBLE, judgments INTEGER NOT NULL, wins INTEGER NOT NULL, ties INTEGER NOT NULL,
+    losses INTEGER NOT NULL, at_bound BOOLEAN NOT NULL
+);
+
+-- Preference-score outcomes vs the file's pairwise preferences, per pair of models and over all ('all').
+CREATE TABLE IF NOT EXISTS mmmt_if_release_agreement (
+    source                  VARCHAR NOT NULL,
+    model_a                 VARCHAR NOT NULL,
+    model_b                 VARCHAR NOT NULL,
+    n                       INTEGER NOT NULL,
+    human_ties              INTEGER NOT NULL,
+    agreement               DOUBLE,   -- ties must meet ties
+    n_without_ties          INTEGER NOT NULL,
+    agreement_without_ties  DOUBLE,
+    kappa                   DOUBLE,   -- Cohen's, over first / second / tie
+    human_agrees_with_pif   DOUBLE,   -- 'all' row only: share of non-tied choices that follow the PIF order
+    human_pif_pairs         INTEGER
+);

@@ -1,0 +1,206 @@
+"""The MMMT-IF public release CSV (google-research mmmt_if, ``MMMT-IF_public_release_data*.csv``).
+
+One row per (conversation, turn): ``conversation id``, ``turn count (...)``, the turn's ``prompt``,
+``all instructions`` (every instruction in force at that turn: the list is cumulative), ``instruction
+count``, ``question topic``, ``LLM capability tested``, five image columns, ``auto eval metric
+weights`` ("1 1 1 1 1 1 1 1 20": the 8 criteria and PIF in the preference score), then per model M
+the 8 autorater criteria ``<criterion> M`` and ``Programmatic Instruction Following M`` (PIF, 0..1),
+and human pairwise preferences ``Preference: 1 for X, 0 for Y``. The models are read from the header.
+
+How the file's quirks are read:
+
+- **Multi-line cells.** Text cells are quoted and hard-wrapped (a line break after a space). The CSV
+  module reads a quoted cell across lines; each line break inside a text cell, with the spaces
+  around it, becomes one space. ``notes`` count the cells so unwrapped.
+- **Stray apostrophes in topic labels** (``Knowledge-Based Reasoning'``): apostrophes (straight or
+  curly) at either end of a topic or capability label are dropped, so the label matches its
+  unmarked spelling; ``topic_raw`` keeps the label as written. ``notes`` count them.
+- **0.5 preferences.** A human preference is 1 (the first-named model preferred), 0 (the second) or
+  0.5, read as a tie (``preferred = 'tie'``). Any other value is a format error.
+- **Cumulative instructions** are split at each ``Instruction:``; their number must equal ``instruction
+  count`` and each turn's list must start with the previous turn's, else a format error.
+
+Every other deviation (a missing column, a score that is not a number, PIF outside [0, 1], criteria
+weights other than 1, a (conversation, turn) twice) raises ``ImportFormatError`` with the file and the
+line the record starts on. Nothing is written here.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from benchwright.importers import ImportFormatError
+
+IMPORTER = "mmmt_if_release"
+
+# The release's criterion names -> our autorater score columns (benchwright.mmmt_if.prompts.SCORE_COLUMNS).
+CRITERIA = {
+    "Creativity": "creativity", "Richness": "richness", "Visual Perception": "visual_perception",
+    "Logical Coherence": "logical_coherence", "Answer Accuracy": "answer_accuracy",
+    "Image Relationship Understanding": "image_relationship_understanding",
+    "Instruction Following": "instruction_following", "Overall score": "overall_quality",
+}  # fmt: skip
+PIF_PREFIX = "Programmatic Instruction Following "
+PREFERENCE_HEADER = re.compile(r"^Preference: 1 for (?P<first>.+?), 0 for (?P<second>.+?)$")
+FIXED = {"chat": "conversation id", "turn": "turn count (which turn in this conversation)", "prompt": "prompt",
+         "instructions": "all instructions", "count": "instruction count", "topic": "question topic",
+         "capability": "LLM capability tested", "weights": "auto eval metric weights"}
+HUMAN_VALUES = {1.0: "a", 0.0: "b", 0.5: "tie"}
+APOSTROPHES = "'\u2019\u2018`"
+
+RESPONSE_COLUMNS = ["source", "chat_id", "turn", "model", "line", "n_instructions", "instructions", "prompt", "topic",
+                    "topic_raw", "capability", *CRITERIA.values(), "pif", "pif_weight"]
+HUMAN_COLUMNS = ["source", "chat_id", "turn", "model_a", "model_b", "value", "preferred", "line"]
+
+
+@dataclass
+class ReleaseImport:
+    source: str
+    path: str
+    models: list[str]
+    responses: pd.DataFrame          # one row per (chat, turn, model)
+    human_preferences: pd.DataFrame  # one row per (chat, turn, preference column)
+    pif_weight: float
+    notes: list[str] = field(default_factory=list)
+
+
+def unwrap(text: str) -> str:
+    """A hard-wrapped cell as one line: each line break and the spaces around it become one space."""
+    return re.sub(r"[ \t]*\r?\n[ \t]*", " ", text).strip()
+
+
+def clean_label(text: str) -> str:
+    """A topic label without stray apostrophes at either end."""
+    return unwrap(text).strip().strip(APOSTROPHES).strip()
+
+
+def split_instructions(text: str) -> list[str]:
+    """The cumulative instruction cell as its instructions, each starting with ``Instruction:``."""
+    return [part.strip() for part in re.split(r"(?=Instruction:)", unwrap(text)) if part.strip()]
+
+
+def _number(cell: str, path: Path, line: int, column: str) -> float:
+    try:
+        return float(cell)
+    except ValueError:
+        raise ImportFormatError(path, line, f"{column!r} must be a number, found {cell!r:.40}") from None
+
+
+def _records(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """The header and (start line, cells) of every record."""
+    try:
+        handle = path.open(encoding="utf-8-sig", newline="")
+    except OSError as error:
+        raise ImportFormatError(path, None, f"cannot be read: {error}") from error
+    with handle:
+        reader = csv.reader(handle)
+        try:
+            header = next(reader)
+            records, previous_end = [], reader.line_num
+            for cells in reader:
+                records.append((previous_end + 1, cells))
+                previous_end = reader.line_num
+        except csv.Error as error:
+            raise ImportFormatError(path, reader.line_num, f"not valid CSV ({error})") from error
+        except UnicodeDecodeError as error:
+            raise ImportFormatError(path, None, f"not UTF-8 ({error})") from error
+    return header, records
+
+
+def _layout(header: list[str], path: Path) -> tuple[list[str], list[tuple[str, str, str]]]:
+    """The models (from their PIF columns) and the preference columns (column, first, second)."""
+    missing = [name for name in FIXED.values() if name not in header]
+    models = [name[len(PIF_PREFIX):] for name in header if name.startswith(PIF_PREFIX)]
+    missing += [f"{criterion} {model}" for model in models for criterion in CRITERIA if f"{criterion} {model}" not in header]
+    if missing:
+        raise ImportFormatError(path, 1, f"missing columns {missing}")
+    if len(models) < 2:
+        raise ImportFormatError(path, 1, f"expected at least two models' '{PIF_PREFIX}<model>' columns, found {models}")
+    preferences = []
+    for name in header:
+        match = PREFERENCE_HEADER.match(name)
+        if name.startswith("Preference") and not match:
+            raise ImportFormatError(path, 1, f"cannot read the preference column {name!r}")
+        if match:
+            first, second = match["first"], match["second"]
+            if first not in models or second not in models:
+                raise ImportFormatError(path, 1, f"{name!r} names a model without scores (models: {models})")
+            preferences.append((name, first, second))
+    return models, preferences
+
+
+def import_mmmt_if_release(path: str | Path, source: str | None = None) -> ReleaseImport:
+    """Every record parsed (or the first located error raised); see the module docstring."""
+    path = Path(path)
+    source = source or f"{IMPORTER}:{path.stem}"
+    header, records = _records(path)
+    models, preference_columns = _layout(header, path)
+    responses, humans, seen, weights_seen = [], [], {}, None
+    previous: dict[str, list[str]] = {}
+    unwrapped = stray = ties = 0
+    for line, cells in records:
+        if not any(cell.strip() for cell in cells):
+            continue
+        if len(cells) != len(header):
+            raise ImportFormatError(path, line, f"{len(cells)} cells, the header has {len(header)}")
+        row = dict(zip(header, cells))
+        unwrapped += sum("\n" in cell for cell in cells)
+        chat_id = row[FIXED["chat"]].strip()
+        turn_text = row[FIXED["turn"]].strip()
+        if not chat_id or not turn_text.isdigit() or int(turn_text) < 1:
+            raise ImportFormatError(path, line, f"needs a conversation id and a turn number ≥ 1, found "
+                                                f"{chat_id!r} / {turn_text!r}")
+        turn = int(turn_text)
+        if (chat_id, turn) in seen:
+            raise ImportFormatError(path, line, f"conversation {chat_id} turn {turn} was already read at line "
+                                                f"{seen[(chat_id, turn)]}")
+        seen[(chat_id, turn)] = line
+        weights = [_number(w, path, line, FIXED["weights"]) for w in row[FIXED["weights"]].split()]
+        if len(weights) != len(CRITERIA) + 1 or any(w != 1.0 for w in weights[:-1]):
+            raise ImportFormatError(path, line, f"expected metric weights '1 ×8 then the PIF weight', found "
+                                                f"{row[FIXED['weights']]!r}")
+        if weights_seen is not None and weights[-1] != weights_seen:
+            raise ImportFormatError(path, line, f"PIF weight {weights[-1]:g} differs from {weights_seen:g} above")
+        weights_seen = weights[-1]
+        instructions = split_instructions(row[FIXED["instructions"]])
+        count = int(_number(row[FIXED["count"]], path, line, FIXED["count"]))
+        if count != len(instructions):
+            raise ImportFormatError(path, line, f"instruction count {count} but {len(instructions)} instructions listed")
+        earlier = previous.get(chat_id, [])
+        if instructions[:len(earlier)] != earlier:
+            raise ImportFormatError(path, line, "the instructions are not the previous turn's plus new ones")
+        previous[chat_id] = instructions
+        topic_raw = unwrap(row[FIXED["topic"]])
+        stray += clean_label(topic_raw) != topic_raw
+        for model in models:
+            scores = {column: _number(row[f"{criterion} {model}"], path, line, f"{criterion} {model}")
+                      for criterion, column in CRITERIA.items()}
+            pif = _number(row[PIF_PREFIX + model], path, line, PIF_PREFIX + model)
+            if not 0.0 <= pif <= 1.0:
+                raise ImportFormatError(path, line, f"{PIF_PREFIX + model} {pif} is outside [0, 1]")
+            responses.append({"source": source, "chat_id": chat_id, "turn": turn, "model": model, "line": line,
+                              "n_instructions": count, "instructions": instructions,
+                              "prompt": unwrap(row[FIXED["prompt"]]), "topic": clean_label(topic_raw),
+                              "topic_raw": topic_raw, "capability": clean_label(row[FIXED["capability"]]),
+                              **scores, "pif": pif, "pif_weight": weights[-1]})
+        for column, first, second in preference_columns:
+            value = _number(row[column], path, line, column)
+            if value not in HUMAN_VALUES:
+                raise ImportFormatError(path, line, f"{column!r} must be 1, 0 or 0.5, found {row[column]!r}")
+            ties += value == 0.5
+            humans.append({"source": source, "chat_id": chat_id, "turn": turn, "model_a": first, "model_b": second,
+                           "value": value, "preferred": HUMAN_VALUES[value], "line": line})
+    if not responses:
+        raise ImportFormatError(path, None, "holds no record")
+    notes = [f"{len(seen)} turns of {len(previous)} conversations, {len(models)} models",
+             f"{unwrapped} multi-line cells unwrapped", f"{stray} topic labels with stray apostrophes cleaned",
+             f"{ties} human preferences of 0.5 read as ties"]
+    return ReleaseImport(source=source, path=str(path), models=models,
+                         responses=pd.DataFrame(responses, columns=RESPONSE_COLUMNS),
+                         human_preferences=pd.DataFrame(humans, columns=HUMAN_COLUMNS),
+                         pif_weight=float(weights_seen), notes=notes)
