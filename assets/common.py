@@ -1,17 +1,20 @@
 """Wiring helpers shared by the asset modules: reading inputs, metadata for the UI."""
 
 
+import importlib
+import pkgutil
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import dagster as dg
 import pandas as pd
 
 from benchwright import answer_injection
 from benchwright.images import NormalizedImage, data_url
+from benchwright.llm import CallScope
 from benchwright.pii import redacted
 from benchwright.report import markdown_table
-from benchwright.paths import ROOT
+from benchwright.paths import ROOT, plugin_modules
 
 
 # For dataset assets: on a fresh instance the daemon loads them by itself (on_missing() skips assets
@@ -75,6 +78,22 @@ def table_metadata(df: pd.DataFrame, preview_columns: list[str] | None = None, *
     shown = df if preview is None else preview
     shown = shown[preview_columns] if preview_columns else shown
     return {"rows": len(df), "preview": dg.MetadataValue.md(markdown_table(shown)), **extra}
+
+
+def graph_assets(keep: Callable[[dg.AssetsDefinition], bool], besides: tuple[str, ...]) -> list[dg.AssetsDefinition]:
+    """The assets of every module in assets/ (but the modules named in `besides`, which ask) and of every
+    plugin that `keep` accepts: an asset that follows a whole kind of assets needs no list to edit."""
+    import assets  # the package this module belongs to, imported when asked: its modules import this one
+
+    names = [f"assets.{info.name}" for info in pkgutil.iter_modules(assets.__path__) if info.name not in besides]
+    modules = [importlib.import_module(name) for name in [*names, *plugin_modules()]]
+    return [a for a in dg.load_assets_from_modules(modules) if isinstance(a, dg.AssetsDefinition) and keep(a)]
+
+
+def call_scope(context, benchmark: str, model: str = "", judge: str = "") -> CallScope:
+    """Who is asking, for the cost ledger: the benchmark, this asset and partition, this run."""
+    return CallScope(benchmark=benchmark, stage=context.asset_key.to_user_string(), model=model, judge=judge,
+                     partition_key=context.partition_key if context.has_partition_key else "", run_id=context.run_id)
 
 
 def llm_metadata(stats) -> dict[str, Any]:

@@ -10,7 +10,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import CREATION_DATASET, JUDGE_ENTRY, creation_dataset_files, model_entries, registry_labels, registry_roles
-from assets.common import (EAGER, LOAD_WHEN_MISSING, store_generations, add_labels, answers_by_item, image_urls, llm_metadata, record_problems,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, add_labels, answers_by_item, image_urls, llm_metadata, record_problems,
                            repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import pairwise, steps
@@ -122,6 +122,7 @@ def creation_references(context: dg.AssetExecutionContext, warehouse: Warehouse,
         raise dg.Failure("Some items have no reference answer and registry/models.yaml has no `role: baseline` model")
     plan = creation_steps.reference_plan(items, baseline, image_urls(warehouse, items)) if needs_baseline else []
     results, stats = llm.run([p.request for p in plan], limits=limits_for([baseline] if baseline else []),
+                            scope=call_scope(context, "creation", baseline.slug if baseline else ""),
                              progress=context.log.info)
     rows = [{"item_id": i["item_id"], "baseline": "dataset", "answer": i["reference_answer"], "error": None,
              "request_key": None, "simulated": False} for i in items if i.get("reference_answer")]
@@ -155,10 +156,12 @@ def creation_image_descriptions(context: dg.AssetExecutionContext, config: Descr
     focus, focus_stats = {}, None
     if config.mode == "query_specific":
         focus_plan = creation_steps.focus_plan(items, describer)
-        focus_results, focus_stats = llm.run([p.request for p in focus_plan], limits=limits, progress=context.log.info)
+        focus_results, focus_stats = llm.run([p.request for p in focus_plan], limits=limits, progress=context.log.info,
+                                             scope=call_scope(context, "creation", describer.slug))
         focus = {p.item_id: r.text for p, r in zip(focus_plan, focus_results) if r.text}
     plan = creation_steps.description_plan(items, describer, image_urls(warehouse, items), focus)
-    results, stats = llm.run([p.request for p in plan], limits=limits, progress=context.log.info)
+    results, stats = llm.run([p.request for p in plan], limits=limits, progress=context.log.info,
+                             scope=call_scope(context, "creation", describer.slug))
     df = pd.DataFrame([{"item_id": p.item_id, "describer": describer.slug, "mode": config.mode,
                         "focus": focus.get(p.item_id), "description": r.text, "error": r.error,
                         "simulated": describer.simulated} for p, r in zip(plan, results)])
@@ -189,7 +192,8 @@ def creation_generations(context: dg.AssetExecutionContext, warehouse: Warehouse
     plan, skipped = creation_steps.generation_plan(items, model, image_urls(warehouse, items), descriptions)
     if skipped:
         context.log.warning(f"{len(skipped)} items skipped: no image description for text-only model {model.slug}")
-    results, stats = llm.run([p.request for p in plan], limits=limits_for([model]), progress=context.log.info)
+    results, stats = llm.run([p.request for p in plan], limits=limits_for([model]), progress=context.log.info,
+                             scope=call_scope(context, "creation", model.slug))
     df = creation_steps.generation_rows(model, plan, results)
     store_generations(warehouse, df, creation_steps.BENCHMARK, model.slug)
     return dg.MaterializeResult(metadata=table_metadata(
@@ -231,7 +235,8 @@ def creation_pairwise_judgments(context: dg.AssetExecutionContext, warehouse: Wa
     plan, skipped = creation_steps.pairwise_plan(items, baseline, candidate, judge, urls)
     if skipped:
         context.log.warning(f"{len(skipped)} items not judged: missing baseline or candidate answer ({skipped[:5]})")
-    results, stats = llm.run([p.request for p in plan], limits=limits_for([judge]), progress=context.log.info)
+    results, stats = llm.run([p.request for p in plan], limits=limits_for([judge]), progress=context.log.info,
+                             scope=call_scope(context, "creation", model.slug, judge.slug))
     df = creation_steps.pairwise_rows(model, judge, plan, results)
     warehouse.replace_rows("creation_pairwise_judgments", df, match={"model": model.slug, "judge": judge.slug})
     return dg.MaterializeResult(metadata=table_metadata(
@@ -257,7 +262,8 @@ def creation_vfs_judgments(context: dg.AssetExecutionContext, warehouse: Warehou
     model, judge = registry.model(model_slug), registry.judge(judge_slug)
     items, baseline, candidate, urls = _inputs(warehouse, model.slug)
     plan, skipped = creation_steps.vfs_plan(items, baseline, candidate, judge, urls)
-    results, stats = llm.run([p.request for p in plan], limits=limits_for([judge]), progress=context.log.info)
+    results, stats = llm.run([p.request for p in plan], limits=limits_for([judge]), progress=context.log.info,
+                             scope=call_scope(context, "creation", model.slug, judge.slug))
     df = creation_steps.vfs_rows(model, judge, plan, results)
     warehouse.replace_rows("creation_vfs_judgments", df, match={"model": model.slug, "judge": judge.slug})
     return dg.MaterializeResult(metadata=table_metadata(

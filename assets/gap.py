@@ -11,7 +11,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import GAP_SAMPLE_LOGS, JUDGE_ENTRY, gap_log_files, model_entries, registry_labels, registry_roles
-from assets.common import (EAGER, LOAD_WHEN_MISSING, store_generations, add_labels, image_urls, llm_metadata,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, add_labels, image_urls, llm_metadata,
                            record_problems, repo_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import paths, steps
@@ -285,7 +285,8 @@ def gap_generations(context: dg.AssetExecutionContext, config: GapGenerationsCon
     val = _val_items(warehouse, config.max_val_items)
     urls = image_urls(warehouse, [{"image_hashes": [h]} for h in val["sha256"]]) if model.vision else {}
     plan = gap_steps.answer_plan(val, model, urls)
-    results, stats = llm.run([p.request for p in plan], limits=limits_for([model]), progress=context.log.info)
+    results, stats = llm.run([p.request for p in plan], limits=limits_for([model]), progress=context.log.info,
+                             scope=call_scope(context, "gap", model.slug))
     df = gap_steps.answer_rows(model, plan, results)
     store_generations(warehouse, df, gap_steps.BENCHMARK, model.slug)
     return dg.MaterializeResult(metadata=table_metadata(df, ["item_id", "response", "error"], **llm_metadata(stats)))
@@ -311,7 +312,8 @@ def gap_score_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse,
     val = _val_items(warehouse)
     val = val[val["item_id"].isin(answers["item_id"])]
     plan = gap_steps.score_plan(val, answers, judge)
-    results, stats = llm.run([p.request for p in plan], limits=limits_for([judge]), progress=context.log.info)
+    results, stats = llm.run([p.request for p in plan], limits=limits_for([judge]), progress=context.log.info,
+                             scope=call_scope(context, "gap", model.slug, judge.slug))
     df = gap_steps.score_rows(model, judge, answers[answers["item_id"].isin(val["item_id"])], plan, results)
     warehouse.replace_rows("gap_score_judgments", df, match={"model": model.slug, "judge": judge.slug})
     return dg.MaterializeResult(metadata=table_metadata(
@@ -382,7 +384,8 @@ def gap_tainted_answers(context: dg.AssetExecutionContext, config: GapTaintedCon
                              "AND truth <> '[]' ORDER BY image_id")
     urls = image_urls(warehouse, [{"image_hashes": [h]} for h in images["sha256"]])
     plan = gap_steps.tainted_plan(images, entry, urls, config.questions_per_image, config.p_planted, config.seed)
-    results, stats = llm.run([p.request for p in plan], limits=limits_for([entry]), progress=context.log.info)
+    results, stats = llm.run([p.request for p in plan], limits=limits_for([entry]), progress=context.log.info,
+                             scope=call_scope(context, "gap", entry.slug))
     df = gap_steps.tainted_rows(entry, plan, results)
     warehouse.replace_rows("gap_tainted_answers", df, match={})
     return dg.MaterializeResult(metadata=table_metadata(

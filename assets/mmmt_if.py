@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from assets.sources import MMMT_IF_DATASET, JUDGE_ENTRY, mmmt_if_dataset_files, mmmt_if_human_files, model_entries, registry_labels
-from assets.common import (EAGER, LOAD_WHEN_MISSING, store_generations, add_labels, image_urls, llm_metadata,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, add_labels, image_urls, llm_metadata,
                            record_problems, repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import paths, ratings, steps
@@ -190,7 +190,8 @@ def mmmt_if_generations(context: dg.AssetExecutionContext, config: MMMTIFGenerat
     last_turn = max(len(rows) for rows in by_chat.values())
     for turn in range(1, last_turn + 1):
         plan = mmmt_if_steps.generation_plan(by_chat, turn, model, urls, history, config.samples, variants)
-        results, stats = llm.run([p.request for p in plan], limits=mmmt_if_steps.limits_for([model]))
+        results, stats = llm.run([p.request for p in plan], limits=mmmt_if_steps.limits_for([model]),
+                                 scope=call_scope(context, "mmmt_if", model.slug))
         mmmt_if_steps.update_history(history, plan, results)
         frames.append(mmmt_if_steps.generation_rows(model, plan, results))
         batches.append((results, stats))
@@ -259,6 +260,7 @@ def mmmt_if_autorater_judgments(context: dg.AssetExecutionContext, warehouse: Wa
     if skipped:
         context.log.warning(f"{skipped} responses not judged: their generation call failed")
     results, stats = llm.run([p.request for p in plan], limits=mmmt_if_steps.limits_for([judge]),
+                             scope=call_scope(context, "mmmt_if", model.slug, judge.slug),
                              progress=context.log.info)
     df = mmmt_if_steps.autorater_rows(model, judge, plan, results)
     warehouse.replace_rows("mmmt_if_autorater_judgments", df, match={"model": model.slug, "judge": judge.slug})

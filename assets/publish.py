@@ -1,14 +1,10 @@
 """Publish: the read-only analyst snapshot (DESIGN §3). Analysts never open the live warehouse."""
 
 
-import importlib
-import pkgutil
-
 import dagster as dg
 
-import assets
-from assets.common import EAGER
-from benchwright.paths import plugin_modules, sql_files
+from assets.common import EAGER, graph_assets
+from benchwright.paths import sql_files
 from benchwright.steps import code_version
 from resources import warehouse as warehouse_module
 from resources.warehouse import Warehouse
@@ -17,10 +13,7 @@ from resources.warehouse import Warehouse
 def metric_assets() -> list[dg.AssetsDefinition]:
     """Every asset in the ``metrics`` group, of every module in assets/ and of every plugin: the snapshot
     follows them all, so a new benchmark's metrics are published without editing this list."""
-    names = [f"assets.{info.name}" for info in pkgutil.iter_modules(assets.__path__) if info.name != "publish"]
-    modules = [importlib.import_module(name) for name in [*names, *plugin_modules()]]
-    return [a for a in dg.load_assets_from_modules(modules)
-            if isinstance(a, dg.AssetsDefinition) and "metrics" in a.group_names_by_key.values()]
+    return graph_assets(lambda a: "metrics" in a.group_names_by_key.values(), besides=("publish",))
 
 
 @dg.asset(

@@ -5,11 +5,13 @@ benchwright.urs.steps. These assets read the warehouse, call the LLM client and 
 """
 
 
+import dataclasses
+
 import dagster as dg
 import pandas as pd
 
 from assets.sources import JUDGE_ENTRY, human_pairwise_files, model_entries, URS_DATASET, registry_labels, registry_roles, urs_dataset_files
-from assets.common import (EAGER, LOAD_WHEN_MISSING, store_generations, add_labels, llm_metadata, record_problems, repo_path, shown_path,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, add_labels, llm_metadata, record_problems, repo_path, shown_path,
                            table_metadata)
 from assets.human_pairwise import human_pairwise_drop_folder, known_models, load_human_pairwise_drops
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
@@ -113,6 +115,7 @@ def urs_references(context: dg.AssetExecutionContext, config: UrsReferenceConfig
                              "`role: baseline` model (or set reference_model in the run config)")
     plan = urs_steps.reference_plan(items, model, every_item) if model else []
     results, stats = llm.run([p.request for p in plan], limits=limits_for([model] if model else []),
+                             scope=call_scope(context, "urs", model.slug if model else ""),
                              progress=context.log.info)
     planned = {p.item_id for p in plan}
     rows = [{"item_id": i["item_id"], "reference_model": "dataset", "answer": i["reference_answer"], "error": None,
@@ -145,7 +148,8 @@ def urs_generations(context: dg.AssetExecutionContext, warehouse: Warehouse, llm
     if not items:
         raise dg.Failure("No URS items in the warehouse: materialize `urs_items` first")
     plan = urs_steps.generation_plan(items, model)
-    results, stats = llm.run([p.request for p in plan], limits=limits_for([model]), progress=context.log.info)
+    results, stats = llm.run([p.request for p in plan], limits=limits_for([model]), progress=context.log.info,
+                             scope=call_scope(context, "urs", model.slug))
     df = urs_steps.generation_rows(model, plan, results)
     store_generations(warehouse, df, urs_steps.BENCHMARK, model.slug)
     return dg.MaterializeResult(metadata=table_metadata(
@@ -194,7 +198,8 @@ def urs_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: 
     plan, skipped = urs_steps.judgment_plan(items, _references(warehouse), answers, judge, model.slug)
     if skipped:
         context.log.warning(f"{len(skipped)} items not judged: missing reference or answer ({skipped[:5]})")
-    results, stats = llm.run([p.request for p in plan], limits=limits_for([judge]), progress=context.log.info)
+    results, stats = llm.run([p.request for p in plan], limits=limits_for([judge]), progress=context.log.info,
+                             scope=call_scope(context, "urs", model.slug, judge.slug))
     items_by_id = {item["item_id"]: item for item in items}
     df = urs_steps.judgment_rows(items_by_id, judge, model.simulated or judge.simulated, plan, results)
     warehouse.replace_rows("urs_judgments", df, match={"model": model.slug, "judge": judge.slug})
@@ -233,7 +238,10 @@ def urs_cross_judgments(context: dg.AssetExecutionContext, config: CrossValidati
     plan, skipped = urs_steps.cross_plan(sample, judges, slugs, answers)
     if skipped:
         context.log.warning(f"{skipped} grid cells not judged: a candidate has no answer to a sampled question")
-    results, stats = llm.run([p.request for _, p in plan], limits=limits_for(judges), progress=context.log.info)
+    grid = call_scope(context, "urs")
+    results, stats = llm.run([p.request for _, p in plan], limits=limits_for(judges), progress=context.log.info,
+                             scope=[dataclasses.replace(grid, model=p.row["model"], judge=judge.slug)
+                                    for judge, p in plan])
     items_by_id = {item["item_id"]: item for item in items}
     df = urs_steps.cross_rows(items_by_id, plan, results, {c.slug: c.simulated for c in candidates})
     warehouse.replace_rows("urs_cross_judgments", df, match={})

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence, Union
 
 import dagster as dg
 
-from benchwright.llm import CallStats, LLMRequest, LLMResult, LLMRunner, ModelLimits
+from benchwright.llm import CallScope, CallStats, LLMRequest, LLMResult, LLMRunner, ModelLimits
 
 
 class LLMClient(dg.ConfigurableResource):
@@ -24,6 +24,7 @@ class LLMClient(dg.ConfigurableResource):
         requests: list[LLMRequest],
         limits: Optional[dict[str, ModelLimits]] = None,
         progress: Optional[Callable[[str], None]] = None,
+        scope: Union[CallScope, Sequence[CallScope], None] = None,
     ) -> tuple[list[LLMResult], CallStats]:
         # A runner per call: it only opens the SQLite file, and holds no state between assets.
         with LLMRunner(
@@ -33,4 +34,4 @@ class LLMClient(dg.ConfigurableResource):
             max_retries=self.max_retries,
             default_limits=ModelLimits(self.default_max_concurrency, self.default_rpm),
         ) as runner:
-            return runner.run(requests, limits=limits, progress=progress)
+            return runner.run(requests, limits=limits, progress=progress, scope=scope)

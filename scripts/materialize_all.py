@@ -66,6 +66,11 @@ def main(argv: list[str] | None = None) -> int:
           f"up to date (not run): {summary['up_to_date']}, {elapsed:.0f} s")
     for line in summary["check_failures"]:
         print(f"  check: {line}")
+    if summary["run_ids"]:
+        costs = warehouse.query_file("queries/ledger/job_costs.sql", [summary["run_ids"]])
+        print(f"\nLLM use of this job's runs (per model and judge, with latencies: the cost_ledger view); "
+              f"${costs['cost_usd'].sum():.4f} in all:")
+        print(text_table(costs))
     if summary["registry_problems"]:
         print(f"Registry entries refused (not evaluated until fixed): {len(summary['registry_problems'])}")
         for line in summary["registry_problems"]:

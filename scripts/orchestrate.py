@@ -142,7 +142,8 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     }
     graph = defs.resolve_asset_graph()
     summary = {"runs": 0, "failed_runs": 0, "api_calls": 0, "cache_hits": 0, "failed_checks": 0, "check_failures": [],
-               "checks": [], "registry_problems": registry_problems, "up_to_date": 0, "materialized": []}
+               "checks": [], "registry_problems": registry_problems, "up_to_date": 0, "materialized": [],
+               "run_ids": []}
     observe_sources(instance, resources, log)
     ran: set[dg.AssetKey] = set()
 
@@ -154,6 +155,7 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
         with dg.execute_job(job, instance, run_config={**run_config, **({"ops": ops} if ops else {})}, tags=tags,
                             asset_selection=[dg.AssetKey(key) for key in keys]) as result:
             summary["runs"] += 1
+            summary["run_ids"].append(result.run_id)
             summary["failed_runs"] += 0 if result.success else 1
             summary["materialized"] += [(key, partition_key) for key in keys]
             summary["api_calls"] += _stat(result, "api_calls")

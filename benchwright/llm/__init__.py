@@ -1,12 +1,14 @@
 """LLM layer: one cached, concurrent, retried way to call any model (DESIGN §4)."""
 
-from benchwright.llm.cache import CachedResponse, ResponseCache
+from benchwright.llm.cache import LEDGER_COLUMNS, CachedResponse, ResponseCache
 from benchwright.llm.request import LLMRequest, request_key
-from benchwright.llm.runner import CallStats, LLMResult, LLMRunner, ModelLimits, ReplayMissError
+from benchwright.llm.runner import CallScope, CallStats, LLMResult, LLMRunner, ModelLimits, ReplayMissError
 
 __all__ = [
     "CachedResponse",
+    "CallScope",
     "CallStats",
+    "LEDGER_COLUMNS",
     "LLMRequest",
     "LLMResult",
     "LLMRunner",

@@ -44,7 +44,34 @@ CREATE TABLE IF NOT EXISTS errors (
     created_at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS errors_key ON errors(key);
+-- The cost ledger: one row per result a step asked for, whether a call or a cache hit (see CallScope).
+-- A cache hit keeps the usage, cost and latency of the call that first answered it; `cached` says
+-- that this step did not pay for it. No text, no messages: nothing personal.
+CREATE TABLE IF NOT EXISTS ledger (
+    ledger_id TEXT PRIMARY KEY,
+    recorded_at REAL NOT NULL,
+    run_id TEXT NOT NULL,
+    benchmark TEXT NOT NULL,
+    stage TEXT NOT NULL,
+    partition_key TEXT NOT NULL,
+    model TEXT NOT NULL,
+    judge TEXT NOT NULL,
+    llm_model TEXT NOT NULL,
+    request_key TEXT NOT NULL,
+    cached INTEGER NOT NULL,
+    error INTEGER NOT NULL,
+    tokens_in INTEGER NOT NULL,
+    tokens_out INTEGER NOT NULL,
+    cost_usd REAL NOT NULL,
+    latency_ms REAL NOT NULL,
+    simulated INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ledger_recorded ON ledger(recorded_at);
 """
+
+LEDGER_COLUMNS = ["ledger_id", "recorded_at", "run_id", "benchmark", "stage", "partition_key", "model", "judge",
+                  "llm_model", "request_key", "cached", "error", "tokens_in", "tokens_out", "cost_usd", "latency_ms",
+                  "simulated"]
 
 
 def has_text(text: str | None) -> bool:
@@ -145,6 +172,18 @@ class ResponseCache:
     def errors_for(self, key: str) -> list[str]:
         rows = self._conn().execute("SELECT error FROM errors WHERE key = ? ORDER BY id", (key,)).fetchall()
         return [r[0] for r in rows]
+
+    def put_ledger(self, rows: list[tuple]) -> None:
+        """Ledger rows (in LEDGER_COLUMNS order) in one transaction."""
+        if not rows:
+            return
+        with self._conn() as conn:
+            conn.executemany(f"INSERT OR IGNORE INTO ledger VALUES ({','.join('?' * len(LEDGER_COLUMNS))})", rows)
+
+    def ledger_since(self, recorded_after: float = 0.0) -> list[tuple]:
+        """Ledger rows recorded after a time (seconds since the epoch), oldest first."""
+        return self._conn().execute(f"SELECT {', '.join(LEDGER_COLUMNS)} FROM ledger WHERE recorded_at > ? "
+                                    "ORDER BY recorded_at, ledger_id", (recorded_after,)).fetchall()
 
     def count_responses(self) -> int:
         return self._conn().execute("SELECT count(*) FROM responses").fetchone()[0]

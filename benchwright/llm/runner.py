@@ -13,11 +13,12 @@ import logging
 import os
 import random
 import re
+import secrets
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from benchwright.llm.cache import CachedResponse, ResponseCache, has_text
 from benchwright.llm.request import LLMRequest, request_key
@@ -78,6 +79,19 @@ class CallStats:
             "latency_p95_ms": None if self.latency_p95_ms is None else round(self.latency_p95_ms, 1),
             "retries": self.retries,
         }
+
+
+@dataclass(frozen=True)
+class CallScope:
+    """Who asked for a run's results, for the cost ledger: the benchmark, the stage (the asset that
+    asked), its partition, the model answering or being judged, and the judge (empty for answers)."""
+
+    benchmark: str
+    stage: str
+    model: str = ""
+    judge: str = ""
+    partition_key: str = ""
+    run_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -279,8 +293,11 @@ class LLMRunner:
         requests: list[LLMRequest],
         limits: dict[str, ModelLimits] | None = None,
         progress: Callable[[str], None] | None = None,
+        scope: CallScope | Sequence[CallScope] | None = None,
     ) -> tuple[list[LLMResult], CallStats]:
-        """Answer every request (results in request order), calling models only for cache misses."""
+        """Answer every request (results in request order), calling models only for cache misses.
+        With a `scope` (one for all requests, or one per request), every result, call or cache hit, is
+        entered in the cost ledger."""
         keys = [request_key(r) for r in requests]
         unique: dict[str, LLMRequest] = {}
         for key, req in zip(keys, requests):
@@ -324,6 +341,8 @@ class LLMRunner:
         latencies = [r.latency_ms for r in calls if r.error is None]
         stats.latency_p50_ms = _percentile(latencies, 0.50)
         stats.latency_p95_ms = _percentile(latencies, 0.95)
+        if scope is not None:
+            self.cache.put_ledger(ledger_rows(scope, requests, results))
         log.info(
             "LLM run: %d requests, %d api calls, %d cache hits, %d errors, %d retries, $%.4f",
             len(requests), stats.api_calls, stats.cache_hits, stats.errors, stats.retries, stats.cost_usd,
@@ -475,6 +494,21 @@ class LLMRunner:
             simulated=simulated,
             pii_redactions=0,
         )
+
+
+def ledger_rows(scope: CallScope | Sequence[CallScope], requests: list[LLMRequest],
+                results: list[LLMResult]) -> list[tuple]:
+    """The ledger's rows for one run (LEDGER_COLUMNS order). Ids are this run's random prefix and the
+    result's position, so copying the ledger anywhere is idempotent on them."""
+    scopes = [scope] * len(requests) if isinstance(scope, CallScope) else list(scope)
+    if len(scopes) != len(requests):
+        raise ValueError(f"{len(scopes)} ledger scopes for {len(requests)} requests")
+    prefix, now = secrets.token_hex(8), time.time()
+    return [(f"{prefix}:{position}", now, s.run_id, s.benchmark, s.stage, s.partition_key, s.model, s.judge,
+             req.model, result.key, int(result.cached), int(result.error is not None), int(result.tokens_in or 0),
+             int(result.tokens_out or 0), float(result.cost_usd or 0.0), float(result.latency_ms or 0.0),
+             int(result.simulated))
+            for position, (s, req, result) in enumerate(zip(scopes, requests, results))]
 
 
 def _parse(response: Any) -> tuple[str, int, int]:

@@ -39,3 +39,26 @@ CREATE TABLE IF NOT EXISTS generations (
     simulated       BOOLEAN NOT NULL
 );
 ALTER TABLE generations ADD COLUMN IF NOT EXISTS injection_kinds VARCHAR;
+
+-- The cost ledger (benchwright.llm: CallScope): one row per result a step asked the LLM layer for, a call
+-- or a cache hit, copied from the response cache's journal by the `llm_ledger` asset. A cache hit keeps the
+-- usage, cost and latency of the call that first answered it; `cached` says this step did not pay for it.
+CREATE TABLE IF NOT EXISTS llm_ledger (
+    ledger_id       VARCHAR NOT NULL,   -- unique per result; copying again adds nothing
+    recorded_at     TIMESTAMP NOT NULL, -- UTC
+    run_id          VARCHAR NOT NULL,   -- the Dagster run
+    benchmark       VARCHAR NOT NULL,
+    stage           VARCHAR NOT NULL,   -- the asset that asked
+    partition_key   VARCHAR NOT NULL,   -- '' when unpartitioned
+    model           VARCHAR NOT NULL,   -- registry slug of the model answering or judged ('' if none)
+    judge           VARCHAR NOT NULL,   -- registry slug of the judge ('' for answers)
+    llm_model       VARCHAR NOT NULL,   -- the litellm model string called
+    request_key     VARCHAR NOT NULL,
+    cached          BOOLEAN NOT NULL,
+    error           BOOLEAN NOT NULL,
+    tokens_in       BIGINT NOT NULL,
+    tokens_out      BIGINT NOT NULL,
+    cost_usd        DOUBLE NOT NULL,
+    latency_ms      DOUBLE NOT NULL,
+    simulated       BOOLEAN NOT NULL
+);
