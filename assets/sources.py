@@ -102,6 +102,9 @@ mmmt_if_human_files = _files_source(
 human_pairwise_files = _files_source(
     "human_pairwise_files", "The human pairwise-choices drop folder (Creation and URS), complete files, hashed.",
     lambda w: [paths.drop_folder(w.database, paths.HUMAN_PAIRWISE)])
+benchmark_score_files = _files_source(
+    "benchmark_score_files", "Other benchmarks' scores per model (CSV), the drop folder, complete files, hashed.",
+    lambda w: [paths.drop_folder(w.database, paths.BENCHMARK_SCORES)])
 
 # What a judgment partition lists in deps: its own judge's entry.
 JUDGE_ENTRY = dg.AssetDep(judge_entries, partition_mapping=dg.MultiToSingleDimensionPartitionMapping(

@@ -31,6 +31,7 @@ DAGSTER_FOLDER = "dagster_home"
 GAP_LOGS = "gap_logs"
 HUMAN_PAIRWISE = "human_pairwise"
 MMMT_IF_HUMAN = "mmmt_if_human"
+BENCHMARK_SCORES = "benchmark_scores"  # other benchmarks' scores per model (benchwright.redundancy)
 
 
 def benchwright_home() -> Path:
