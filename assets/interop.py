@@ -244,8 +244,8 @@ def interop_mmmt_if_release(context: dg.AssetExecutionContext, config: MMMTIFRel
 
 
 class MMMTIFReleaseMetricsConfig(dg.Config):
-    bootstrap_rounds: int = 100
-    seed: int = 0
+    bootstrap_rounds: int = 1000  # each resamples contexts (chat, turn) with all their battles
+    seed: int = 0  # stored with the ratings: the same seed gives the same bounds
 
 
 @dg.asset(

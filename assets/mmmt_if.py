@@ -416,12 +416,15 @@ def mmmt_if_model_comparisons(context: dg.AssetExecutionContext, warehouse: Ware
 
 
 class MMMTIFPreferencesConfig(dg.Config):
-    bootstrap_rounds: int = 20
-    """Bootstrap refits for the rating bounds (0: no bounds). Each round refits every (judge, variant)."""
+    bootstrap_rounds: int = 1000
+    """Bootstrap rounds for the rating bounds (0: no bounds), each resampling contexts (chat, turn) with all
+    their battles; every (judge, variant) is fitted apart."""
+    seed: int = 0
+    """The bootstrap's seed, stored with the ratings: the same seed gives the same bounds."""
 
 
-RATING_TABLE_COLUMNS = ["judge", "variant", "model", "rating", "rating_lower", "rating_upper", "judgments", "wins",
-                        "ties", "losses", "at_bound"]
+RATING_TABLE_COLUMNS = ["judge", "variant", "model", "rating", "rating_lower", "rating_upper", "tier", "judgments",
+                        "wins", "ties", "losses", "at_bound", "rounds", "seed"]
 
 
 @dg.asset(
@@ -446,11 +449,12 @@ def mmmt_if_preferences(context: dg.AssetExecutionContext, config: MMMTIFPrefere
     for (judge, variant), part in outcomes.groupby(["judge", "variant"], sort=True):
         battles = preferences.battles(part)
         try:
-            table = ratings.rating_table(battles, anchor=None, rounds=config.bootstrap_rounds, seed=0)
+            table = ratings.rating_table(battles, anchor=None, rounds=config.bootstrap_rounds, seed=config.seed)
         except ValueError as exc:  # no battles, or models not connected: no rating rather than a guess
             context.log.warning(f"no ratings for judge {judge}, variant {variant}: {exc}")
             continue
-        rating_frames.append(table.assign(judge=judge, variant=variant)[RATING_TABLE_COLUMNS])
+        rating_frames.append(table.assign(judge=judge, variant=variant, rounds=config.bootstrap_rounds,
+                                          seed=config.seed)[RATING_TABLE_COLUMNS])
     rating_df = pd.concat(rating_frames, ignore_index=True) if rating_frames else pd.DataFrame(columns=RATING_TABLE_COLUMNS)
     families = {e.slug: preferences.model_family(e.model, e.params) for kind in ("models", "judges")
                 for e in registry.entries(kind)}

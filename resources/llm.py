@@ -34,4 +34,25 @@ class LLMClient(dg.ConfigurableResource):
             max_retries=self.max_retries,
             default_limits=ModelLimits(self.default_max_concurrency, self.default_rpm),
         ) as runner:
-            return runner.run(requests, limits=limits, progress=progress, scope=scope)
+            return runner.run(requests, limits=limits, progress=progress, scope=scope or _asking_asset())
+
+
+def _asking_asset() -> Optional[CallScope]:
+    """The cost ledger's scope of a call that did not name one (a plugin's asset, say): the asset running
+    now, its partition and run, the model and judge read off the partition, and for the benchmark the
+    first word of the asset's name. Outside an asset (a script, a test) there is none: nothing is entered."""
+    try:
+        context = dg.AssetExecutionContext.get()
+    except dg.DagsterInvariantViolationError:
+        return None
+    stage = context.asset_key.to_user_string()
+    model = judge = partition = ""
+    if context.has_partition_key:
+        partition = context.partition_key
+        if isinstance(partition, dg.MultiPartitionKey):
+            dims = partition.keys_by_dimension
+            model, judge = dims.get("model", ""), dims.get("judge", "")
+        else:
+            model = partition
+    return CallScope(benchmark=stage.split("_")[0], stage=stage, model=model, judge=judge, partition_key=str(partition),
+                     run_id=context.run_id)

@@ -61,16 +61,16 @@ def main(argv: list[str] | None = None) -> int:
             print(text_table(snapshot.execute(sql).df()))
     finally:
         snapshot.close()
+    if summary["run_ids"]:
+        costs = warehouse.query_file("queries/ledger/job_costs.sql", [summary["run_ids"]])
+        print(f"\nLLM use of this job's runs: {costs['calls'].sum()} calls, {costs['cache_hits'].sum()} cache hits, "
+              f"${costs['cost_usd'].sum():.4f} (per model and judge, with latencies: the cost_ledger view)")
+        print(text_table(costs))
     print(f"\nRuns: {summary['runs']} ({summary['failed_runs']} failed), LLM calls made: {summary['api_calls']}, "
           f"cache hits: {summary['cache_hits']}, failed checks: {summary['failed_checks']}, "
           f"up to date (not run): {summary['up_to_date']}, {elapsed:.0f} s")
     for line in summary["check_failures"]:
         print(f"  check: {line}")
-    if summary["run_ids"]:
-        costs = warehouse.query_file("queries/ledger/job_costs.sql", [summary["run_ids"]])
-        print(f"\nLLM use of this job's runs (per model and judge, with latencies: the cost_ledger view); "
-              f"${costs['cost_usd'].sum():.4f} in all:")
-        print(text_table(costs))
     if summary["registry_problems"]:
         print(f"Registry entries refused (not evaluated until fixed): {len(summary['registry_problems'])}")
         for line in summary["registry_problems"]:

@@ -67,10 +67,12 @@ def win_tie_loss(outcomes: pd.DataFrame) -> pd.DataFrame:
 
 
 def battles(outcomes: pd.DataFrame) -> pd.DataFrame:
-    """Judged outcomes as battles (model_a, model_b, canonical verdict) for benchwright.ratings."""
+    """Judged outcomes as battles (model_a, model_b, canonical verdict, prompt) for benchwright.ratings.
+    The prompt is the context (chat and turn): the bootstrap resamples contexts with all their battles."""
     judged = outcomes[outcomes["outcome"].notna()]
     return pd.DataFrame({"model_a": judged["model_a"].to_numpy(), "model_b": judged["model_b"].to_numpy(),
-                         "verdict": judged["outcome"].map(OUTCOME_VERDICT).to_numpy()})
+                         "verdict": judged["outcome"].map(OUTCOME_VERDICT).to_numpy(),
+                         "prompt": (judged["chat_id"].astype(str) + "/" + judged["turn"].astype(str)).to_numpy()})
 
 
 SELF_PREFERENCE_COLUMNS = ["judge", "model", "judge_family", "model_family", "same_family", "judgments",

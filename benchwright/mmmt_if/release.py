@@ -19,7 +19,8 @@ from benchwright.mmmt_if import alignment, comparisons, pif, preferences
 from benchwright.mmmt_if.prompts import SCORE_COLUMNS, STANDARD
 
 RELEASE_JUDGE = "release_autorater"
-RATING_COLUMNS = ["model", "rating", "rating_lower", "rating_upper", "judgments", "wins", "ties", "losses", "at_bound"]
+RATING_COLUMNS = ["model", "rating", "rating_lower", "rating_upper", "tier", "judgments", "wins", "ties", "losses",
+                  "at_bound", "rounds", "seed"]
 
 
 def as_responses(release_rows: pd.DataFrame) -> pd.DataFrame:
@@ -36,7 +37,7 @@ def preference_scores(release_rows: pd.DataFrame, pif_weight: float) -> pd.DataF
 
 
 def release_metrics(release_rows: pd.DataFrame, human: pd.DataFrame, pif_weight: float,
-                    bootstrap_rounds: int = 100, seed: int = 0) -> dict[str, pd.DataFrame]:
+                    bootstrap_rounds: int = 1000, seed: int = 0) -> dict[str, pd.DataFrame]:
     """Every metric table of one release (columns without ``source``; the caller adds it)."""
     responses = as_responses(release_rows)
     by_turn = pif.pif_by_turn(pif.contexts(responses)).drop(columns="variant")
@@ -53,7 +54,7 @@ def release_metrics(release_rows: pd.DataFrame, human: pd.DataFrame, pif_weight:
         "mmmt_if_release_dominance": dominance,
         "mmmt_if_release_preference_scores": scores.drop(columns="variant"),
         "mmmt_if_release_preferences": win_tie_loss,
-        "mmmt_if_release_ratings": rated[RATING_COLUMNS],
+        "mmmt_if_release_ratings": rated.assign(rounds=bootstrap_rounds, seed=seed)[RATING_COLUMNS],
         "mmmt_if_release_agreement": agreement.assign(  # the PIF order is compared over all pairs only
             human_agrees_with_pif=(agreement["model_a"] == "all").map(
                 {True: float(with_pif["value"].iloc[0]) if len(with_pif) else None, False: None}),

@@ -210,6 +210,10 @@ CREATE TABLE IF NOT EXISTS mmmt_if_ratings (
     judgments INTEGER NOT NULL, wins INTEGER NOT NULL, ties INTEGER NOT NULL, losses INTEGER NOT NULL,
     at_bound BOOLEAN NOT NULL, model_display VARCHAR, simulated BOOLEAN NOT NULL
 );
+-- Rank tiers (benchwright.ratings.rank_tiers) and the bootstrap that gave the bounds (rounds over contexts, seed).
+ALTER TABLE mmmt_if_ratings ADD COLUMN IF NOT EXISTS tier INTEGER;
+ALTER TABLE mmmt_if_ratings ADD COLUMN IF NOT EXISTS rounds INTEGER;
+ALTER TABLE mmmt_if_ratings ADD COLUMN IF NOT EXISTS seed BIGINT;
 
 CREATE TABLE IF NOT EXISTS mmmt_if_self_preference (
     judge VARCHAR NOT NULL, model VARCHAR NOT NULL, judge_family VARCHAR NOT NULL, model_family VARCHAR NOT NULL,
@@ -289,6 +293,9 @@ CREATE TABLE IF NOT EXISTS mmmt_if_release_ratings (
     rating_upper DOUBLE, judgments INTEGER NOT NULL, wins INTEGER NOT NULL, ties INTEGER NOT NULL,
     losses INTEGER NOT NULL, at_bound BOOLEAN NOT NULL
 );
+ALTER TABLE mmmt_if_release_ratings ADD COLUMN IF NOT EXISTS tier INTEGER;
+ALTER TABLE mmmt_if_release_ratings ADD COLUMN IF NOT EXISTS rounds INTEGER;
+ALTER TABLE mmmt_if_release_ratings ADD COLUMN IF NOT EXISTS seed BIGINT;
 
 -- Preference-score outcomes vs the file's pairwise preferences, per pair of models and over all ('all').
 CREATE TABLE IF NOT EXISTS mmmt_if_release_agreement (

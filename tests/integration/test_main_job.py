@@ -12,6 +12,15 @@ def test_main_job_prints_every_leaderboard_then_replays_without_a_call(main_job)
     # Printed by slug (what SQL takes), with the simulation and injection flags.
     assert "sim-strong" in first.stdout and "simulated" in first.stdout and "flagged_injection" in first.stdout
     assert "(0 failed)" in first.stdout
+    # The cost ledger of this job's runs: every benchmark, the calls adding up to the summary line's.
+    made = int(first.stdout.split("LLM calls made: ")[1].split(",")[0])
+    ledger = first.stdout[first.stdout.index("LLM use of this job's runs"):first.stdout.index("\nRuns: ")]
+    rows = [line.split() for line in ledger.strip().splitlines()[3:]]  # after the title, header and rule lines
+    # The plugin's asset names no scope: it is filed under its asset, its name's first word the benchmark.
+    assert {row[0] for row in rows} == {"creation", "urs", "mmmt_if", "gap", "tiny"}
+    assert ["tiny", "tiny_generations"] == [row[:2] for row in rows if row[0] == "tiny"][0]
+    assert "creation_pairwise_judgments" in ledger and made > 0
+    assert ledger.startswith(f"LLM use of this job's runs: {made} calls, ")
     assert f"Analyst snapshot: {home / 'analyst.duckdb'}" in first.stdout
     # The refused entry is named with its file and line in the closing summary; the others still ran.
     summary = first.stdout[first.stdout.index("\nRuns: "):]

@@ -8,7 +8,8 @@ import pytest
 
 from benchwright.importers import ImportFormatError
 from benchwright.importers.mmmt_if_release import CRITERIA, import_mmmt_if_release
-from benchwright.mmmt_if import alignment
+from benchwright.mmmt_if import alignment, preferences
+from benchwright.mmmt_if import release as release_method
 from benchwright.mmmt_if.prompts import SCORE_COLUMNS
 from benchwright.mmmt_if.release import release_metrics
 
@@ -98,3 +99,16 @@ def test_release_metrics_score_with_the_file_pif_weight(tmp_path):
     assert tables["mmmt_if_release_agreement"].set_index("model_a").loc["all", "agreement"] == 1.0
     swapped = release_metrics(release.responses, release.human_preferences, 0.0, bootstrap_rounds=0)
     assert swapped["mmmt_if_release_preferences"].iloc[0]["wins"] == 0
+
+
+def test_release_ratings_resample_contexts_with_a_recorded_seed(tmp_path):
+    release = import_mmmt_if_release(write(tmp_path, record(scores=(7, 6), pif=(0, 1), preference="0")))
+    battles = preferences.battles(preferences.pairwise_outcomes(release_method.preference_scores(
+        release.responses, release.pif_weight)))
+    assert battles["prompt"].str.contains("/").all()  # chat / turn: a context's battles are drawn together
+    first = release_metrics(release.responses, release.human_preferences, release.pif_weight, bootstrap_rounds=50,
+                            seed=7)["mmmt_if_release_ratings"]
+    again = release_metrics(release.responses, release.human_preferences, release.pif_weight, bootstrap_rounds=50,
+                            seed=7)["mmmt_if_release_ratings"]
+    pd.testing.assert_frame_equal(first, again)
+    assert (first["rounds"] == 50).all() and (first["seed"] == 7).all() and first["tier"].notna().all()
