@@ -20,7 +20,7 @@ import pandas as pd
 
 from assets.sources import registry_labels
 from assets.common import EAGER, LOAD_WHEN_MISSING, add_labels, repo_path, table_metadata
-from assets.creation import creation_pairwise_judgments
+from assets.creation import PANEL_JUDGMENTS, creation_pairwise_judgments
 from benchwright import agreement, importers, ratings, steps
 from benchwright.importers import ImportedSet, ImportFormatError, alpaca_eval, arena_hard, pairwise_human
 from benchwright.importers.alpaca_eval import import_alpaca_eval
@@ -220,7 +220,7 @@ def _anchors(warehouse: Warehouse) -> dict[str, str]:
 
 @dg.asset(
     group_name="metrics",
-    deps=[registry_labels, creation_pairwise_judgments, *IMPORT_ASSETS],
+    deps=[registry_labels, creation_pairwise_judgments, PANEL_JUDGMENTS[0], *IMPORT_ASSETS],
     code_version=steps.code_version(ratings),
     automation_condition=EAGER,
     kinds={"duckdb"},
