@@ -11,10 +11,12 @@ import pandas as pd
 
 from assets.common import EAGER, table_metadata
 from assets.creation import creation_pairwise_judgments, creation_vfs_judgments
+from assets.urs import urs_judgments
 from assets.partitions import all_judges_of_model, model_and_judge, model_panel_partitions
 from assets.sources import PANEL_ENTRY, panel_entries
 from benchwright import agreement, panels, steps
 from benchwright.creation.steps import PAIRWISE_COLUMNS, VFS_COLUMNS
+from benchwright.urs.steps import JUDGMENT_COLUMNS as URS_COLUMNS
 from resources.registry import Registry
 from resources.warehouse import Warehouse
 
@@ -77,6 +79,31 @@ def creation_panel_vfs_judgments(context: dg.AssetExecutionContext, warehouse: W
     warehouse.replace_rows("creation_vfs_judgments", df, match={"model": model, "judge": panel.slug})
     return dg.MaterializeResult(metadata=table_metadata(
         df, ["item_id", "score_a", "score_b", "parse_ok", "raw_text"],
+        members=dg.MetadataValue.json(list(panel.members)), rule=panel.rule,
+        parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()), api_calls=0,
+    ))
+
+
+@dg.asset(
+    deps=[PANEL_ENTRY, dg.AssetDep(urs_judgments, partition_mapping=all_judges_of_model)],
+    group_name="judgments",
+    partitions_def=model_panel_partitions,
+    code_version=steps.code_version(panels),
+    automation_condition=EAGER,
+    kinds={"duckdb"},
+    description="A judge panel's URS scores on one candidate (partition: model × panel): the mean of the members' "
+                "parsed final scores and, criterion by criterion, of their criterion scores per question, written to "
+                "urs_judgments with the panel's slug as judge. No LLM call.",
+)
+def urs_panel_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
+    model, panel_slug = model_and_judge(context)
+    panel = registry.panel(panel_slug)
+    members = _member_rows(warehouse, "urs_judgments", model, panel)
+    df = panels.score_rows(panel, members, keys=["item_id"], scores=["final_score"], parsed_score="final_score",
+                           columns=URS_COLUMNS, score_dicts=["criterion_scores"])
+    warehouse.replace_rows("urs_judgments", df, match={"model": model, "judge": panel.slug})
+    return dg.MaterializeResult(metadata=table_metadata(
+        df, ["item_id", "intent", "language", "final_score", "raw_text"],
         members=dg.MetadataValue.json(list(panel.members)), rule=panel.rule,
         parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()), api_calls=0,
     ))

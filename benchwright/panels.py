@@ -22,8 +22,9 @@ The rule `majority`:
   call failed (an `error`, no output) is counted apart (`member_errors`), as a failed call is elsewhere.
   With no vote at all the panel's judgment is a parse failure (`parse_problem = 'no_member_verdict'`),
   or, when every member's call failed, a failed call (an `error`, no outcome).
-- **Scores** (Creation VFS 0–10, URS 1–10): the mean of the members' parsed scores; no parsed score is a
-  parse failure, as above.
+- **Scores** (Creation VFS 0–10, URS 1–10 final and criterion scores): the mean of the members' parsed
+  scores, so a panel's URS score may be 7.5 where a judge's is a whole number; no parsed score is a parse
+  failure, as above.
 """
 
 from __future__ import annotations
@@ -188,12 +189,23 @@ def pairwise_rows(panel: PanelEntry, members: pd.DataFrame, columns: Sequence[st
     return pd.DataFrame(rows, columns=list(columns))
 
 
+def mean_score_dicts(texts: Iterable[str | None]) -> str | None:
+    """Key by key mean of JSON score dicts (URS criterion scores), over the dicts that have the key; None
+    when no dict is given. Keys sorted, as the judges' rows store them."""
+    dicts = [json.loads(t) for t in texts if isinstance(t, str)]
+    if not dicts:
+        return None
+    keys = sorted({key for d in dicts for key in d})
+    return json.dumps({key: mean_score(d.get(key) for d in dicts) for key in keys}, ensure_ascii=False, sort_keys=True)
+
+
 def score_rows(panel: PanelEntry, members: pd.DataFrame, keys: Sequence[str], scores: Sequence[str],
-               parsed_score: str, columns: Sequence[str]) -> pd.DataFrame:
+               parsed_score: str, columns: Sequence[str], score_dicts: Sequence[str] = ()) -> pd.DataFrame:
     """The panel's score judgments (the mean rule) from its members' rows, one row per `keys`.
 
-    `scores` are the columns averaged; the row parsed when `parsed_score` has a mean (for VFS the
-    candidate's score, as for a single judge). Other columns of `columns` come from the first member's row.
+    `scores` are the columns averaged, `score_dicts` the JSON columns of scores averaged key by key (URS
+    criteria); the row parsed when `parsed_score` has a mean (for VFS the candidate's score, for URS the
+    final score, as for a single judge). Other columns of `columns` come from the first member's row.
     """
     members = members[members["judge"].isin(panel.members)]
     rows = []
@@ -203,6 +215,7 @@ def score_rows(panel: PanelEntry, members: pd.DataFrame, keys: Sequence[str], sc
         all_failed = errors == len(group)
         row = {column: group.iloc[0][column] for column in columns if column in group.columns}
         means = {score: mean_score(usable[score]) for score in scores}
+        means.update({column: mean_score_dicts(usable[column]) for column in score_dicts})
         parsed = means[parsed_score] is not None
         row.update(means)
         row.update({

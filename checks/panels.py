@@ -4,9 +4,10 @@ A panel's parse failure is an item and order on which no member's verdict parsed
 counted in judge_report, never votes), so the blocking threshold means what it means for a judge.
 """
 
-from assets.panels import creation_panel_pairwise_judgments, creation_panel_vfs_judgments
+from assets.panels import creation_panel_pairwise_judgments, creation_panel_vfs_judgments, urs_panel_judgments
 from assets.partitions import model_panel_partitions
 from benchwright.quality import SUITES
+from benchwright.urs.suites import SUITES as URS_SUITES
 from checks.factories import ParseFailureSpec, SchemaSpec, parse_failure_checks, schema_checks
 
 panel_parse_failure_checks = parse_failure_checks([
@@ -16,6 +17,9 @@ panel_parse_failure_checks = parse_failure_checks([
     ParseFailureSpec(creation_panel_vfs_judgments, "panel_vfs_parse_failures", "creation_vfs_judgments",
                      "Share of the panel's VFS judgments with no parsed member score.",
                      what="panel judgments", partitions_def=model_panel_partitions),
+    ParseFailureSpec(urs_panel_judgments, "urs_panel_parse_failures", "urs_judgments",
+                     "Share of the panel's URS judgments with no parsed member final score.",
+                     what="panel judgments", partitions_def=model_panel_partitions),
 ])
 
 panel_schema_checks = schema_checks([
@@ -23,4 +27,5 @@ panel_schema_checks = schema_checks([
                scope="model_panel", answered_suite=SUITES["creation_pairwise_judgments_answered"]),
     SchemaSpec(creation_panel_vfs_judgments, "creation_vfs_judgments", SUITES["creation_vfs_judgments"],
                scope="model_panel"),
+    SchemaSpec(urs_panel_judgments, "urs_judgments", URS_SUITES["urs_judgments"], scope="model_panel"),
 ])

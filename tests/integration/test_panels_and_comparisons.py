@@ -72,6 +72,14 @@ def test_panel_judgments_agreement_comparisons_and_staleness(tmp_path):
         assert vfs["n"][0] == 2 * 14
         board = warehouse.query("SELECT DISTINCT judge FROM creation_leaderboard")
         assert "sim-panel" in set(board["judge"])
+        # URS: the mean of the members' parsed final scores, question by question, in the URS leaderboard.
+        urs = warehouse.query("SELECT model, item_id, judge, final_score FROM urs_judgments WHERE parse_ok AND "
+                              "error IS NULL").pivot_table(index=["model", "item_id"], columns="judge",
+                                                          values="final_score")
+        means = urs[["sim-fair-judge", "sim-biased-judge"]].mean(axis=1)
+        assert urs["sim-panel"].to_numpy() == pytest.approx(means.to_numpy(), nan_ok=True)
+        urs_board = warehouse.query("SELECT DISTINCT judge FROM urs_leaderboard")
+        assert "sim-panel" in set(urs_board["judge"])
         failed = [c for c in summary["checks"] if "panel" in c["check"] and not c["passed"]]
         assert [c["check"] for c in summary["checks"] if c["check"] == "panel_pairwise_parse_failures"] and not failed
 

@@ -83,6 +83,22 @@ def test_scores_are_the_mean_of_the_parsed_members():
     assert rows.loc["i2", "parse_problem"] == panels.NO_MEMBER_VERDICT
 
 
+def test_urs_final_and_criterion_scores_are_averaged_key_by_key():
+    from benchwright.urs.steps import JUDGMENT_COLUMNS
+
+    members = pd.DataFrame([
+        {"model": "m", "judge": j, "item_id": "q1", "intent": "Leisure", "language": "en", "reference_model": "dataset",
+         "raw_text": "...", "final_score": final, "criterion_scores": criteria, "parse_ok": final is not None,
+         "parse_problem": None, "error": None, "request_key": "k", "simulated": True, "source": "benchwright"}
+        for j, final, criteria in [("j1", 7, '{"Fun": 6, "Safety": 9}'), ("j2", 8, '{"Fun": 9}'), ("j3", None, None)]])
+    row = panels.score_rows(THREE, members, keys=["item_id"], scores=["final_score"], parsed_score="final_score",
+                            columns=JUDGMENT_COLUMNS, score_dicts=["criterion_scores"]).iloc[0]
+    assert row["final_score"] == pytest.approx(7.5) and row["parse_ok"] and row["judge"] == "trio"
+    assert row["criterion_scores"] == '{"Fun": 7.5, "Safety": 9.0}'  # Safety: the one member that gave it
+    assert row["intent"] == "Leisure" and row["reference_model"] == "dataset"
+    assert panels.mean_score_dicts([None, None]) is None
+
+
 # --- agreement among members ---------------------------------------------------------------------------
 
 def _cohen_by_definition(a, b):
