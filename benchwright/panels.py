@@ -39,10 +39,11 @@ from itertools import combinations
 from pathlib import Path
 
 import pandas as pd
+import yaml
 
 from benchwright import agreement
 from benchwright.pairwise import CANONICAL_VERDICTS, outcome
-from benchwright.registry import RegistryProblem, _top_level_pairs, validate_slug
+from benchwright.registry import RegistryProblem, top_level_pairs, validate_slug
 
 RULES = ("majority",)
 TIE_VERDICT = "A=B"
@@ -95,7 +96,8 @@ def _parse_panel(slug: str, raw, judge_slugs: set[str] | None) -> PanelEntry:
 
 
 def load_panels(path: str | Path, judge_slugs: Iterable[str] | None = None) -> tuple[list[PanelEntry], list[RegistryProblem]]:
-    """Panels of `path` (none when the file does not exist); bad entries become problems, the others load.
+    """Panels of `path` (none when the file does not exist); bad entries become problems, the others load;
+    a file that is not a YAML mapping raises (ValueError), as `registry.load_registry` does.
 
     With `judge_slugs` (the judges registry's valid slugs) a member that is not one of them, or a panel
     slug that is one, is refused.
@@ -104,7 +106,12 @@ def load_panels(path: str | Path, judge_slugs: Iterable[str] | None = None) -> t
     if not path.exists():
         return [], []
     judges = set(judge_slugs) if judge_slugs is not None else None
-    pairs = _top_level_pairs(path.read_text(encoding="utf-8")) or []
+    try:  # a file that is not YAML, or not a mapping, raises as the other registry files do
+        pairs = top_level_pairs(path.read_text(encoding="utf-8")) or []
+    except yaml.YAMLError as exc:
+        raise ValueError(f"{path}: not valid YAML: {exc}") from exc
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from exc
     counts = Counter(slug for slug, _, _ in pairs)
     entries, problems = [], []
     for slug, line, raw in pairs:

@@ -174,6 +174,9 @@ extra:
     assert "unanimity" in reasons["odd-rule"] and "weights" in reasons["extra"]
     assert all("(line " in p.reason and p.file == str(path) for p in problems)
     assert panels.load_panels(tmp_path / "absent.yaml") == ([], [])
+    path.write_text("- just\n- a list\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="panels.yaml"):
+        panels.load_panels(path)
 
 
 def test_a_panel_version_changes_with_its_members():
