@@ -7,6 +7,9 @@
     python3.11 dev.py ui      install, then start the Dagster UI (dagster dev) on this workspace
     python3.11 dev.py web     install, build the sample results if there are none yet, then serve the GAP
                               game and the annotation page on http://127.0.0.1:8000/ (options: --help)
+    python3.11 dev.py compare models A B | judges A B
+                              install, then print two candidates (or two judges) compared item by item
+                              from the analyst snapshot (options: --help)
 
 The virtualenv lives in .venv/ and is reinstalled only when requirements.txt changes.
 """
@@ -61,7 +64,7 @@ def ensure_chromium() -> None:
 def main() -> int:
     command = sys.argv[1] if len(sys.argv) > 1 else "help"
     extra = sys.argv[2:]
-    if command not in ("demo", "test", "ui", "web"):
+    if command not in ("demo", "test", "ui", "web", "compare"):
         print(__doc__)
         return 0 if command == "help" else 2
     install()
@@ -76,6 +79,8 @@ def main() -> int:
     elif command == "test":
         ensure_chromium()
         args = [str(PYTHON), "-m", "pytest", *(extra or ["-q"])]
+    elif command == "compare":
+        args = [str(PYTHON), str(ROOT / "scripts" / "compare.py"), *extra]
     elif command == "web":
         if not (home / "analyst.duckdb").exists() and not {"-h", "--help"} & set(extra):
             print("no results yet: materializing the sample first (as `dev.py demo` does)", flush=True)

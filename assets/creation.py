@@ -276,12 +276,15 @@ def creation_vfs_judgments(context: dg.AssetExecutionContext, warehouse: Warehou
 # too. By key: interop imports this module.
 IMPORTED_JUDGMENTS = [dg.AssetKey(name) for name in ("interop_arena_hard", "interop_alpaca_eval", "interop_auto_j",
                                                      "interop_llmbar")]
+# Judge panels (assets/panels.py) write their verdicts and scores into the same tables. By key: panels
+# imports this module.
+PANEL_JUDGMENTS = [dg.AssetKey("creation_panel_pairwise_judgments"), dg.AssetKey("creation_panel_vfs_judgments")]
 
 # --- metrics -----------------------------------------------------------------------------------------
 
 @dg.asset(
     group_name="metrics",
-    deps=[registry_labels, creation_pairwise_judgments, creation_vfs_judgments, *IMPORTED_JUDGMENTS],
+    deps=[registry_labels, creation_pairwise_judgments, creation_vfs_judgments, *IMPORTED_JUDGMENTS, *PANEL_JUDGMENTS],
     code_version=steps.code_version(metrics, pairwise, files=[sql_file(metrics.LEADERBOARD_SQL)]),
     automation_condition=EAGER,
     kinds={"duckdb"},
@@ -305,7 +308,7 @@ def creation_leaderboard(context: dg.AssetExecutionContext, warehouse: Warehouse
 
 @dg.asset(
     group_name="metrics",
-    deps=[registry_labels, creation_pairwise_judgments, *IMPORTED_JUDGMENTS],
+    deps=[registry_labels, creation_pairwise_judgments, *IMPORTED_JUDGMENTS, PANEL_JUDGMENTS[0]],
     code_version=steps.code_version(metrics, pairwise, files=[sql_file(metrics.JUDGE_QUALITY_SQL)]),
     automation_condition=EAGER,
     kinds={"duckdb"},

@@ -9,7 +9,7 @@ import pandas as pd
 
 from assets.sources import human_pairwise_files, registry_labels
 from assets.common import EAGER, add_labels, problems_frame, table_metadata
-from assets.creation import creation_pairwise_judgments, creation_references
+from assets.creation import PANEL_JUDGMENTS, creation_pairwise_judgments, creation_references
 from assets.human_pairwise import human_pairwise_drop_folder, load_human_pairwise_drops
 from benchwright import agreement, human_pairwise, steps
 from benchwright.creation import human as creation_human
@@ -30,7 +30,7 @@ class CreationHumanConfig(dg.Config):
 
 @dg.asset(
     group_name="metrics",
-    deps=[human_pairwise_files, registry_labels, creation_pairwise_judgments, creation_references],
+    deps=[human_pairwise_files, registry_labels, creation_pairwise_judgments, PANEL_JUDGMENTS[0], creation_references],
     code_version=steps.code_version(creation_human, human_pairwise, agreement),
     automation_condition=EAGER,
     kinds={"duckdb"},

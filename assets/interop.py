@@ -20,7 +20,7 @@ import pandas as pd
 
 from assets.sources import registry_labels
 from assets.common import EAGER, LOAD_WHEN_MISSING, add_labels, repo_path, table_metadata
-from assets.creation import creation_pairwise_judgments
+from assets.creation import PANEL_JUDGMENTS, creation_pairwise_judgments
 from benchwright import agreement, importers, length_control, ratings, steps
 from benchwright.mmmt_if import release as release_method
 from benchwright.importers import ImportedSet, ImportFormatError, alpaca_eval, arena_hard, pairwise_human
@@ -314,7 +314,7 @@ def _answer_style(warehouse: Warehouse) -> pd.DataFrame:
 
 @dg.asset(
     group_name="metrics",
-    deps=[registry_labels, creation_pairwise_judgments, *IMPORT_ASSETS],
+    deps=[registry_labels, creation_pairwise_judgments, PANEL_JUDGMENTS[0], *IMPORT_ASSETS],
     code_version=steps.code_version(ratings, files=[sql_file(q) for q in (PAIRWISE_SQL, STYLE_ANSWERS_SQL)]),
     automation_condition=EAGER,
     kinds={"duckdb"},

@@ -16,7 +16,7 @@ from pathlib import Path
 import dagster as dg
 
 from assets.common import INPUTS_GROUP, repo_path
-from assets.partitions import judges_partitions, models_partitions
+from assets.partitions import judges_partitions, models_partitions, panels_partitions
 from benchwright import paths
 from benchwright.loading import files_version
 from resources.registry import Registry
@@ -40,10 +40,12 @@ def _versioned(name: str, version: Callable[[dict], str | dict[str, str]]) -> No
 
 _versioned("model_entries", lambda r: {e.slug: e.version for e in r["registry"].candidates()})
 _versioned("judge_entries", lambda r: {e.slug: e.version for e in r["registry"].judges()})
+_versioned("panel_entries", lambda r: {e.slug: e.version for e in r["registry"].panels()})
 _versioned("registry_roles", lambda r: ",".join(f"{e.slug}={e.version}" for e in r["registry"].entries("models")
                                                 if e.role != "candidate"))
 _versioned("registry_labels", lambda r: ",".join(f"{e.slug}={e.label}/{e.role}" for kind in ("models", "judges")
-                                                 for e in r["registry"].entries(kind)))
+                                                 for e in r["registry"].entries(kind))
+                                        + "".join(f",{e.slug}={e.display_name}/panel" for e in r["registry"].panels()))
 
 
 @dg.observable_source_asset(partitions_def=models_partitions, group_name=INPUTS_GROUP,
@@ -58,6 +60,13 @@ def model_entries(registry: Registry) -> dg.DataVersionsByPartition:
                                         "makes that judge's judgments stale.")
 def judge_entries(registry: Registry) -> dg.DataVersionsByPartition:
     return dg.DataVersionsByPartition(VERSIONS["judge_entries"]({"registry": registry}))
+
+
+@dg.observable_source_asset(partitions_def=panels_partitions, group_name=INPUTS_GROUP,
+                            description="Each judge panel's entry (registry/panels.yaml: members, rule), hashed: a "
+                                        "changed panel makes that panel's judgments stale.")
+def panel_entries(registry: Registry) -> dg.DataVersionsByPartition:
+    return dg.DataVersionsByPartition(VERSIONS["panel_entries"]({"registry": registry}))
 
 
 @dg.observable_source_asset(group_name=INPUTS_GROUP,
@@ -108,4 +117,8 @@ benchmark_score_files = _files_source(
 
 # What a judgment partition lists in deps: its own judge's entry.
 JUDGE_ENTRY = dg.AssetDep(judge_entries, partition_mapping=dg.MultiToSingleDimensionPartitionMapping(
+    partition_dimension_name="judge"))
+
+# What a panel's judgment partition lists in deps: its own panel's entry.
+PANEL_ENTRY = dg.AssetDep(panel_entries, partition_mapping=dg.MultiToSingleDimensionPartitionMapping(
     partition_dimension_name="judge"))

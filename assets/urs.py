@@ -253,9 +253,12 @@ def urs_cross_judgments(context: dg.AssetExecutionContext, config: CrossValidati
 
 # --- metrics -----------------------------------------------------------------------------------------
 
+# A judge panel's URS scores (assets/panels.py) go into urs_judgments too. By key: panels imports this module.
+URS_PANEL_JUDGMENTS = dg.AssetKey("urs_panel_judgments")
+
 @dg.asset(
     group_name="metrics",
-    deps=[registry_labels, urs_judgments],
+    deps=[registry_labels, urs_judgments, URS_PANEL_JUDGMENTS],
     code_version=steps.code_version(metrics, files=[sql_file(metrics.LEADERBOARD_SQL)]),
     automation_condition=EAGER,
     kinds={"duckdb"},
@@ -276,7 +279,7 @@ def urs_leaderboard(context: dg.AssetExecutionContext, warehouse: Warehouse, reg
 
 @dg.asset(
     group_name="metrics",
-    deps=[registry_labels, urs_judgments],
+    deps=[registry_labels, urs_judgments, URS_PANEL_JUDGMENTS],
     code_version=steps.code_version(metrics, files=[sql_file(metrics.CRITERION_MEANS_SQL)]),
     automation_condition=EAGER,
     kinds={"duckdb"},

@@ -151,6 +151,29 @@ def cohen_kappa(first: Sequence, second: Sequence) -> float | None:
     return (observed - expected) / (1.0 - expected)
 
 
+def fleiss_kappa(counts: Sequence[Sequence[int]]) -> float | None:
+    """Fleiss' kappa from a table of counts: one row per item, one column per category, each row the number
+    of raters who chose that category (every row must sum to the same number of raters, at least two).
+
+    kappa = (P̄ − P_e) / (1 − P_e), with P_i = (Σ_j n_ij² − n) / (n (n − 1)) the agreement on item i,
+    P̄ their mean, p_j = Σ_i n_ij / (N n) and P_e = Σ_j p_j². None with no item or when P_e is 1 (one
+    category only). statsmodels has it, but is not a dependency for one formula.
+    """
+    table = np.asarray(counts, dtype=float)
+    if table.size == 0:
+        return None
+    raters = table.sum(axis=1)
+    if np.any(raters != raters[0]) or raters[0] < 2:
+        raise ValueError("every item needs the same number of raters, at least two")
+    n = raters[0]
+    per_item = ((table ** 2).sum(axis=1) - n) / (n * (n - 1))
+    shares = table.sum(axis=0) / table.sum()
+    expected = float((shares ** 2).sum())
+    if expected >= 1.0:
+        return None
+    return (float(per_item.mean()) - expected) / (1.0 - expected)
+
+
 def mae_and_consistency(judge_values: Sequence[float], reference_values: Sequence[float]) -> tuple[float | None, float | None]:
     """METHODS §1.5 on the −2..+2 scale: MAE = mean |J − P| and Consistency = share of |J − P| ≤ 1.
 

@@ -159,7 +159,7 @@ def load_registry(path: str | Path, kind: str) -> tuple[list[RegistryEntry], lis
     path = Path(path)
     allowed_roles = MODEL_ROLES if kind == "models" else JUDGE_ROLES
     try:
-        pairs = _top_level_pairs(path.read_text(encoding="utf-8"))
+        pairs = top_level_pairs(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         raise ValueError(f"{path}: not valid YAML: {exc}") from exc
     except ValueError as exc:
@@ -209,7 +209,7 @@ class _StrictLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-def _top_level_pairs(text: str) -> list[tuple[Any, int, Any]] | None:
+def top_level_pairs(text: str) -> list[tuple[Any, int, Any]] | None:
     """(slug, line, entry) for each top-level key, duplicates included, in file order; None for an empty file.
 
     An entry that cannot be built (a duplicated field inside it) becomes the exception in its place, so

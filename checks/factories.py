@@ -16,12 +16,13 @@ from dataclasses import dataclass
 import dagster as dg
 import pandas as pd
 
-from assets.partitions import model_and_judge, model_judge_partitions, models_partitions
+from assets.partitions import model_and_judge, model_judge_partitions, model_panel_partitions, models_partitions
 from benchwright.quality import columns_named
 from checks.results import PARSE_FAILURE_THRESHOLD, parse_failure_result, schema_result
 from resources.warehouse import Warehouse
 
-_SCOPES = {"table": None, "model": models_partitions, "model_judge": model_judge_partitions}
+_SCOPES = {"table": None, "model": models_partitions, "model_judge": model_judge_partitions,
+           "model_panel": model_panel_partitions}  # a panel's slug is its `judge` key
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class SchemaSpec:
     asset: dg.AssetsDefinition
     table: str                        # the table the suite validates
     suite: list[dict]                 # expectations (a benchmark's SUITES entry)
-    scope: str = "table"              # 'table', or the partition's rows: 'model' / 'model_judge'
+    scope: str = "table"              # 'table', or the partition's rows: 'model' / 'model_judge' / 'model_panel'
     benchmark: str | None = None      # rows of this benchmark only (the shared generations table)
     answered_suite: list[dict] | None = None  # expectations for rows whose call returned
     name: str = "schema_and_ranges"
@@ -46,7 +47,7 @@ def _where(scope: str, benchmark: str | None, context) -> tuple[str, list]:
     if scope == "model":
         clauses.append("model = ?")
         params.append(context.partition_key)
-    elif scope == "model_judge":
+    elif scope in ("model_judge", "model_panel"):
         model, judge = model_and_judge(context)
         clauses += ["model = ?", "judge = ?"]
         params += [model, judge]
@@ -93,10 +94,11 @@ class ParseFailureSpec:
     description: str
     threshold: float = PARSE_FAILURE_THRESHOLD
     what: str = "judge outputs"
+    partitions_def: dg.PartitionsDefinition = model_judge_partitions  # model × panel for a panel's judgments
 
 
 def parse_failure_check(spec: ParseFailureSpec) -> dg.AssetChecksDefinition:
-    @dg.asset_check(asset=spec.asset, name=spec.name, partitions_def=model_judge_partitions, blocking=True,
+    @dg.asset_check(asset=spec.asset, name=spec.name, partitions_def=spec.partitions_def, blocking=True,
                     description=spec.description)
     def _check(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
         model, judge = model_and_judge(context)

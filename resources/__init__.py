@@ -76,7 +76,8 @@ def default_resources(home: Path | None = None, llm_mode: str | None = None) -> 
         "llm": LLMClient(cache_path=str(home / CACHE_FILE),
                          mode=llm_mode or os.environ.get("BENCHWRIGHT_LLM_MODE", "live")),
         "registry": Registry(models_path=os.environ.get("BENCHWRIGHT_MODELS", str(ROOT / "registry" / "models.yaml")),
-                             judges_path=os.environ.get("BENCHWRIGHT_JUDGES", str(ROOT / "registry" / "judges.yaml"))),
+                             judges_path=os.environ.get("BENCHWRIGHT_JUDGES", str(ROOT / "registry" / "judges.yaml")),
+                             panels_path=os.environ.get("BENCHWRIGHT_PANELS", "")),
     }
 
 

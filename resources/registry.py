@@ -1,14 +1,18 @@
 """The model/judge registry as a Dagster resource (reads registry/*.yaml on every use)."""
 
+from pathlib import Path
 
 import dagster as dg
 
+from benchwright.panels import PanelEntry, load_panels
 from benchwright.registry import RegistryEntry, RegistryProblem, load_registry
 
 
 class Registry(dg.ConfigurableResource):
     models_path: str
     judges_path: str
+    panels_path: str = ""
+    """Judge panels; empty means `panels.yaml` next to the models registry (no file, no panels)."""
 
     def _load(self, kind: str) -> tuple[list[RegistryEntry], list[RegistryProblem]]:
         return load_registry(self.models_path if kind == "models" else self.judges_path, kind)
@@ -17,7 +21,21 @@ class Registry(dg.ConfigurableResource):
         return self._load(kind)[0]
 
     def problems(self) -> list[RegistryProblem]:
-        return self._load("models")[1] + self._load("judges")[1]
+        return self._load("models")[1] + self._load("judges")[1] + self._load_panels()[1]
+
+    def _load_panels(self) -> tuple[list[PanelEntry], list[RegistryProblem]]:
+        path = self.panels_path or str(Path(self.models_path).with_name("panels.yaml"))
+        return load_panels(path, judge_slugs=[e.slug for e in self.judges()])
+
+    def panels(self) -> list[PanelEntry]:
+        return self._load_panels()[0]
+
+    def panel(self, slug: str) -> PanelEntry:
+        for entry in self.panels():
+            if entry.slug == slug:
+                return entry
+        problems = [str(p) for p in self._load_panels()[1] if p.entry == slug]
+        raise KeyError(f"{slug!r} is not a valid panel{f' ({problems[0]})' if problems else ''}")
 
     def candidates(self) -> list[RegistryEntry]:
         return [e for e in self.entries("models") if e.role == "candidate"]
@@ -51,4 +69,8 @@ class Registry(dg.ConfigurableResource):
 
     def labels(self) -> dict[str, tuple[str, bool]]:
         """slug -> (display label, simulated) for models and judges, for report columns."""
-        return {e.slug: (e.label, e.simulated) for kind in ("models", "judges") for e in self.entries(kind)}
+        labels = {e.slug: (e.label, e.simulated) for kind in ("models", "judges") for e in self.entries(kind)}
+        for panel in self.panels():  # a panel is simulated when a member is
+            simulated = any(labels[m][1] for m in panel.members)
+            labels[panel.slug] = (f"{panel.display_name} [simulated]" if simulated else panel.display_name, simulated)
+        return labels

@@ -30,7 +30,8 @@ from dagster._core.definitions.data_version import DATA_VERSION_TAG, CachingStal
 from dagster._core.definitions.reconstruct import ReconstructableJob, ReconstructableRepository
 from dagster._time import get_current_datetime
 
-from assets.partitions import judges_partitions, model_judge_partitions, models_partitions
+from assets.partitions import (judges_partitions, model_judge_partitions, model_panel_partitions, models_partitions,
+                               panels_partitions)
 from benchwright.paths import ROOT
 from sensors.runs import fail_orphaned_runs
 
@@ -71,12 +72,14 @@ def _stat(result, key: str) -> int:
 
 
 def sync_partitions(instance: dg.DagsterInstance, registry, log: Callable[[str], None]) -> tuple[list[str], list[str]]:
-    """Add the registry's candidates and judges as dynamic partitions (what the registry sensor does)."""
+    """Add the registry's candidates, judges and judge panels as dynamic partitions (what the registry sensor
+    does); returns the candidates and judges (the panels are `registry.panels()`)."""
     for problem in registry.problems():
         log(f"registry entry skipped: {problem}")
     models = [e.slug for e in registry.candidates()]
     judges = [e.slug for e in registry.judges()]
-    for definition, slugs in ((models_partitions, models), (judges_partitions, judges)):
+    panels = [e.slug for e in registry.panels()]
+    for definition, slugs in ((models_partitions, models), (judges_partitions, judges), (panels_partitions, panels)):
         known = set(instance.get_dynamic_partitions(definition.name))
         instance.add_dynamic_partitions(definition.name, [s for s in slugs if s not in known])
     return models, judges
@@ -133,12 +136,14 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     for run_id in fail_orphaned_runs(instance):  # a run killed earlier must not hold anything up
         log(f"run {run_id} was left in progress by a process that is gone: marked failed")
     models, judges = sync_partitions(instance, resources["registry"], log)
+    panels = [e.slug for e in resources["registry"].panels()]
     # Repeated at the end of the main job's output, where a user reads it, not only among the first lines.
     registry_problems = [str(problem) for problem in resources["registry"].problems()]
     partition_keys = {
         None: [None],
         models_partitions: models,
         model_judge_partitions: [dg.MultiPartitionKey({"model": m, "judge": j}) for m in models for j in judges],
+        model_panel_partitions: [dg.MultiPartitionKey({"model": m, "judge": p}) for m in models for p in panels],
     }
     graph = defs.resolve_asset_graph()
     summary = {"runs": 0, "failed_runs": 0, "api_calls": 0, "cache_hits": 0, "failed_checks": 0, "check_failures": [],
@@ -189,7 +194,7 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
         for partitions_def, keys in by_partitions.items():
             if partitions_def not in partition_keys:
                 raise ValueError(f"{[k.to_user_string() for k in keys]}: unsupported partitions {partitions_def}; "
-                                 "use models or model × judge")
+                                 "use models, model × judge or model × panel")
             for partition_key in partition_keys[partitions_def]:
                 stale = [key for key in keys if needs_run(key, partition_key, resolver)]
                 summary["up_to_date"] += len(keys) - len(stale)

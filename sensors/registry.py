@@ -2,7 +2,9 @@
 
 The registry sensor requests only the *generation* runs of a new model. Judgments and metrics follow
 through `AutomationCondition.eager()` (judging before the generations are written would race them),
-and a new judge needs no run request at all: its new partitions are "newly missing" for eager().
+and a new judge needs no run request at all: its new partitions are "newly missing" for eager(). A new
+judge panel (registry/panels.yaml) is the same: its partitions are added, eager() builds them from its
+members' judgments.
 """
 
 import importlib
@@ -10,7 +12,7 @@ import importlib
 import dagster as dg
 
 import assets
-from assets.partitions import judges_partitions, models_partitions
+from assets.partitions import judges_partitions, models_partitions, panels_partitions
 from benchwright.paths import plugin_modules
 from resources.registry import Registry
 
@@ -31,8 +33,8 @@ GENERATION_INPUTS = sorted({dep for a in GENERATION_ASSETS for dep in a.dependen
     minimum_interval_seconds=30,
     default_status=dg.DefaultSensorStatus.RUNNING,
     asset_selection=GENERATION_KEYS,
-    description="Watches registry/models.yaml and registry/judges.yaml: adds the partitions of new candidate "
-                "models and judges and requests each new model's generations (once the datasets are loaded). "
+    description="Watches registry/models.yaml, judges.yaml and panels.yaml: adds the partitions of new candidate "
+                "models, judges and judge panels and requests each new model's generations (once the datasets are loaded). "
                 "Malformed entries (a slug defined twice, no role, a non-boolean vision, params that are not "
                 "plain JSON) are refused with file, entry and line, shown in the tick's text, and do not stop "
                 "the others. Removed entries keep their results.",
@@ -49,9 +51,12 @@ def registry_sensor(context: dg.SensorEvaluationContext, registry: Registry):
     candidates = [e.slug for e in registry.candidates()]
     new_models = [slug for slug in candidates if slug not in known_models]
     new_judges = [e.slug for e in registry.judges() if e.slug not in known_judges]
+    known_panels = set(instance.get_dynamic_partitions(panels_partitions.name))
+    new_panels = [e.slug for e in registry.panels() if e.slug not in known_panels]
     partition_requests = [
         request for request, keys in ((models_partitions.build_add_request(new_models), new_models),
-                                      (judges_partitions.build_add_request(new_judges), new_judges)) if keys
+                                      (judges_partitions.build_add_request(new_judges), new_judges),
+                                      (panels_partitions.build_add_request(new_panels), new_panels)) if keys
     ]
     generated = set.intersection(*(instance.get_materialized_partitions(key) for key in GENERATION_KEYS))
     pending = [slug for slug in candidates if slug not in generated]
@@ -63,10 +68,12 @@ def registry_sensor(context: dg.SensorEvaluationContext, registry: Registry):
     waiting = f"waiting for {missing_inputs} to be materialized" if missing_inputs else ""
     if not partition_requests and not pending:
         return dg.SkipReason((waiting or "no new models or judges in the registry") + refused)
-    context.log.info(f"new models: {new_models}; new judges: {new_judges}; generation runs: {pending}{refused}")
+    context.log.info(f"new models: {new_models}; new judges: {new_judges}; new panels: {new_panels}; "
+                     f"generation runs: {pending}{refused}")
     if not pending:
         # No run to request, so the tick can carry text: what was added, and what was refused.
-        added = f"added models {new_models} and judges {new_judges}" + (f"; generations are {waiting}" if waiting else "")
+        added = (f"added models {new_models} and judges {new_judges}" + (f" and panels {new_panels}" if new_panels else "")
+                 + (f"; generations are {waiting}" if waiting else ""))
         return dg.SensorResult(dynamic_partitions_requests=partition_requests, skip_reason=added + refused)
     return dg.SensorResult(
         dynamic_partitions_requests=partition_requests,

@@ -33,7 +33,7 @@ CREATE TABLE IF NOT EXISTS urs_judgments (
     language          VARCHAR NOT NULL,
     reference_model   VARCHAR NOT NULL,
     raw_text          VARCHAR,
-    final_score       INTEGER,            -- 1-10; NULL when unparsed or the call failed
+    final_score       DOUBLE,             -- 1-10 (a judge panel's: the mean of its members'); NULL when unparsed or the call failed
     criterion_scores  VARCHAR,            -- JSON {criterion: score}, English criterion names
     parse_ok          BOOLEAN NOT NULL,
     parse_problem     VARCHAR,            -- why not: no_dict, no_final_score, echoed_answer ...
@@ -177,3 +177,7 @@ CREATE TABLE IF NOT EXISTS urs_human_alignment (
     judge_display  VARCHAR,
     simulated      BOOLEAN NOT NULL
 );
+
+-- Judge panels average their members' scores (benchwright/panels.py): warehouses written before panels
+-- widen the column; whole numbers stay what they were.
+ALTER TABLE urs_judgments ALTER final_score SET DATA TYPE DOUBLE;

@@ -1,6 +1,26 @@
--- How far each judge can be trusted (position-swap consistency, parse rate, biases).
+-- How far each judge can be trusted (position-swap consistency, parse rate, biases); for a judge panel
+-- (registry/panels.yaml) also how far its members agree with one another (table panel_agreement, on the
+-- five-point verdicts): Fleiss' kappa and the share of units where all members said the same, each member
+-- pair's Cohen's kappa (their mean and the list), and the members' parse failures and failed calls, which
+-- are counted and never votes. The panel_* columns are NULL for a single judge.
 CREATE OR REPLACE VIEW judge_report AS
-SELECT judge_display AS judge_name, pairs, exact_consistency, relaxed_consistency, parse_rate,
-       p_prefer_first, p_prefer_longer, simulated, judge
-FROM judge_quality
-ORDER BY exact_consistency DESC NULLS LAST;
+WITH panels AS (
+    SELECT panel AS judge,
+           max(units) FILTER (WHERE judge_a = '*') AS panel_units,
+           max(fleiss_kappa) FILTER (WHERE judge_a = '*') AS panel_fleiss_kappa,
+           max(exact_agreement) FILTER (WHERE judge_a = '*') AS panel_exact_agreement,
+           avg(cohen_kappa) FILTER (WHERE judge_a <> '*') AS panel_mean_cohen_kappa,
+           string_agg(judge_a || '~' || judge_b || '=' || coalesce(printf('%.3f', cohen_kappa), 'n/a'), '; '
+                      ORDER BY judge_a, judge_b) FILTER (WHERE judge_a <> '*') AS panel_cohen_kappas,
+           max(member_parse_failures) FILTER (WHERE judge_a = '*') AS panel_member_parse_failures,
+           max(member_errors) FILTER (WHERE judge_a = '*') AS panel_member_errors
+    FROM panel_agreement
+    GROUP BY panel
+)
+SELECT q.judge_display AS judge_name, q.pairs, q.exact_consistency, q.relaxed_consistency, q.parse_rate,
+       q.p_prefer_first, q.p_prefer_longer, q.simulated, q.judge,
+       p.panel_units, p.panel_fleiss_kappa, p.panel_exact_agreement, p.panel_mean_cohen_kappa, p.panel_cohen_kappas,
+       p.panel_member_parse_failures, p.panel_member_errors
+FROM judge_quality q
+LEFT JOIN panels p USING (judge)
+ORDER BY q.exact_consistency DESC NULLS LAST;

@@ -99,3 +99,34 @@ def test_agreement_table_per_group_and_overall():
     assert table.loc["g1", "items"] == 2 and table.loc["g2", "agreement_both"] == 0.0
     # Dual values: item 1 (+1, +1) -> 1 vs 1; item 2 (-1, +1) -> 0 vs -1; item 3 has no order 2 (left out).
     assert overall["mae_dual"] == pytest.approx(0.5) and overall["consistency_dual"] == 1.0
+
+
+def _fleiss_by_definition(ratings: list[list[str]]) -> float:
+    """Fleiss' kappa written out from its definition with plain loops (items × raters' labels)."""
+    categories = sorted({label for row in ratings for label in row})
+    n, items = len(ratings[0]), len(ratings)
+    agreement_per_item = []
+    for row in ratings:
+        counts = [row.count(c) for c in categories]
+        agreement_per_item.append((sum(k * k for k in counts) - n) / (n * (n - 1)))
+    shares = [sum(row.count(c) for row in ratings) / (items * n) for c in categories]
+    p_bar, p_e = sum(agreement_per_item) / items, sum(s * s for s in shares)
+    return (p_bar - p_e) / (1 - p_e)
+
+
+def test_fleiss_kappa_against_a_hand_computed_table():
+    # Three raters, four items: P_i = 1, 1/3, 1, 1/3 -> P̄ = 2/3; p_X = p_Y = 1/2 -> P_e = 1/2; kappa = 1/3.
+    ratings = [["X", "X", "X"], ["X", "X", "Y"], ["Y", "Y", "Y"], ["X", "Y", "Y"]]
+    counts = [[row.count("X"), row.count("Y")] for row in ratings]
+    assert agreement.fleiss_kappa(counts) == pytest.approx(1 / 3)
+    assert _fleiss_by_definition(ratings) == pytest.approx(1 / 3)
+    # Five categories, four raters, uneven: the function equals the definition.
+    ratings = [["a", "a", "b", "c"], ["d", "d", "d", "d"], ["a", "e", "e", "b"], ["c", "c", "c", "a"], ["b", "b", "a", "a"]]
+    counts = [[row.count(c) for c in "abcde"] for row in ratings]
+    assert agreement.fleiss_kappa(counts) == pytest.approx(_fleiss_by_definition(ratings))
+    # Every rater on every item agreeing is 1; one category only is undefined; no item is undefined.
+    assert agreement.fleiss_kappa([[3, 0], [0, 3]]) == pytest.approx(1.0)
+    assert agreement.fleiss_kappa([[3, 0], [3, 0]]) is None
+    assert agreement.fleiss_kappa([]) is None
+    with pytest.raises(ValueError, match="same number of raters"):
+        agreement.fleiss_kappa([[2, 0], [1, 2]])

@@ -10,7 +10,7 @@ WITH parsed AS (
     FROM parsed
 ), scored AS (
     SELECT judge, model, intent, language, criterion,
-           CAST(json_extract(scores, '$."' || criterion || '"') AS INTEGER) AS score
+           CAST(json_extract(scores, '$."' || criterion || '"') AS DOUBLE) AS score  -- a panel's may be a mean
     FROM criteria
     WHERE criterion <> 'final'
 )

@@ -1,0 +1,285 @@
+"""Judge panels (`registry/panels.yaml`): several judges' stored judgments combined into one judge's.
+
+A panel is written next to the models and judges:
+
+    sim-panel:                      # the slug: permanent, [a-z0-9._-]+, not a judge's slug
+      display_name: Panel of the simulated judges
+      members: [sim-fair-judge, sim-biased-judge]   # two or more registered judges
+      rule: majority                # the only rule today (and the default)
+
+A panel makes no LLM call: its judgments are built from its members' stored judgments, item by item, and
+stored in the same tables as any judge's with the panel's slug in the `judge` column, so leaderboards,
+views and checks read them unchanged.
+
+The rule `majority`:
+
+- **Verdicts** (the five-point pairwise scale). The *votes* are the members' parsed verdicts on the same
+  item and order. The panel's verdict is the verdict that more than half of the votes name (a strict
+  majority of the parsed votes). When no verdict has a strict majority — a tie — the panel says `A=B`:
+  a split panel has not found one answer better. A member whose output did not parse is counted
+  (`member_parse_failures`) but casts no vote, so the majority is over the votes that exist: with three
+  members of which one failed, two agreeing votes decide, two differing ones are a tie. A member whose
+  call failed (an `error`, no output) is counted apart (`member_errors`), as a failed call is elsewhere.
+  With no vote at all the panel's judgment is a parse failure (`parse_problem = 'no_member_verdict'`),
+  or, when every member's call failed, a failed call (an `error`, no outcome).
+- **Scores** (Creation VFS 0–10, URS 1–10 final and criterion scores): the mean of the members' parsed
+  scores, so a panel's URS score may be 7.5 where a judge's is a whole number; no parsed score is a parse
+  failure, as above.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from benchwright import agreement
+from benchwright.pairwise import CANONICAL_VERDICTS, outcome
+from benchwright.registry import RegistryProblem, top_level_pairs, validate_slug
+
+RULES = ("majority",)
+TIE_VERDICT = "A=B"
+NO_MEMBER_VERDICT = "no_member_verdict"
+_KNOWN_FIELDS = {"display_name", "members", "rule"}
+
+
+@dataclass(frozen=True)
+class PanelEntry:
+    slug: str
+    display_name: str
+    members: tuple[str, ...]
+    rule: str = "majority"
+
+    @property
+    def version(self) -> str:
+        """A short hash of every field: what the panel's judgments depend on besides its members' rows."""
+        text = json.dumps(dataclasses.asdict(self), sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _parse_panel(slug: str, raw, judge_slugs: set[str] | None) -> PanelEntry:
+    if isinstance(raw, ValueError):
+        raise raw
+    if not isinstance(raw, dict):
+        raise ValueError("entry must be a mapping of fields")
+    unknown = set(raw) - _KNOWN_FIELDS
+    if unknown:
+        raise ValueError(f"unknown field(s) {sorted(unknown)}; known: {sorted(_KNOWN_FIELDS)}")
+    members = raw.get("members")
+    if not isinstance(members, list) or not all(isinstance(m, str) for m in members):
+        raise ValueError("'members' must be a list of judge slugs")
+    if len(members) < 2:
+        raise ValueError("a panel needs at least two members")
+    if len(set(members)) != len(members):
+        raise ValueError(f"a member is listed twice: {members}")
+    if judge_slugs is not None:
+        if slug in judge_slugs:
+            raise ValueError("a panel's slug must not be a judge's slug: both would write the same rows")
+        unknown_members = [m for m in members if m not in judge_slugs]
+        if unknown_members:
+            raise ValueError(f"members {unknown_members} are not (valid) entries of the judges registry")
+    rule = raw.get("rule", "majority")
+    if rule not in RULES:
+        raise ValueError(f"rule {rule!r} is not one of {list(RULES)}")
+    display_name = raw.get("display_name")
+    if display_name is not None and (not isinstance(display_name, str) or not display_name.strip()):
+        raise ValueError(f"'display_name' must be text, not {display_name!r} (quote it)")
+    return PanelEntry(slug=slug, display_name=display_name or slug, members=tuple(members), rule=rule)
+
+
+def load_panels(path: str | Path, judge_slugs: Iterable[str] | None = None) -> tuple[list[PanelEntry], list[RegistryProblem]]:
+    """Panels of `path` (none when the file does not exist); bad entries become problems, the others load;
+    a file that is not a YAML mapping raises (ValueError), as `registry.load_registry` does.
+
+    With `judge_slugs` (the judges registry's valid slugs) a member that is not one of them, or a panel
+    slug that is one, is refused.
+    """
+    path = Path(path)
+    if not path.exists():
+        return [], []
+    judges = set(judge_slugs) if judge_slugs is not None else None
+    try:  # a file that is not YAML, or not a mapping, raises as the other registry files do
+        pairs = top_level_pairs(path.read_text(encoding="utf-8")) or []
+    except yaml.YAMLError as exc:
+        raise ValueError(f"{path}: not valid YAML: {exc}") from exc
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from exc
+    counts = Counter(slug for slug, _, _ in pairs)
+    entries, problems = [], []
+    for slug, line, raw in pairs:
+        reason = (f"defined {counts[slug]} times; neither entry is loaded" if counts[slug] > 1
+                  else validate_slug(slug))
+        if reason is None:
+            try:
+                entries.append(_parse_panel(slug, raw, judges))
+                continue
+            except ValueError as exc:
+                reason = str(exc)
+        problems.append(RegistryProblem(file=str(path), entry=str(slug), reason=f"{reason} (line {line})"))
+    return entries, problems
+
+
+# --- the rule --------------------------------------------------------------------------------------------
+
+def majority_verdict(votes: Sequence[str]) -> str | None:
+    """The verdict more than half of `votes` name; `A=B` when none does; None when there is no vote.
+
+    `votes` are parsed verdicts only (a member's parse failure is not a vote).
+    """
+    if not votes:
+        return None
+    for verdict in votes:
+        if verdict not in CANONICAL_VERDICTS:
+            raise ValueError(f"not a canonical verdict: {verdict!r}")
+    verdict, count = Counter(votes).most_common(1)[0]
+    return verdict if 2 * count > len(votes) else TIE_VERDICT
+
+
+def mean_score(scores: Iterable[float | None]) -> float | None:
+    """Mean of the parsed scores (missing ones left out); None when none is parsed."""
+    parsed = [float(s) for s in scores if s is not None and not pd.isna(s)]
+    return sum(parsed) / len(parsed) if parsed else None
+
+
+def _member_summary(members: pd.DataFrame, value_column: str) -> str:
+    """What each member said, in the panel row's raw_text: the panel's 'raw output'."""
+    parts = []
+    for row in members.sort_values("judge").itertuples(index=False):
+        if row.error is not None and not pd.isna(row.error):
+            said = "call failed"
+        elif not row.parse_ok:
+            said = "unparsed"
+        else:
+            said = str(getattr(row, value_column))
+        parts.append(f"{row.judge}: {said}")
+    return "; ".join(parts)
+
+
+def _counts(members: pd.DataFrame) -> tuple[int, int]:
+    errors = int(members["error"].notna().sum())
+    parse_failures = int((members["error"].isna() & ~members["parse_ok"].astype(bool)).sum())
+    return errors, parse_failures
+
+
+def pairwise_rows(panel: PanelEntry, members: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """The panel's pairwise judgments from its members' rows of `creation_pairwise_judgments` (one model).
+
+    One row per (item, order) that any member judged, with the columns of that table.
+    """
+    members = members[members["judge"].isin(panel.members)]
+    rows = []
+    for (item_id, order), group in members.groupby(["item_id", "judge_order"], sort=True):
+        votes = group.loc[group["parse_ok"].astype(bool) & group["error"].isna(), "verdict"].tolist()
+        verdict = majority_verdict(votes)
+        errors, _ = _counts(group)
+        first = group.iloc[0]
+        all_failed = errors == len(group)
+        rows.append({
+            "model": first["model"], "judge": panel.slug, "item_id": item_id, "judge_order": int(order),
+            "candidate_position": first["candidate_position"],
+            "raw_text": f"{panel.rule} of {len(votes)} votes: " + _member_summary(group, "verdict"),
+            "verdict": verdict, "parse_ok": verdict is not None,
+            "parse_problem": None if verdict is not None or all_failed else NO_MEMBER_VERDICT,
+            "outcome": None if all_failed else outcome(verdict, first["candidate_position"]),
+            "error": "every member's call failed" if all_failed else None,
+            "candidate_len": first["candidate_len"], "baseline_len": first["baseline_len"], "request_key": None,
+            "simulated": bool(group["simulated"].any()), "source": "benchwright",
+        })
+    return pd.DataFrame(rows, columns=list(columns))
+
+
+def mean_score_dicts(texts: Iterable[str | None]) -> str | None:
+    """Key by key mean of JSON score dicts (URS criterion scores), over the dicts that have the key; None
+    when no dict is given. Keys sorted, as the judges' rows store them."""
+    dicts = [json.loads(t) for t in texts if isinstance(t, str)]
+    if not dicts:
+        return None
+    keys = sorted({key for d in dicts for key in d})
+    return json.dumps({key: mean_score(d.get(key) for d in dicts) for key in keys}, ensure_ascii=False, sort_keys=True)
+
+
+def score_rows(panel: PanelEntry, members: pd.DataFrame, keys: Sequence[str], scores: Sequence[str],
+               parsed_score: str, columns: Sequence[str], score_dicts: Sequence[str] = ()) -> pd.DataFrame:
+    """The panel's score judgments (the mean rule) from its members' rows, one row per `keys`.
+
+    `scores` are the columns averaged, `score_dicts` the JSON columns of scores averaged key by key (URS
+    criteria); the row parsed when `parsed_score` has a mean (for VFS the candidate's score, for URS the
+    final score, as for a single judge). Other columns of `columns` come from the first member's row.
+    """
+    members = members[members["judge"].isin(panel.members)]
+    rows = []
+    for _, group in members.groupby(list(keys), sort=True):
+        usable = group[group["parse_ok"].astype(bool) & group["error"].isna()]
+        errors, _ = _counts(group)
+        all_failed = errors == len(group)
+        row = {column: group.iloc[0][column] for column in columns if column in group.columns}
+        means = {score: mean_score(usable[score]) for score in scores}
+        means.update({column: mean_score_dicts(usable[column]) for column in score_dicts})
+        parsed = means[parsed_score] is not None
+        row.update(means)
+        row.update({
+            "judge": panel.slug,
+            "raw_text": f"mean of {len(usable)} parsed members: " + _member_summary(group, parsed_score),
+            "parse_ok": parsed, "parse_problem": None if parsed or all_failed else NO_MEMBER_VERDICT,
+            "error": "every member's call failed" if all_failed else None, "request_key": None,
+            "simulated": bool(group["simulated"].any()),
+        })
+        rows.append(row)
+    return pd.DataFrame(rows, columns=list(columns))
+
+
+# --- agreement among a panel's members ------------------------------------------------------------------
+
+AGREEMENT_COLUMNS = ["panel", "judge_a", "judge_b", "units", "exact_agreement", "cohen_kappa", "fleiss_kappa",
+                     "member_parse_failures", "member_errors"]
+ALL_MEMBERS = "*"  # judge_a / judge_b of the row over the whole panel
+
+
+def member_agreement(panel: PanelEntry, members: pd.DataFrame, unit: Sequence[str]) -> pd.DataFrame:
+    """Inter-judge agreement among the panel's members on the five-point verdicts.
+
+    A unit is one judged thing (`unit`, e.g. model, item and order). One row per member pair: `units`
+    where both parsed, exact agreement (same verdict) and Cohen's kappa on them; and one row for the
+    whole panel (judge_a = judge_b = '*'): units where every member parsed, the share of them where all
+    verdicts are equal, Fleiss' kappa, and the members' parse failures and failed calls over all units.
+    """
+    members = members[members["judge"].isin(panel.members)]
+    errors, parse_failures = _counts(members)
+    usable = members[members["parse_ok"].astype(bool) & members["error"].isna()]
+    # One row per unit, one column per member: its verdict, NaN where it has none.
+    wide = (usable.drop_duplicates(list(unit) + ["judge"]).set_index(list(unit) + ["judge"])["verdict"]
+            .unstack("judge").reindex(columns=list(panel.members)) if len(usable)
+            else pd.DataFrame(columns=list(panel.members)))
+    rows = []
+    for a, b in combinations(sorted(panel.members), 2):
+        both = wide[[a, b]].dropna()
+        rows.append({"panel": panel.slug, "judge_a": a, "judge_b": b, "units": len(both),
+                     "exact_agreement": float((both[a] == both[b]).mean()) if len(both) else None,
+                     "cohen_kappa": agreement.cohen_kappa(both[a].tolist(), both[b].tolist()),
+                     "fleiss_kappa": None, "member_parse_failures": None, "member_errors": None})
+    complete = wide.dropna()
+    rows.append({
+        "panel": panel.slug, "judge_a": ALL_MEMBERS, "judge_b": ALL_MEMBERS, "units": len(complete),
+        "exact_agreement": float((complete.nunique(axis=1) == 1).mean()) if len(complete) else None,
+        "cohen_kappa": None,
+        "fleiss_kappa": agreement.fleiss_kappa(category_counts(complete, CANONICAL_VERDICTS)),
+        "member_parse_failures": parse_failures, "member_errors": errors,
+    })
+    table = pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
+    for column in ("exact_agreement", "cohen_kappa", "fleiss_kappa"):
+        table[column] = table[column].astype("float64")
+    return table
+
+
+def category_counts(labels: pd.DataFrame, categories: Sequence[str]) -> list[list[int]]:
+    """Per row of `labels` (one column per rater), how many raters chose each category."""
+    return [[sum(value == category for value in row) for category in categories]
+            for row in labels.itertuples(index=False)]
