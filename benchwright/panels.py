@@ -43,7 +43,7 @@ import yaml
 
 from benchwright import agreement
 from benchwright.pairwise import CANONICAL_VERDICTS, outcome
-from benchwright.registry import RegistryProblem, top_level_pairs, validate_slug
+from benchwright.registry import RegistryProblem, checked_fields, display_name_of, top_level_pairs, validate_slug
 
 RULES = ("majority",)
 TIE_VERDICT = "A=B"
@@ -66,13 +66,7 @@ class PanelEntry:
 
 
 def _parse_panel(slug: str, raw, judge_slugs: set[str] | None) -> PanelEntry:
-    if isinstance(raw, ValueError):
-        raise raw
-    if not isinstance(raw, dict):
-        raise ValueError("entry must be a mapping of fields")
-    unknown = set(raw) - _KNOWN_FIELDS
-    if unknown:
-        raise ValueError(f"unknown field(s) {sorted(unknown)}; known: {sorted(_KNOWN_FIELDS)}")
+    raw = checked_fields(raw, _KNOWN_FIELDS)
     members = raw.get("members")
     if not isinstance(members, list) or not all(isinstance(m, str) for m in members):
         raise ValueError("'members' must be a list of judge slugs")
@@ -89,10 +83,7 @@ def _parse_panel(slug: str, raw, judge_slugs: set[str] | None) -> PanelEntry:
     rule = raw.get("rule", "majority")
     if rule not in RULES:
         raise ValueError(f"rule {rule!r} is not one of {list(RULES)}")
-    display_name = raw.get("display_name")
-    if display_name is not None and (not isinstance(display_name, str) or not display_name.strip()):
-        raise ValueError(f"'display_name' must be text, not {display_name!r} (quote it)")
-    return PanelEntry(slug=slug, display_name=display_name or slug, members=tuple(members), rule=rule)
+    return PanelEntry(slug=slug, display_name=display_name_of(raw, slug), members=tuple(members), rule=rule)
 
 
 def load_panels(path: str | Path, judge_slugs: Iterable[str] | None = None) -> tuple[list[PanelEntry], list[RegistryProblem]]:

@@ -95,14 +95,29 @@ def validate_slug(slug: object) -> str | None:
     return None
 
 
-def _parse_entry(slug: str, raw: Any, allowed_roles: set[str]) -> RegistryEntry:
+def checked_fields(raw: Any, known: set[str]) -> dict:
+    """An entry's fields, refused when it is not a mapping or names a field not in `known` (a YAML error
+    found while reading the file arrives here as the ValueError to raise)."""
     if isinstance(raw, ValueError):
         raise raw
     if not isinstance(raw, dict):
         raise ValueError("entry must be a mapping of fields")
-    unknown = set(raw) - _KNOWN_FIELDS
+    unknown = set(raw) - known
     if unknown:
-        raise ValueError(f"unknown field(s) {sorted(unknown)}; known: {sorted(_KNOWN_FIELDS)}")
+        raise ValueError(f"unknown field(s) {sorted(unknown)}; known: {sorted(known)}")
+    return raw
+
+
+def display_name_of(raw: dict, slug: str) -> str:
+    """The entry's `display_name`, text when given; its slug otherwise."""
+    display_name = raw.get("display_name")
+    if display_name is not None and (not isinstance(display_name, str) or not display_name.strip()):
+        raise ValueError(f"'display_name' must be text, not {display_name!r} (quote it)")
+    return display_name or slug
+
+
+def _parse_entry(slug: str, raw: Any, allowed_roles: set[str]) -> RegistryEntry:
+    raw = checked_fields(raw, _KNOWN_FIELDS)
     model = raw.get("model")
     if not isinstance(model, str) or not model.strip():
         raise ValueError("'model' (the litellm model string) is required")
@@ -124,9 +139,7 @@ def _parse_entry(slug: str, raw: Any, allowed_roles: set[str]) -> RegistryEntry:
                          f"mappings): {exc}") from None
     if plain != params:  # json.dumps turns a key 1 or true into "1" or "true" without a word
         raise ValueError("'params' must hold plain JSON values: every key of a mapping must be a string")
-    display_name = raw.get("display_name")
-    if display_name is not None and (not isinstance(display_name, str) or not display_name.strip()):
-        raise ValueError(f"'display_name' must be text, not {display_name!r} (quote it)")
+    display_name = display_name_of(raw, slug)
     if "vision" in raw and not isinstance(raw["vision"], bool):
         raise ValueError(f"'vision' must be true or false, not {raw['vision']!r}")
     for name in ("max_concurrency", "rpm"):
@@ -139,7 +152,7 @@ def _parse_entry(slug: str, raw: Any, allowed_roles: set[str]) -> RegistryEntry:
     return RegistryEntry(
         slug=slug,
         model=model.strip(),
-        display_name=display_name or slug,
+        display_name=display_name,
         role=role,
         vision=raw.get("vision", True),
         api_base=api_base,
