@@ -263,17 +263,17 @@ def mmmt_if_release_metrics(context: dg.AssetExecutionContext, config: MMMTIFRel
                             warehouse: Warehouse) -> dg.MaterializeResult:
     responses = warehouse.query("SELECT * FROM mmmt_if_release_responses")
     human = warehouse.query("SELECT * FROM mmmt_if_release_human_preferences")
-    tables: dict[str, list[pd.DataFrame]] = {}
+    tables: dict[str, list[pd.DataFrame]] = {table: [] for table in release_method.METRIC_TABLES}
     for source, rows in responses.groupby("source", sort=True):
         computed = release_method.release_metrics(
             rows, human[human["source"] == source], float(rows["pif_weight"].iloc[0]), config.bootstrap_rounds,
             config.seed)
         for table, frame in computed.items():
             tables.setdefault(table, []).append(frame.assign(source=source))
-    writes = [(table, pd.concat(frames, ignore_index=True), {}) for table, frames in tables.items()]
-    if writes:
-        warehouse.write_tables(writes)
-    agreement_rows = pd.concat(tables.get("mmmt_if_release_agreement", [pd.DataFrame()]), ignore_index=True)
+    # Every table is replaced, emptied when no release is imported any more: nothing outlives its source.
+    warehouse.write_tables([(table, pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(), {})
+                            for table, frames in tables.items()])
+    agreement_rows = pd.concat(tables["mmmt_if_release_agreement"] or [pd.DataFrame()], ignore_index=True)
     return dg.MaterializeResult(metadata=table_metadata(
         agreement_rows, list(agreement_rows.columns), sources=dg.MetadataValue.json(sorted(set(responses["source"])))))
 

@@ -94,6 +94,7 @@ def test_release_metrics_score_with_the_file_pif_weight(tmp_path):
     # Gemini: criteria 7, PIF 0; GPT-4o: criteria 6, PIF 1. With weight 20 GPT-4o wins; with 0 Gemini would.
     release = import_mmmt_if_release(write(tmp_path, record(scores=(7, 6), pif=(0, 1), preference="0")))
     tables = release_metrics(release.responses, release.human_preferences, release.pif_weight, bootstrap_rounds=0)
+    assert list(tables) == release_method.METRIC_TABLES  # the asset empties exactly these when no release is left
     row = tables["mmmt_if_release_preferences"].iloc[0]
     assert (row["model_a"], row["wins"], row["losses"]) == ("GPT-4o", 1, 0)
     assert tables["mmmt_if_release_agreement"].set_index("model_a").loc["all", "agreement"] == 1.0
