@@ -9,6 +9,7 @@ from dagster._core.definitions.run_request import InstigatorType
 from dagster._core.instance.ref import InstanceRef
 from dagster._core.scheduler.instigation import TickStatus
 
+from assets.common import log_first
 from resources import prepare_dagster_home
 from scripts.compact_runs import compact_runs, main as compact_main
 from scripts.orchestrate import materialize_everything
@@ -81,3 +82,10 @@ def test_compaction_keeps_the_latest_state_and_a_no_op_stays_a_no_op(tmp_path, m
     # The command line (what `dev.py compact-runs` runs) on the same home: nothing left to delete.
     monkeypatch.setenv("DAGSTER_HOME", str(dagster_home))
     assert compact_main(["--keep-days", "0"]) == 0
+
+
+def test_a_long_list_of_bad_rows_logs_ten_lines_and_a_count():
+    lines: list[str] = []
+    log_first(lines.append, [f"skipped row {n}" for n in range(1, 1001)], "the dataset_problems table")
+    assert lines[:10] == [f"skipped row {n}" for n in range(1, 11)]
+    assert lines[10:] == ["... and 990 more, all in the dataset_problems table"]
