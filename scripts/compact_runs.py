@@ -75,6 +75,8 @@ def _remove_run_files_and_vacuum(instance: dg.DagsterInstance, deleted: list[str
     for path in root.rglob("*.db"):
         with sqlite3.connect(path) as db:
             db.execute("VACUUM")
+            # In WAL mode VACUUM writes the new file through the write-ahead log: fold it in and truncate it.
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return before - folder_bytes(root)
 
 
