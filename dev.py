@@ -10,6 +10,10 @@
     python3.11 dev.py compare models A B | judges A B
                               install, then print two candidates (or two judges) compared item by item
                               from the analyst snapshot (options: --help)
+    python3.11 dev.py compact-runs --keep-days N
+                              install, then delete Dagster runs older than N days (default 30) except those
+                              holding an asset partition's latest materialization, and VACUUM the home's
+                              SQLite files: the event log stays small (options: --help)
 
 The virtualenv lives in .venv/ and is reinstalled only when requirements.txt changes.
 """
@@ -64,7 +68,7 @@ def ensure_chromium() -> None:
 def main() -> int:
     command = sys.argv[1] if len(sys.argv) > 1 else "help"
     extra = sys.argv[2:]
-    if command not in ("demo", "test", "ui", "web", "compare"):
+    if command not in ("demo", "test", "ui", "web", "compare", "compact-runs"):
         print(__doc__)
         return 0 if command == "help" else 2
     install()
@@ -81,6 +85,8 @@ def main() -> int:
         args = [str(PYTHON), "-m", "pytest", *(extra or ["-q"])]
     elif command == "compare":
         args = [str(PYTHON), str(ROOT / "scripts" / "compare.py"), *extra]
+    elif command == "compact-runs":
+        args = [str(PYTHON), str(ROOT / "scripts" / "compact_runs.py"), *extra]
     elif command == "web":
         if not (home / "analyst.duckdb").exists() and not {"-h", "--help"} & set(extra):
             print("no results yet: materializing the sample first (as `dev.py demo` does)", flush=True)

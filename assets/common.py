@@ -45,16 +45,29 @@ def problems_frame(problems: list, benchmark: str, dataset: str) -> pd.DataFrame
     return pd.DataFrame(rows, columns=PROBLEM_COLUMNS).assign(benchmark=benchmark, dataset=dataset)
 
 
+# Log lines per list of row problems: each line is an event-log row kept for every run, and a bad file can have
+# thousands; every problem is in the `dataset_problems` table (or the quarantine) either way.
+MAX_PROBLEM_LINES = 10
+
+
+def log_first(log: Callable[[str], None], lines: list[str], where_the_rest_are: str) -> None:
+    """Log the first MAX_PROBLEM_LINES lines, then one line saying how many more there are and where."""
+    for line in lines[:MAX_PROBLEM_LINES]:
+        log(line)
+    if len(lines) > MAX_PROBLEM_LINES:
+        log(f"... and {len(lines) - MAX_PROBLEM_LINES} more, all in {where_the_rest_are}")
+
+
 def record_problems(context, warehouse, problems: list, benchmark: str, dataset: str, *,
                     replace_whole_benchmark: bool = False) -> None:
-    """Log each problem and replace its rows in `dataset_problems`: those of (benchmark, dataset), or all
+    """Log the first problems and replace their rows in `dataset_problems`: those of (benchmark, dataset), or all
     of the benchmark's when the asset owns them all (one source file at a time)."""
     frame = problems_frame(problems, benchmark, dataset)
     # A reason may quote the bad value (someone's text): it is redacted like any other stored text.
     frame["reason"] = frame["reason"].map(redacted)
     frame["location"] = frame["location"].map(redacted)
-    for row in frame.itertuples(index=False):
-        context.log.warning(f"skipped {row.location}: {row.reason}")
+    log_first(context.log.warning, [f"skipped {row.location}: {row.reason}" for row in frame.itertuples(index=False)],
+              "the dataset_problems table")
     match = {"benchmark": benchmark} if replace_whole_benchmark else {"benchmark": benchmark, "dataset": dataset}
     warehouse.replace_rows("dataset_problems", frame, match=match)
 

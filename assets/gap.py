@@ -12,7 +12,7 @@ import pandas as pd
 
 from assets.sources import GAP_SAMPLE_LOGS, JUDGE_ENTRY, gap_log_files, model_entries, registry_labels, registry_roles
 from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, add_labels, image_urls, llm_metadata,
-                           record_problems, repo_path, table_metadata)
+                           log_first, record_problems, repo_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import paths, steps
 from benchwright.gap import answering, engagement, interaction, logs, reliability, scoring, vqa
@@ -101,9 +101,9 @@ def ingest_log_files(warehouse: Warehouse, paths: list[Path], log=None) -> dict:
         if (digest, name) in known:
             continue  # these very bytes were read from this file before: nothing in them can be new
         known.add((digest, name))
-        for problem in bad:
-            if log:
-                log.warning(f"quarantined {name}:{problem['line_no']}: {problem['reason']}")
+        if log:
+            log_first(log.warning, [f"quarantined {name}:{problem['line_no']}: {problem['reason']}" for problem in bad],
+                      "the gap_log_quarantine table")
         file_row = pd.DataFrame([{"file_sha256": digest, "file_name": name, "lines_loaded": len(good),
                                   "lines_quarantined": len(bad), "ingested_at": datetime.now(timezone.utc).replace(tzinfo=None)}])
         quarantine = pd.DataFrame(bad, columns=["file_sha256", "file_name", "line_no", "reason", "line"])

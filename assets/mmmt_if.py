@@ -195,13 +195,15 @@ def mmmt_if_generations(context: dg.AssetExecutionContext, config: MMMTIFGenerat
         mmmt_if_steps.update_history(history, plan, results)
         frames.append(mmmt_if_steps.generation_rows(model, plan, results))
         batches.append((results, stats))
-        context.log.info(f"turn {turn}/{last_turn}: {len(plan)} requests, {stats.api_calls} calls, "
-                         f"{stats.cache_hits} cache hits, {stats.errors} errors")
+    # One line for all turns (each log line is an event-log row kept for every run); the counts are in the metadata.
+    merged = _merged_stats(batches)
+    context.log.info(f"{last_turn} turns: {sum(len(f) for f in frames)} requests, {merged.api_calls} calls, "
+                     f"{merged.cache_hits} cache hits, {merged.errors} errors")
     df = pd.concat(frames, ignore_index=True)
     store_generations(warehouse, df, prompts.BENCHMARK, model.slug)
     failed_history = sum(answer is None for answers in history.values() for answer in answers)
     return dg.MaterializeResult(metadata=table_metadata(
-        df, ["item_id", "variant", "sample_index", "response", "error"], **llm_metadata(_merged_stats(batches)),
+        df, ["item_id", "variant", "sample_index", "response", "error"], **llm_metadata(merged),
         model=model.model, simulated=model.simulated, samples=config.samples, turns=last_turn,
         variants=dg.MetadataValue.json(list(variants)), turns_without_answer=failed_history,
     ))

@@ -26,6 +26,12 @@ of the `judgments` group's assets.
 
     .venv/bin/python bench/full_size.py                 # full size (cold ≈ 6 minutes here)
     .venv/bin/python bench/full_size.py --scale 0.1     # a tenth of every dataset, for a quick look
+    .venv/bin/python bench/full_size.py --scale 0.02 --candidates 100 --cold-then-noop
+                                                        # the no-op's cost per asset partition at 100 candidates
+
+Each phase also reports the orchestrating process's CPU time and the asset partitions the main job looked at
+(run or found up to date): a no-op makes no run, so its CPU ÷ asset partitions is the cost of deciding that
+one partition has nothing new.
 """
 
 from __future__ import annotations
@@ -148,22 +154,25 @@ def run_phase(name: str, instance, resources: dict, asset_config: dict, home: Pa
     from scripts.orchestrate import materialize_everything
 
     before = {r.dagster_run.run_id for r in instance.get_run_records()}
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     summary = materialize_everything(instance, resources, log=lambda _msg: None, force=False,
                                      asset_config=asset_config, workers=workers)
-    wall = time.perf_counter() - started
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+    asset_partitions = summary["up_to_date"] + len(summary["materialized"])
     run_ids = {r.dagster_run.run_id for r in instance.get_run_records()} - before
     split = event_log_breakdown(instance, run_ids)
     warehouse = home / "warehouse.duckdb"
-    phase = {"phase": name, "wall_s": wall, "calls": summary["api_calls"], "cache_hits": summary["cache_hits"],
+    phase = {"phase": name, "wall_s": wall, "cpu_s": cpu, "asset_partitions": asset_partitions,
+             "calls": summary["api_calls"], "cache_hits": summary["cache_hits"],
              "runs": summary["runs"], "failed_runs": summary["failed_runs"], "in_steps_s": split["in_steps_s"],
              "in_runs_s": split["in_runs_s"], "by_step_s": split["by_step_s"],
              "calls_by_benchmark": calls_by_benchmark(instance, run_ids), "peak_rss_mb": peak_rss_mb(),
              "warehouse_mb": warehouse.stat().st_size / 1e6 if warehouse.exists() else 0.0}
     if summary["failed_runs"]:
         raise SystemExit(f"{name}: {summary['failed_runs']} runs failed; the numbers would mean nothing")
-    print(f"  {name}: {wall:.1f} s, {phase['calls']} calls, {phase['runs']} runs "
-          f"({phase['failed_runs']} failed), load {os.getloadavg()[0]:.1f}", flush=True)
+    print(f"  {name}: {wall:.1f} s ({cpu:.1f} s CPU in this process), {phase['calls']} calls, {phase['runs']} runs "
+          f"({phase['failed_runs']} failed), {asset_partitions} asset partitions, load {os.getloadavg()[0]:.1f}",
+          flush=True)
     return phase
 
 
@@ -193,7 +202,14 @@ def steps_by_group(phase: dict, group_of: dict[str, str]) -> dict[str, float]:
     return dict(sorted(totals.items(), key=lambda kv: -kv[1]))
 
 
-def measure(external: Path, scale: float, workers: int | None = None) -> dict:
+def noop_per_partition(noop: dict) -> str:
+    partitions = noop["asset_partitions"]
+    return (f"no-op per asset partition ({partitions:,}): {noop['wall_s'] / partitions * 1000:.1f} ms wall, "
+            f"{noop['cpu_s'] / partitions * 1000:.1f} ms CPU")
+
+
+def measure(external: Path, scale: float, workers: int | None = None, candidates: int = CANDIDATES,
+            judges: int = JUDGES, cold_then_noop: bool = False) -> dict:
     import dagster as dg
 
     with tempfile.TemporaryDirectory(prefix="benchwright-full-") as tmp:
@@ -211,16 +227,27 @@ def measure(external: Path, scale: float, workers: int | None = None) -> dict:
         group_of = {key.to_user_string(): graph.get(key).group_name for key in graph.get_all_asset_keys()}
         with dg.DagsterInstance.get() as instance:
             phases = []
-            for name, candidates, judges in (("cold", CANDIDATES, JUDGES), ("+1 candidate", CANDIDATES + 1, JUDGES),
-                                             ("+1 judge", CANDIDATES + 1, JUDGES + 1),
-                                             ("no-op", CANDIDATES + 1, JUDGES + 1)):
-                write_registry(home, candidates, judges)
+            plan = [("cold", candidates, judges), ("no-op", candidates, judges)] if cold_then_noop else [
+                ("cold", candidates, judges), ("+1 candidate", candidates + 1, judges),
+                ("+1 judge", candidates + 1, judges + 1), ("no-op", candidates + 1, judges + 1)]
+            for name, phase_candidates, phase_judges in plan:
+                write_registry(home, phase_candidates, phase_judges)
                 phases.append(run_phase(name, instance, default_resources(home), asset_config, home, workers))
-    cold, plus_model, plus_judge, noop = phases
     for phase in phases:
         phase["steps_by_group_s"] = steps_by_group(phase, group_of)
+    print(phase_table(phases))
+    if cold_then_noop:
+        cold, noop = phases
+        summary = (f"scale {scale}, {candidates} candidates × {judges} judges; cold {cold['wall_s']:.1f} s, "
+                   f"{cold['calls']:,} calls, {cold['runs']} runs; no-op {noop['wall_s']:.1f} s "
+                   f"({noop['cpu_s']:.1f} s CPU) / {noop['runs']} runs / {noop['calls']} calls: ÷ cold "
+                   f"{noop['wall_s'] / cold['wall_s']:.2f}; {noop_per_partition(noop)}")
+        return {"summary": summary, "scale": scale, "candidates": candidates, "judges": judges,
+                "noop_cpu_per_partition_ms": noop["cpu_s"] / noop["asset_partitions"] * 1000,
+                "phases": [{k: v for k, v in p.items() if k != "by_step_s"} for p in phases]}
+    cold, plus_model, plus_judge, noop = phases
     cold_judging = cold["steps_by_group_s"].get("judgments", 0.0)
-    model_share, judge_share = cold["wall_s"] / CANDIDATES, cold_judging / JUDGES
+    model_share, judge_share = cold["wall_s"] / candidates, cold_judging / judges
     targets = {
         "noop_over_cold": noop["wall_s"] / cold["wall_s"],
         "plus_candidate_over_share": plus_model["wall_s"] / model_share,
@@ -234,8 +261,7 @@ def measure(external: Path, scale: float, workers: int | None = None) -> dict:
                f"share {model_share:.1f} s: {targets['plus_candidate_over_share']:.2f}× (≤ 2: "
                f"{verdict(targets['plus_candidate_over_share'], 2)}); +1 judge {plus_judge['wall_s']:.1f} s vs share "
                f"{judge_share:.1f} s (cold judging {cold_judging:.1f} s): {targets['plus_judge_over_share']:.2f}× "
-               f"(≤ 2: {verdict(targets['plus_judge_over_share'], 2)})")
-    print(phase_table(phases))
+               f"(≤ 2: {verdict(targets['plus_judge_over_share'], 2)}); {noop_per_partition(noop)}")
     for phase in phases:
         groups = ", ".join(f"{group} {seconds:.1f} s" for group, seconds in phase["steps_by_group_s"].items())
         print(f"{phase['phase']}: step time by group: {groups}; slowest steps: {slowest_steps(phase)}")
@@ -246,11 +272,17 @@ def measure(external: Path, scale: float, workers: int | None = None) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="share of every dataset to use (e.g. 0.1)")
+    parser.add_argument("--candidates", type=int, default=CANDIDATES, help="simulated candidates (default 10)")
+    parser.add_argument("--judges", type=int, default=JUDGES, help="simulated judges (default 2)")
+    parser.add_argument("--cold-then-noop", action="store_true",
+                        help="only the cold run and the no-op (no +1 candidate, no +1 judge)")
     parser.add_argument("--workers", type=int, default=None, help="step processes at once (default: one per core)")
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "external",
                         help="the external data folder holding urs/data/data_all.csv")
     args = parser.parse_args()
-    emit("Full size: cold / +1 candidate / +1 judge / no-op", **measure(args.data.resolve(), args.scale, args.workers))
+    emit("Full size: cold / +1 candidate / +1 judge / no-op", **measure(args.data.resolve(), args.scale, args.workers,
+                                                                             args.candidates, args.judges,
+                                                                             args.cold_then_noop))
 
 
 if __name__ == "__main__":

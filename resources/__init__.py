@@ -35,6 +35,27 @@ NO_COMPUTE_LOGS_YAML = """compute_logs:
 """
 
 
+# Dagster's own retention of sensor, schedule and automation ticks (the daemon purges them). A sensor ticks every
+# 30 s, about 2,900 ticks a day each: by default only skipped sensor ticks are ever purged (after 7 days).
+# Runs are not ticks: old runs are deleted by `dev.py compact-runs` (scripts/compact_runs.py).
+RETENTION_YAML = """retention:
+  schedule:
+    purge_after_days: 90
+  sensor:
+    purge_after_days:
+      skipped: 7
+      success: 30
+      failure: 30
+      started: 30
+  auto_materialize:
+    purge_after_days:
+      skipped: 7
+      success: 30
+      failure: 30
+      started: 30
+"""
+
+
 def run_queue_yaml() -> str:
     """Runs the daemon launches (sensors, automation, the UI) go in parallel through Dagster's run queue, each in
     its own process, one per core at most: a new judge's ten partitions do not start ten processes at once."""
@@ -43,10 +64,10 @@ def run_queue_yaml() -> str:
 
 def prepare_dagster_home(home: Path) -> Path:
     """The Dagster instance folder under BENCHWRIGHT_HOME: telemetry off (no network here), run monitoring on,
-    runs queued one per core, no capture of raw stdout/stderr.
+    runs queued one per core, no capture of raw stdout/stderr, ticks purged after a while.
 
-    An existing dagster.yaml keeps every setting it has; only missing `run_monitoring`, `concurrency` and
-    `compute_logs` sections are added. Plain text on purpose: dev.py calls this before the venv (and a YAML library) exists.
+    An existing dagster.yaml keeps every setting it has; only missing `run_monitoring`, `concurrency`,
+    `compute_logs` and `retention` sections are added. Plain text on purpose: dev.py calls this before the venv (and a YAML library) exists.
     """
     dagster_home = Path(os.environ.get("DAGSTER_HOME") or home / DAGSTER_FOLDER)
     dagster_home.mkdir(parents=True, exist_ok=True)
@@ -54,7 +75,7 @@ def prepare_dagster_home(home: Path) -> Path:
     before = config.read_text(encoding="utf-8") if config.exists() else "telemetry:\n  enabled: false\n"
     text = before
     for section, yaml_text in (("run_monitoring", RUN_MONITORING_YAML), ("concurrency", run_queue_yaml()),
-                               ("compute_logs", NO_COMPUTE_LOGS_YAML)):
+                               ("compute_logs", NO_COMPUTE_LOGS_YAML), ("retention", RETENTION_YAML)):
         if not re.search(rf"^{section}\s*:", text, flags=re.MULTILINE):
             text = (text if not text or text.endswith("\n") else text + "\n") + yaml_text
     if text != before or not config.exists():

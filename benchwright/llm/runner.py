@@ -31,7 +31,7 @@ SIM_PREFIX = "sim/"
 _NOAUTH_KEY = "sk-noauth"
 # Honour Retry-After, but a server asking for longer than this is treated as failing for this run.
 _RETRY_AFTER_CEILING_S = 300.0
-_PROGRESS_EVERY_S = 5.0
+_PROGRESS_FIRST_AFTER_S = 60.0
 # A "\ud800" escape in a provider's JSON decodes to a lone surrogate, which is not Unicode: neither
 # SQLite nor DuckDB can store it. Each becomes U+FFFD, as a UTF-8 decoder does with ill-formed input.
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -227,22 +227,24 @@ class _RateLimiter:
 
 
 class _Progress:
+    """A few progress lines per batch, not one per slice of it: each line is a row in Dagster's event log, kept
+    for every run (the full counts go in the step's materialization metadata). One line when calls start,
+    one when the batch is done, and in between one after 1, 2, 4, 8 ... minutes, so a batch of any size
+    says it is alive and a day-long one still logs only a dozen lines."""
+
     def __init__(self, callback: Callable[[str], None] | None, total: int, hits: int):
         self.callback = callback
         self.total = total
         self.done = hits
         self.hits = hits
         self.errors = 0
-        # Every 10 % of a large batch, but not for every call of a small one.
-        self.step = max(10, total // 10)
-        self.next_done = hits + self.step
-        self.last_at = time.monotonic()
+        self.started_at = time.monotonic()
+        self.next_after_s = _PROGRESS_FIRST_AFTER_S
         self.last_done = -1
 
     def emit(self) -> None:
         if self.callback is None or self.done == self.last_done:
             return
-        self.last_at = time.monotonic()
         self.last_done = self.done
         self.callback(
             f"LLM requests: {self.done}/{self.total} done ({self.hits} cache hits, {self.errors} errors)"
@@ -251,8 +253,8 @@ class _Progress:
     def tick(self, error: bool) -> None:
         self.done += 1
         self.errors += int(error)
-        if self.done >= self.next_done or time.monotonic() - self.last_at >= _PROGRESS_EVERY_S:
-            self.next_done = self.done + self.step
+        if time.monotonic() - self.started_at >= self.next_after_s:
+            self.next_after_s *= 2
             self.emit()
 
 
@@ -315,9 +317,9 @@ class LLMRunner:
 
         stats = CallStats()
         tracker = _Progress(progress, total=len(unique), hits=len(cached))
-        tracker.emit()
         fresh: dict[str, LLMResult] = {}
         if misses:
+            tracker.emit()  # what is left to call; with nothing to call, the final line says it all
             fresh = _run_coroutine(lambda: self._call_all(misses, limits or {}, stats, tracker))
         tracker.emit()  # the final count, unless the last tick already said it
 

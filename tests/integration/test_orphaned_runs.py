@@ -7,6 +7,7 @@ import sys
 import time
 
 import dagster as dg
+from dagster._core.definitions.run_request import InstigatorType
 from dagster._core.instance.ref import InstanceRef
 from benchwright.paths import ROOT
 from resources import prepare_dagster_home, process_is_writer, process_started_at
@@ -121,7 +122,7 @@ def test_prepare_dagster_home_adds_run_monitoring_and_keeps_an_operators_setting
     assert config.read_text().startswith("telemetry:\n  enabled: false\nrun_monitoring:\n  enabled: true\n")
     own = ("run_monitoring:\n  enabled: false\nconcurrency:\n  runs:\n    max_concurrent_runs: 7\n"
            f"compute_logs:\n  module: dagster._core.storage.local_compute_log_manager\n  class: LocalComputeLogManager\n"
-           f"  config:\n    base_dir: {tmp_path / 'logs'}\n")
+           f"  config:\n    base_dir: {tmp_path / 'logs'}\nretention:\n  sensor:\n    purge_after_days: 3\n")
     config.write_text(own)
     prepare_dagster_home(tmp_path)
     assert config.read_text() == own
@@ -129,3 +130,4 @@ def test_prepare_dagster_home_adds_run_monitoring_and_keeps_an_operators_setting
         assert not instance.run_monitoring_enabled
         assert instance.get_concurrency_config().run_queue_config.max_concurrent_runs == 7
         assert type(instance.compute_log_manager).__name__ == "LocalComputeLogManager"
+        assert set(instance.get_tick_retention_settings(InstigatorType.SENSOR).values()) == {3}
