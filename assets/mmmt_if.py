@@ -7,6 +7,8 @@ attach metadata (and the PNG charts of benchwright.mmmt_if.plots).
 
 from pathlib import Path
 
+import time
+
 import dagster as dg
 import numpy as np
 import pandas as pd
@@ -188,6 +190,7 @@ def mmmt_if_generations(context: dg.AssetExecutionContext, config: MMMTIFGenerat
     history: dict[str, list] = {chat_id: [] for chat_id in by_chat}
     frames, batches = [], []
     last_turn = max(len(rows) for rows in by_chat.values())
+    started, next_line_s = time.monotonic(), 60.0
     for turn in range(1, last_turn + 1):
         plan = mmmt_if_steps.generation_plan(by_chat, turn, model, urls, history, config.samples, variants)
         results, stats = llm.run([p.request for p in plan], limits=mmmt_if_steps.limits_for([model]),
@@ -195,6 +198,10 @@ def mmmt_if_generations(context: dg.AssetExecutionContext, config: MMMTIFGenerat
         mmmt_if_steps.update_history(history, plan, results)
         frames.append(mmmt_if_steps.generation_rows(model, plan, results))
         batches.append((results, stats))
+        # A long step says it is alive, as the LLM layer does: after 1, 2, 4 ... minutes, not every turn.
+        if time.monotonic() - started >= next_line_s:
+            next_line_s *= 2
+            context.log.info(f"turn {turn} of {last_turn} done, {time.monotonic() - started:.0f} s")
     # One line for all turns (each log line is an event-log row kept for every run); the counts are in the metadata.
     merged = _merged_stats(batches)
     context.log.info(f"{last_turn} turns: {sum(len(f) for f in frames)} requests, {merged.api_calls} calls, "
