@@ -100,6 +100,39 @@ def llm_metadata(stats) -> dict[str, Any]:
     return {key: (value if value is not None else float("nan")) for key, value in stats.as_metadata().items()}
 
 
+IMAGE_BATCH_BYTES = 64 * 2**20
+"""Normalized image bytes an asset holds before it writes them to `images` (see `ImageWriter`)."""
+
+
+class ImageWriter:
+    """Adds normalized images to the content-addressed `images` table, each picture once, in batches of at
+    most `max_bytes` (an image larger than that is a batch of its own), so an asset reading a dataset of
+    gigabytes of pictures holds one batch, never all of them. Call `flush` after the last `add`."""
+
+    def __init__(self, warehouse, max_bytes: int | None = None):
+        self.warehouse = warehouse
+        self.max_bytes = IMAGE_BATCH_BYTES if max_bytes is None else max_bytes
+        self.seen: set[str] = set()  # hashes added, written or waiting
+        self.new = 0                 # images the table did not hold yet
+        self._batch: list[dict] = []
+        self._batch_bytes = 0
+
+    def add(self, img: NormalizedImage) -> None:
+        if img.sha256 in self.seen:
+            return
+        self.seen.add(img.sha256)
+        if self._batch and self._batch_bytes + len(img.data) > self.max_bytes:
+            self.flush()
+        self._batch.append({"sha256": img.sha256, "mime": img.mime, "width": img.width, "height": img.height,
+                            "data": img.data})
+        self._batch_bytes += len(img.data)
+
+    def flush(self) -> None:
+        if self._batch:
+            self.new += self.warehouse.add_new_rows("images", pd.DataFrame(self._batch), key=["sha256"])
+        self._batch, self._batch_bytes = [], 0
+
+
 def image_urls(warehouse, items: list[dict]) -> dict[str, str]:
     """Content hash -> data URL for every image the items use (items carry `image_hashes`)."""
     hashes = sorted({h for item in items for h in item["image_hashes"]})
