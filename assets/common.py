@@ -104,6 +104,10 @@ IMAGE_BATCH_BYTES = 64 * 2**20
 """Normalized image bytes an asset holds before it writes them to `images` (see `ImageWriter`)."""
 
 
+IMAGE_URL_CHUNK = 200
+"""Pictures read per query when building data URLs (`image_urls`)."""
+
+
 class ImageWriter:
     """Adds normalized images to the content-addressed `images` table, each picture once, in batches of at
     most `max_bytes` (an image larger than that is a batch of its own), so an asset reading a dataset of
@@ -136,13 +140,15 @@ class ImageWriter:
 def image_urls(warehouse, items: list[dict]) -> dict[str, str]:
     """Content hash -> data URL for every image the items use (items carry `image_hashes`)."""
     hashes = sorted({h for item in items for h in item["image_hashes"]})
-    if not hashes:
-        return {}
-    df = warehouse.query("SELECT sha256, mime, width, height, data FROM images WHERE list_contains(?, sha256)", [hashes])
-    return {
-        row.sha256: data_url(NormalizedImage(sha256=row.sha256, mime=row.mime, width=row.width, height=row.height, data=bytes(row.data)))
-        for row in df.itertuples(index=False)
-    }
+    urls = {}
+    # A few hundred pictures per query: the raw bytes of one chunk sit beside the URLs, never all of them.
+    for start in range(0, len(hashes), IMAGE_URL_CHUNK):
+        df = warehouse.query("SELECT sha256, mime, width, height, data FROM images WHERE list_contains(?, sha256)",
+                             [hashes[start:start + IMAGE_URL_CHUNK]])
+        for row in df.itertuples(index=False):
+            urls[row.sha256] = data_url(NormalizedImage(sha256=row.sha256, mime=row.mime, width=row.width,
+                                                        height=row.height, data=bytes(row.data)))
+    return urls
 
 
 def answers_by_item(df: pd.DataFrame, column: str) -> dict[str, str]:

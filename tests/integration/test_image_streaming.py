@@ -102,6 +102,12 @@ def test_streamed_items_match_loading_everything_at_once_in_bounded_batches(tmp_
     event = result.get_asset_materialization_events()[0].materialization
     assert event.metadata["images"].value == event.metadata["new_images"].value == len(images)
 
+    # Data URLs for the model calls are read a few pictures per query: the same URLs as in one query.
+    used = [{"image_hashes": hashes} for _, hashes in items]
+    in_one_query = assets.common.image_urls(wh, used)
+    monkeypatch.setattr(assets.common, "IMAGE_URL_CHUNK", 2)
+    assert assets.common.image_urls(wh, used) == in_one_query and set(in_one_query) == set(images)
+
 
 class RecordingWarehouse:
     def __init__(self):
