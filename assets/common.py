@@ -100,7 +100,7 @@ def llm_metadata(stats) -> dict[str, Any]:
     return {key: (value if value is not None else float("nan")) for key, value in stats.as_metadata().items()}
 
 
-IMAGE_BATCH_BYTES = 64 * 2**20
+IMAGE_BATCH_BYTES = 32 * 2**20
 """Normalized image bytes an asset holds before it writes them to `images` (see `ImageWriter`)."""
 
 
@@ -133,7 +133,7 @@ class ImageWriter:
 
     def flush(self) -> None:
         if self._batch:
-            self.new += self.warehouse.add_new_rows("images", pd.DataFrame(self._batch), key=["sha256"])
+            self.new += self.warehouse.add_images(pd.DataFrame(self._batch))
         self._batch, self._batch_bytes = [], 0
 
 

@@ -146,6 +146,18 @@ class Warehouse(DuckDBResource):
         with self.session() as con:
             return _insert_new(con, table, rows, key)
 
+    def add_images(self, rows: pd.DataFrame) -> int:
+        """Insert the normalized images not stored yet (`images` rows); returns how many went in.
+
+        Each call's rows stay row groups of their own: DuckDB's checkpoint would otherwise vacuum them into
+        the row groups before, and rewriting a row group holds all its pictures in memory, so every batch
+        of a photo dataset would cost the memory (and the writing) of all the pictures stored so far.
+        The table is insert-only, so its vacuum has nothing to reclaim.
+        """
+        with self.session() as con:
+            con.execute("SET max_vacuum_tasks = 0")
+            return _insert_new(con, "images", rows, ["sha256"])
+
     def ingest_records(self, table: str, rows: pd.DataFrame, key: list[str], place: list[str], *,
                        problems_of: tuple[str, str],
                        also: list[tuple[str, pd.DataFrame, list[str]]] = ()) -> dict[str, int]:

@@ -58,14 +58,13 @@ class BatchSpy:
 
     def __init__(self, monkeypatch):
         self.batches = []
-        original = Warehouse.add_new_rows
+        original = Warehouse.add_images
 
-        def add_new_rows(warehouse, table, rows, key):
-            if table == "images":
-                self.batches.append([len(data) for data in rows["data"]])
-            return original(warehouse, table, rows, key)
+        def add_images(warehouse, rows):
+            self.batches.append([len(data) for data in rows["data"]])
+            return original(warehouse, rows)
 
-        monkeypatch.setattr(Warehouse, "add_new_rows", add_new_rows)
+        monkeypatch.setattr(Warehouse, "add_images", add_images)
 
 
 @pytest.mark.parametrize("dataset", ["sample", "awkward"])
@@ -113,7 +112,7 @@ class RecordingWarehouse:
     def __init__(self):
         self.batches = []
 
-    def add_new_rows(self, table, rows, key):
+    def add_images(self, rows):
         self.batches.append(rows)
         return len(rows)
 
@@ -140,3 +139,18 @@ def test_image_writer_never_holds_more_than_its_bound_and_writes_each_picture_on
         alone.add(picture)
     alone.flush()
     assert [len(batch) for batch in alone.warehouse.batches] == [1, 1, 1]
+
+
+def test_each_batch_of_images_stays_its_own_row_group(tmp_path):
+    """DuckDB's vacuum would merge a batch into the row group before, and rewriting it holds all its pictures in
+    memory: with the vacuum off for image writes, three batches are three row groups, all rows there."""
+    warehouse = Warehouse(database=str(tmp_path / "w.duckdb"))
+    pictures = [normalize_image(open(path, "rb").read()) for path in sorted((SAMPLE / "images").glob("*.png"))]
+    for batch in (pictures[:5], pictures[5:10], pictures[10:]):
+        warehouse.add_images(pd.DataFrame([{"sha256": p.sha256, "mime": p.mime, "width": p.width,
+                                            "height": p.height, "data": p.data} for p in batch]))
+    groups = warehouse.query("SELECT count(DISTINCT row_group_id) AS n FROM pragma_storage_info('images')")
+    assert groups["n"][0] == 3
+    assert warehouse.add_images(pd.DataFrame([{"sha256": p.sha256, "mime": p.mime, "width": p.width,
+                                               "height": p.height, "data": p.data} for p in pictures])) == 0
+    assert sorted(warehouse.query("SELECT sha256 FROM images")["sha256"]) == sorted(p.sha256 for p in pictures)
