@@ -113,16 +113,55 @@ def llm_metadata(stats) -> dict[str, Any]:
     return {key: (value if value is not None else float("nan")) for key, value in stats.as_metadata().items()}
 
 
+IMAGE_BATCH_BYTES = 32 * 2**20
+"""Normalized image bytes an asset holds before it writes them to `images` (see `ImageWriter`)."""
+
+
+IMAGE_URL_CHUNK = 200
+"""Pictures read per query when building data URLs (`image_urls`)."""
+
+
+class ImageWriter:
+    """Adds normalized images to the content-addressed `images` table, each picture once, in batches of at
+    most `max_bytes` (an image larger than that is a batch of its own), so an asset reading a dataset of
+    gigabytes of pictures holds one batch, never all of them. Call `flush` after the last `add`."""
+
+    def __init__(self, warehouse, max_bytes: int | None = None):
+        self.warehouse = warehouse
+        self.max_bytes = IMAGE_BATCH_BYTES if max_bytes is None else max_bytes
+        self.seen: set[str] = set()  # hashes added, written or waiting
+        self.new = 0                 # images the table did not hold yet
+        self._batch: list[dict] = []
+        self._batch_bytes = 0
+
+    def add(self, img: NormalizedImage) -> None:
+        if img.sha256 in self.seen:
+            return
+        self.seen.add(img.sha256)
+        if self._batch and self._batch_bytes + len(img.data) > self.max_bytes:
+            self.flush()
+        self._batch.append({"sha256": img.sha256, "mime": img.mime, "width": img.width, "height": img.height,
+                            "data": img.data})
+        self._batch_bytes += len(img.data)
+
+    def flush(self) -> None:
+        if self._batch:
+            self.new += self.warehouse.add_images(pd.DataFrame(self._batch))
+        self._batch, self._batch_bytes = [], 0
+
+
 def image_urls(warehouse, items: list[dict]) -> dict[str, str]:
     """Content hash -> data URL for every image the items use (items carry `image_hashes`)."""
     hashes = sorted({h for item in items for h in item["image_hashes"]})
-    if not hashes:
-        return {}
-    df = warehouse.query("SELECT sha256, mime, width, height, data FROM images WHERE list_contains(?, sha256)", [hashes])
-    return {
-        row.sha256: data_url(NormalizedImage(sha256=row.sha256, mime=row.mime, width=row.width, height=row.height, data=bytes(row.data)))
-        for row in df.itertuples(index=False)
-    }
+    urls = {}
+    # A few hundred pictures per query: the raw bytes of one chunk sit beside the URLs, never all of them.
+    for start in range(0, len(hashes), IMAGE_URL_CHUNK):
+        df = warehouse.query("SELECT sha256, mime, width, height, data FROM images WHERE list_contains(?, sha256)",
+                             [hashes[start:start + IMAGE_URL_CHUNK]])
+        for row in df.itertuples(index=False):
+            urls[row.sha256] = data_url(NormalizedImage(sha256=row.sha256, mime=row.mime, width=row.width,
+                                                        height=row.height, data=bytes(row.data)))
+    return urls
 
 
 def answers_by_item(df: pd.DataFrame, column: str) -> dict[str, str]:

@@ -10,7 +10,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import CREATION_DATASET, JUDGE_ENTRY, creation_dataset_files, model_entries, registry_labels, registry_roles
-from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, add_labels, answers_by_item, image_urls, llm_metadata, record_problems,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, ImageWriter, call_scope, store_generations, add_labels, answers_by_item, image_urls, llm_metadata, record_problems,
                            repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import pairwise, steps
@@ -19,7 +19,8 @@ from benchwright.creation import steps as creation_steps
 from benchwright.creation import loader as creation_loader
 from benchwright.paths import sql_file
 from benchwright.steps import limits_for
-from benchwright.creation.loader import load_creation_jsonl, load_creation_tsv, normalize_item_images
+from benchwright.creation.loader import normalize_item_images, stream_creation_items
+from benchwright.loading import LoadProblem
 from benchwright.pii import redact
 from resources.llm import LLMClient
 from resources.registry import Registry
@@ -63,36 +64,39 @@ class CreationDatasetConfig(dg.Config):
 )
 def creation_items(context: dg.AssetExecutionContext, config: CreationDatasetConfig, warehouse: Warehouse) -> dg.MaterializeResult:
     path = repo_path(config.path)
-    loaded = load_creation_tsv(path) if path.suffix.lower() == ".tsv" else load_creation_jsonl(path)
-    problems = [{"location": p.location, "reason": p.reason} for p in loaded.problems]
-    item_rows, image_rows, redactions = [], {}, 0
-    for item in loaded.items:
-        images, problem = normalize_item_images(item)
-        if problem:
-            problems.append({"location": f"{path.name}: item {item.item_id}", "reason": problem})
+    # One item's pictures in memory at a time: read, normalized, then written in bounded batches.
+    load_problems, image_problems = [], []
+    item_rows, redactions = [], 0
+    images = ImageWriter(warehouse)
+    for entry in stream_creation_items(path):
+        if isinstance(entry, LoadProblem):
+            load_problems.append({"location": entry.location, "reason": entry.reason})
             continue
-        row = item.to_row()
+        normalized, problem = normalize_item_images(entry)
+        if problem:
+            image_problems.append({"location": f"{path.name}: item {entry.item_id}", "reason": problem})
+            continue
+        row = entry.to_row()
         for field in CREATION_TEXT_FIELDS:
             row[field], found = redact(row.get(field))
             redactions += len(found)
         row["requirements"] = [redact(r)[0] for r in row["requirements"]]
-        row["image_hashes"] = [img.sha256 for img in images]
+        row["image_hashes"] = [img.sha256 for img in normalized]
         row["dataset"] = path.name
         item_rows.append(row)
-        for img in images:
-            image_rows[img.sha256] = {"sha256": img.sha256, "mime": img.mime, "width": img.width,
-                                      "height": img.height, "data": img.data}
+        for img in normalized:
+            images.add(img)
+    images.flush()
+    problems = load_problems + image_problems
     record_problems(context, warehouse, problems, "creation", path.name, replace_whole_benchmark=True)
     items_df = pd.DataFrame(item_rows)
     if items_df.empty:
         raise dg.Failure(f"No usable Creation items in {path} ({len(problems)} problems; first: {problems[:1]})")
-    items_df = items_df.drop(columns=["images"], errors="ignore")
-    new_images = warehouse.add_new_rows("images", pd.DataFrame(list(image_rows.values())), key=["sha256"])
     warehouse.replace_rows("creation_items", items_df, match={})
-    context.log.info(f"{len(items_df)} items, {len(image_rows)} images ({new_images} new), {len(problems)} problems")
+    context.log.info(f"{len(items_df)} items, {len(images.seen)} images ({images.new} new), {len(problems)} problems")
     return dg.MaterializeResult(metadata=table_metadata(
         items_df, ["item_id", "category", "task", "instruction"],
-        images=len(image_rows), new_images=new_images, problems=len(problems), pii_redactions=redactions,
+        images=len(images.seen), new_images=images.new, problems=len(problems), pii_redactions=redactions,
         categories=dg.MetadataValue.json(items_df["category"].value_counts().to_dict()),
         source=shown_path(path),
     ))

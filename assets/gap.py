@@ -66,7 +66,7 @@ def gap_images(context: dg.AssetExecutionContext, config: GapImagesConfig, wareh
         images += real
     blobs = pd.DataFrame([{"sha256": im.image.sha256, "mime": im.image.mime, "width": im.image.width,
                            "height": im.image.height, "data": im.image.data} for im in images]).drop_duplicates("sha256")
-    new = warehouse.add_new_rows("images", blobs, key=["sha256"])
+    new = warehouse.add_images(blobs)
     rows = pd.DataFrame([{"image_id": im.image_id, "image_set": im.image_set, "sha256": im.image.sha256,
                           "truth": im.truth_json()} for im in images])
     warehouse.replace_rows("gap_images", rows, match={})

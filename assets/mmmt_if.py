@@ -77,7 +77,7 @@ def mmmt_if_source_chats(context: dg.AssetExecutionContext, config: MMMTIFSource
     ])
     images_df = pd.DataFrame([{"sha256": i.sha256, "mime": i.mime, "width": i.width, "height": i.height, "data": i.data}
                               for i in prepared.images.values()])
-    new_images = warehouse.add_new_rows("images", images_df, key=["sha256"])
+    new_images = warehouse.add_images(images_df)
     warehouse.replace_rows("mmmt_if_source_chats", chats_df, match={})
     context.log.info(f"{len(chats_df)} chats, {len(images_df)} images, {len(problems)} problems")
     return dg.MaterializeResult(metadata=table_metadata(

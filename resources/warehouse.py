@@ -99,6 +99,11 @@ class Warehouse(DuckDBResource):
                         for ddl in sql_files("ddl"):
                             con.execute(ddl.read_text(encoding="utf-8"))
                         _SCHEMA_APPLIED.add(self.database)
+                    # No vacuum at checkpoints: it merges the row groups that separate writes leave, and
+                    # merging rewrites them whole, so a table of pictures (`images`) would be held in memory
+                    # entirely at the next checkpoint after any write. A replaced partition's rows still go:
+                    # a row group whose rows are all deleted is dropped without vacuum.
+                    con.execute("SET max_vacuum_tasks = 0")
                     yield con
                 finally:
                     con.close()
@@ -145,6 +150,15 @@ class Warehouse(DuckDBResource):
         """Insert only the rows whose key is not in the table yet (content-addressed tables)."""
         with self.session() as con:
             return _insert_new(con, table, rows, key)
+
+    def add_images(self, rows: pd.DataFrame) -> int:
+        """Insert the normalized images not stored yet (`images` rows); returns how many went in.
+
+        Each call's rows stay row groups of their own (no vacuum, see `session`): were they merged with the
+        row groups before, the checkpoint would rewrite, and hold in memory, every picture stored so far.
+        """
+        with self.session() as con:
+            return _insert_new(con, "images", rows, ["sha256"])
 
     def ingest_records(self, table: str, rows: pd.DataFrame, key: list[str], place: list[str], *,
                        problems_of: tuple[str, str],

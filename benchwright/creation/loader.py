@@ -7,6 +7,11 @@ opened at all raises (FileNotFoundError / ValueError naming the path).
 Images are returned as raw bytes. Checking that they decode is `normalize_item_images`' job
 (called by the items asset), so a corrupt picture is reported per item, not as a load failure.
 
+`stream_creation_items` yields the items and problems one at a time, in file order, reading an
+item's image bytes only when it yields that item: a dataset of gigabytes of pictures is never held
+in memory at once (the TSV is read row by row, never whole). `load_creation_jsonl` and
+`load_creation_tsv` collect the same stream into a `LoadResult`, for small files and tests.
+
 Requirements are stored without their numbers ("Use a warm tone", not "1. Use a warm tone");
 whoever builds the query numbers them.
 
@@ -65,10 +70,12 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from benchwright.loading import LoadProblem, LoadResult, read_bytes, RowError, has_bad_bytes, json_object, read_text_keeping_bad_bytes
+from benchwright.loading import LoadProblem, LoadResult, read_bytes, RowError, has_bad_bytes, json_object
 from benchwright.images import ImageError, NormalizedImage, normalize_image
 
 CATEGORIES = (
@@ -142,13 +149,30 @@ class CreationItem:
 # --------------------------------------------------------------------------- JSONL
 
 
-def load_creation_jsonl(path: str | os.PathLike) -> LoadResult:
+def stream_creation_items(path: str | os.PathLike) -> Iterator[CreationItem | LoadProblem]:
+    """The items and problems of a JSONL or TSV (by its suffix) file, one at a time, in file order."""
     path = Path(path)
+    return stream_creation_tsv(path) if path.suffix.lower() == ".tsv" else stream_creation_jsonl(path)
+
+
+def _collect(stream: Iterator[CreationItem | LoadProblem]) -> LoadResult:
+    items: list[CreationItem] = []
+    problems: list[LoadProblem] = []
+    for entry in stream:
+        (problems if isinstance(entry, LoadProblem) else items).append(entry)
+    return LoadResult(items, problems)
+
+
+def load_creation_jsonl(path: str | os.PathLike) -> LoadResult:
+    return _collect(stream_creation_jsonl(path))
+
+
+def stream_creation_jsonl(path: str | os.PathLike) -> Iterator[CreationItem | LoadProblem]:
+    path = Path(path)
+    # The JSONL holds only text and image paths; the pictures are read one item at a time.
     raw = read_bytes(path, "Creation dataset file")
 
     base = path.parent.resolve()
-    items: list[CreationItem] = []
-    problems: list[LoadProblem] = []
     seen: set[str] = set()
 
     # Split bytes, not text, so one non-UTF-8 line is a located problem, not a failed file.
@@ -159,9 +183,8 @@ def load_creation_jsonl(path: str | os.PathLike) -> LoadResult:
         try:
             line = line_bytes.decode("utf-8")
         except UnicodeDecodeError as exc:
-            problems.append(LoadProblem(
-                location, f"not valid UTF-8 (byte 0x{line_bytes[exc.start]:02x} at column "
-                          f"{exc.start + 1})"))
+            yield LoadProblem(location, f"not valid UTF-8 (byte 0x{line_bytes[exc.start]:02x} at column "
+                                        f"{exc.start + 1})")
             continue
         if not line.strip():
             continue
@@ -170,11 +193,10 @@ def load_creation_jsonl(path: str | os.PathLike) -> LoadResult:
             if item.item_id in seen:
                 raise RowError(f"duplicate item_id {item.item_id!r}")
         except RowError as exc:
-            problems.append(LoadProblem(location, str(exc)))
+            yield LoadProblem(location, str(exc))
             continue
         seen.add(item.item_id)
-        items.append(item)
-    return LoadResult(items, problems)
+        yield item
 
 
 def _item_from_json(line: str, base: Path) -> CreationItem:
@@ -260,32 +282,46 @@ _IMAGE_REF_MAX = 64  # VLMEvalKit convention: shorter image values name another 
 
 
 def load_creation_tsv(path: str | os.PathLike) -> LoadResult:
+    return _collect(stream_creation_tsv(path))
+
+
+def stream_creation_tsv(path: str | os.PathLike) -> Iterator[CreationItem | LoadProblem]:
     path = Path(path)
-    # Bad bytes survive as surrogate escapes; the rows holding them are reported below.
-    text = read_text_keeping_bad_bytes(path, "Creation TSV")
     # Base64 images make fields far longer than csv's default 128 KiB limit.
     csv.field_size_limit(sys.maxsize)
+    rows = _tsv_rows(path)
     try:
-        rows = _tsv_rows(text)
-    except csv.Error as exc:
-        raise ValueError(f"{path} is not a readable TSV: {exc}") from None
-    if not rows:
+        header_row = next(rows, None)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"Creation TSV not found: {path}") from None
+    except OSError as exc:
+        raise ValueError(f"cannot read Creation TSV {path}: {exc}") from None
+    if header_row is None:
         raise ValueError(f"{path} is empty (no header row)")
-
-    header = [h.strip() for h in rows[0]]
+    header = [h.strip() for h in header_row[1]]
     missing = _missing_columns(header)
     if missing:
         raise ValueError(f"{path} lacks required column(s): {', '.join(missing)}")
 
-    records = [dict(zip(header, row)) if row is not _UNCLOSED_QUOTE else {} for row in rows[1:]]
-    image_by_index = {r.get("index", "").strip(): r.get("image", "") for r in records}
+    # Where each index's row starts, for rows whose image cell names another row's index; read in a
+    # second pass over the file only when the first such row appears (the target may come later).
+    row_by_index: dict[str, int] | None = None
 
-    items: list[CreationItem] = []
-    problems: list[LoadProblem] = []
+    def image_of_index(index: str) -> str:
+        nonlocal row_by_index
+        if row_by_index is None:
+            row_by_index = _row_offsets_by_index(path, header)
+        offset = row_by_index.get(index)
+        if offset is None:
+            return ""
+        with closing(_tsv_rows(path, offset)) as rows_from_there:
+            return _record(header, next(rows_from_there)[1]).get("image", "")
+
     seen: set[str] = set()
-    for rowno, (row, record) in enumerate(zip(rows[1:], records), start=1):
+    for rowno, (_, row) in enumerate(rows, start=1):
         if row is not _UNCLOSED_QUOTE and not any(cell.strip() for cell in row):
             continue
+        record = _record(header, row)
         location = f"{path.name}:row {rowno} (index={record.get('index', '').strip() or '?'})"
         try:
             if row is _UNCLOSED_QUOTE:
@@ -295,46 +331,97 @@ def load_creation_tsv(path: str | os.PathLike) -> LoadResult:
                 raise RowError(f"has {len(row)} columns, header has {len(header)}")
             if any(has_bad_bytes(cell) for cell in row):
                 raise RowError("not valid UTF-8")
-            item = _item_from_tsv(record, image_by_index)
+            item = _item_from_tsv(record, image_of_index)
             if item.item_id in seen:
                 raise RowError(f"duplicate index {item.item_id!r}")
         except RowError as exc:
-            problems.append(LoadProblem(location, str(exc)))
+            yield LoadProblem(location, str(exc))
             continue
         seen.add(item.item_id)
-        items.append(item)
-    return LoadResult(items, problems)
+        yield item
 
 
 _UNCLOSED_QUOTE: list[str] = []  # marks a physical line whose stray quote would swallow the rows after it
 
 
-def _tsv_rows(text: str) -> list[list[str]]:
-    """Rows of a TSV, quoted fields (with newlines) allowed, without losing rows to a stray quote.
+def _record(header: list[str], row: list[str]) -> dict[str, str]:
+    return dict(zip(header, row)) if row is not _UNCLOSED_QUOTE else {}
+
+
+def _row_offsets_by_index(path: Path, header: list[str]) -> dict[str, int]:
+    """index -> where its row starts in the file, for rows that hold an image of their own (the last row
+    of an index wins, as in a dict built from every row); images are not kept."""
+    offsets: dict[str, int] = {}
+    with closing(_tsv_rows(path)) as rows:
+        next(rows)  # the header
+        for offset, row in rows:
+            record = _record(header, row)
+            index = record.get("index", "").strip()
+            if len(record.get("image", "").strip()) > _IMAGE_REF_MAX:
+                offsets[index] = offset
+            else:
+                offsets.pop(index, None)
+    return offsets
+
+
+class _Lines:
+    """A TSV file's lines for csv.reader, read one at a time, with the byte offset where each begins.
+
+    Lines end as Python's universal newlines say (LF, CRLF or a lone CR); a leading UTF-8 BOM is skipped;
+    undecodable bytes survive as surrogate escapes (`has_bad_bytes`), so a bad row is reported, not the file.
+    """
+
+    def __init__(self, path: Path, offset: int):
+        self._file = open(path, "rb")
+        if offset == 0 and self._file.read(3) == b"\xef\xbb\xbf":
+            offset = 3
+        self._file.seek(offset)
+        self._text = io.TextIOWrapper(self._file, encoding="utf-8", errors="surrogateescape", newline="")
+        self.offset = offset    # where the next line begins
+        self.starts: list[int] = []  # where each line handed out since the caller last cleared it begins
+
+    def __iter__(self) -> _Lines:
+        return self
+
+    def __next__(self) -> str:
+        line = next(self._text)
+        self.starts.append(self.offset)
+        self.offset += len(line) if line.isascii() else len(line.encode("utf-8", "surrogateescape"))
+        return line
+
+    def close(self) -> None:
+        self._text.close()
+
+
+def _tsv_rows(path: Path, offset: int = 0) -> Iterator[tuple[int, list[str]]]:
+    """(where the row begins, row) for each row of a TSV from `offset` on, quoted fields (with newlines)
+    allowed, without losing rows to a stray quote.
 
     A quoted field may span lines, but one that holds a newline followed by a tab has swallowed
     the rows after it: its first line becomes an `_UNCLOSED_QUOTE` row and reading starts again
     on the next line.
     """
-    lines = text.splitlines(keepends=True)
-    rows: list[list[str]] = []
-    start = 0
-    while start < len(lines):
-        reader = csv.reader(io.StringIO("".join(lines[start:]), newline=""), delimiter="\t")
-        consumed = 0
-        restart = None
-        for row in reader:
-            spans_lines = reader.line_num - consumed > 1
-            if spans_lines and any("\n" in cell and "\t" in cell.split("\n", 1)[1] for cell in row):
-                rows.append(_UNCLOSED_QUOTE)
-                restart = start + consumed + 1
-                break
-            rows.append(row)
-            consumed = reader.line_num
-        if restart is None:
-            break
-        start = restart
-    return rows
+    while True:
+        lines = _Lines(path, offset)
+        try:
+            reader = csv.reader(lines, delimiter="\t")
+            while True:
+                start = lines.offset
+                lines.starts.clear()
+                try:
+                    row = next(reader)
+                except StopIteration:
+                    return
+                except csv.Error as exc:
+                    raise ValueError(f"{path} is not a readable TSV: {exc}") from None
+                spans_lines = len(lines.starts) > 1
+                if spans_lines and any("\n" in cell and "\t" in cell.split("\n", 1)[1] for cell in row):
+                    yield start, _UNCLOSED_QUOTE
+                    offset = lines.starts[1]
+                    break
+                yield start, row
+        finally:
+            lines.close()
 
 
 def _missing_columns(header: list[str]) -> list[str]:
@@ -356,7 +443,7 @@ def _cell(record: dict, name: str) -> str | None:
     return None if value in ("", "nan", "NaN", "None") else value
 
 
-def _item_from_tsv(record: dict, image_by_index: dict[str, str]) -> CreationItem:
+def _item_from_tsv(record: dict, image_of_index: Callable[[str], str]) -> CreationItem:
     item_id = _cell(record, "index")
     if item_id is None:
         raise RowError("missing index")
@@ -385,7 +472,7 @@ def _item_from_tsv(record: dict, image_by_index: dict[str, str]) -> CreationItem
         raise RowError("missing requirement")
 
     subjective, visual = _split_criteria(_cell(record, "criteria"))
-    images = _decode_image_cell(_cell(record, "image"), image_by_index)
+    images = _decode_image_cell(_cell(record, "image"), image_of_index)
     return CreationItem(
         item_id=item_id,
         category=category,
@@ -458,11 +545,11 @@ def _split_criteria(value: str | None) -> tuple[str, str | None]:
     return subjective, (visual if _meaningful(visual) else None)
 
 
-def _decode_image_cell(value: str | None, image_by_index: dict[str, str]) -> list[bytes]:
+def _decode_image_cell(value: str | None, image_of_index: Callable[[str], str]) -> list[bytes]:
     if value is None:
         raise RowError("missing image")
     if len(value) <= _IMAGE_REF_MAX:
-        target = (image_by_index.get(value) or "").strip()
+        target = image_of_index(value).strip()
         if len(target) <= _IMAGE_REF_MAX:
             raise RowError(f"image refers to index {value!r}, which has no image of its own")
         value = target
@@ -527,4 +614,5 @@ __all__ = [
     "load_creation_jsonl",
     "load_creation_tsv",
     "normalize_item_images",
+    "stream_creation_items",
 ]

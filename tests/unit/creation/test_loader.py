@@ -17,6 +17,7 @@ from benchwright.creation.loader import (
     load_creation_jsonl,
     load_creation_tsv,
     normalize_item_images,
+    stream_creation_items,
 )
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -291,3 +292,42 @@ def test_tsv_missing_required_column_raises(tmp_path):
     del row["criteria"]
     with pytest.raises(ValueError, match="criteria"):
         load_creation_tsv(write_tsv(tmp_path / "nocrit.tsv", [row]))
+
+
+# --------------------------------------------------------------------------- streaming
+
+
+def test_stream_yields_items_and_problems_in_file_order(tmp_path):
+    rows = [tsv_row(1, "story_continue", png_b64("red"), "1. Fine."),
+            tsv_row(2, "no_such_task", png_b64("red"), "1. Fine."),
+            tsv_row(3, "story_continue", png_b64("blue"), "1. Fine.")]
+    entries = list(stream_creation_items(write_tsv(tmp_path / "s.tsv", rows)))
+    assert [e.item_id if isinstance(e, CreationItem) else e.location for e in entries] == [
+        "1", "s.tsv:row 2 (index=2)", "3"]
+    jsonl = [e.item_id if isinstance(e, CreationItem) else e.location for e in stream_creation_items(BAD_JSONL)]
+    assert jsonl[:3] == ["good-1", "items.jsonl:2", "items.jsonl:3"]
+
+
+def test_tsv_reference_to_a_later_row_reads_that_row_again(tmp_path):
+    red, blue, green = png_b64("red"), png_b64("blue"), png_b64("green")
+    rows = [tsv_row(1, "story_continue", "3", "1. Fine."),  # its image comes later in the file
+            tsv_row(2, "story_continue", blue, "1. Fine."),
+            tsv_row(3, "story_continue", red, "1. Fine."),
+            tsv_row(4, "story_continue", "5", "1. Fine."),
+            tsv_row(5, "story_continue", "2", "1. Fine."),  # a reference has no image of its own
+            tsv_row(3, "story_continue", green, "1. Fine."),  # duplicate index: its image is the one referred to
+            tsv_row(6, "story_continue", red, "1. Fine.")]
+    path = write_tsv(tmp_path / "refs.tsv", rows)
+    raw = path.read_bytes()
+    cut = raw.rindex(b"A quiet street.")
+    path.write_bytes(b"\xef\xbb\xbf" + raw[:cut] + b"A quiet\rstreet." + raw[cut + 15:])  # a BOM, a lone CR
+    result = load_creation_tsv(path)
+    by_id = {item.item_id: item for item in result.items}
+    assert by_id["1"].images == [base64.b64decode(green)]
+    assert by_id["3"].images == [base64.b64decode(red)]
+    reasons = {p.location: p.reason for p in result.problems}
+    assert "refers to index '5', which has no image of its own" in reasons["refs.tsv:row 4 (index=4)"]
+    assert "duplicate index '3'" in reasons["refs.tsv:row 6 (index=3)"]
+    # A lone CR ends a line, as it did when the whole file was read as text: the last row splits in two.
+    assert "columns, header has" in reasons["refs.tsv:row 7 (index=6)"]
+    assert sorted(by_id) == ["1", "2", "3", "5"] and by_id["5"].images == [base64.b64decode(blue)]
