@@ -1,7 +1,7 @@
 -- How much each of our leaderboards says beyond other benchmarks (METHODS §1.6): Spearman and R² across
 -- the models scored on both; a high value means that leaderboard ranks models as the other one does.
 CREATE OR REPLACE VIEW benchmark_redundancy_report AS
-SELECT leaderboard, judge, other_benchmark, n_models, round(spearman, 3) AS spearman,
+SELECT leaderboard, nullif(judge, '') AS judge, other_benchmark, n_models, round(spearman, 3) AS spearman,
        round(spearman_p, 4) AS spearman_p, round(r2, 3) AS r2, models
 FROM benchmark_redundancy
 ORDER BY leaderboard, judge, abs(spearman) DESC NULLS LAST, other_benchmark;

@@ -1,8 +1,9 @@
 -- What the LLM calls cost, per benchmark × model × judge × stage, over the whole ledger. `calls` are
 -- requests sent to a provider (failed ones included, see `errors`); `cache_hits` were served without a
--- call. Tokens, cost and latency count the calls only: a cache hit cost nothing this time.
+-- call. Tokens, cost and latency count the calls only: a cache hit cost nothing this time. `judge` is NULL
+-- for answers (and `model` for a call that answers for no registry model).
 CREATE OR REPLACE VIEW cost_ledger AS
-SELECT benchmark, model, judge, stage,
+SELECT benchmark, nullif(model, '') AS model, nullif(judge, '') AS judge, stage,
        count(*) FILTER (WHERE NOT cached)                                    AS calls,
        count(*) FILTER (WHERE cached)                                        AS cache_hits,
        count(*) FILTER (WHERE error)                                         AS errors,
