@@ -39,11 +39,10 @@ from itertools import combinations
 from pathlib import Path
 
 import pandas as pd
-import yaml
 
 from benchwright import agreement
 from benchwright.pairwise import CANONICAL_VERDICTS, outcome
-from benchwright.registry import RegistryProblem, checked_fields, display_name_of, top_level_pairs, validate_slug
+from benchwright.registry import RegistryProblem, checked_fields, display_name_of, load_entries
 
 RULES = ("majority",)
 TIE_VERDICT = "A=B"
@@ -97,25 +96,7 @@ def load_panels(path: str | Path, judge_slugs: Iterable[str] | None = None) -> t
     if not path.exists():
         return [], []
     judges = set(judge_slugs) if judge_slugs is not None else None
-    try:  # a file that is not YAML, or not a mapping, raises as the other registry files do
-        pairs = top_level_pairs(path.read_text(encoding="utf-8")) or []
-    except yaml.YAMLError as exc:
-        raise ValueError(f"{path}: not valid YAML: {exc}") from exc
-    except ValueError as exc:
-        raise ValueError(f"{path}: {exc}") from exc
-    counts = Counter(slug for slug, _, _ in pairs)
-    entries, problems = [], []
-    for slug, line, raw in pairs:
-        reason = (f"defined {counts[slug]} times; neither entry is loaded" if counts[slug] > 1
-                  else validate_slug(slug))
-        if reason is None:
-            try:
-                entries.append(_parse_panel(slug, raw, judges))
-                continue
-            except ValueError as exc:
-                reason = str(exc)
-        problems.append(RegistryProblem(file=str(path), entry=str(slug), reason=f"{reason} (line {line})"))
-    return entries, problems
+    return load_entries(path, lambda slug, raw: _parse_panel(slug, raw, judges))
 
 
 # --- the rule --------------------------------------------------------------------------------------------

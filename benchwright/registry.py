@@ -31,7 +31,7 @@ import re
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 import yaml
 
@@ -162,6 +162,9 @@ def _parse_entry(slug: str, raw: Any, allowed_roles: set[str]) -> RegistryEntry:
     )
 
 
+T = TypeVar("T")
+
+
 def load_registry(path: str | Path, kind: str) -> tuple[list[RegistryEntry], list[RegistryProblem]]:
     """Load `models` or `judges` registry entries; bad entries become problems, not exceptions.
 
@@ -169,8 +172,15 @@ def load_registry(path: str | Path, kind: str) -> tuple[list[RegistryEntry], lis
     """
     if kind not in ("models", "judges"):
         raise ValueError(f"kind must be 'models' or 'judges', not {kind!r}")
-    path = Path(path)
     allowed_roles = MODEL_ROLES if kind == "models" else JUDGE_ROLES
+    return load_entries(path, lambda slug, raw: _parse_entry(slug, raw, allowed_roles))
+
+
+def load_entries(path: str | Path, parse: Callable[[str, Any], T]) -> tuple[list[T], list[RegistryProblem]]:
+    """The entries of a registry-like YAML file (slug: fields), each made by `parse`; an entry that cannot
+    be (bad slug, a slug defined twice, `parse` raising ValueError) is a problem with its line, not an
+    exception. A file that is missing or is not a YAML mapping raises."""
+    path = Path(path)
     try:
         pairs = top_level_pairs(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
@@ -182,7 +192,7 @@ def load_registry(path: str | Path, kind: str) -> tuple[list[RegistryEntry], lis
     lines_by_slug: dict[Any, list[int]] = {}
     for slug, line, _ in pairs:
         lines_by_slug.setdefault(slug, []).append(line)
-    entries: list[RegistryEntry] = []
+    entries: list[T] = []
     problems: list[RegistryProblem] = []
     for slug, line, raw in pairs:
         lines = lines_by_slug[slug]
@@ -190,12 +200,12 @@ def load_registry(path: str | Path, kind: str) -> tuple[list[RegistryEntry], lis
             if line == lines[0]:  # one problem per duplicated slug
                 problems.append(RegistryProblem(file=str(path), entry=str(slug), reason=(
                     f"defined {len(lines)} times (lines {', '.join(map(str, lines))}); neither entry is loaded: "
-                    "give each model its own slug")))
+                    "give each entry its own slug")))
             continue
         reason = validate_slug(slug)
         if reason is None:
             try:
-                entries.append(_parse_entry(slug, raw, allowed_roles))
+                entries.append(parse(slug, raw))
                 continue
             except ValueError as exc:
                 reason = str(exc)
