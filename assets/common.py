@@ -11,10 +11,10 @@ import pandas as pd
 
 from benchwright import answer_injection
 from benchwright.images import NormalizedImage, data_url
-from benchwright.llm import CallScope
 from benchwright.pii import redacted
 from benchwright.report import markdown_table
 from benchwright.paths import ROOT, plugin_modules
+from resources.llm import call_scope  # noqa: F401  (the asset modules take it from here)
 
 
 # For dataset assets: on a fresh instance the daemon loads them by itself (on_missing() skips assets
@@ -101,12 +101,6 @@ def graph_assets(keep: Callable[[dg.AssetsDefinition], bool], besides: tuple[str
     names = [f"assets.{info.name}" for info in pkgutil.iter_modules(assets.__path__) if info.name not in besides]
     modules = [importlib.import_module(name) for name in [*names, *plugin_modules()]]
     return [a for a in dg.load_assets_from_modules(modules) if isinstance(a, dg.AssetsDefinition) and keep(a)]
-
-
-def call_scope(context, benchmark: str, model: str = "", judge: str = "") -> CallScope:
-    """Who is asking, for the cost ledger: the benchmark, this asset and partition, this run."""
-    return CallScope(benchmark=benchmark, stage=context.asset_key.to_user_string(), model=model, judge=judge,
-                     partition_key=context.partition_key if context.has_partition_key else "", run_id=context.run_id)
 
 
 def llm_metadata(stats) -> dict[str, Any]:

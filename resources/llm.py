@@ -37,22 +37,25 @@ class LLMClient(dg.ConfigurableResource):
             return runner.run(requests, limits=limits, progress=progress, scope=scope or _asking_asset())
 
 
+def call_scope(context, benchmark: str = "", model: str = "", judge: str = "") -> CallScope:
+    """Who is asking, for the cost ledger: the asset running (the stage), its partition and run, and the
+    benchmark, model and judge given; those not given are read off the partition (model, or model × judge)
+    and, for the benchmark, the first word of the asset's name."""
+    stage = context.asset_key.to_user_string()
+    partition = context.partition_key if context.has_partition_key else ""
+    if isinstance(partition, dg.MultiPartitionKey):
+        dims = partition.keys_by_dimension
+        model, judge = model or dims.get("model", ""), judge or dims.get("judge", "")
+    elif partition:
+        model = model or partition
+    return CallScope(benchmark=benchmark or stage.split("_")[0], stage=stage, model=model, judge=judge,
+                     partition_key=str(partition), run_id=context.run_id)
+
+
 def _asking_asset() -> Optional[CallScope]:
-    """The cost ledger's scope of a call that did not name one (a plugin's asset, say): the asset running
-    now, its partition and run, the model and judge read off the partition, and for the benchmark the
-    first word of the asset's name. Outside an asset (a script, a test) there is none: nothing is entered."""
+    """The scope of a call that did not name one (a plugin's asset, say): the asset running now. Outside
+    an asset (a script, a test) there is none, and nothing is entered in the ledger."""
     try:
-        context = dg.AssetExecutionContext.get()
+        return call_scope(dg.AssetExecutionContext.get())
     except dg.DagsterInvariantViolationError:
         return None
-    stage = context.asset_key.to_user_string()
-    model = judge = partition = ""
-    if context.has_partition_key:
-        partition = context.partition_key
-        if isinstance(partition, dg.MultiPartitionKey):
-            dims = partition.keys_by_dimension
-            model, judge = dims.get("model", ""), dims.get("judge", "")
-        else:
-            model = partition
-    return CallScope(benchmark=stage.split("_")[0], stage=stage, model=model, judge=judge, partition_key=str(partition),
-                     run_id=context.run_id)
