@@ -394,11 +394,22 @@ def _fit_parameters(n_models: int, i, j, battles, score, pinned: int, start: np.
     else:
         x0 = np.concatenate([start[free] - start[pinned], start[n_models:]])
     bounds = [(-RATING_BOUND_LOGITS, RATING_BOUND_LOGITS)] * len(free) + [(None, None)] * k
-    result = optimize.minimize(negative_log_likelihood, x0, jac=True, method="L-BFGS-B", bounds=bounds,
-                               options={"maxiter": 20000, "ftol": 1e-15, "gtol": 1e-11, "maxcor": 30})
-    _, gradient = negative_log_likelihood(result.x)
-    interior = np.concatenate([np.abs(result.x[:len(free)]) < RATING_BOUND_LOGITS - 1e-6, np.ones(k, dtype=bool)])
-    if interior.any() and np.max(np.abs(gradient[interior])) > 1e-6:
+
+    def converged(x: np.ndarray) -> bool:
+        _, gradient = negative_log_likelihood(x)
+        interior = np.concatenate([np.abs(x[:len(free)]) < RATING_BOUND_LOGITS - 1e-6, np.ones(k, dtype=bool)])
+        return not interior.any() or np.max(np.abs(gradient[interior])) <= 1e-6
+
+    # A warm start far from a bounded optimum (a bootstrap round in which a model lost everything) can stop
+    # L-BFGS-B on a flat stretch short of it: go on from where it stopped, then from zero, before giving up.
+    result = None
+    for attempt in range(3):
+        start_x = x0 if attempt == 0 else result.x if attempt == 1 else np.zeros_like(x0)
+        result = optimize.minimize(negative_log_likelihood, start_x, jac=True, method="L-BFGS-B", bounds=bounds,
+                                   options={"maxiter": 20000, "ftol": 1e-15, "gtol": 1e-11, "maxcor": 30})
+        if converged(result.x):
+            break
+    else:
         raise RuntimeError(f"Bradley–Terry fit did not converge: {result.message}")
     parameters = np.zeros(n_models + k)
     parameters[free] = result.x[:len(free)]
