@@ -20,6 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+# Benchmarks build their own temporary homes; a user's configured warehouse must not receive their rows.
+os.environ.pop("BENCHWRIGHT_WAREHOUSE", None)
 
 RESULT_PREFIX = "RESULT "
 

@@ -10,8 +10,10 @@ the web app and the scripts agree without importing each other.
     <home>/plots/                  figures
     <home>/web/                    the web app's state and secret
 
-The home is BENCHWRIGHT_HOME, by default ``.benchwright/`` in the repository root; drop and export
-folders sit beside the warehouse file, so a warehouse configured elsewhere takes its folders along.
+The home is BENCHWRIGHT_HOME, by default ``.benchwright/`` in the repository root. The warehouse file
+is the one setting BENCHWRIGHT_WAREHOUSE (default ``<home>/warehouse.duckdb``; docs/SCALE.md says where
+it goes next); drop and export folders sit beside it, so a warehouse configured elsewhere takes its
+folders along.
 """
 
 from __future__ import annotations
@@ -34,8 +36,31 @@ MMMT_IF_HUMAN = "mmmt_if_human"
 BENCHMARK_SCORES = "benchmark_scores"  # other benchmarks' scores per model (benchwright.redundancy)
 
 
+WAREHOUSE_VARIABLE = "BENCHWRIGHT_WAREHOUSE"
+# Connection strings of warehouses that are not a local file: described in docs/SCALE.md, not built yet.
+REMOTE_WAREHOUSE_PREFIXES = ("md:", "motherduck:", "ducklake:")
+
+
 def benchwright_home() -> Path:
     return Path(os.environ.get("BENCHWRIGHT_HOME", ROOT / ".benchwright")).resolve()
+
+
+def warehouse_location(home: Path) -> Path:
+    """The warehouse's DuckDB file: BENCHWRIGHT_WAREHOUSE when set, else ``<home>/warehouse.duckdb``.
+
+    Every reader and writer gets it from here (through ``resources.default_resources``), so this variable
+    is the one place the location is decided. A MotherDuck or DuckLake connection string is refused with
+    a pointer to docs/SCALE.md rather than half-used: the file lock, space reclaim and drop folders
+    assume a local file.
+    """
+    configured = os.environ.get(WAREHOUSE_VARIABLE, "").strip()
+    if not configured:
+        return home / WAREHOUSE_FILE
+    if configured.lower().startswith(REMOTE_WAREHOUSE_PREFIXES):
+        raise ValueError(f"{WAREHOUSE_VARIABLE}={configured.split('?')[0]!r}: a shared warehouse (MotherDuck, "
+                         "DuckLake) is not supported by this version; docs/SCALE.md describes the move. "
+                         "Give a local DuckDB file path.")
+    return Path(configured).expanduser().resolve()
 
 
 def beside_warehouse(warehouse_file: str | os.PathLike, *parts: str, configured: str = "") -> Path:

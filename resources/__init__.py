@@ -10,7 +10,7 @@ import os
 import re
 from pathlib import Path
 
-from benchwright.paths import CACHE_FILE, DAGSTER_FOLDER, ROOT, SNAPSHOT_FILE, WAREHOUSE_FILE, benchwright_home
+from benchwright.paths import CACHE_FILE, DAGSTER_FOLDER, ROOT, SNAPSHOT_FILE, benchwright_home, warehouse_location
 
 
 # Dagster's own run monitoring, run by the daemon: a run stuck STARTING (its worker never came up) fails
@@ -93,7 +93,7 @@ def default_resources(home: Path | None = None, llm_mode: str | None = None) -> 
 
     home = home or benchwright_home()
     return {
-        "warehouse": Warehouse(database=str(home / WAREHOUSE_FILE), snapshot_path=str(home / SNAPSHOT_FILE)),
+        "warehouse": Warehouse(database=str(warehouse_location(home)), snapshot_path=str(home / SNAPSHOT_FILE)),
         "llm": LLMClient(cache_path=str(home / CACHE_FILE),
                          mode=llm_mode or os.environ.get("BENCHWRIGHT_LLM_MODE", "live")),
         "registry": Registry(models_path=os.environ.get("BENCHWRIGHT_MODELS", str(ROOT / "registry" / "models.yaml")),

@@ -40,10 +40,18 @@ sim-dated:
 """
 
 
+def configured_warehouse(home: Path) -> Path:
+    """Where the shared main job's warehouse lives: a second DuckDB file, beside the home, not in it."""
+    return home.parent / "elsewhere" / "results.duckdb"
+
+
 def run_main_job(home: Path, plugin: Path, *args: str) -> subprocess.CompletedProcess:
     """The README's main job as a user runs it, in a subprocess, with the tiny plugin benchmark named in
-    BENCHWRIGHT_PLUGINS and the user's registry (shipped + the refused entry)."""
+    BENCHWRIGHT_PLUGINS, the user's registry (shipped + the refused entry) and the warehouse configured
+    outside the home."""
     env = {**os.environ, "BENCHWRIGHT_HOME": str(home), "DAGSTER_HOME": str(home / "dagster_home"),
+           # The warehouse outside the home, through its one setting: nothing else may assume where it is.
+           "BENCHWRIGHT_WAREHOUSE": str(configured_warehouse(home)),
            "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": f"{ROOT}{os.pathsep}{plugin}",
            "BENCHWRIGHT_MODELS": str(home / "models.yaml"), "BENCHWRIGHT_PLUGINS": "tiny_bench"}
     return subprocess.run([sys.executable, str(ROOT / "scripts" / "materialize_all.py"), *args], cwd=ROOT, env=env,

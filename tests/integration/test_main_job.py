@@ -3,6 +3,8 @@ The first run is the session's shared one (tests/integration/conftest.py `main_j
 
 import duckdb
 
+from tests.integration.conftest import configured_warehouse
+
 
 def test_main_job_prints_every_leaderboard_then_replays_without_a_call(main_job):
     first, home = main_job["first"], main_job["home"]
@@ -22,6 +24,16 @@ def test_main_job_prints_every_leaderboard_then_replays_without_a_call(main_job)
     assert "creation_pairwise_judgments" in ledger and made > 0
     assert ledger.startswith(f"LLM use of this job's runs: {made} calls, ")
     assert f"Analyst snapshot: {home / 'analyst.duckdb'}" in first.stdout
+    # The warehouse went where BENCHWRIGHT_WAREHOUSE said, and nowhere else: no file in the home, the
+    # rows (and the lock) beside the configured file, and the snapshot built from it.
+    warehouse = configured_warehouse(home)
+    assert f"Warehouse:        {warehouse}" in first.stdout
+    assert not (home / "warehouse.duckdb").exists() and not list(home.glob("warehouse.duckdb*"))
+    rows = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        assert rows.execute("SELECT count(*) FROM generations WHERE benchmark = 'creation'").fetchall()[0][0] > 0
+    finally:
+        rows.close()
     # The refused entry is named with its file and line in the closing summary; the others still ran.
     summary = first.stdout[first.stdout.index("\nRuns: "):]
     line = (home / "models.yaml").read_text().splitlines().index("sim-dated:") + 1
