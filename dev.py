@@ -10,6 +10,9 @@
     python3.11 dev.py compare models A B | judges A B
                               install, then print two candidates (or two judges) compared item by item
                               from the analyst snapshot (options: --help)
+    python3.11 dev.py plan    install, then count the calls, tokens and dollars per model and judge that the
+                              demo command would spend on what is missing or stale, without calling
+                              anything (on a temporary copy of the home; options: --help)
     python3.11 dev.py compact-runs --keep-days N
                               install, then delete Dagster runs older than N days (default 30) except those
                               holding an asset partition's latest materialization, and VACUUM the home's
@@ -68,7 +71,7 @@ def ensure_chromium() -> None:
 def main() -> int:
     command = sys.argv[1] if len(sys.argv) > 1 else "help"
     extra = sys.argv[2:]
-    if command not in ("demo", "test", "ui", "web", "compare", "compact-runs"):
+    if command not in ("demo", "test", "ui", "web", "compare", "compact-runs", "plan"):
         print(__doc__)
         return 0 if command == "help" else 2
     install()
@@ -85,6 +88,8 @@ def main() -> int:
         args = [str(PYTHON), "-m", "pytest", *(extra or ["-q"])]
     elif command == "compare":
         args = [str(PYTHON), str(ROOT / "scripts" / "compare.py"), *extra]
+    elif command == "plan":
+        args = [str(PYTHON), str(ROOT / "scripts" / "plan.py"), *extra]
     elif command == "compact-runs":
         args = [str(PYTHON), str(ROOT / "scripts" / "compact_runs.py"), *extra]
     elif command == "web":

@@ -13,7 +13,9 @@ class LLMClient(dg.ConfigurableResource):
     """Cached, concurrent LLM calls for generation and judging assets (DESIGN §4)."""
 
     cache_path: str
-    mode: str = "live"  # "live": call on a cache miss; "replay": a miss is an error
+    # "live": call on a cache miss; "replay": a miss is an error; "plan": a miss is counted and priced, not
+    # called (only on a copy of a home: scripts/plan.py)
+    mode: str = "live"
     timeout_s: float = 60.0
     max_retries: int = 4
     default_max_concurrency: int = 8

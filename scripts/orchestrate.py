@@ -117,7 +117,7 @@ def observe_sources(instance: dg.DagsterInstance, resources: dict, log: Callable
 def materialize_everything(instance: dg.DagsterInstance, resources: dict,
                            log: Callable[[str], None] = lambda _msg: None, log_level: str = "INFO",
                            force: bool = False, asset_config: dict[str, dict] | None = None,
-                           workers: int | None = None) -> dict:
+                           workers: int | None = None, observed_inputs: dict | None = None) -> dict:
     """Run every asset partition that is missing or stale (every one with ``force``) for every registered
     partition; return counts of runs, calls, up-to-date asset partitions and failed checks, and the registry
     entries that were refused.
@@ -126,6 +126,9 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     per-event DEBUG lines (the UI keeps every event either way). `asset_config` is run config by asset name
     (e.g. another dataset path for `creation_items`), applied to every run that materializes that asset.
     `workers` is how many step processes a run may use at once (default: `default_workers()`).
+    `observed_inputs` are the resources whose inputs (registry, dataset files, drop folders) are observed,
+    when they are not `resources`' own: a copy of a home (scripts/plan.py) observes the original's, so a drop
+    folder copied elsewhere does not look changed.
     """
     from definitions import defs
 
@@ -149,7 +152,7 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     summary = {"runs": 0, "failed_runs": 0, "api_calls": 0, "cache_hits": 0, "failed_checks": 0, "check_failures": [],
                "checks": [], "registry_problems": registry_problems, "up_to_date": 0, "materialized": [],
                "run_ids": []}
-    observe_sources(instance, resources, log)
+    observe_sources(instance, observed_inputs or resources, log)
     ran: set[dg.AssetKey] = set()
 
     def run(keys: list[str], partitions_def, partition_key) -> None:

@@ -185,6 +185,29 @@ class ResponseCache:
         return self._conn().execute(f"SELECT {', '.join(LEDGER_COLUMNS)} FROM ledger WHERE recorded_at > ? "
                                     "ORDER BY recorded_at, ledger_id", (recorded_after,)).fetchall()
 
+    def ledger_by_model(self, run_ids: list[str]) -> list[dict]:
+        """The ledger of these runs per benchmark, model, judge and called model: calls made (not cached,
+        not simulated, not failed) with their tokens and cost, cache hits, and simulated calls."""
+        if not run_ids:
+            return []
+        made = "NOT cached AND NOT simulated AND NOT error"
+        rows = self._conn().execute(f"""
+            SELECT benchmark, model, judge, llm_model,
+                   sum({made}), sum(CASE WHEN {made} THEN tokens_in ELSE 0 END),
+                   sum(CASE WHEN {made} THEN tokens_out ELSE 0 END), sum(CASE WHEN {made} THEN cost_usd ELSE 0 END),
+                   sum(cached), sum(simulated AND NOT cached)
+            FROM ledger WHERE run_id IN ({", ".join("?" * len(run_ids))})
+            GROUP BY benchmark, model, judge, llm_model ORDER BY benchmark, model, judge, llm_model""",
+                                    list(run_ids)).fetchall()
+        names = ["benchmark", "model", "judge", "called", "calls", "tokens_in", "tokens_out", "cost_usd",
+                 "cache_hits", "simulated"]
+        return [dict(zip(names, row)) for row in rows]
+
+    def mean_tokens_out(self, model: str) -> float | None:
+        """Mean completion tokens of a model's answered calls (not simulated), or None when it has none."""
+        return self._conn().execute("SELECT avg(tokens_out) FROM responses WHERE model = ? AND NOT simulated "
+                                    "AND tokens_out > 0", (model,)).fetchone()[0]
+
     def count_responses(self) -> int:
         return self._conn().execute("SELECT count(*) FROM responses").fetchone()[0]
 

@@ -18,6 +18,7 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from benchwright.llm.cache import CachedResponse, ResponseCache, has_text
@@ -26,6 +27,10 @@ from benchwright.llm.request import LLMRequest, request_key
 log = logging.getLogger("benchwright.llm")
 
 SIM_PREFIX = "sim/"
+# Plan mode (`dev.py plan`) refuses to run unless this file sits beside the cache: the home is a copy.
+PLAN_COPY_MARKER = "PLAN_COPY"
+# Expected completion tokens of a call to a model with no answered call yet and no max_tokens.
+PLANNED_TOKENS_OUT = 500
 # Sent only to a self-hosted OpenAI-compatible server (api_base set) when no OPENAI_API_KEY exists:
 # the OpenAI client refuses to start without some key.
 _NOAUTH_KEY = "sk-noauth"
@@ -269,8 +274,12 @@ class LLMRunner:
         backoff_max_s: float = 30.0,
         default_limits: ModelLimits = ModelLimits(),
     ):
-        if mode not in ("live", "replay"):
-            raise ValueError(f"mode must be 'live' or 'replay', not {mode!r}")
+        if mode not in ("live", "replay", "plan"):
+            raise ValueError(f"mode must be 'live', 'replay' or 'plan', not {mode!r}")
+        if mode == "plan" and not (Path(cache_path).resolve().parent / PLAN_COPY_MARKER).exists():
+            # Planned answers are placeholders: in a real cache they would be served as answers later.
+            raise ValueError(f"plan mode runs only on a copy of a home made by `dev.py plan` (no {PLAN_COPY_MARKER} "
+                             f"beside {cache_path})")
         self.cache = ResponseCache(cache_path)
         self.mode = mode
         self.timeout_s = timeout_s
@@ -279,6 +288,7 @@ class LLMRunner:
         self.backoff_max_s = backoff_max_s
         self.default_limits = default_limits
         self._rng = random.Random()
+        self._expected_tokens_out: dict[str, int] = {}
 
     def close(self) -> None:
         self.cache.close()
@@ -366,6 +376,8 @@ class LLMRunner:
         async def one(key: str, req: LLMRequest) -> tuple[str, LLMResult]:
             if req.model.startswith(SIM_PREFIX):
                 result = self._simulate(key, req)
+            elif self.mode == "plan":
+                result = self._plan(key, req)
             else:
                 result = await self._call_provider(key, req, semaphores[req.model], limiters[req.model], stats)
             tracker.tick(result.error is not None)
@@ -384,6 +396,20 @@ class LLMRunner:
             return self._failure(key, req, err, attempts=1, simulated=True)
         latency_ms = (time.perf_counter() - t0) * 1000
         return self._success(key, req, sim.text, sim.tokens_in, sim.tokens_out, latency_ms, 0.0, simulated=True)
+
+    def _plan(self, key: str, req: LLMRequest) -> LLMResult:
+        """Plan mode: what the call would cost, without making it. Prompt tokens are counted by litellm's
+        tokenizer for the model; completion tokens are expected (`expected_tokens_out`); the price is
+        litellm's table. A placeholder answer of that length stands in, so what is built on it (a judge
+        reading it, the next turn of a chat) is planned at about the size it will have."""
+        litellm = _litellm()
+        tokens_in = int(litellm.token_counter(model=req.model, messages=req.messages))
+        if req.model not in self._expected_tokens_out:
+            self._expected_tokens_out[req.model] = expected_tokens_out(self.cache, req)
+        tokens_out = self._expected_tokens_out[req.model]
+        cost = price_usd(req.model, tokens_in, tokens_out)
+        return self._success(key, req, " ".join(["planned"] * tokens_out), tokens_in, tokens_out, 0.0,
+                             cost or 0.0, simulated=False)
 
     async def _call_provider(
         self,
@@ -496,6 +522,26 @@ class LLMRunner:
             simulated=simulated,
             pii_redactions=0,
         )
+
+
+def expected_tokens_out(cache: ResponseCache, req: LLMRequest) -> int:
+    """Completion tokens a call is expected to take: the model's mean over its answered calls in the
+    cache, else the request's `max_tokens`, else PLANNED_TOKENS_OUT."""
+    mean = cache.mean_tokens_out(req.model)
+    if mean:
+        return max(1, round(mean))
+    return int(req.params.get("max_tokens") or PLANNED_TOKENS_OUT)
+
+
+def price_usd(model: str, tokens_in: int, tokens_out: int) -> float | None:
+    """USD for these tokens from litellm's price table; None when the model is not in it."""
+    litellm = _litellm()
+    try:
+        prompt, completion = litellm.cost_per_token(model=model, prompt_tokens=tokens_in,
+                                                    completion_tokens=tokens_out)
+    except Exception:  # not in the table (self-hosted, new): unknown, said so by the caller
+        return None
+    return float(prompt) + float(completion)
 
 
 def ledger_rows(scope: CallScope | Sequence[CallScope], requests: list[LLMRequest],
