@@ -68,6 +68,24 @@ def ensure_chromium() -> None:
     subprocess.run([*sudo, apt, "install", "-y", "-qq", "--no-install-recommends", "chromium"], check=True, env=env)
 
 
+def ensure_postgres() -> None:
+    """The PostgreSQL instance test starts Debian's server on loopback; install it once where apt-get can."""
+    from tests.support.postgres import server_binaries  # dependency-free at import
+
+    if server_binaries() is not None:
+        return
+    apt = shutil.which("apt-get")
+    sudo = [] if os.geteuid() == 0 else (["sudo", "-n"] if shutil.which("sudo") else None)
+    if apt is None or sudo is None:
+        print("PostgreSQL is missing and cannot be installed here (needs apt-get as root): the PostgreSQL instance "
+              "test will fail; install Debian's `postgresql`", flush=True)
+        return
+    print("installing Debian's postgresql for the Dagster-on-PostgreSQL test (once)", flush=True)
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    subprocess.run([*sudo, apt, "update", "-qq"], check=True, env=env)
+    subprocess.run([*sudo, apt, "install", "-y", "-qq", "--no-install-recommends", "postgresql"], check=True, env=env)
+
+
 def main() -> int:
     command = sys.argv[1] if len(sys.argv) > 1 else "help"
     extra = sys.argv[2:]
@@ -85,6 +103,7 @@ def main() -> int:
         args = [str(PYTHON), str(ROOT / "scripts" / "materialize_all.py"), *extra]
     elif command == "test":
         ensure_chromium()
+        ensure_postgres()
         args = [str(PYTHON), "-m", "pytest", *(extra or ["-q"])]
     elif command == "compare":
         args = [str(PYTHON), str(ROOT / "scripts" / "compare.py"), *extra]
