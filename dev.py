@@ -52,38 +52,32 @@ def install() -> None:
     STAMP.write_text(wanted)
 
 
-def ensure_chromium() -> None:
-    """The browser tests drive Debian's Chromium; install it once where apt-get can (CI runs as root)."""
-    if os.environ.get("BENCHWRIGHT_CHROMIUM") or shutil.which("chromium"):
-        return
+def install_debian_package(package: str, needed_by: str) -> None:
+    """Install a Debian package once where apt-get can (CI runs as root); otherwise say what will fail."""
     apt = shutil.which("apt-get")
     sudo = [] if os.geteuid() == 0 else (["sudo", "-n"] if shutil.which("sudo") else None)
     if apt is None or sudo is None:
-        print("Chromium is missing and cannot be installed here (needs apt-get as root): the browser tests will "
-              "fail; install Debian's `chromium` or set BENCHWRIGHT_CHROMIUM", flush=True)
+        print(f"Debian's `{package}` is missing and cannot be installed here (needs apt-get as root): {needed_by} "
+              "will fail", flush=True)
         return
-    print("installing Debian's chromium for the browser tests (once)", flush=True)
+    print(f"installing Debian's {package} for {needed_by} (once)", flush=True)
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     subprocess.run([*sudo, apt, "update", "-qq"], check=True, env=env)
-    subprocess.run([*sudo, apt, "install", "-y", "-qq", "--no-install-recommends", "chromium"], check=True, env=env)
+    subprocess.run([*sudo, apt, "install", "-y", "-qq", "--no-install-recommends", package], check=True, env=env)
+
+
+def ensure_chromium() -> None:
+    """The browser tests drive Debian's Chromium (or the browser BENCHWRIGHT_CHROMIUM names)."""
+    if not (os.environ.get("BENCHWRIGHT_CHROMIUM") or shutil.which("chromium")):
+        install_debian_package("chromium", "the browser tests")
 
 
 def ensure_postgres() -> None:
-    """The PostgreSQL instance test starts Debian's server on loopback; install it once where apt-get can."""
+    """The Dagster-on-PostgreSQL test starts Debian's PostgreSQL server on loopback."""
     from tests.support.postgres import server_binaries  # dependency-free at import
 
-    if server_binaries() is not None:
-        return
-    apt = shutil.which("apt-get")
-    sudo = [] if os.geteuid() == 0 else (["sudo", "-n"] if shutil.which("sudo") else None)
-    if apt is None or sudo is None:
-        print("PostgreSQL is missing and cannot be installed here (needs apt-get as root): the PostgreSQL instance "
-              "test will fail; install Debian's `postgresql`", flush=True)
-        return
-    print("installing Debian's postgresql for the Dagster-on-PostgreSQL test (once)", flush=True)
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    subprocess.run([*sudo, apt, "update", "-qq"], check=True, env=env)
-    subprocess.run([*sudo, apt, "install", "-y", "-qq", "--no-install-recommends", "postgresql"], check=True, env=env)
+    if server_binaries() is None:
+        install_debian_package("postgresql", "the Dagster-on-PostgreSQL test")
 
 
 def main() -> int:
