@@ -1,6 +1,6 @@
-"""Steps in parallel processes change nothing but the wall time: the shared demo (built with two step
-processes, tests/integration/conftest.py) leaves the same warehouse rows, compared table by table in SQL, and
-makes the same LLM calls as the same graph run with every step in one process — no call is made twice."""
+"""Steps in parallel processes change nothing but the wall time: the demo graph run with two step processes
+leaves the same warehouse rows, compared table by table in SQL, and makes the same LLM calls as the shared
+demo (every step in one process, tests/integration/conftest.py) — no call is made twice."""
 
 import dagster as dg
 
@@ -28,16 +28,16 @@ def _most_steps_at_once(instance: dg.DagsterInstance) -> tuple[int, int]:
 
 
 def test_parallel_steps_leave_the_rows_of_one_process(shipped_demo, tmp_path):
-    parallel = shipped_demo["first"]
-    most, processes = _most_steps_at_once(shipped_demo["instance"])
-    assert most == 2 and processes > 2, (most, processes)  # two at a time, in processes of their own
+    serial = shipped_demo["first"]
+    assert _most_steps_at_once(shipped_demo["instance"]) == (1, 1)
 
-    home = tmp_path / "serial"
+    home = tmp_path / "parallel"
     write_registry(home, SHIPPED_MODELS, SHIPPED_JUDGES)
     resources = resources_for(home)
     with dg.instance_for_test(set_dagster_home=False) as instance:
-        serial = materialize_everything(instance, resources, workers=1)
-        assert _most_steps_at_once(instance) == (1, 1)
+        parallel = materialize_everything(instance, resources, workers=2)
+        most, processes = _most_steps_at_once(instance)
+        assert most == 2 and processes > 2, (most, processes)  # two at a time, in processes of their own
 
     assert parallel["failed_runs"] == serial["failed_runs"] == 0
     assert parallel["runs"] == serial["runs"]
