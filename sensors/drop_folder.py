@@ -13,6 +13,7 @@ from pathlib import Path
 import dagster as dg
 
 from resources.warehouse import Warehouse
+from sensors import TICK_INTERVAL_S
 
 
 def content_digest(folder: Path, pattern: str) -> str:
@@ -27,7 +28,7 @@ def drop_folder_sensor(name: str, asset: dg.AssetsDefinition | list[dg.AssetsDef
     """A sensor requesting `asset` (one, or a list: all in one run) when the folder's content changes."""
     assets = asset if isinstance(asset, list) else [asset]
 
-    @dg.sensor(name=name, minimum_interval_seconds=30, default_status=dg.DefaultSensorStatus.RUNNING,
+    @dg.sensor(name=name, minimum_interval_seconds=TICK_INTERVAL_S, default_status=dg.DefaultSensorStatus.RUNNING,
                asset_selection=assets, description=description)
     def watch(context: dg.SensorEvaluationContext, warehouse: Warehouse):
         folder = folder_of(warehouse)

@@ -15,6 +15,7 @@ import assets
 from assets.partitions import judges_partitions, models_partitions, panels_partitions
 from benchwright.paths import plugin_modules
 from resources.registry import Registry
+from sensors import TICK_INTERVAL_S
 
 _LOADED = [*dg.load_assets_from_package_module(assets),
            *dg.load_assets_from_modules([importlib.import_module(n) for n in plugin_modules()])]
@@ -30,7 +31,7 @@ GENERATION_INPUTS = sorted({dep for a in GENERATION_ASSETS for dep in a.dependen
 
 @dg.sensor(
     name="registry_sensor",
-    minimum_interval_seconds=30,
+    minimum_interval_seconds=TICK_INTERVAL_S,
     default_status=dg.DefaultSensorStatus.RUNNING,
     asset_selection=GENERATION_KEYS,
     description="Watches registry/models.yaml, judges.yaml and panels.yaml: adds the partitions of new candidate "
@@ -88,5 +89,5 @@ automation_sensor = dg.AutomationConditionSensorDefinition(
     name="automation_sensor",
     target=dg.AssetSelection.all(),
     default_status=dg.DefaultSensorStatus.RUNNING,
-    minimum_interval_seconds=30,
+    minimum_interval_seconds=TICK_INTERVAL_S,
 )

@@ -1,8 +1,17 @@
-"""Dagster's instance on PostgreSQL (deploy/dagster.yaml) runs the demo graph and leaves the warehouse rows
-the embedded SQLite instance leaves (the shared demo, tests/integration/conftest.py), with its runs and
-events in the PostgreSQL server, not in files under the home."""
+"""Dagster's instance on PostgreSQL (deploy/dagster.yaml), driven the way a team runs it: the daemon alone
+(sensors, eager automation, the run queue with two runs at once, each in its own process) builds the demo
+graph from an empty instance, and leaves the warehouse rows the embedded main job leaves on the same registry,
+with its runs and events in the PostgreSQL server, not in files under the home.
 
+The registry is the shipped one with a single candidate (baseline, describer and both judges kept): every
+asset of the graph still runs, and each run in its own process keeps the test to a few minutes."""
+
+import os
 import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import dagster as dg
 import psycopg2
@@ -11,35 +20,123 @@ from benchwright.paths import ROOT
 from resources import prepare_dagster_home
 from scripts.compare_warehouses import compare
 from scripts.orchestrate import materialize_everything
-from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, resources_for, write_registry
+from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, pick, resources_for, write_registry
 from tests.support.postgres import postgres_server
 
+RUN_WORKERS = 2
+TICK_S = 5  # the daemon's own loop period: sensors cannot tick sooner
+SETTLED_AFTER_S = 4 * TICK_S  # no run queued or in progress for this long: no tick is about to request one
+TIMEOUT_S = 600
+MODELS = pick(SHIPPED_MODELS, "sim-baseline", "sim-describer", "sim-strong")
 
-def test_the_demo_on_a_postgres_instance_leaves_the_rows_of_the_embedded_one(shipped_demo, tmp_path, monkeypatch):
-    home = tmp_path / "home"
-    write_registry(home, SHIPPED_MODELS, SHIPPED_JUDGES)
+
+def team_dagster_home(home: Path) -> Path:
+    """deploy/dagster.yaml as a team would install it, with the run queue set to RUN_WORKERS."""
     dagster_home = home / "dagster_home"
     dagster_home.mkdir()
-    shutil.copy(ROOT / "deploy" / "dagster.yaml", dagster_home / "dagster.yaml")
+    text = (ROOT / "deploy" / "dagster.yaml").read_text()
+    assert "max_concurrent_runs: 4" in text  # the shipped value, replaced below
+    (dagster_home / "dagster.yaml").write_text(text.replace("max_concurrent_runs: 4", f"max_concurrent_runs: {RUN_WORKERS}"))
+    return dagster_home
+
+
+def materialized(instance: dg.DagsterInstance, keys: set[str]) -> set[tuple[str, str | None]]:
+    """(asset, partition) pairs of `keys` that have a materialization on the instance."""
+    done = set()
+    for key in keys:
+        asset_key = dg.AssetKey.from_user_string(key)
+        partitions = instance.get_materialized_partitions(asset_key)
+        done |= {(key, p) for p in partitions}
+        if instance.get_latest_materialization_event(asset_key) is not None:
+            done.add((key, None))
+    return done
+
+
+def wait_until_built(instance: dg.DagsterInstance, expected: set[tuple[str, str | None]], daemon: subprocess.Popen,
+                     log: Path) -> list:
+    """Poll until every expected asset partition is materialized and no run has been queued or in progress for
+    SETTLED_AFTER_S; return the runs. Fails with the daemon's log on a timeout, a failed run or a dead daemon."""
+    keys = {key for key, _ in expected}
+    deadline, quiet_since = time.monotonic() + TIMEOUT_S, None
+    while True:
+        assert daemon.poll() is None, f"the daemon exited:\n{log.read_text()[-4000:]}"
+        runs = instance.get_run_records()
+        failed = [r.dagster_run.run_id for r in runs if r.dagster_run.status == dg.DagsterRunStatus.FAILURE]
+        assert not failed, f"runs failed: {failed}\n{log.read_text()[-4000:]}"
+        busy = any(not r.dagster_run.is_finished for r in runs)
+        missing = expected - materialized(instance, keys)
+        if busy or missing:
+            quiet_since = None
+        elif quiet_since is None:
+            quiet_since = time.monotonic()
+        elif time.monotonic() - quiet_since >= SETTLED_AFTER_S:
+            return runs
+        assert time.monotonic() < deadline, (f"not built after {TIMEOUT_S} s; missing {sorted(map(str, missing))[:10]}"
+                                             f"\n{log.read_text()[-4000:]}")
+        time.sleep(1)
+
+
+def most_at_once(runs: list) -> int:
+    """The largest number of runs that were executing at the same moment (from their start and end times)."""
+    edges = sorted([(r.start_time, 1) for r in runs if r.start_time] + [(r.end_time, -1) for r in runs if r.end_time],
+                   key=lambda edge: (edge[0], edge[1]))  # an end before a start at the same instant
+    level = peak = 0
+    for _, step in edges:
+        level += step
+        peak = max(peak, level)
+    return peak
+
+
+def test_the_daemon_on_a_postgres_instance_builds_the_rows_of_the_embedded_main_job(tmp_path, monkeypatch):
+    embedded = tmp_path / "embedded"
+    write_registry(embedded, MODELS, SHIPPED_JUDGES)
+    with dg.instance_for_test(set_dagster_home=False) as instance:
+        built = materialize_everything(instance, resources_for(embedded))
+    assert built["failed_runs"] == 0
+    home = tmp_path / "home"
+    write_registry(home, MODELS, SHIPPED_JUDGES)
+    dagster_home = team_dagster_home(home)
     monkeypatch.setenv("DAGSTER_HOME", str(dagster_home))
-    prepare_dagster_home(home)  # adds the run queue, monitoring, retention, as for the embedded home
+    prepare_dagster_home(home)  # adds monitoring, retention, no output capture; keeps deploy's run queue
+    expected = {(key, None if partition is None else str(partition))
+                for key, partition in built["materialized"]}
     with postgres_server() as pg:
-        for name, value in {"HOST": pg["host"], "PORT": str(pg["port"]), "USER": pg["user"],
-                            "PASSWORD": pg["password"], "DB": pg["db_name"]}.items():
-            monkeypatch.setenv(f"BENCHWRIGHT_PG_{name}", value)
-        with dg.DagsterInstance.get() as instance:
+        pg_env = {f"BENCHWRIGHT_PG_{name}": value for name, value in {
+            "HOST": pg["host"], "PORT": str(pg["port"]), "USER": pg["user"], "PASSWORD": pg["password"],
+            "DB": pg["db_name"]}.items()}
+        for name, value in pg_env.items():
+            monkeypatch.setenv(name, value)
+        env = {**os.environ, **pg_env, "DAGSTER_HOME": str(dagster_home), "BENCHWRIGHT_HOME": str(home),
+               "BENCHWRIGHT_MODELS": str(home / "models.yaml"), "BENCHWRIGHT_JUDGES": str(home / "judges.yaml"),
+               "BENCHWRIGHT_SENSOR_INTERVAL_S": str(TICK_S), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+        env.pop("BENCHWRIGHT_WAREHOUSE", None)
+        log = tmp_path / "daemon.log"
+        with dg.DagsterInstance.get() as instance, log.open("w") as log_file:
             assert type(instance.run_storage).__name__ == "PostgresRunStorage"
-            summary = materialize_everything(instance, resources_for(home))
-            assert summary["failed_runs"] == 0 and summary["runs"] == shipped_demo["first"]["runs"]
-            again = materialize_everything(instance, resources_for(home))
-            assert (again["runs"], again["api_calls"]) == (0, 0)  # staleness read back from PostgreSQL
+            assert instance.get_concurrency_config().run_queue_config.max_concurrent_runs == RUN_WORKERS
+            daemon = subprocess.Popen([str(Path(sys.executable).parent / "dagster-daemon"), "run",
+                                       "-w", str(ROOT / "workspace.yaml")],
+                                      cwd=ROOT, env=env, stdout=log_file, stderr=subprocess.STDOUT)
+            try:
+                runs = wait_until_built(instance, expected, daemon, log)
+            finally:
+                daemon.terminate()
+                daemon.wait(timeout=60)
+            # Two runs at a time, each in its own process, never more than the queue allows.
+            assert most_at_once(runs) == RUN_WORKERS
+            assert all(r.dagster_run.status == dg.DagsterRunStatus.SUCCESS for r in runs)
+            # The main job on the same instance then finds nothing to call: the daemon's work is in PostgreSQL.
+            after = materialize_everything(instance, resources_for(home))
+            assert after["api_calls"] == 0 and after["failed_runs"] == 0
+            run_count = len(instance.get_run_records())
         with psycopg2.connect(host=pg["host"], port=pg["port"], user=pg["user"], dbname=pg["db_name"]) as con:
             with con.cursor() as cursor:
                 cursor.execute("SELECT count(*) FROM runs")
-                assert cursor.fetchone()[0] == summary["runs"]
-                cursor.execute("SELECT count(*) FROM event_logs WHERE dagster_event_type = 'ASSET_MATERIALIZATION'")
-                assert cursor.fetchone()[0] == len(summary["materialized"])
+                assert cursor.fetchone()[0] == run_count
+                cursor.execute("SELECT count(DISTINCT run_id) FROM event_logs "
+                               "WHERE dagster_event_type = 'ASSET_MATERIALIZATION'")
+                assert cursor.fetchone()[0] >= len(runs)
     assert not list(dagster_home.glob("**/*.db"))  # nothing went to SQLite files
-    differing = [row for row in compare(resources_for(home)["warehouse"].database, shipped_demo["warehouse"].database)
+    differing = [row for row in compare(resources_for(home)["warehouse"].database, resources_for(embedded)["warehouse"].database)
                  if row[1] < 0 or row[3] or row[4]]
     assert differing == []
