@@ -8,6 +8,7 @@
 When a batch finishes, each line is answered as its chat completion would be (the server's ``reply``),
 except the lines ``fail`` picks (a 400 line in the error file) and, for an ``outcome`` of "expired",
 "failed" or "cancelled", the lines after the first ``done_lines`` (never answered, in no file).
+``poll_error`` makes every look at a batch fail with that HTTP status.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ class BatchOptions:
     outcome: str = "completed"
     done_lines: int | None = None  # with an outcome other than "completed": how many lines were answered
     fail: Callable[[dict], bool] | None = None  # a line (its JSON) that ends in the error file
+    poll_error: int | None = None  # every GET of a batch answers this HTTP status (401 echoes the key)
 
     def __post_init__(self):
         if self.outcome not in OUTCOMES:
@@ -83,8 +85,16 @@ class BatchAPI:
             return 200, _batch_object(batch)
         return 404, _error("not found")
 
-    def get(self, path: str) -> tuple[int, object]:
+    def inputs(self) -> list[list[dict]]:
+        """The lines of every uploaded batch file, in upload order."""
+        with self._lock:
+            return [_lines(content) for purpose, content in self.files.values() if purpose == "batch"]
+
+    def get(self, path: str, authorization: str = "") -> tuple[int, object]:
         parts = path.strip("/").split("/")  # v1, batches, id  |  v1, files, id, content
+        if self.options.poll_error and parts[1:2] == ["batches"]:
+            presented = authorization.removeprefix("Bearer ")
+            return self.options.poll_error, _error(f"error {self.options.poll_error}, key {presented} (test fault)")
         with self._lock:
             if len(parts) == 3 and parts[1] == "batches" and parts[2] in self.batches:
                 batch = self.batches[parts[2]]

@@ -223,7 +223,7 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
             if self.path.rstrip("/").endswith("/models"):
                 self._send(200, json.dumps({"object": "list", "data": []}).encode())
             elif server.batch_api.handles(self.path):
-                self._send_batch_api(*server.batch_api.get(self.path))
+                self._send_batch_api(*server.batch_api.get(self.path, self.headers.get("Authorization", "")))
             else:
                 self._error(404, "not found")
 
