@@ -224,7 +224,8 @@ class ResponseCache:
         """Batches of this model and endpoint whose results are not yet collected, oldest first."""
         conn = self._conn()
         rows = conn.execute("SELECT batch_id, model, api_base, status, created_at FROM batches WHERE model = ? "
-                            "AND api_base = ? AND NOT final ORDER BY created_at, batch_id", (model, api_base)).fetchall()
+                            "AND api_base = ? AND NOT final ORDER BY created_at, batch_id",
+                            (model, api_base)).fetchall()
         found = []
         for row in rows:
             versions = dict(conn.execute("SELECT key, prompt_version FROM batch_requests WHERE batch_id = ?",

@@ -26,7 +26,8 @@ import sys
 from benchwright.llm import LLMRunner
 from tests.integration.test_llm_batch import BATCH, make_requests
 cache_path, base_url = sys.argv[1], sys.argv[2]
-LLMRunner(cache_path, timeout_s=5, batch_poll_s=0.05, batch_poll_max_s=0.05).run(make_requests(base_url, 4), limits=BATCH)
+runner = LLMRunner(cache_path, timeout_s=5, batch_poll_s=0.05, batch_poll_max_s=0.05)
+runner.run(make_requests(base_url, 4), limits=BATCH)
 """
 
 
