@@ -13,20 +13,37 @@ from dataclasses import dataclass
 from benchwright.llm.request import _NOT_IN_KEY, LLMRequest
 
 ENDPOINT = "/v1/chat/completions"
+# OpenAI's limits on one batch's input file: 50,000 requests and 200 MB (a little kept in hand).
+MAX_REQUESTS = 50_000
+MAX_BYTES = 190 * 1024 * 1024
 # A batch in one of these states will not change again: its files hold everything it will ever answer.
 FINAL_STATUSES = frozenset({"completed", "expired", "failed", "cancelled"})
 
 
-def batch_file(requests: dict[str, LLMRequest], model_name: str) -> bytes:
-    """The JSONL of a batch: one chat completions request per cache key. `model_name` is the provider's
+def batch_files(requests: dict[str, LLMRequest], model_name: str, max_requests: int = MAX_REQUESTS,
+                max_bytes: int = MAX_BYTES) -> list[tuple[list[str], bytes]]:
+    """The JSONL files of the batches these requests need, each with its keys: one chat completions request
+    per line, ``custom_id`` its cache key, as many lines per file as the provider's limits allow (a single
+    line over the byte limit still goes, alone, for the provider to refuse). `model_name` is the provider's
     name for the model (without litellm's "openai/" prefix); credentials and endpoints stay out."""
-    lines = []
+    files: list[tuple[list[str], bytes]] = []
+    keys: list[str] = []
+    lines: list[bytes] = []
+    size = 0
     for key, req in requests.items():
         params = {k: v for k, v in req.params.items() if k not in _NOT_IN_KEY}
         body = {**params, "model": model_name, "messages": req.messages}
-        lines.append(json.dumps({"custom_id": key, "method": "POST", "url": ENDPOINT, "body": body},
-                                ensure_ascii=False))
-    return ("\n".join(lines) + "\n").encode("utf-8")
+        line = (json.dumps({"custom_id": key, "method": "POST", "url": ENDPOINT, "body": body},
+                           ensure_ascii=False) + "\n").encode("utf-8")
+        if lines and (len(lines) >= max_requests or size + len(line) > max_bytes):
+            files.append((keys, b"".join(lines)))
+            keys, lines, size = [], [], 0
+        keys.append(key)
+        lines.append(line)
+        size += len(line)
+    if lines:
+        files.append((keys, b"".join(lines)))
+    return files
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from benchwright.llm.batch import ENDPOINT, FINAL_STATUSES, BatchLine, batch_file, result_lines
+from benchwright.llm.batch import ENDPOINT, FINAL_STATUSES, BatchLine, batch_files, result_lines
 from benchwright.llm.cache import CachedResponse, JournalledBatch, ResponseCache, has_text
 from benchwright.llm.request import LLMRequest, request_key
 
@@ -525,25 +525,26 @@ class LLMRunner:
                 tracker.note(f"LLM batch {journalled.batch_id} for {model}: resumed, {len(mine)} of its "
                              f"{len(journalled.prompt_versions)} requests wanted here (status {journalled.status})")
                 jobs.append((journalled, mine))
-        if waiting:
+        for keys, content in batch_files(waiting, provider_model):
+            chunk = {k: waiting[k] for k in keys}
             try:
-                uploaded = await litellm.acreate_file(
-                    file=("batch.jsonl", batch_file(waiting, provider_model), "application/jsonl"),
-                    purpose="batch", timeout=self.timeout_s, **endpoint)
+                # The upload and the download keep litellm's own timeout (10 min): a file can be large.
+                uploaded = await litellm.acreate_file(file=("batch.jsonl", content, "application/jsonl"),
+                                                      purpose="batch", **endpoint)
                 created = await litellm.acreate_batch(
                     completion_window="24h", endpoint=ENDPOINT, input_file_id=uploaded.id, timeout=self.timeout_s,
                     **endpoint)
             except Exception as err:  # not retried: a lost answer to a create may still have made a batch
                 log.warning("LLM batch for model %s not created: %s", model, type(err).__name__)
-                for key, req in waiting.items():
+                for key, req in chunk.items():
                     results[key] = self._failure(key, req, err, attempts=1, simulated=False)
                     tracker.tick(error=True)
-            else:
-                versions = {k: r.prompt_version for k, r in waiting.items()}
-                self.cache.put_batch(created.id, model, api_base, uploaded.id, created.status, versions)
-                tracker.note(f"LLM batch {created.id} for {model}: {len(waiting)} requests sent")
-                journalled = JournalledBatch(created.id, model, api_base, created.status, time.time(), versions)
-                jobs.append((journalled, waiting))
+                continue
+            # Journalled before the first poll: from here on a killed run's successor waits for this batch.
+            versions = {k: r.prompt_version for k, r in chunk.items()}
+            self.cache.put_batch(created.id, model, api_base, uploaded.id, created.status, versions)
+            tracker.note(f"LLM batch {created.id} for {model}: {len(chunk)} requests sent")
+            jobs.append((JournalledBatch(created.id, model, api_base, created.status, time.time(), versions), chunk))
         for outcome in await asyncio.gather(*(self._await_batch(litellm, endpoint, j, wanted, tracker)
                                               for j, wanted in jobs)):
             results.update(outcome)
@@ -565,6 +566,9 @@ class LLMRunner:
                     **endpoint)
             except Exception as err:
                 failures += 1
+                if getattr(err, "status_code", None) == 404:  # gone (deleted, or another account's): ask again
+                    self.cache.set_batch_status(batch_id, "not found", final=True)
+                    return self._batch_unreadable(journalled, wanted, err, tracker, gone=True)
                 if not is_retryable(err) or failures > self.max_retries:
                     return self._batch_unreadable(journalled, wanted, err, tracker)
                 log.info("polling LLM batch %s failed (%s); trying again", batch_id, type(err).__name__)
@@ -586,7 +590,7 @@ class LLMRunner:
         try:
             for file_id in (batch.output_file_id, batch.error_file_id):
                 if file_id:
-                    content = await litellm.afile_content(file_id=file_id, timeout=self.timeout_s, **endpoint)
+                    content = await litellm.afile_content(file_id=file_id, **endpoint)
                     lines += result_lines(content.content)
         except Exception as err:
             return self._batch_unreadable(journalled, wanted, err, tracker)
@@ -646,13 +650,13 @@ class LLMRunner:
         return results
 
     def _batch_unreadable(self, journalled: JournalledBatch, wanted: dict[str, LLMRequest], err: BaseException,
-                          tracker: _Progress) -> dict[str, LLMResult]:
-        log.warning("LLM batch %s could not be read (%s); it stays open for the next run", journalled.batch_id,
-                    type(err).__name__)
-        tracker.note(f"LLM batch {journalled.batch_id}: could not be read ({type(err).__name__}); the next run "
-                     "collects it")
-        error = BatchLineError(f"batch {journalled.batch_id} could not be read, the next run collects it: "
-                               f"{_describe(err)}")
+                          tracker: _Progress, gone: bool = False) -> dict[str, LLMResult]:
+        """This run's requests of a batch that could not be polled or read: errors. The batch stays open for
+        the next run to collect, unless the provider does not know it (`gone`): then the next run asks anew."""
+        then = "the next run asks again" if gone else "the next run collects it"
+        log.warning("LLM batch %s could not be read (%s); %s", journalled.batch_id, type(err).__name__, then)
+        tracker.note(f"LLM batch {journalled.batch_id}: could not be read ({type(err).__name__}); {then}")
+        error = BatchLineError(f"batch {journalled.batch_id} could not be read, {then}: {_describe(err)}")
         results = {}
         for key, req in wanted.items():
             results[key] = self._failure(key, req, error, attempts=1, simulated=False)

@@ -184,6 +184,20 @@ def test_a_batch_that_cannot_be_polled_stays_open_and_no_key_is_journalled(tmp_p
     assert secret not in dump and "***" in dump  # the server echoed the key; the journal did not keep it
 
 
+def test_a_batch_the_provider_does_not_know_is_closed_and_asked_again(tmp_path):
+    cache = tmp_path / "llm.sqlite"
+    with OpenAIServer(batch=BatchOptions(poll_error=404), max_lifetime_s=20) as srv:
+        reqs = make_requests(srv.base_url, 2)
+        results, _ = _runner(cache).run(reqs, limits=BATCH)
+        assert all(r.text is None and "the next run asks again" in r.error for r in results)
+        [(first, status, final)] = _journal(cache)
+        assert (status, final) == ("not found", 1)
+        srv.batch_api.options = BatchOptions()
+        again, stats = _runner(cache).run(reqs, limits=BATCH)
+        assert [r.text for r in again] == ["echo: q0", "echo: q1"] and stats.errors == 0
+        assert srv.count("/v1/batches") == 2 and _journal(cache)[1][1:] == ("completed", 1)
+
+
 def test_sim_models_plan_and_replay_never_use_the_batch_api(tmp_path):
     with OpenAIServer(max_lifetime_s=20) as srv:
         # A sim model registered with batch: true is answered in-process.

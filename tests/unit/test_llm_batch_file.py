@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from benchwright.llm import LLMRequest, ResponseCache
-from benchwright.llm.batch import batch_file, result_lines
+from benchwright.llm.batch import batch_files, result_lines
 
 
 def test_batch_file_has_one_line_per_request_keyed_by_its_cache_key_without_endpoint_or_key():
@@ -13,10 +13,26 @@ def test_batch_file_has_one_line_per_request_keyed_by_its_cache_key_without_endp
                      params={"temperature": 0.2, "api_base": "http://x/v1", "extra_headers": {"X-Key": "k"}},
                      api_base="http://x/v1")
     other = LLMRequest(model="openai/gpt-4o-mini", messages=[{"role": "user", "content": "two"}])
-    lines = [json.loads(line) for line in batch_file({"k1": req, "k2": other}, "gpt-4o-mini").decode().splitlines()]
+    [(keys, content)] = batch_files({"k1": req, "k2": other}, "gpt-4o-mini")
+    lines = [json.loads(line) for line in content.decode().splitlines()]
+    assert keys == ["k1", "k2"]
     assert [line["custom_id"] for line in lines] == ["k1", "k2"]
     assert lines[0] == {"custom_id": "k1", "method": "POST", "url": "/v1/chat/completions",
                         "body": {"temperature": 0.2, "model": "gpt-4o-mini", "messages": req.messages}}
+
+
+def test_requests_over_the_provider_limits_are_split_into_several_batches():
+    reqs = {f"k{i}": LLMRequest(model="openai/m", messages=[{"role": "user", "content": "x" * (10 + i)}])
+            for i in range(5)}
+    assert [keys for keys, _ in batch_files(reqs, "m", max_requests=2)] == [["k0", "k1"], ["k2", "k3"], ["k4"]]
+    sizes = [len(content) for _, content in batch_files(reqs, "m")]
+    assert len(sizes) == 1
+    # Bytes: a file holds the lines that fit; a line too big for any file still goes alone.
+    one_line = sizes[0] // 5
+    split = batch_files(reqs, "m", max_bytes=2 * one_line + 5)
+    assert [keys for keys, _ in split] == [["k0", "k1"], ["k2", "k3"], ["k4"]]
+    assert all(len(content) <= 2 * one_line + 5 for _, content in split)
+    assert [keys for keys, _ in batch_files(reqs, "m", max_bytes=1)] == [[f"k{i}"] for i in range(5)]
 
 
 def test_result_lines_tell_answers_from_errors_and_skip_what_cannot_be_matched():
