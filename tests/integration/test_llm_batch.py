@@ -198,6 +198,29 @@ def test_a_batch_the_provider_does_not_know_is_closed_and_asked_again(tmp_path):
         assert srv.count("/v1/batches") == 2 and _journal(cache)[1][1:] == ("completed", 1)
 
 
+def test_a_registry_entry_with_batch_true_goes_through_the_dagster_resource_to_the_batch_api(tmp_path):
+    from benchwright.registry import load_registry
+    from benchwright.steps import limits_for, request_for
+    from resources.llm import LLMClient
+
+    with OpenAIServer(max_lifetime_s=20) as srv:
+        (tmp_path / "models.yaml").write_text(f"""
+cheap-later:
+  model: {MODEL}
+  role: candidate
+  api_base: {srv.base_url}
+  batch: true
+""")
+        [entry], problems = load_registry(tmp_path / "models.yaml", "models")
+        assert problems == []
+        reqs = [request_for(entry, [{"role": "user", "content": f"r{i}"}], "v1", tag=f"r{i}") for i in range(2)]
+        client = LLMClient(cache_path=str(tmp_path / "llm.sqlite"), timeout_s=5, batch_poll_s=0.01,
+                           batch_poll_max_s=0.02)
+        results, _ = client.run(reqs, limits=limits_for([entry]))
+        assert [r.text for r in results] == ["echo: r0", "echo: r1"]
+        assert srv.count("/v1/batches") == 1 and srv.count("/v1/chat/completions") == 0
+
+
 def test_sim_models_plan_and_replay_never_use_the_batch_api(tmp_path):
     with OpenAIServer(max_lifetime_s=20) as srv:
         # A sim model registered with batch: true is answered in-process.
