@@ -155,20 +155,30 @@ def test_expired_batch_keeps_its_answers_and_the_next_run_sends_only_the_rest(tm
 def test_failed_lines_are_errors_not_answers_and_are_asked_again(tmp_path):
     cache = tmp_path / "llm.sqlite"
     fail_q1 = lambda line: line["body"]["messages"][-1]["content"] == "q1"  # noqa: E731
-    with OpenAIServer(batch=BatchOptions(fail=fail_q1), max_lifetime_s=20) as srv:
-        reqs = make_requests(srv.base_url, 3)
+    refuse = {"q3"}  # answered 200 without text, as a content filter does
+
+    def reply(body: dict) -> str:
+        text = body["messages"][-1]["content"]
+        return "" if text in refuse else f"echo: {text}"
+
+    with OpenAIServer(batch=BatchOptions(fail=fail_q1), reply=reply, max_lifetime_s=20) as srv:
+        reqs = make_requests(srv.base_url, 4)
         runner = _runner(cache)
         results, stats = runner.run(reqs, limits=BATCH)
         assert results[0].text == "echo: q0" and results[2].text == "echo: q2"
         assert results[1].text is None and "batch line status 400" in results[1].error
         assert "invalid request" in results[1].error
-        assert stats.errors == 1 and runner.cache.get(results[1].key) is None
-        assert len(runner.cache.errors_for(results[1].key)) == 1
+        assert results[3].text is None and "no content" in results[3].error
+        assert stats.errors == 2
+        for r in (results[1], results[3]):
+            assert runner.cache.get(r.key) is None and len(runner.cache.errors_for(r.key)) == 1
 
         srv.batch_api.options = BatchOptions()
+        refuse.clear()
         again, stats = runner.run(reqs, limits=BATCH)
-        assert again[1].text == "echo: q1" and not again[1].cached and stats.errors == 0
-        assert [len(lines) for lines in srv.batch_api.inputs()] == [3, 1]
+        assert [r.text for r in again] == [f"echo: q{i}" for i in range(4)] and stats.errors == 0
+        assert [r.cached for r in again] == [True, False, True, False]
+        assert [len(lines) for lines in srv.batch_api.inputs()] == [4, 2]
 
 
 def test_a_batch_that_cannot_be_polled_stays_open_and_no_key_is_journalled(tmp_path, monkeypatch):
