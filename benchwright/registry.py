@@ -11,12 +11,13 @@ Each file maps a slug to an entry:
       params: {temperature: 0.7}      # generation parameters (part of the cache key)
       max_concurrency: 8              # optional per-model limits
       rpm: null
+      batch: false                    # true = misses go through the provider's batch API (cheaper, slower)
 
 Slugs are Dagster partition keys and must never be edited to mean something else: a changed model
 or parameter set gets a new slug, so results never silently mix. A malformed entry is reported as a
 `RegistryProblem` naming the file and the entry; the other entries still load. Malformed means: a
 slug defined twice in one file (YAML would silently keep the last; here neither loads), no `role`,
-a `vision` that is not a boolean (`'false'` is a string, and would have meant true), `params` that
+a `vision` or `batch` that is not a boolean (`'false'` is a string, and would have meant true), `params` that
 are not plain JSON values (a YAML date would fail every run later; a number as a key would silently
 become a string), a `display_name` that is not text, unknown fields, a bad or reserved slug. YAML
 anchors and merge keys (`<<: *shared`) work as usual: a mapping's own keys override merged ones.
@@ -41,7 +42,7 @@ JUDGE_ROLES = {"judge"}
 # Words the tables use in a model column for something that is not a model: the margin over all models
 # ('all'), a reference answer the dataset wrote ('dataset'), the anchor of pooled baselines ('baseline').
 RESERVED_SLUGS = {"all", "baseline", "dataset"}
-_KNOWN_FIELDS = {"model", "display_name", "role", "vision", "api_base", "params", "max_concurrency", "rpm"}
+_KNOWN_FIELDS = {"model", "display_name", "role", "vision", "api_base", "params", "max_concurrency", "rpm", "batch"}
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,7 @@ class RegistryEntry:
     params: dict[str, Any] = field(default_factory=dict)
     max_concurrency: int | None = None
     rpm: int | None = None
+    batch: bool = False  # answered through the provider's batch API (benchwright.llm.runner.ModelLimits)
 
     @property
     def simulated(self) -> bool:
@@ -63,7 +65,11 @@ class RegistryEntry:
     @property
     def version(self) -> str:
         """A short hash of every field: what a run of this entry depends on (its data version in Dagster)."""
-        text = json.dumps(dataclasses.asdict(self), sort_keys=True, default=str)
+        fields = dataclasses.asdict(self)
+        # How the answers are fetched, not what they are (batch or live, the cache keys are the same): a
+        # switch to batch must not make the entry's results stale.
+        del fields["batch"]
+        text = json.dumps(fields, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     @property
@@ -140,8 +146,9 @@ def _parse_entry(slug: str, raw: Any, allowed_roles: set[str]) -> RegistryEntry:
     if plain != params:  # json.dumps turns a key 1 or true into "1" or "true" without a word
         raise ValueError("'params' must hold plain JSON values: every key of a mapping must be a string")
     display_name = display_name_of(raw, slug)
-    if "vision" in raw and not isinstance(raw["vision"], bool):
-        raise ValueError(f"'vision' must be true or false, not {raw['vision']!r}")
+    for name in ("vision", "batch"):
+        if name in raw and not isinstance(raw[name], bool):
+            raise ValueError(f"'{name}' must be true or false, not {raw[name]!r}")
     for name in ("max_concurrency", "rpm"):
         value = raw.get(name)
         if value is not None and (not isinstance(value, int) or value < 1):
@@ -159,6 +166,7 @@ def _parse_entry(slug: str, raw: Any, allowed_roles: set[str]) -> RegistryEntry:
         params=dict(params),
         max_concurrency=raw.get("max_concurrency"),
         rpm=raw.get("rpm"),
+        batch=raw.get("batch", False),
     )
 
 

@@ -20,6 +20,9 @@ class LLMClient(dg.ConfigurableResource):
     max_retries: int = 4
     default_max_concurrency: int = 8
     default_rpm: Optional[int] = None
+    # Models registered with `batch: true`: first poll of a batch after this, then doubling up to the max.
+    batch_poll_s: float = 30.0
+    batch_poll_max_s: float = 600.0
 
     def run(
         self,
@@ -35,6 +38,8 @@ class LLMClient(dg.ConfigurableResource):
             timeout_s=self.timeout_s,
             max_retries=self.max_retries,
             default_limits=ModelLimits(self.default_max_concurrency, self.default_rpm),
+            batch_poll_s=self.batch_poll_s,
+            batch_poll_max_s=self.batch_poll_max_s,
         ) as runner:
             return runner.run(requests, limits=limits, progress=progress, scope=scope or _asking_asset())
 

@@ -3,6 +3,7 @@ pipeline's writers; DESIGN §3) and the game model's answers through the same LL
 
 from __future__ import annotations
 
+import dataclasses
 from functools import lru_cache
 from pathlib import Path
 
@@ -93,7 +94,8 @@ def ask_game_model(llm, entry, question: str, image: NormalizedImage, instructed
     url = data_url(image) if entry.vision else None
     version = answering.TAINT_PROMPT_VERSION if instructed_wrong else answering.ANSWER_PROMPT_VERSION
     request = request_for(entry, answering.answer_messages(question, url, instructed_wrong), version, tag=tag)
-    [result], _ = llm.run([request], limits=limits_for([entry]))
+    # A person is waiting for this answer: always a live call, even for a model registered with `batch: true`.
+    [result], _ = llm.run([request], limits=limits_for([dataclasses.replace(entry, batch=False)]))
     if result.text is None:
         return None, result.error or "no answer"
     return redact(result.text)[0], None

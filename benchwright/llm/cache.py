@@ -7,6 +7,9 @@ Each response is committed on arrival, so a killed run keeps every finished call
 Only the key, model, prompt version, the (already redacted) response text, usage, latency and cost are
 stored -- never the messages (they may hold personal data) and never credentials.
 
+Batches sent to a provider's batch API are journalled (`batches`, `batch_requests`) as soon as they are
+created, so a killed run's next run collects the batch it already paid for instead of sending another.
+
 An answer without text is not an answer: it is never stored as one, and a row without text written by an
 older version (which cached a provider's `content: null` as "") is a miss, so the request is asked again.
 """
@@ -67,6 +70,25 @@ CREATE TABLE IF NOT EXISTS ledger (
     simulated INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS ledger_recorded ON ledger(recorded_at);
+-- Provider batches: one row per batch created, `final` once its results are in the cache or the errors.
+-- api_base is '' for the provider's own endpoint. No keys, no messages.
+CREATE TABLE IF NOT EXISTS batches (
+    batch_id TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    api_base TEXT NOT NULL,
+    input_file_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    final INTEGER NOT NULL,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+);
+-- The requests (cache keys) of each batch, with what a response row needs besides the answer.
+CREATE TABLE IF NOT EXISTS batch_requests (
+    batch_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    prompt_version TEXT NOT NULL,
+    PRIMARY KEY (batch_id, key)
+);
 """
 
 LEDGER_COLUMNS = ["ledger_id", "recorded_at", "run_id", "benchmark", "stage", "partition_key", "model", "judge",
@@ -77,6 +99,16 @@ LEDGER_COLUMNS = ["ledger_id", "recorded_at", "run_id", "benchmark", "stage", "p
 def has_text(text: str | None) -> bool:
     """Whether a model's reply is an answer at all (a refusal or a content filter leaves none)."""
     return isinstance(text, str) and bool(text.strip())
+
+
+@dataclass
+class JournalledBatch:
+    batch_id: str
+    model: str
+    api_base: str
+    status: str
+    created_at: float
+    prompt_versions: dict[str, str]  # request key -> prompt version
 
 
 @dataclass
@@ -172,6 +204,41 @@ class ResponseCache:
     def errors_for(self, key: str) -> list[str]:
         rows = self._conn().execute("SELECT error FROM errors WHERE key = ? ORDER BY id", (key,)).fetchall()
         return [r[0] for r in rows]
+
+    def put_batch(self, batch_id: str, model: str, api_base: str, input_file_id: str, status: str,
+                  prompt_versions: dict[str, str]) -> None:
+        """Journal a batch just created, with its requests (key -> prompt version), in one transaction."""
+        now = time.time()
+        with self._conn() as conn:
+            conn.execute("INSERT OR REPLACE INTO batches VALUES (?,?,?,?,?,0,?,?)",
+                         (batch_id, model, api_base, input_file_id, status, now, now))
+            conn.executemany("INSERT OR IGNORE INTO batch_requests VALUES (?,?,?)",
+                             [(batch_id, key, version) for key, version in prompt_versions.items()])
+
+    def set_batch_status(self, batch_id: str, status: str, final: bool = False) -> None:
+        with self._conn() as conn:
+            conn.execute("UPDATE batches SET status = ?, final = max(final, ?), updated_at = ? WHERE batch_id = ?",
+                         (status, int(final), time.time(), batch_id))
+
+    def open_batches(self, model: str, api_base: str) -> list[JournalledBatch]:
+        """Batches of this model and endpoint whose results are not yet collected, oldest first."""
+        conn = self._conn()
+        rows = conn.execute("SELECT batch_id, model, api_base, status, created_at FROM batches WHERE model = ? "
+                            "AND api_base = ? AND NOT final ORDER BY created_at, batch_id",
+                            (model, api_base)).fetchall()
+        found = []
+        for row in rows:
+            versions = dict(conn.execute("SELECT key, prompt_version FROM batch_requests WHERE batch_id = ?",
+                                         (row[0],)).fetchall())
+            found.append(JournalledBatch(*row, prompt_versions=versions))
+        return found
+
+    def batch_rows(self) -> list[tuple]:
+        """Every journalled batch: (batch_id, model, api_base, status, final, requests), oldest first."""
+        return self._conn().execute(
+            "SELECT b.batch_id, b.model, b.api_base, b.status, b.final, count(r.key) FROM batches b "
+            "LEFT JOIN batch_requests r USING (batch_id) GROUP BY b.batch_id ORDER BY b.created_at, b.batch_id"
+        ).fetchall()
 
     def put_ledger(self, rows: list[tuple]) -> None:
         """Ledger rows (in LEDGER_COLUMNS order) in one transaction."""

@@ -1,7 +1,9 @@
 """The LLM engine: cache lookup, then concurrent, rate-limited, retried calls for the misses.
 
 Real providers go through litellm; ``sim/<name>`` models are answered in-process by
-``benchwright.simulate``. Both share the cache, the journal and the statistics.
+``benchwright.simulate``. Both share the cache, the journal and the statistics. A model whose limits say
+``batch`` has its misses sent through the provider's batch API instead (``_call_batch``): the batch is
+journalled in the cache before it is polled, and its answers land in the cache like live ones.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from benchwright.llm.cache import CachedResponse, ResponseCache, has_text
+from benchwright.llm.batch import ENDPOINT, FINAL_STATUSES, BatchLine, batch_files, result_lines
+from benchwright.llm.cache import CachedResponse, JournalledBatch, ResponseCache, has_text
 from benchwright.llm.request import LLMRequest, request_key
 
 log = logging.getLogger("benchwright.llm")
@@ -101,8 +104,12 @@ class CallScope:
 
 @dataclass(frozen=True)
 class ModelLimits:
+    """How a model is called. `batch`: its misses go through the provider's batch API (about half the
+    price, answers within 24 h) instead of live calls; ignored by sim/ models and in plan mode."""
+
     max_concurrency: int = 8
     rpm: int | None = None
+    batch: bool = False
 
 
 class ReplayMissError(RuntimeError):
@@ -111,6 +118,10 @@ class ReplayMissError(RuntimeError):
 
 class _Malformed(Exception):
     """The provider answered 200 but the body is not a usable completion."""
+
+
+class BatchLineError(Exception):
+    """A request of a provider batch came back without an answer (an error line, or the batch ended first)."""
 
 
 class NoContent(Exception):
@@ -255,6 +266,11 @@ class _Progress:
             f"LLM requests: {self.done}/{self.total} done ({self.hits} cache hits, {self.errors} errors)"
         )
 
+    def note(self, text: str) -> None:
+        """A line of its own (a batch sent, resumed or finished): a few per batch, never one per poll."""
+        if self.callback is not None:
+            self.callback(text)
+
     def tick(self, error: bool) -> None:
         self.done += 1
         self.errors += int(error)
@@ -273,6 +289,8 @@ class LLMRunner:
         backoff_base_s: float = 1.0,
         backoff_max_s: float = 30.0,
         default_limits: ModelLimits = ModelLimits(),
+        batch_poll_s: float = 30.0,
+        batch_poll_max_s: float = 600.0,
     ):
         if mode not in ("live", "replay", "plan"):
             raise ValueError(f"mode must be 'live', 'replay' or 'plan', not {mode!r}")
@@ -287,6 +305,9 @@ class LLMRunner:
         self.backoff_base_s = backoff_base_s
         self.backoff_max_s = backoff_max_s
         self.default_limits = default_limits
+        # A batch is polled after batch_poll_s, then twice as long each time, at most batch_poll_max_s apart.
+        self.batch_poll_s = batch_poll_s
+        self.batch_poll_max_s = batch_poll_max_s
         self._rng = random.Random()
         self._expected_tokens_out: dict[str, int] = {}
 
@@ -328,9 +349,10 @@ class LLMRunner:
         stats = CallStats()
         tracker = _Progress(progress, total=len(unique), hits=len(cached))
         fresh: dict[str, LLMResult] = {}
+        batched: set[str] = set()  # keys answered through a batch API: no latency of their own
         if misses:
             tracker.emit()  # what is left to call; with nothing to call, the final line says it all
-            fresh = _run_coroutine(lambda: self._call_all(misses, limits or {}, stats, tracker))
+            fresh = _run_coroutine(lambda: self._call_all(misses, limits or {}, stats, tracker, batched))
         tracker.emit()  # the final count, unless the last tick already said it
 
         results: list[LLMResult] = []
@@ -350,7 +372,7 @@ class LLMRunner:
         stats.cache_hits = sum(r.cached for r in results)
         stats.errors = sum(r.error is not None for r in results)
         stats.cost_usd = sum(r.cost_usd for r in calls)
-        latencies = [r.latency_ms for r in calls if r.error is None]
+        latencies = [r.latency_ms for r in calls if r.error is None and r.key not in batched]
         stats.latency_p50_ms = _percentile(latencies, 0.50)
         stats.latency_p95_ms = _percentile(latencies, 0.95)
         if scope is not None:
@@ -363,8 +385,18 @@ class LLMRunner:
 
     # -- internals -----------------------------------------------------------------------------
     async def _call_all(
-        self, misses: dict[str, LLMRequest], limits: dict[str, ModelLimits], stats: CallStats, tracker: _Progress
+        self, misses: dict[str, LLMRequest], limits: dict[str, ModelLimits], stats: CallStats, tracker: _Progress,
+        batched: set[str],
     ) -> dict[str, LLMResult]:
+        # Misses of batch models (live mode, real providers) go to one batch per model and endpoint.
+        misses = dict(misses)
+        by_batch: dict[tuple[str, str], dict[str, LLMRequest]] = {}
+        for key, req in list(misses.items()):
+            if (self.mode == "live" and not req.model.startswith(SIM_PREFIX)
+                    and limits.get(req.model, self.default_limits).batch):
+                by_batch.setdefault((req.model, req.api_base or ""), {})[key] = req
+                batched.add(key)
+                del misses[key]
         semaphores: dict[str, asyncio.Semaphore] = {}
         limiters: dict[str, _RateLimiter | None] = {}
         for req in misses.values():
@@ -383,8 +415,12 @@ class LLMRunner:
             tracker.tick(result.error is not None)
             return key, result
 
-        pairs = await asyncio.gather(*(one(k, r) for k, r in misses.items()))
-        return dict(pairs)
+        batches = [self._call_batch(model, api_base, group, tracker) for (model, api_base), group in by_batch.items()]
+        outcomes = await asyncio.gather(*(one(k, r) for k, r in misses.items()), *batches)
+        results: dict[str, LLMResult] = {}
+        for outcome in outcomes:
+            results.update(outcome if isinstance(outcome, dict) else [outcome])
+        return results
 
     def _simulate(self, key: str, req: LLMRequest) -> LLMResult:
         from benchwright.simulate import complete  # lazy: sibling package
@@ -420,11 +456,7 @@ class LLMRunner:
         stats: CallStats,
     ) -> LLMResult:
         litellm = _litellm()
-        kwargs: dict[str, Any] = dict(req.params)
-        if req.api_base:
-            kwargs["api_base"] = req.api_base
-            if req.model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY") and "api_key" not in kwargs:
-                kwargs["api_key"] = _NOAUTH_KEY
+        kwargs: dict[str, Any] = {**req.params, **_endpoint_kwargs(req.model, req.api_base, req.params)}
         attempt = 0
         while True:
             attempt += 1
@@ -468,6 +500,168 @@ class LLMRunner:
                 getattr(error, "status_code", None),
             )
             await asyncio.sleep(delay)
+
+    async def _call_batch(
+        self, model: str, api_base: str, misses: dict[str, LLMRequest], tracker: _Progress
+    ) -> dict[str, LLMResult]:
+        """Answer one model's misses through its provider's batch API. Misses already in an open batch of
+        the journal (a run killed while waiting) wait for that batch; the rest go in one new batch, which is
+        journalled before the first poll. Every line that comes back lands in the cache or the errors."""
+        litellm = _litellm()
+        try:
+            provider_model, provider = litellm.get_llm_provider(model)[:2]
+        except Exception as err:  # an unknown provider: nothing can be sent
+            failures = {k: self._failure(k, r, err, attempts=1, simulated=False) for k, r in misses.items()}
+            for _ in failures:
+                tracker.tick(error=True)
+            return failures
+        endpoint = {"custom_llm_provider": provider, **_endpoint_kwargs(model, api_base or None, {})}
+        results: dict[str, LLMResult] = {}
+        waiting = dict(misses)
+        jobs: list[tuple[JournalledBatch, dict[str, LLMRequest]]] = []
+        for journalled in self.cache.open_batches(model, api_base):
+            mine = {k: waiting.pop(k) for k in journalled.prompt_versions if k in waiting}
+            if mine:
+                tracker.note(f"LLM batch {journalled.batch_id} for {model}: resumed, {len(mine)} of its "
+                             f"{len(journalled.prompt_versions)} requests wanted here (status {journalled.status})")
+                jobs.append((journalled, mine))
+        for keys, content in batch_files(waiting, provider_model):
+            chunk = {k: waiting[k] for k in keys}
+            try:
+                # The upload and the download keep litellm's own timeout (10 min): a file can be large.
+                uploaded = await litellm.acreate_file(file=("batch.jsonl", content, "application/jsonl"),
+                                                      purpose="batch", **endpoint)
+                created = await litellm.acreate_batch(
+                    completion_window="24h", endpoint=ENDPOINT, input_file_id=uploaded.id, timeout=self.timeout_s,
+                    **endpoint)
+            except Exception as err:  # not retried: a lost answer to a create may still have made a batch
+                log.warning("LLM batch for model %s not created: %s", model, type(err).__name__)
+                for key, req in chunk.items():
+                    results[key] = self._failure(key, req, err, attempts=1, simulated=False)
+                    tracker.tick(error=True)
+                continue
+            # Journalled before the first poll: from here on a killed run's successor waits for this batch.
+            versions = {k: r.prompt_version for k, r in chunk.items()}
+            self.cache.put_batch(created.id, model, api_base, uploaded.id, created.status, versions)
+            tracker.note(f"LLM batch {created.id} for {model}: {len(chunk)} requests sent")
+            jobs.append((JournalledBatch(created.id, model, api_base, created.status, time.time(), versions), chunk))
+        for outcome in await asyncio.gather(*(self._await_batch(litellm, endpoint, j, wanted, tracker)
+                                              for j, wanted in jobs)):
+            results.update(outcome)
+        return results
+
+    async def _await_batch(
+        self, litellm: Any, endpoint: dict, journalled: JournalledBatch, wanted: dict[str, LLMRequest],
+        tracker: _Progress,
+    ) -> dict[str, LLMResult]:
+        """Poll a journalled batch until it ends, then land its lines. A batch that cannot be polled or read
+        stays open in the journal (its requests are errors for this run), so the next run collects it."""
+        batch_id, delay, failures = journalled.batch_id, self.batch_poll_s, 0
+        started, next_note_s = time.monotonic(), _PROGRESS_FIRST_AFTER_S
+        while True:
+            try:
+                batch = await litellm.aretrieve_batch(
+                    batch_id=batch_id, timeout=self.timeout_s,
+                    litellm_metadata={"batch_ignore_default_logging": True},  # else litellm reads the output per poll
+                    **endpoint)
+            except Exception as err:
+                failures += 1
+                if getattr(err, "status_code", None) == 404:  # gone (deleted, or another account's): ask again
+                    self.cache.set_batch_status(batch_id, "not found", final=True)
+                    return self._batch_unreadable(journalled, wanted, err, tracker, gone=True)
+                if not is_retryable(err) or failures > self.max_retries:
+                    return self._batch_unreadable(journalled, wanted, err, tracker)
+                log.info("polling LLM batch %s failed (%s); trying again", batch_id, type(err).__name__)
+            else:
+                failures = 0
+                if batch.status in FINAL_STATUSES:
+                    break
+                if batch.status != journalled.status:
+                    self.cache.set_batch_status(batch_id, batch.status)
+                    journalled.status = batch.status
+                if time.monotonic() - started >= next_note_s:  # 1, 2, 4 ... minutes, as _Progress does
+                    next_note_s *= 2
+                    counts = getattr(batch, "request_counts", None)
+                    tracker.note(f"LLM batch {batch_id}: {batch.status}, {getattr(counts, 'completed', '?')}/"
+                                 f"{getattr(counts, 'total', '?')} done")
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, self.batch_poll_max_s)
+        lines: list[BatchLine] = []
+        try:
+            for file_id in (batch.output_file_id, batch.error_file_id):
+                if file_id:
+                    content = await litellm.afile_content(file_id=file_id, **endpoint)
+                    lines += result_lines(content.content)
+        except Exception as err:
+            return self._batch_unreadable(journalled, wanted, err, tracker)
+        results = self._land_batch(journalled, batch, lines, wanted, tracker)
+        self.cache.set_batch_status(batch_id, batch.status, final=True)
+        return results
+
+    def _land_batch(self, journalled: JournalledBatch, batch: Any, lines: list[BatchLine],
+                    wanted: dict[str, LLMRequest], tracker: _Progress) -> dict[str, LLMResult]:
+        """Every request of a finished batch into the cache (answers) or the errors (the rest), as a live call
+        would have put it; results for the requests this run wants. Requests of the batch that this run does
+        not want (another step's, journalled by a killed run) land too, for whoever asks next."""
+        litellm = _litellm()
+        results: dict[str, LLMResult] = {}
+        seen: set[str] = set()
+        answered = failed = 0
+
+        def request(key: str) -> LLMRequest:
+            return wanted.get(key) or LLMRequest(model=journalled.model, messages=[],
+                                                 prompt_version=journalled.prompt_versions[key])
+
+        def done(key: str, result: LLMResult) -> None:
+            if key in wanted:
+                results[key] = result
+                tracker.tick(result.error is not None)
+
+        for line in lines:
+            if line.key not in journalled.prompt_versions or line.key in seen:
+                continue  # not a request of this batch, or said twice: the first line counts
+            seen.add(line.key)
+            req = request(line.key)
+            if line.body is None:
+                done(line.key, self._failure(line.key, req, BatchLineError(line.error), attempts=1, simulated=False))
+                failed += 1
+                continue
+            try:
+                response = litellm.ModelResponse(**line.body)
+                text, tokens_in, tokens_out = _parse(response)
+            except Exception as err:  # NoContent, or a body that is no completion: an error, as live
+                done(line.key, self._failure(line.key, req, err, attempts=1, simulated=False))
+                failed += 1
+                continue
+            cost = _batch_cost(req.model, response)
+            done(line.key, self._success(line.key, req, text, tokens_in, tokens_out, 0.0, cost, simulated=False))
+            answered += 1
+        reason = (f"batch {batch.status}: not answered before the batch ended; asked again next run"
+                  if batch.status != "completed" else "missing from the completed batch's output and error files")
+        errors = getattr(batch, "errors", None)
+        if batch.status == "failed" and getattr(errors, "data", None):
+            reason += f" ({getattr(errors.data[0], 'message', '')})"
+        for key in journalled.prompt_versions:
+            if key not in seen:
+                done(key, self._failure(key, request(key), BatchLineError(reason), attempts=1, simulated=False))
+                failed += 1
+        tracker.note(f"LLM batch {journalled.batch_id}: {batch.status}, {answered} answered, {failed} without "
+                     "an answer")
+        return results
+
+    def _batch_unreadable(self, journalled: JournalledBatch, wanted: dict[str, LLMRequest], err: BaseException,
+                          tracker: _Progress, gone: bool = False) -> dict[str, LLMResult]:
+        """This run's requests of a batch that could not be polled or read: errors. The batch stays open for
+        the next run to collect, unless the provider does not know it (`gone`): then the next run asks anew."""
+        then = "the next run asks again" if gone else "the next run collects it"
+        log.warning("LLM batch %s could not be read (%s); %s", journalled.batch_id, type(err).__name__, then)
+        tracker.note(f"LLM batch {journalled.batch_id}: could not be read ({type(err).__name__}); {then}")
+        error = BatchLineError(f"batch {journalled.batch_id} could not be read, {then}: {_describe(err)}")
+        results = {}
+        for key, req in wanted.items():
+            results[key] = self._failure(key, req, error, attempts=1, simulated=False)
+            tracker.tick(error=True)
+        return results
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         # Exponential backoff with full jitter, but never sooner than the server asked.
@@ -573,6 +767,29 @@ def _parse(response: Any) -> tuple[str, int, int]:
         reason = getattr(choices[0], "finish_reason", None)
         raise NoContent(f"provider returned no content (finish_reason={reason})")
     return message.content, tokens_in, tokens_out
+
+
+def _endpoint_kwargs(model: str, api_base: str | None, params: dict) -> dict[str, Any]:
+    """Where litellm sends a model's calls: its api_base, if any, and the placeholder key a self-hosted
+    OpenAI-compatible server needs when no OPENAI_API_KEY is set."""
+    kwargs: dict[str, Any] = {}
+    if api_base:
+        kwargs["api_base"] = api_base
+        if model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY") and "api_key" not in params:
+            kwargs["api_key"] = _NOAUTH_KEY
+    return kwargs
+
+
+def _batch_cost(model: str, response: Any) -> float:
+    """USD of one batch answer: litellm's batch rates for the model where its table lists them, else half
+    its live price (litellm's own rule for batches); 0 for a model not in the table."""
+    from litellm.cost_calculator import batch_cost_calculator
+
+    try:
+        prompt, completion = batch_cost_calculator(usage=response.usage, model=model)
+    except Exception:  # not in the table, or no usage: unknown, not an error
+        return 0.0
+    return float(prompt or 0.0) + float(completion or 0.0)
 
 
 def _cost(litellm: Any, response: Any) -> float:

@@ -18,6 +18,8 @@ itself after ``max_lifetime_s`` so a stuck test cannot leave it running.
 Requests with ``"stream": true`` are answered as server-sent events (``chat.completion.chunk`` objects,
 one per word, ``stream_chunk_s`` apart, then ``data: [DONE]``), as OpenAI does.
 Every ``Authorization`` header received is counted in ``authorizations``.
+The batch API (files, batches, file content) is served by ``tests.support.batch_api``, set up by ``batch``
+(a ``BatchOptions``); each line of a batch is answered as its chat completion would be.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
+
+from tests.support.batch_api import BatchAPI, BatchOptions
 
 FAULT_KINDS = ("429", "500", "400", "401", "hang", "malformed", "truncated", "slow", "no_content",
                "empty_content")
@@ -69,6 +73,7 @@ class OpenAIServer:
         reply: Callable[[dict], str] = default_reply,
         slow_chunk_s: float = 1.0,
         stream_chunk_s: float = 0.0,
+        batch: BatchOptions | None = None,
     ):
         for kind in list(faults or []) + list(fault_kinds) + [always]:
             if kind is not None and kind not in FAULT_KINDS:
@@ -84,6 +89,8 @@ class OpenAIServer:
         self.stream_chunk_s = stream_chunk_s
         self.max_lifetime_s = max_lifetime_s
         self.reply = reply
+        self.batch_api = BatchAPI(batch or BatchOptions(),
+                                  answer=lambda body: _completion(str(body.get("model", "")), self.reply(body), body))
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
         self._stop = threading.Event()  # ends hangs and latency sleeps on shutdown
@@ -193,6 +200,17 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(payload)
             self.wfile.flush()
 
+        def _send_batch_api(self, status: int, body: object) -> None:
+            if isinstance(body, bytes):  # a file's content
+                self.send_response(status)
+                self.send_header("Content-Type", "application/octet-stream")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                self.wfile.flush()
+            else:
+                self._send(status, json.dumps(body).encode())
+
         def _error(self, status: int, message: str, headers: dict[str, str] | None = None):
             body = {"error": {"message": message, "type": "test_fault", "code": str(status)}}
             self._send(status, json.dumps(body).encode(), headers)
@@ -204,12 +222,21 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                 server.arrivals.append(time.monotonic())
             if self.path.rstrip("/").endswith("/models"):
                 self._send(200, json.dumps({"object": "list", "data": []}).encode())
+            elif server.batch_api.handles(self.path):
+                self._send_batch_api(*server.batch_api.get(self.path, self.headers.get("Authorization", "")))
             else:
                 self._error(404, "not found")
 
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
+            if server.batch_api.handles(self.path):
+                with server._lock:
+                    server.total += 1
+                    server.by_path[self.path] += 1
+                    server.authorizations[self.headers.get("Authorization", "")] += 1
+                self._send_batch_api(*server.batch_api.post(self.path, self.headers.get("Content-Type", ""), raw))
+                return
             try:
                 body = json.loads(raw or b"{}")
             except ValueError:

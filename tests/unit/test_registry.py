@@ -1,8 +1,11 @@
+import dataclasses
 from pathlib import Path
 
 import pytest
 
+from benchwright.llm import ModelLimits
 from benchwright.registry import load_registry, validate_slug
+from benchwright.steps import limits_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -109,6 +112,8 @@ sim-strong:
     ("  model: sim/a\n  role: candidate\n  params: {t: .nan}\n", ["params", "JSON"]),
     ("  model: sim/a\n  role: candidate\n  vision: 'false'\n", ["vision", "true or false", "'false'"]),
     ("  model: sim/a\n  role: candidate\n  vision: 0\n", ["vision"]),
+    ("  model: sim/a\n  role: candidate\n  batch: 'yes'\n", ["batch", "true or false", "'yes'"]),
+    ("  model: sim/a\n  role: candidate\n  batch: 1\n", ["batch", "true or false"]),
     ("  model: sim/a\n", ["role", "required"]),
     ("  model: sim/a\n  model: sim/b\n  role: candidate\n", ["model", "twice", "lines 2 and 3"]),
     # json.dumps would quietly turn these keys into "1" / "true"; litellm would get another request
@@ -169,3 +174,29 @@ def test_a_file_that_is_not_a_mapping_names_the_file(tmp_path):
     path = write(tmp_path, "- sim-strong\n- sim-weak\n")
     with pytest.raises(ValueError, match=f"{path}: expected a mapping"):
         load_registry(path, "models")
+
+
+def test_batch_is_carried_to_the_runner_and_does_not_make_the_entry_stale(tmp_path):
+    path = write(tmp_path, """
+live:
+  model: openai/gpt-4o-mini
+  role: candidate
+batched:
+  model: openai/gpt-4o
+  role: candidate
+  batch: true
+batched-limited:
+  model: openai/gpt-4.1
+  role: candidate
+  batch: true
+  max_concurrency: 2
+""")
+    entries, problems = load_registry(path, "models")
+    assert problems == []
+    live, batched, limited = entries
+    assert not live.batch and batched.batch and limited.batch
+    assert limits_for(entries) == {"openai/gpt-4o": ModelLimits(batch=True),
+                                   "openai/gpt-4.1": ModelLimits(max_concurrency=2, batch=True)}
+    # Batch or live, the answers and their cache keys are the same: switching must not re-run the entry.
+    assert batched.version == dataclasses.replace(batched, batch=False).version
+    assert batched.version != dataclasses.replace(batched, rpm=5).version
