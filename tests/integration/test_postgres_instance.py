@@ -7,7 +7,7 @@ The registry is the shipped one with a single candidate (baseline, describer and
 asset of the graph still runs, and each run in its own process keeps the test to a few minutes."""
 
 import os
-import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -76,6 +76,20 @@ def wait_until_built(instance: dg.DagsterInstance, expected: set[tuple[str, str 
         time.sleep(1)
 
 
+def stop_group(daemon: subprocess.Popen) -> None:
+    """Stop the daemon, then whatever of its process group is left (the gRPC code servers it started outlive
+    a terminated daemon)."""
+    try:
+        os.killpg(daemon.pid, signal.SIGTERM)
+        daemon.wait(timeout=60)
+    finally:
+        try:
+            os.killpg(daemon.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        daemon.wait(timeout=10)
+
+
 def most_at_once(runs: list) -> int:
     """The largest number of runs that were executing at the same moment (from their start and end times)."""
     edges = sorted([(r.start_time, 1) for r in runs if r.start_time] + [(r.end_time, -1) for r in runs if r.end_time],
@@ -114,14 +128,14 @@ def test_the_daemon_on_a_postgres_instance_builds_the_rows_of_the_embedded_main_
         with dg.DagsterInstance.get() as instance, log.open("w") as log_file:
             assert type(instance.run_storage).__name__ == "PostgresRunStorage"
             assert instance.get_concurrency_config().run_queue_config.max_concurrent_runs == RUN_WORKERS
+            # In a process group of its own, so its code servers and run workers go with it at the end.
             daemon = subprocess.Popen([str(Path(sys.executable).parent / "dagster-daemon"), "run",
-                                       "-w", str(ROOT / "workspace.yaml")],
-                                      cwd=ROOT, env=env, stdout=log_file, stderr=subprocess.STDOUT)
+                                       "-w", str(ROOT / "workspace.yaml")], cwd=ROOT, env=env, stdout=log_file,
+                                      stderr=subprocess.STDOUT, start_new_session=True)
             try:
                 runs = wait_until_built(instance, expected, daemon, log)
             finally:
-                daemon.terminate()
-                daemon.wait(timeout=60)
+                stop_group(daemon)
             # Two runs at a time, each in its own process, never more than the queue allows.
             assert most_at_once(runs) == RUN_WORKERS
             assert all(r.dagster_run.status == dg.DagsterRunStatus.SUCCESS for r in runs)
