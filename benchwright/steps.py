@@ -43,11 +43,13 @@ def request_for(entry: RegistryEntry, messages: list[dict], prompt_version: str,
 
 
 def limits_for(entries: Iterable[RegistryEntry]) -> dict[str, ModelLimits]:
-    """Per-model limits from the registry; models without their own use the client's default."""
+    """Per-model limits from the registry, with the provider the entry names; models without their own use
+    the client's default (and their model string's provider)."""
     limits = {}
     for entry in entries:
-        if entry.max_concurrency or entry.rpm:
-            limits[entry.model] = ModelLimits(max_concurrency=entry.max_concurrency or 8, rpm=entry.rpm)
+        if entry.max_concurrency or entry.rpm or entry.provider:
+            limits[entry.model] = ModelLimits(max_concurrency=entry.max_concurrency or 8, rpm=entry.rpm,
+                                              provider=entry.provider)
     return limits
 
 

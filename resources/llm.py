@@ -7,6 +7,7 @@ from typing import Callable, Optional, Sequence, Union
 import dagster as dg
 
 from benchwright.llm import CallScope, CallStats, LLMRequest, LLMResult, LLMRunner, ModelLimits
+from benchwright.registry import load_providers
 
 
 class LLMClient(dg.ConfigurableResource):
@@ -20,6 +21,8 @@ class LLMClient(dg.ConfigurableResource):
     max_retries: int = 4
     default_max_concurrency: int = 8
     default_rpm: Optional[int] = None
+    # Each provider's limits across processes and runs (registry/providers.yaml; no file: defaults)
+    providers_path: str = ""
 
     def run(
         self,
@@ -35,6 +38,7 @@ class LLMClient(dg.ConfigurableResource):
             timeout_s=self.timeout_s,
             max_retries=self.max_retries,
             default_limits=ModelLimits(self.default_max_concurrency, self.default_rpm),
+            provider_limits=load_providers(self.providers_path)[0] if self.providers_path else None,
         ) as runner:
             return runner.run(requests, limits=limits, progress=progress, scope=scope or _asking_asset())
 
