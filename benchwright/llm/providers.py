@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sqlite3
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,9 +30,12 @@ PROVIDER_SLOTS_FILE = "provider_slots.sqlite3"
 # Calls in flight to a provider that providers.yaml does not name: enough to use a provider well, few enough
 # that parallel runs do not start hundreds of calls to an account whose limits nobody wrote down.
 DEFAULT_MAX_IN_FLIGHT = 16
-# The rpm/tpm window, a little longer than a minute: a request reaches the provider some milliseconds after
-# its lease, so a window of exactly 60 s here could let 61 in within the provider's minute.
-WINDOW_S = 61.0
+# The rpm/tpm window, a little longer than a minute: a request reaches the provider some time after its lease
+# (longer on a loaded machine: up to a second or two was seen with the load at 10 on 2 cores), so a window of
+# exactly 60 s here could let 61 in within the provider's minute.
+WINDOW_S = 62.0
+# Tokens reserved for a picture before the call: a 1024 × 1024 picture at OpenAI's high detail (85 + 4 × 170).
+IMAGE_TOKENS = 765
 # How often a waiting call looks again while every slot is taken.
 _POLL_S = 0.05
 
@@ -60,15 +64,19 @@ def provider_of(model: str, api_base: str | None = None, explicit: str | None = 
 
 
 def estimated_tokens(messages: list[dict], tokens_out: int) -> int:
-    """Tokens a call is expected to take: its prompt's text at about four characters a token (pictures
-    are not counted: providers bill them apart) plus the completion tokens expected."""
+    """Tokens a call is expected to take: its prompt's text at about four characters a token, IMAGE_TOKENS per
+    picture (not its base64's length), plus the completion tokens expected."""
     chars = 0
     for message in messages:
         content = message.get("content")
         if isinstance(content, str):
             chars += len(content)
         elif isinstance(content, list):
-            chars += sum(len(part.get("text", "")) for part in content if isinstance(part, dict))
+            for part in content:
+                if part.get("type") == "text":
+                    chars += len(part.get("text") or "")
+                else:
+                    chars += IMAGE_TOKENS * 4
     return chars // 4 + tokens_out
 
 
@@ -98,12 +106,18 @@ class ProviderGate:
                          "tokens INTEGER NOT NULL, open INTEGER NOT NULL)")
         self._db.execute("CREATE INDEX IF NOT EXISTS leases_open ON leases (provider, open)")
         self._db.execute("CREATE INDEX IF NOT EXISTS leases_started ON leases (provider, started)")
+        # Acquiring runs in a worker thread (a busy file must not stall the event loop), releasing in the loop's.
+        self._lock = threading.Lock()
 
     def close(self) -> None:
         self._db.close()
 
     def try_acquire(self, provider: str, limits: ProviderLimits, tokens: int) -> tuple[int | None, float]:
         """A lease id, or None and the seconds worth waiting before trying again."""
+        with self._lock:
+            return self._try_acquire(provider, limits, tokens)
+
+    def _try_acquire(self, provider: str, limits: ProviderLimits, tokens: int) -> tuple[int | None, float]:
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -158,10 +172,11 @@ class ProviderGate:
 
     def release(self, lease: int, tokens: int | None = None) -> None:
         """End a call: its slot is free; its start keeps counting for a minute, with its actual tokens."""
-        if tokens is None:
-            self._db.execute("UPDATE leases SET open = 0 WHERE id = ?", (lease,))
-        else:
-            self._db.execute("UPDATE leases SET open = 0, tokens = ? WHERE id = ?", (tokens, lease))
+        with self._lock:
+            if tokens is None:
+                self._db.execute("UPDATE leases SET open = 0 WHERE id = ?", (lease,))
+            else:
+                self._db.execute("UPDATE leases SET open = 0, tokens = ? WHERE id = ?", (tokens, lease))
 
     async def acquire(self, provider: str, limits: ProviderLimits, tokens: int, queue: asyncio.Lock) -> int:
         """Wait for a lease. `queue` is the event loop's lock for this provider: one waiting call per provider
@@ -169,12 +184,13 @@ class ProviderGate:
         SQLite a thousand times."""
         async with queue:
             while True:
-                lease, wait = self.try_acquire(provider, limits, tokens)
+                lease, wait = await asyncio.to_thread(self.try_acquire, provider, limits, tokens)
                 if lease is not None:
                     return lease
                 await asyncio.sleep(min(wait, 1.0))
 
     def in_flight(self, provider: str) -> int:
-        (count,) = self._db.execute("SELECT COUNT(*) FROM leases WHERE provider = ? AND open = 1",
-                                    (provider,)).fetchone()
+        with self._lock:
+            (count,) = self._db.execute("SELECT COUNT(*) FROM leases WHERE provider = ? AND open = 1",
+                                        (provider,)).fetchone()
         return count

@@ -119,6 +119,14 @@ class _ProviderSlot:
     limits: ProviderLimits
     queue: asyncio.Lock
     tokens_out: int  # expected completion tokens of a call (what is reserved for tpm before its count is known)
+    answered: int = 0
+    answered_tokens_out: int = 0
+
+    def observe(self, tokens_out: int) -> None:
+        """Expect what this run's answers took so far, rather than the first guess, for the calls still to come."""
+        self.answered += 1
+        self.answered_tokens_out += tokens_out
+        self.tokens_out = max(1, round(self.answered_tokens_out / self.answered))
 
 
 class ReplayMissError(RuntimeError):
@@ -408,7 +416,7 @@ class LLMRunner:
                     slots[req.model] = _ProviderSlot(
                         name=provider, limits=self.provider_limits.get(provider, ProviderLimits()),
                         queue=queues.setdefault(provider, asyncio.Lock()),
-                        tokens_out=expected_tokens_out(self.cache, req))
+                        tokens_out=reserved_tokens_out(self.cache, req))
 
         async def one(key: str, req: LLMRequest) -> tuple[str, LLMResult]:
             if req.model.startswith(SIM_PREFIX):
@@ -489,6 +497,8 @@ class LLMRunner:
                     )
                     text, tokens_in, tokens_out = _parse(response)
                     spent = (tokens_in + tokens_out) or None
+                    if tokens_out and not req.params.get("max_tokens"):
+                        slot.observe(tokens_out)
                 except Exception as err:  # classified below
                     error: BaseException | None = err
                 else:
@@ -568,6 +578,13 @@ class LLMRunner:
             simulated=simulated,
             pii_redactions=0,
         )
+
+
+def reserved_tokens_out(cache: ResponseCache, req: LLMRequest) -> int:
+    """Completion tokens a provider's tpm budget holds for a call until its count is known: the request's
+    `max_tokens` when it has one (the answer cannot be longer, and providers count it so too), else what is
+    expected (`expected_tokens_out`)."""
+    return int(req.params.get("max_tokens") or expected_tokens_out(cache, req))
 
 
 def expected_tokens_out(cache: ResponseCache, req: LLMRequest) -> int:

@@ -79,7 +79,7 @@ def test_tokens_per_minute_count_the_actual_tokens_once_a_call_ends(tmp_path):
     assert estimated_tokens([{"role": "user", "content": "x" * 400},
                              {"role": "user", "content": [{"type": "text", "text": "y" * 40},
                                                           {"type": "image_url", "image_url": {"url": "z" * 999}}]}],
-                            tokens_out=50) == 100 + 10 + 50
+                            tokens_out=50) == 100 + 10 + providers.IMAGE_TOKENS + 50
 
 
 def _take_lease_and_wait(path: str, ready) -> None:
