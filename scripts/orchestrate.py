@@ -20,9 +20,9 @@ The runs of one level do not depend on each other (a level's assets read only ea
 `parallel_runs` > 1 up to that many of them run at once: one model's generations, another's, each judge's
 judgments, all waiting on their providers together. Each such run is an `execute_job` in a process of a pool
 forked from a forkserver that has imported the code location (as step processes are), not in a thread of this
-one: the warehouse's single writer is kept by a lock between processes, and Dagster configures Python's logging
-at every run start, which deadlocked two runs in threads of one process (one thread's `logging.config` waiting
-on a handler another thread's event held). How many calls go to a provider at once is bounded by the
+one: the warehouse's single writer is kept by a lock between processes, and two runs in threads of one process
+deadlocked in Dagster's logging (py-spy: one thread in `logging.config.dictConfig`, called from a run's start,
+waiting on a handler whose lock the other thread held while writing an event). How many calls go to a provider at once is bounded by the
 provider's leases (registry/providers.yaml, benchwright/llm/providers.py), whatever the number of runs. The
 summary is merged in the runs' planned order, so it is the same whichever run ends first.
 """
@@ -55,9 +55,8 @@ def default_workers() -> int:
 
 def default_parallel_runs(registry) -> int:
     """Runs of one level at once: BENCHWRIGHT_PARALLEL_RUNS, else 8 when a registered model calls a provider
-    (runs then wait on calls, and the provider leases bound the calls), else 1: the simulator answers
-    in-process, where a run in step processes of its own costs more than it gains on a few cores
-    (bench/README.md)."""
+    (runs then wait on calls, and the provider leases bound the calls), else 1: the simulator answers at once,
+    so parallel runs would only share the cores, which was not measured; the demo stays as it was."""
     if os.environ.get("BENCHWRIGHT_PARALLEL_RUNS"):
         return int(os.environ["BENCHWRIGHT_PARALLEL_RUNS"])
     entries = registry.entries("models") + registry.entries("judges")
