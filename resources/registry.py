@@ -5,7 +5,6 @@ from pathlib import Path
 import dagster as dg
 
 from benchwright.panels import PanelEntry, load_panels
-from benchwright.llm.providers import provider_of
 from benchwright.registry import RegistryEntry, RegistryProblem, load_providers, load_registry
 
 
@@ -29,10 +28,6 @@ class Registry(dg.ConfigurableResource):
 
     def providers_file(self) -> str:
         return self.providers_path or str(Path(self.models_path).with_name("providers.yaml"))
-
-    def provider(self, entry: RegistryEntry) -> str:
-        """The provider an entry's calls count against (`benchwright.llm.providers.provider_of`)."""
-        return provider_of(entry.model, entry.api_base, entry.provider)
 
     def _load_panels(self) -> tuple[list[PanelEntry], list[RegistryProblem]]:
         path = self.panels_path or str(Path(self.models_path).with_name("panels.yaml"))
