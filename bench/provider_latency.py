@@ -58,13 +58,15 @@ def simulated_reply(body: dict) -> str:
     write verdicts and scores that parse, as real ones mostly do, and no parse-failure check stops a run."""
     from benchwright.simulate import complete
 
-    model = str(body.get("model", ""))
+    model = str(body.get("model", "")).removeprefix("openai/")
+    # Each writer its own skill: writers answering alike would make their judges' requests alike, and runs at
+    # once would each call for what one at a time finds in the cache (calls no real workload would repeat).
+    skill = {"writer-a": 0.8, "writer-b": 0.6, "writer-c": 0.4}.get(model, 0.7)
     if "judge" in model:
-        sim, params = "sim/fair-judge", {"position_bias": 0.0, "malformed_rate": 0.0}
-    elif "describer" in model:
-        sim, params = "sim/describer", {"skill": 0.9}
+        params = {"position_bias": 0.0, "malformed_rate": 0.0}
     else:
-        sim, params = "sim/average-writer", {"skill": 0.6, "verbosity": 1.0}
+        params = {"skill": skill, "verbosity": 1.0}
+    sim = f"sim/{model}"
     words = complete(sim, body.get("messages") or [], params).text.split(" ")
     return " ".join(words[: int(body.get("max_tokens") or MAX_TOKENS)])
 
