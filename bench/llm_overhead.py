@@ -79,12 +79,14 @@ def via_litellm(base_url: str, calls: int, concurrency: int) -> float:
 
 def ours(base_url: str, calls: int, concurrency: int) -> float:
     from benchwright.llm import LLMRequest, LLMRunner, ModelLimits
+    from benchwright.llm.providers import ProviderLimits
 
     # A fresh cache, so the requests need no unique tag; the answers keep fewer than 7 digits, as the bare
     # and litellm clients' do, so the PII phone search (texts with 7 or more digits) stays out of all three.
     tag = "ours"
     with tempfile.TemporaryDirectory() as tmp:
-        runner = LLMRunner(str(Path(tmp) / "llm.sqlite"), timeout_s=60, max_retries=0)
+        runner = LLMRunner(str(Path(tmp) / "llm.sqlite"), timeout_s=60, max_retries=0,
+                           provider_limits={"openai": ProviderLimits(max_in_flight=concurrency)})
         runner.run([LLMRequest(model=MODEL, messages=_messages(-1, tag), api_base=base_url)])
         requests = [LLMRequest(model=MODEL, messages=_messages(i, tag), api_base=base_url) for i in range(calls)]
         started = time.perf_counter()

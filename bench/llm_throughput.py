@@ -52,8 +52,11 @@ def run_once(base_url: str, calls: int, concurrency: int, cache_path: str, tag: 
     process is warm, so process start-up and litellm's import are not timed.
     """
     from benchwright.llm import LLMRunner, ModelLimits
+    from benchwright.llm.providers import ProviderLimits
 
-    runner = LLMRunner(cache_path, timeout_s=120, max_retries=0)
+    runner = LLMRunner(cache_path, timeout_s=120, max_retries=0,
+                       # the model's concurrency is what is measured: the provider allows as many
+                       provider_limits={"openai": ProviderLimits(max_in_flight=concurrency)})
     runner.run(_requests(base_url, 1, f"warm-up {tag}"))  # litellm's one-off first-call setup
     requests = _requests(base_url, calls, tag)
     if start_together is not None:

@@ -9,9 +9,19 @@ Each file maps a slug to an entry:
       vision: true                    # false = text-only model (gets image descriptions)
       api_base: null                  # e.g. http://localhost:8000/v1 for vLLM/Ollama
       params: {temperature: 0.7}      # generation parameters (part of the cache key)
-      max_concurrency: 8              # optional per-model limits
+      max_concurrency: 8              # optional per-model limits (within one run)
       rpm: null
       batch: false                    # true = misses go through the provider's batch API (cheaper, slower)
+      provider: null                  # whose limits the calls count against (registry/providers.yaml);
+                                      # default: litellm's provider of `model` (openai, anthropic...)
+
+`registry/providers.yaml` (`load_providers`) holds each provider's limits, which hold across every process
+and run of a home (`benchwright.llm.providers`):
+
+    openai:
+      max_in_flight: 32               # calls in flight at once (default 16)
+      rpm: 5000                       # requests per minute (default: no limit)
+      tpm: 2000000                    # tokens per minute, prompt + completion (default: no limit)
 
 Slugs are Dagster partition keys and must never be edited to mean something else: a changed model
 or parameter set gets a new slug, so results never silently mix. A malformed entry is reported as a
@@ -36,13 +46,17 @@ from typing import Any, Callable, TypeVar
 
 import yaml
 
+from benchwright.llm.providers import DEFAULT_MAX_IN_FLIGHT, SIM_PROVIDER, ProviderLimits
+
 SLUG_RE = re.compile(r"^[a-z0-9._-]+$")
 MODEL_ROLES = {"candidate", "baseline", "describer"}
 JUDGE_ROLES = {"judge"}
 # Words the tables use in a model column for something that is not a model: the margin over all models
 # ('all'), a reference answer the dataset wrote ('dataset'), the anchor of pooled baselines ('baseline').
 RESERVED_SLUGS = {"all", "baseline", "dataset"}
-_KNOWN_FIELDS = {"model", "display_name", "role", "vision", "api_base", "params", "max_concurrency", "rpm", "batch"}
+_KNOWN_FIELDS = {"model", "display_name", "role", "vision", "api_base", "params", "max_concurrency", "rpm",
+                 "batch", "provider"}
+PROVIDER_FIELDS = {"max_in_flight", "rpm", "tpm"}
 
 
 @dataclass(frozen=True)
@@ -57,6 +71,7 @@ class RegistryEntry:
     max_concurrency: int | None = None
     rpm: int | None = None
     batch: bool = False  # answered through the provider's batch API (benchwright.llm.runner.ModelLimits)
+    provider: str | None = None
 
     @property
     def simulated(self) -> bool:
@@ -66,9 +81,9 @@ class RegistryEntry:
     def version(self) -> str:
         """A short hash of every field: what a run of this entry depends on (its data version in Dagster)."""
         fields = dataclasses.asdict(self)
-        # How the answers are fetched, not what they are (batch or live, the cache keys are the same): a
-        # switch to batch must not make the entry's results stale.
-        del fields["batch"]
+        # How the answers are fetched, not what they are (batch or live, whose limits they count against; the
+        # cache keys are the same): a switch of either must not make the entry's results stale.
+        del fields["batch"], fields["provider"]
         text = json.dumps(fields, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -156,6 +171,9 @@ def _parse_entry(slug: str, raw: Any, allowed_roles: set[str]) -> RegistryEntry:
     api_base = raw.get("api_base")
     if api_base is not None and not isinstance(api_base, str):
         raise ValueError("'api_base' must be a URL string")
+    provider = raw.get("provider")
+    if provider is not None and (not isinstance(provider, str) or validate_slug(provider)):
+        raise ValueError(f"'provider' must be a name like the keys of providers.yaml ([a-z0-9._-]+), not {provider!r}")
     return RegistryEntry(
         slug=slug,
         model=model.strip(),
@@ -167,7 +185,34 @@ def _parse_entry(slug: str, raw: Any, allowed_roles: set[str]) -> RegistryEntry:
         max_concurrency=raw.get("max_concurrency"),
         rpm=raw.get("rpm"),
         batch=raw.get("batch", False),
+        provider=provider,
     )
+
+
+def _parse_provider(name: str, raw: Any) -> ProviderLimits:
+    raw = checked_fields(raw if raw is not None else {}, PROVIDER_FIELDS)
+    for field_name in PROVIDER_FIELDS:
+        value = raw.get(field_name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise ValueError(f"'{field_name}' must be a positive integer, not {value!r}")
+    return ProviderLimits(max_in_flight=raw.get("max_in_flight") or DEFAULT_MAX_IN_FLIGHT,
+                          rpm=raw.get("rpm"), tpm=raw.get("tpm"))
+
+
+def load_providers(path: str | Path) -> tuple[dict[str, ProviderLimits], list[RegistryProblem]]:
+    """Each provider's limits from `providers.yaml` (name: max_in_flight, rpm, tpm). No file: no provider has
+    limits of its own (each gets the defaults of `ProviderLimits`). A refused entry is a problem and that
+    provider gets the defaults; `sim` (the simulator) is never limited and cannot be given limits."""
+    if not Path(path).exists():
+        return {}, []
+
+    def parse(name: str, raw: Any) -> tuple[str, ProviderLimits]:
+        if name == SIM_PROVIDER:
+            raise ValueError("the simulator ('sim') answers in-process and has no limits")
+        return name, _parse_provider(name, raw)
+
+    entries, problems = load_entries(path, parse)
+    return dict(entries), problems
 
 
 T = TypeVar("T")

@@ -43,13 +43,14 @@ def request_for(entry: RegistryEntry, messages: list[dict], prompt_version: str,
 
 
 def limits_for(entries: Iterable[RegistryEntry]) -> dict[str, ModelLimits]:
-    """Per-model limits from the registry, and whether the model is called through its provider's batch
-    API; models without their own use the client's default."""
+    """Per-model limits from the registry: the provider the entry names, and whether the model is called
+    through its provider's batch API; models without their own use the client's default (and their model
+    string's provider)."""
     limits = {}
     for entry in entries:
-        if entry.max_concurrency or entry.rpm or entry.batch:
+        if entry.max_concurrency or entry.rpm or entry.provider or entry.batch:
             limits[entry.model] = ModelLimits(max_concurrency=entry.max_concurrency or 8, rpm=entry.rpm,
-                                              batch=entry.batch)
+                                              provider=entry.provider, batch=entry.batch)
     return limits
 
 

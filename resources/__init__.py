@@ -92,13 +92,16 @@ def default_resources(home: Path | None = None, llm_mode: str | None = None) -> 
     from resources.warehouse import Warehouse
 
     home = home or benchwright_home()
+    registry = Registry(models_path=os.environ.get("BENCHWRIGHT_MODELS", str(ROOT / "registry" / "models.yaml")),
+                        judges_path=os.environ.get("BENCHWRIGHT_JUDGES", str(ROOT / "registry" / "judges.yaml")),
+                        panels_path=os.environ.get("BENCHWRIGHT_PANELS", ""),
+                        providers_path=os.environ.get("BENCHWRIGHT_PROVIDERS", ""))
     return {
         "warehouse": Warehouse(database=str(warehouse_location(home)), snapshot_path=str(home / SNAPSHOT_FILE)),
         "llm": LLMClient(cache_path=str(home / CACHE_FILE),
-                         mode=llm_mode or os.environ.get("BENCHWRIGHT_LLM_MODE", "live")),
-        "registry": Registry(models_path=os.environ.get("BENCHWRIGHT_MODELS", str(ROOT / "registry" / "models.yaml")),
-                             judges_path=os.environ.get("BENCHWRIGHT_JUDGES", str(ROOT / "registry" / "judges.yaml")),
-                             panels_path=os.environ.get("BENCHWRIGHT_PANELS", "")),
+                         mode=llm_mode or os.environ.get("BENCHWRIGHT_LLM_MODE", "live"),
+                         providers_path=registry.providers_file()),
+        "registry": registry,
     }
 
 

@@ -7,6 +7,7 @@ from typing import Callable, Optional, Sequence, Union
 import dagster as dg
 
 from benchwright.llm import CallScope, CallStats, LLMRequest, LLMResult, LLMRunner, ModelLimits
+from benchwright.registry import load_providers
 
 
 class LLMClient(dg.ConfigurableResource):
@@ -23,6 +24,8 @@ class LLMClient(dg.ConfigurableResource):
     # Models registered with `batch: true`: first poll of a batch after this, then doubling up to the max.
     batch_poll_s: float = 30.0
     batch_poll_max_s: float = 600.0
+    # Each provider's limits across processes and runs (registry/providers.yaml; no file: defaults)
+    providers_path: str = ""
 
     def run(
         self,
@@ -40,6 +43,7 @@ class LLMClient(dg.ConfigurableResource):
             default_limits=ModelLimits(self.default_max_concurrency, self.default_rpm),
             batch_poll_s=self.batch_poll_s,
             batch_poll_max_s=self.batch_poll_max_s,
+            provider_limits=load_providers(self.providers_path)[0] if self.providers_path else None,
         ) as runner:
             return runner.run(requests, limits=limits, progress=progress, scope=scope or _asking_asset())
 

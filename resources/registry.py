@@ -5,7 +5,7 @@ from pathlib import Path
 import dagster as dg
 
 from benchwright.panels import PanelEntry, load_panels
-from benchwright.registry import RegistryEntry, RegistryProblem, load_registry
+from benchwright.registry import RegistryEntry, RegistryProblem, load_providers, load_registry
 
 
 class Registry(dg.ConfigurableResource):
@@ -13,6 +13,8 @@ class Registry(dg.ConfigurableResource):
     judges_path: str
     panels_path: str = ""
     """Judge panels; empty means `panels.yaml` next to the models registry (no file, no panels)."""
+    providers_path: str = ""
+    """Provider limits; empty means `providers.yaml` next to the models registry (no file, defaults)."""
 
     def _load(self, kind: str) -> tuple[list[RegistryEntry], list[RegistryProblem]]:
         return load_registry(self.models_path if kind == "models" else self.judges_path, kind)
@@ -21,7 +23,11 @@ class Registry(dg.ConfigurableResource):
         return self._load(kind)[0]
 
     def problems(self) -> list[RegistryProblem]:
-        return self._load("models")[1] + self._load("judges")[1] + self._load_panels()[1]
+        return self._load("models")[1] + self._load("judges")[1] + self._load_panels()[1] + \
+            load_providers(self.providers_file())[1]
+
+    def providers_file(self) -> str:
+        return self.providers_path or str(Path(self.models_path).with_name("providers.yaml"))
 
     def _load_panels(self) -> tuple[list[PanelEntry], list[RegistryProblem]]:
         path = self.panels_path or str(Path(self.models_path).with_name("panels.yaml"))

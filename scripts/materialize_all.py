@@ -6,6 +6,7 @@ where the results are and the leaderboard.
     .venv/bin/python scripts/materialize_all.py --replay   # replay: a cache miss is an error
     .venv/bin/python scripts/materialize_all.py --force    # run every asset, not only what is missing or stale
     .venv/bin/python scripts/materialize_all.py --workers 2  # up to 2 steps at once, each in its own process
+    .venv/bin/python scripts/materialize_all.py --parallel-runs 4  # up to 4 runs of a level at once
 
 Only what is missing or stale runs (Dagster's staleness, as the UI shows it): re-running with nothing new
 runs nothing. A forced run makes zero LLM calls too: every answer comes from the response cache.
@@ -30,6 +31,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--force", action="store_true", help="run every asset, not only what is missing or stale")
     parser.add_argument("--workers", type=int, default=None,
                         help="steps run at once, each in its own process (default: BENCHWRIGHT_WORKERS or 1)")
+    parser.add_argument("--parallel-runs", type=int, default=None,
+                        help="runs of one level at once, e.g. several models' generations (default: "
+                             "BENCHWRIGHT_PARALLEL_RUNS, else 8 with a model that calls a provider, else 1)")
     args = parser.parse_args(argv)
 
     from benchwright.paths import benchwright_home
@@ -47,7 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     resources = default_resources(llm_mode="replay" if args.replay else None)
     started = time.monotonic()
     with dg.DagsterInstance.get() as instance:
-        summary = materialize_everything(instance, resources, log=print, force=args.force, workers=args.workers)
+        summary = materialize_everything(instance, resources, log=print, force=args.force, workers=args.workers,
+                                         parallel_runs=args.parallel_runs)
     elapsed = time.monotonic() - started
 
     warehouse = resources["warehouse"]

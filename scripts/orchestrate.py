@@ -15,12 +15,24 @@ What to run is Dagster's own staleness, the one the UI shows: the observable sou
 are observed first, so a changed registry entry or dataset file has a new data version; then, level by
 level, an asset partition runs when it is missing or stale (a new code version, or an input with a new
 data version). With nothing new, nothing runs and no model is called.
+
+The runs of one level do not depend on each other (a level's assets read only earlier levels), so with
+`parallel_runs` > 1 up to that many of them run at once: one model's generations, another's, each judge's
+judgments, all waiting on their providers together. Each such run is an `execute_job` in a process of a pool
+forked from a forkserver that has imported the code location (as step processes are), not in a thread of this
+one: the warehouse's single writer is kept by a lock between processes, and two runs in threads of one process
+deadlocked in Dagster's logging (py-spy: one thread in `logging.config.dictConfig`, called from a run's start,
+waiting on a handler whose lock the other thread held while writing an event). How many calls go to a provider at once is bounded by the
+provider's leases (registry/providers.yaml, benchwright/llm/providers.py), whatever the number of runs. The
+summary is merged in the runs' planned order, so it is the same whichever run ends first.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 
 import dagster as dg
 # The resolver behind the UI's 'stale' labels; Dagster exports no public name for it.
@@ -41,6 +53,16 @@ def default_workers() -> int:
     return int(os.environ.get("BENCHWRIGHT_WORKERS") or 1)
 
 
+def default_parallel_runs(registry) -> int:
+    """Runs of one level at once: BENCHWRIGHT_PARALLEL_RUNS, else 8 when a registered model calls a provider
+    (runs then wait on calls, and the provider leases bound the calls), else 1: the simulator answers at once,
+    so parallel runs would only share the cores, which was not measured; the demo stays as it was."""
+    if os.environ.get("BENCHWRIGHT_PARALLEL_RUNS"):
+        return int(os.environ["BENCHWRIGHT_PARALLEL_RUNS"])
+    entries = registry.entries("models") + registry.entries("judges")
+    return 8 if any(not entry.simulated for entry in entries) else 1
+
+
 def asset_job() -> ReconstructableJob:
     """The code location's job of every asset, in a form step processes can rebuild by importing it.
 
@@ -49,6 +71,34 @@ def asset_job() -> ReconstructableJob:
     """
     return ReconstructableRepository.for_module("definitions", "defs", working_directory=str(ROOT)) \
         .get_reconstructable_job(IMPLICIT_ASSET_JOB_NAME)
+
+
+def execute_run(instance_ref, job: ReconstructableJob, run_config: dict, tags: dict, keys: list[str]) -> dict:
+    """One Dagster run of these assets; what the main job's summary takes from it, as plain values (a run of a
+    level in a process of its own returns them to the main job through a pipe)."""
+    with dg.DagsterInstance.from_ref(instance_ref) as instance:
+        return _execute_on(instance, job, run_config, tags, keys)
+
+
+def _execute_on(instance: dg.DagsterInstance, job: ReconstructableJob, run_config: dict, tags: dict,
+                keys: list[str]) -> dict:
+    with dg.execute_job(job, instance, run_config=run_config, tags=tags,
+                        asset_selection=[dg.AssetKey(key) for key in keys]) as result:
+        return {"run_id": result.run_id, "success": result.success, "api_calls": _stat(result, "api_calls"),
+                "cache_hits": _stat(result, "cache_hits"),
+                "checks": [(e.asset_key.to_user_string(), e.check_name, e.passed, e.severity.value)
+                           for e in result.get_asset_check_evaluations()]}
+
+
+def run_pool(size: int) -> ProcessPoolExecutor:
+    """Processes for runs of one level at once, forked from a forkserver that has imported what a run needs
+    (definitions.PRELOADED: the code location, great-expectations, litellm), so a process starts in a fraction
+    of a second; each runs one run at a time, its steps in its own process by default."""
+    from definitions import PRELOADED
+
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOADED)
+    return ProcessPoolExecutor(max_workers=size, mp_context=context)
 
 
 def resources_config(resources: dict) -> dict:
@@ -117,7 +167,8 @@ def observe_sources(instance: dg.DagsterInstance, resources: dict, log: Callable
 def materialize_everything(instance: dg.DagsterInstance, resources: dict,
                            log: Callable[[str], None] = lambda _msg: None, log_level: str = "INFO",
                            force: bool = False, asset_config: dict[str, dict] | None = None,
-                           workers: int | None = None, observed_inputs: dict | None = None) -> dict:
+                           workers: int | None = None, observed_inputs: dict | None = None,
+                           parallel_runs: int | None = None) -> dict:
     """Run every asset partition that is missing or stale (every one with ``force``) for every registered
     partition; return counts of runs, calls, up-to-date asset partitions and failed checks, and the registry
     entries that were refused.
@@ -129,12 +180,14 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     `observed_inputs` are the resources whose inputs (registry, dataset files, drop folders) are observed,
     when they are not `resources`' own: a copy of a home (scripts/plan.py) observes the original's, so a drop
     folder copied elsewhere does not look changed.
+    `parallel_runs` is how many runs of one level may run at once (default: `default_parallel_runs`).
     """
     from definitions import defs
 
     run_config = {"loggers": {"console": {"config": {"log_level": log_level}}},
                   "execution": {"config": {"step_processes": workers or default_workers()}},
                   "resources": resources_config(resources)}
+    parallel_runs = parallel_runs or default_parallel_runs(resources["registry"])
     job = asset_job()
     for run_id in fail_orphaned_runs(instance):  # a run killed earlier must not hold anything up
         log(f"run {run_id} was left in progress by a process that is gone: marked failed")
@@ -155,29 +208,45 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     observe_sources(instance, observed_inputs or resources, log)
     ran: set[dg.AssetKey] = set()
 
-    def run(keys: list[str], partitions_def, partition_key) -> None:
-        label = f" [{partition_key}]" if partition_key is not None else ""
-        log(f"materializing {', '.join(keys)}{label}")
+    def plan_run(keys: list[str], partitions_def, partition_key) -> dict:
+        """What one run is: its assets, partition, tags and run config."""
         ops = {key: {"config": (asset_config or {})[key]} for key in keys if key in (asset_config or {})}
         tags = {} if partition_key is None else partitions_def.get_tags_for_partition_key(str(partition_key))
-        with dg.execute_job(job, instance, run_config={**run_config, **({"ops": ops} if ops else {})}, tags=tags,
-                            asset_selection=[dg.AssetKey(key) for key in keys]) as result:
-            summary["runs"] += 1
-            summary["run_ids"].append(result.run_id)
-            summary["failed_runs"] += 0 if result.success else 1
-            summary["materialized"] += [(key, partition_key) for key in keys]
-            summary["api_calls"] += _stat(result, "api_calls")
-            summary["cache_hits"] += _stat(result, "cache_hits")
-            for evaluation in result.get_asset_check_evaluations():
-                summary["checks"].append({"asset": evaluation.asset_key.to_user_string(), "check": evaluation.check_name,
-                                          "partition": partition_key, "passed": evaluation.passed,
-                                          "severity": evaluation.severity.value})
-                if not evaluation.passed:
-                    summary["failed_checks"] += 1
-                    summary["check_failures"].append(f"{evaluation.severity.value} "
-                                                     f"{evaluation.asset_key.to_user_string()}:{evaluation.check_name}{label}")
-            if not result.success:
-                log(f"  run failed: {', '.join(keys)}{label}")
+        return {"keys": keys, "partition_key": partition_key, "tags": tags,
+                "label": f" [{partition_key}]" if partition_key is not None else "",
+                "run_config": {**run_config, **({"ops": ops} if ops else {})}}
+
+    def record(planned: dict, outcome: dict) -> None:
+        outcome = {**planned, **outcome}
+        if not outcome["success"]:
+            log(f"  run failed: {', '.join(outcome['keys'])}{outcome['label']}")
+        summary["runs"] += 1
+        summary["run_ids"].append(outcome["run_id"])
+        summary["failed_runs"] += 0 if outcome["success"] else 1
+        summary["materialized"] += [(key, outcome["partition_key"]) for key in outcome["keys"]]
+        summary["api_calls"] += outcome["api_calls"]
+        summary["cache_hits"] += outcome["cache_hits"]
+        for asset, check, passed, severity in outcome["checks"]:
+            summary["checks"].append({"asset": asset, "check": check, "partition": outcome["partition_key"],
+                                      "passed": passed, "severity": severity})
+            if not passed:
+                summary["failed_checks"] += 1
+                summary["check_failures"].append(f"{severity} {asset}:{check}{outcome['label']}")
+
+    def run_level(pending: list[tuple], pool: ProcessPoolExecutor | None) -> None:
+        """The runs of one level: one at a time in this process, or with a pool up to `parallel_runs` at once,
+        each in a process of the pool; recorded in the order they were planned either way."""
+        planned = [plan_run(*run) for run in pending]
+        for run in planned:
+            log(f"materializing {', '.join(run['keys'])}{run['label']}")
+        if pool is None or len(planned) <= 1:
+            for run in planned:
+                record(run, _execute_on(instance, job, run["run_config"], run["tags"], run["keys"]))
+            return
+        futures = [pool.submit(execute_run, instance.get_ref(), job, run["run_config"], run["tags"], run["keys"])
+                   for run in planned]
+        for run, future in zip(planned, futures):
+            record(run, future.result())
 
     def needs_run(key: dg.AssetKey, partition_key, resolver: CachingStaleStatusResolver) -> bool:
         if force or resolver.get_status(key, partition_key) != StaleStatus.FRESH:
@@ -187,9 +256,11 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
         # stops comparing them), so a reader of all models' judgments could look fresh when it is not.
         return graph.get(key).partitions_def is None and any(parent in ran for parent in graph.get(key).parent_keys)
 
-    for level in graph.toposorted_asset_keys_by_level:
+    def plan_level(level) -> list[tuple]:
+        """(asset names, partitions definition, partition key) of each run a level needs."""
         # One resolver per level: it caches, and the previous level's runs changed what is stale.
         resolver = stale_status_resolver(instance, graph)
+        pending: list[tuple] = []
         by_partitions: dict = {}
         for key in sorted(level, key=lambda k: k.to_user_string()):
             if graph.get(key).is_materializable:
@@ -203,6 +274,17 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
                 summary["up_to_date"] += len(keys) - len(stale)
                 if stale:
                     ran.update(stale)
-                    run([key.to_user_string() for key in stale], partitions_def, partition_key)
+                    pending.append(([key.to_user_string() for key in stale], partitions_def, partition_key))
+        return pending
+
+    # A pool only when runs may go in parallel and the instance can be reopened in another process (a
+    # persistent one: DagsterInstance.get(), a test instance; not an ephemeral one).
+    pool = run_pool(parallel_runs) if parallel_runs > 1 and not instance.is_ephemeral else None
+    try:
+        for level in graph.toposorted_asset_keys_by_level:
+            run_level(plan_level(level), pool)
+    finally:
+        if pool is not None:
+            pool.shutdown()
     log(f"{summary['runs']} runs; {summary['up_to_date']} asset partitions were up to date and not run")
     return summary

@@ -21,10 +21,13 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from benchwright.llm.batch import ENDPOINT, FINAL_STATUSES, BatchLine, batch_files, result_lines
 from benchwright.llm.cache import CachedResponse, JournalledBatch, ResponseCache, has_text
+from benchwright.llm.cache import CachedResponse, ResponseCache, has_text
+from benchwright.llm.providers import (PROVIDER_SLOTS_FILE, ProviderGate, ProviderLimits, estimated_tokens,
+                                       provider_of)
 from benchwright.llm.request import LLMRequest, request_key
 
 log = logging.getLogger("benchwright.llm")
@@ -104,12 +107,33 @@ class CallScope:
 
 @dataclass(frozen=True)
 class ModelLimits:
-    """How a model is called. `batch`: its misses go through the provider's batch API (about half the
-    price, answers within 24 h) instead of live calls; ignored by sim/ models and in plan mode."""
+    """How a model is called: one run's limits for it (its registry entry's), the provider its calls count
+    against when the entry names one (else the model string's provider, `providers.provider_of`), and
+    `batch`: its misses go through the provider's batch API (about half the price, answers within 24 h)
+    instead of live calls; ignored by sim/ models and in plan mode."""
 
     max_concurrency: int = 8
     rpm: int | None = None
+    provider: str | None = None
     batch: bool = False
+
+
+@dataclass
+class _ProviderSlot:
+    """What the calls of one model need to take a lease of their provider's capacity."""
+
+    name: str
+    limits: ProviderLimits
+    queue: asyncio.Lock
+    tokens_out: int  # expected completion tokens of a call (what is reserved for tpm before its count is known)
+    answered: int = 0
+    answered_tokens_out: int = 0
+
+    def observe(self, tokens_out: int) -> None:
+        """Expect what this run's answers took so far, rather than the first guess, for the calls still to come."""
+        self.answered += 1
+        self.answered_tokens_out += tokens_out
+        self.tokens_out = max(1, round(self.answered_tokens_out / self.answered))
 
 
 class ReplayMissError(RuntimeError):
@@ -291,6 +315,7 @@ class LLMRunner:
         default_limits: ModelLimits = ModelLimits(),
         batch_poll_s: float = 30.0,
         batch_poll_max_s: float = 600.0,
+        provider_limits: Mapping[str, ProviderLimits] | None = None,
     ):
         if mode not in ("live", "replay", "plan"):
             raise ValueError(f"mode must be 'live', 'replay' or 'plan', not {mode!r}")
@@ -308,11 +333,23 @@ class LLMRunner:
         # A batch is polled after batch_poll_s, then twice as long each time, at most batch_poll_max_s apart.
         self.batch_poll_s = batch_poll_s
         self.batch_poll_max_s = batch_poll_max_s
+        # Limits per provider (registry/providers.yaml); a provider not listed gets ProviderLimits()'s defaults.
+        self.provider_limits = dict(provider_limits or {})
+        self._gate: ProviderGate | None = None  # opened at the first call to a provider
         self._rng = random.Random()
         self._expected_tokens_out: dict[str, int] = {}
 
     def close(self) -> None:
         self.cache.close()
+        if self._gate is not None:
+            self._gate.close()
+
+    def gate(self) -> ProviderGate:
+        """The home's provider leases (beside the cache), shared with every other process of the home."""
+        if self._gate is None:
+            self._gate = ProviderGate(Path(self.cache.path).with_name(PROVIDER_SLOTS_FILE),
+                                      lease_s=self.timeout_s * 2 + 60)
+        return self._gate
 
     def __enter__(self) -> "LLMRunner":
         return self
@@ -399,11 +436,19 @@ class LLMRunner:
                 del misses[key]
         semaphores: dict[str, asyncio.Semaphore] = {}
         limiters: dict[str, _RateLimiter | None] = {}
+        slots: dict[str, _ProviderSlot] = {}
+        queues: dict[str, asyncio.Lock] = {}
         for req in misses.values():
             if req.model not in semaphores:
                 lim = limits.get(req.model, self.default_limits)
                 semaphores[req.model] = asyncio.Semaphore(max(1, lim.max_concurrency))
                 limiters[req.model] = _RateLimiter(lim.rpm) if lim.rpm else None
+                if self.mode == "live" and not req.model.startswith(SIM_PREFIX):
+                    provider = provider_of(req.model, req.api_base, lim.provider)
+                    slots[req.model] = _ProviderSlot(
+                        name=provider, limits=self.provider_limits.get(provider, ProviderLimits()),
+                        queue=queues.setdefault(provider, asyncio.Lock()),
+                        tokens_out=reserved_tokens_out(self.cache, req))
 
         async def one(key: str, req: LLMRequest) -> tuple[str, LLMResult]:
             if req.model.startswith(SIM_PREFIX):
@@ -411,7 +456,8 @@ class LLMRunner:
             elif self.mode == "plan":
                 result = self._plan(key, req)
             else:
-                result = await self._call_provider(key, req, semaphores[req.model], limiters[req.model], stats)
+                result = await self._call_provider(key, req, semaphores[req.model], limiters[req.model],
+                                                   slots[req.model], stats)
             tracker.tick(result.error is not None)
             return key, result
 
@@ -453,6 +499,7 @@ class LLMRunner:
         req: LLMRequest,
         semaphore: asyncio.Semaphore,
         limiter: _RateLimiter | None,
+        slot: _ProviderSlot,
         stats: CallStats,
     ) -> LLMResult:
         litellm = _litellm()
@@ -463,6 +510,10 @@ class LLMRunner:
             if limiter is not None:
                 await limiter.wait()
             async with semaphore:  # held per attempt, so backoff sleeps do not block other requests
+                # The provider's lease: its limits hold across every process and run of the home.
+                tokens = estimated_tokens(req.messages, slot.tokens_out)
+                lease = await self.gate().acquire(slot.name, slot.limits, tokens, slot.queue)
+                spent: int | None = None
                 t0 = time.perf_counter()
                 try:
                     # litellm's own timeout bounds each HTTP phase; wait_for bounds the whole call.
@@ -477,10 +528,15 @@ class LLMRunner:
                         timeout=self.timeout_s,
                     )
                     text, tokens_in, tokens_out = _parse(response)
+                    spent = (tokens_in + tokens_out) or None
+                    if tokens_out and not req.params.get("max_tokens"):
+                        slot.observe(tokens_out)
                 except Exception as err:  # classified below
                     error: BaseException | None = err
                 else:
                     error = None
+                finally:
+                    self.gate().release(lease, spent)
                 latency_ms = (time.perf_counter() - t0) * 1000
             if error is None:
                 return self._success(
@@ -716,6 +772,13 @@ class LLMRunner:
             simulated=simulated,
             pii_redactions=0,
         )
+
+
+def reserved_tokens_out(cache: ResponseCache, req: LLMRequest) -> int:
+    """Completion tokens a provider's tpm budget holds for a call until its count is known: the request's
+    `max_tokens` when it has one (the answer cannot be longer, and providers count it so too), else what is
+    expected (`expected_tokens_out`)."""
+    return int(req.params.get("max_tokens") or expected_tokens_out(cache, req))
 
 
 def expected_tokens_out(cache: ResponseCache, req: LLMRequest) -> int:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from benchwright.llm import LLMRequest, LLMRunner, ModelLimits
+from benchwright.llm.providers import ProviderLimits
 from resources.llm import LLMClient
 from tests.support.openai_server import OpenAIServer
 
@@ -143,6 +145,24 @@ def test_concurrency_limit_per_model(tmp_path):
         assert all(r.error is None for r in results)
         assert srv.max_in_flight == 2  # limited, and the limit was actually used
         assert srv.arrivals[-1] - srv.arrivals[0] >= 0.35  # 3 waves of 2, 0.2 s each (less arrival jitter)
+
+
+def test_provider_limit_holds_across_runners_and_counts_each_provider_apart(tmp_path):
+    # Two runners (two assets' calls at once, in their own event loops) share the home's provider leases:
+    # `lab-a` allows 2 calls in flight, `lab-b` 1, whatever the models' own limits (8 each) would allow.
+    providers = {"lab-a": ProviderLimits(max_in_flight=2), "lab-b": ProviderLimits(max_in_flight=1)}
+    with OpenAIServer(latency_s=0.2, max_lifetime_s=30) as srv:
+        def run(model: str, provider: str, prefix: str) -> None:
+            runner = _runner(tmp_path, provider_limits=providers)
+            results, _ = runner.run(_reqs(srv, 6, model=model, prefix=prefix),
+                                    limits={model: ModelLimits(max_concurrency=8, provider=provider)})
+            assert all(r.error is None for r in results)
+
+        with ThreadPoolExecutor(4) as pool:
+            list(pool.map(run, [MODEL, "openai/other-a", "openai/other-b", "openai/more-b"],
+                          ["lab-a", "lab-a", "lab-b", "lab-b"], ["w", "x", "y", "z"]))
+        assert srv.count() == 24
+        assert srv.max_in_flight == 3  # 2 for lab-a + 1 for lab-b, never the 32 the models would allow
 
 
 def test_rpm_limit_spaces_requests(tmp_path):

@@ -1,6 +1,8 @@
-"""Steps in parallel processes change nothing but the wall time: the demo graph run with two step processes
-leaves the same warehouse rows, compared table by table in SQL, and makes the same LLM calls as the shared
-demo (every step in one process, tests/integration/conftest.py) — no call is made twice."""
+"""Steps in parallel processes and runs of a level at once change nothing but the wall time: the demo graph
+run with two step processes per run and two runs at a time leaves the same warehouse rows, compared table by
+table in SQL, makes the same LLM calls and reports the same summary as the shared demo (one run at a time,
+every step in the run's process, tests/integration/conftest.py) — no call is made twice. One build checks
+both, to keep the suite's time."""
 
 import dagster as dg
 
@@ -27,7 +29,18 @@ def _most_steps_at_once(instance: dg.DagsterInstance) -> tuple[int, int]:
     return most, len(pids)
 
 
-def test_parallel_steps_leave_the_rows_of_one_process(shipped_demo, tmp_path):
+def _most_runs_at_once(instance: dg.DagsterInstance) -> int:
+    edges = []
+    for record in instance.get_run_records():
+        edges += [(record.start_time, 1), (record.end_time, 0)]
+    running = most = 0
+    for _, started in sorted(edges):  # at equal times an end sorts before a start
+        running += 1 if started else -1
+        most = max(most, running)
+    return most
+
+
+def test_parallel_steps_and_runs_leave_the_rows_and_summary_of_one_at_a_time(shipped_demo, tmp_path):
     serial = shipped_demo["first"]
     assert _most_steps_at_once(shipped_demo["instance"]) == (1, 1)
 
@@ -35,9 +48,10 @@ def test_parallel_steps_leave_the_rows_of_one_process(shipped_demo, tmp_path):
     write_registry(home, SHIPPED_MODELS, SHIPPED_JUDGES)
     resources = resources_for(home)
     with dg.instance_for_test(set_dagster_home=False) as instance:
-        parallel = materialize_everything(instance, resources, workers=2)
+        parallel = materialize_everything(instance, resources, workers=2, parallel_runs=2)
         most, processes = _most_steps_at_once(instance)
         assert most == 2 and processes > 2, (most, processes)  # two at a time, in processes of their own
+        assert _most_runs_at_once(instance) == 2  # e.g. two candidates' generations together
 
     assert parallel["failed_runs"] == serial["failed_runs"] == 0
     assert parallel["runs"] == serial["runs"]
@@ -45,4 +59,23 @@ def test_parallel_steps_leave_the_rows_of_one_process(shipped_demo, tmp_path):
     differing = [row for row in compare(resources["warehouse"].database, shipped_demo["warehouse"].database)
                  if row[1] < 0 or row[3] or row[4]]
     assert differing == []
-    assert sorted(map(str, parallel["check_failures"])) == sorted(map(str, serial["check_failures"]))
+    # The summary is merged in the runs' planned order, so it is the sequential one exactly; only the checks of
+    # one run come in the order its two step processes finished them.
+    for field in ("up_to_date", "cache_hits", "failed_checks", "materialized"):
+        assert parallel[field] == serial[field], field
+    by_check = lambda check: (check["asset"], check["check"], str(check["partition"]))  # noqa: E731
+    assert sorted(parallel["checks"], key=by_check) == sorted(serial["checks"], key=by_check)
+    assert sorted(parallel["check_failures"]) == sorted(serial["check_failures"])
+
+
+def test_runs_go_in_parallel_by_default_only_once_a_model_calls_a_provider(tmp_path, monkeypatch):
+    from scripts.orchestrate import default_parallel_runs
+
+    monkeypatch.delenv("BENCHWRIGHT_PARALLEL_RUNS", raising=False)
+    write_registry(tmp_path, SHIPPED_MODELS, SHIPPED_JUDGES)
+    assert default_parallel_runs(resources_for(tmp_path)["registry"]) == 1  # the simulator: nothing to wait on
+    real = {"gpt": {"model": "openai/gpt-4o-mini", "role": "candidate"}}
+    write_registry(tmp_path, {**SHIPPED_MODELS, **real}, SHIPPED_JUDGES)
+    assert default_parallel_runs(resources_for(tmp_path)["registry"]) == 8
+    monkeypatch.setenv("BENCHWRIGHT_PARALLEL_RUNS", "3")
+    assert default_parallel_runs(resources_for(tmp_path)["registry"]) == 3

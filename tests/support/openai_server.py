@@ -74,6 +74,7 @@ class OpenAIServer:
         slow_chunk_s: float = 1.0,
         stream_chunk_s: float = 0.0,
         batch: BatchOptions | None = None,
+        image_tokens: int | None = None,
     ):
         for kind in list(faults or []) + list(fault_kinds) + [always]:
             if kind is not None and kind not in FAULT_KINDS:
@@ -91,6 +92,9 @@ class OpenAIServer:
         self.reply = reply
         self.batch_api = BatchAPI(batch or BatchOptions(),
                                   answer=lambda body: _completion(str(body.get("model", "")), self.reply(body), body))
+        # Prompt tokens: by default the JSON of the messages ÷ 4; with image_tokens, the text ÷ 4 plus this much
+        # per picture, as providers bill a picture by its size and not by the length of its base64.
+        self.image_tokens = image_tokens
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
         self._stop = threading.Event()  # ends hangs and latency sleeps on shutdown
@@ -101,6 +105,7 @@ class OpenAIServer:
         self.authorizations: Counter[str] = Counter()  # Authorization header value -> requests
         self.in_flight = 0
         self.max_in_flight = 0
+        self.in_flight_at_arrival: list[int] = []  # requests in flight, this one included, at each arrival
         self.bodies: list[dict] = []  # parsed request bodies, in arrival order
         self.arrivals: list[float] = []  # time.monotonic() of each request, in arrival order
         self._httpd: ThreadingHTTPServer | None = None
@@ -163,6 +168,7 @@ class OpenAIServer:
             self.max_in_flight = self.in_flight
             self.bodies.clear()
             self.arrivals.clear()
+            self.in_flight_at_arrival.clear()
 
     def gaps(self) -> list[float]:
         """Seconds between consecutive request arrivals (client-side overheads do not blur these)."""
@@ -228,6 +234,7 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                 self._error(404, "not found")
 
         def do_POST(self) -> None:
+            arrived = time.monotonic()  # before the body is read: a large body must not make it look later
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
             if server.batch_api.handles(self.path):
@@ -248,9 +255,10 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                 server.by_model[model] += 1
                 server.authorizations[self.headers.get("Authorization", "")] += 1
                 server.bodies.append(body)
-                server.arrivals.append(time.monotonic())
+                server.arrivals.append(arrived)
                 server.in_flight += 1
                 server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                server.in_flight_at_arrival.append(server.in_flight)
                 fault = server._next_fault() if self.path.endswith("/chat/completions") else None
                 if fault:
                     server.faults_served[fault] += 1
@@ -287,7 +295,7 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                 self._send(200, b'{"id": "chatcmpl-x", "choices": [ this is not json')
                 return
             if fault in ("no_content", "empty_content"):  # a refusal or content filter: 200 without text
-                payload = _completion(model, "", body)
+                payload = _completion(model, "", body, server.image_tokens)
                 content = None if fault == "no_content" else ""
                 payload["choices"][0].update(message={"role": "assistant", "content": content},
                                              finish_reason="content_filter")
@@ -298,7 +306,7 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                 delay = server.slow_chunk_s if fault == "slow" else server.stream_chunk_s
                 self._stream(_stream_events(model, text, body), delay)
                 return
-            payload = json.dumps(_completion(model, text, body)).encode()
+            payload = json.dumps(_completion(model, text, body, server.image_tokens)).encode()
             if fault == "truncated":
                 self.close_connection = True
                 self._send(200, payload[: len(payload) // 2], length=len(payload))
@@ -359,10 +367,30 @@ def _stream_events(model: str, text: str, body: dict) -> list[bytes]:
     return events
 
 
-def _completion(model: str, text: str, body: dict) -> dict:
-    prompt_chars = len(json.dumps(body.get("messages", [])))
-    tokens_in = max(1, prompt_chars // 4)
-    tokens_out = max(1, len(text.split()))
+def prompt_tokens(body: dict, image_tokens: int | None = None) -> int:
+    """The prompt tokens the server reports for a request (see OpenAIServer's image_tokens)."""
+    messages = body.get("messages", [])
+    if image_tokens is None:
+        return max(1, len(json.dumps(messages)) // 4)
+    chars = pictures = 0
+    for message in messages:
+        content = message.get("content")
+        parts = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+        for part in parts:
+            if part.get("type") == "text":
+                chars += len(part.get("text") or "")
+            else:
+                pictures += 1
+    return max(1, chars // 4 + pictures * image_tokens)
+
+
+def completion_tokens(text: str) -> int:
+    return max(1, len(text.split()))
+
+
+def _completion(model: str, text: str, body: dict, image_tokens: int | None = None) -> dict:
+    tokens_in = prompt_tokens(body, image_tokens)
+    tokens_out = completion_tokens(text)
     return {
         "id": f"chatcmpl-{time.monotonic_ns()}",
         "object": "chat.completion",

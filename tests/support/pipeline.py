@@ -21,10 +21,13 @@ def write_registry(home: Path, models: dict, judges: dict) -> None:
 
 
 def resources_for(home: Path, llm_mode: str = "live") -> dict:
+    from resources.llm import LLMClient
     from resources.registry import Registry
 
     resources = default_resources(home=home, llm_mode=llm_mode)
     resources["registry"] = Registry(models_path=str(home / "models.yaml"), judges_path=str(home / "judges.yaml"))
+    resources["llm"] = LLMClient(cache_path=resources["llm"].cache_path, mode=resources["llm"].mode,
+                                 providers_path=resources["registry"].providers_file())
     return resources
 
 

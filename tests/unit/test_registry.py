@@ -4,7 +4,8 @@ from pathlib import Path
 import pytest
 
 from benchwright.llm import ModelLimits
-from benchwright.registry import load_registry, validate_slug
+from benchwright.llm.providers import DEFAULT_MAX_IN_FLIGHT, ProviderLimits, provider_of
+from benchwright.registry import RegistryEntry, load_providers, load_registry, validate_slug
 from benchwright.steps import limits_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -200,3 +201,43 @@ batched-limited:
     # Batch or live, the answers and their cache keys are the same: switching must not re-run the entry.
     assert batched.version == dataclasses.replace(batched, batch=False).version
     assert batched.version != dataclasses.replace(batched, rpm=5).version
+def test_shipped_providers_file_loads_without_problems():
+    providers, problems = load_providers(ROOT / "registry" / "providers.yaml")
+    assert problems == [] and isinstance(providers, dict)
+
+
+def test_provider_limits_are_checked_and_a_bad_entry_spares_the_others(tmp_path):
+    path = write(tmp_path, """
+openai: {max_in_flight: 32, rpm: 5000, tpm: 2000000}
+lab-server: {rpm: 60}
+bad-count: {max_in_flight: 0}
+bad-field: {rps: 3}
+bad-bool: {rpm: true}
+sim: {max_in_flight: 2}
+""", name="providers.yaml")
+    providers, problems = load_providers(path)
+    assert providers == {"openai": ProviderLimits(max_in_flight=32, rpm=5000, tpm=2000000),
+                         "lab-server": ProviderLimits(max_in_flight=DEFAULT_MAX_IN_FLIGHT, rpm=60, tpm=None)}
+    assert sorted(p.entry for p in problems) == ["bad-bool", "bad-count", "bad-field", "sim"]
+    assert load_providers(tmp_path / "absent.yaml") == ({}, [])
+
+
+def test_an_entry_names_its_provider_and_entries_without_one_keep_their_version(tmp_path):
+    path = write(tmp_path, """
+plain: {model: openai/gpt-4o-mini, role: candidate}
+named: {model: openai/qwen, role: candidate, api_base: "http://gpu-2:8000/v1", provider: gpu-2}
+bad: {model: openai/qwen, role: candidate, provider: "GPU 2"}
+""")
+    entries, problems = load_registry(path, "models")
+    by_slug = {e.slug: e for e in entries}
+    assert by_slug["named"].provider == "gpu-2" and by_slug["plain"].provider is None
+    assert [p.entry for p in problems] == ["bad"]
+    # the version of an entry is the one it had before the field existed, and naming a provider (whose limits
+    # the calls count against) does not change what the answers are
+    before = RegistryEntry(slug="plain", model="openai/gpt-4o-mini", display_name="plain", role="candidate")
+    assert by_slug["plain"].version == before.version == "09e3a720986650d3"
+    assert by_slug["named"].version == dataclasses.replace(by_slug["named"], provider=None).version
+    assert provider_of("openai/gpt-4o-mini") == "openai"
+    assert provider_of("gpt-4o-mini") == "openai" and provider_of("anthropic/claude-x") == "anthropic"
+    assert provider_of("openai/qwen", "http://gpu-2:8000/v1", "gpu-2") == "gpu-2"
+    assert provider_of("sim/strong-writer") == "sim"

@@ -1,0 +1,196 @@
+"""Provider limits that hold across processes and runs: calls in flight, requests and tokens per minute.
+
+A provider (OpenAI, Anthropic, one self-hosted server...) limits an account, not a process: parallel
+partition runs, the daemon's runs and the main job all count against the same limits. So the budget lives
+in a small SQLite file beside the response cache (``PROVIDER_SLOTS_FILE``), and every attempt of a call
+to a provider takes a lease there first (``ProviderGate``):
+
+- a lease is a call in flight; at most ``max_in_flight`` leases per provider exist at a time;
+- each lease also records a start (time and tokens) for ``rpm`` and ``tpm``: a sliding window of the
+  last minute (plus a small margin for the time a request takes to reach the provider);
+- a lease whose process is gone (killed mid-call) is dropped at the next acquire; one that outlives its
+  expiry (a call cannot: the runner bounds it by its timeout) is dropped too, so nothing stays taken.
+
+Tokens are not known before a call: the lease reserves an estimate (the prompt's text ÷ 4 plus the
+completion tokens expected) and the actual count replaces it when the call ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+SIM_PROVIDER = "sim"
+PROVIDER_SLOTS_FILE = "provider_slots.sqlite3"
+# Calls in flight to a provider that providers.yaml does not name: enough to use a provider well, few enough
+# that parallel runs do not start hundreds of calls to an account whose limits nobody wrote down.
+DEFAULT_MAX_IN_FLIGHT = 16
+# The rpm/tpm window, a little longer than a minute: a request reaches the provider some time after its lease
+# (longer on a loaded machine: up to a second or two was seen with the load at 10 on 2 cores), so a window of
+# exactly 60 s here could let 61 in within the provider's minute.
+WINDOW_S = 62.0
+# Tokens reserved for a picture before the call: a 1024 × 1024 picture at OpenAI's high detail (85 + 4 × 170).
+IMAGE_TOKENS = 765
+# How often a waiting call looks again while every slot is taken.
+_POLL_S = 0.05
+
+
+@dataclass(frozen=True)
+class ProviderLimits:
+    max_in_flight: int = DEFAULT_MAX_IN_FLIGHT
+    rpm: int | None = None
+    tpm: int | None = None
+
+
+def provider_of(model: str, api_base: str | None = None, explicit: str | None = None) -> str:
+    """The provider a model's calls count against: the registry entry's `provider` when it names one (two
+    self-hosted servers behind the same `openai/` prefix), `sim` for the simulator, else litellm's provider
+    for the model string (`openai/gpt-4o-mini` → openai, `claude-3-5-sonnet` → anthropic)."""
+    if explicit:
+        return explicit
+    if model.startswith(SIM_PROVIDER + "/"):
+        return SIM_PROVIDER
+    from benchwright.llm.runner import _litellm  # lazy: litellm costs seconds to import
+
+    try:
+        return _litellm().get_llm_provider(model=model, api_base=api_base)[1]
+    except Exception:  # a model string litellm does not know: its prefix, or the string itself
+        return model.split("/", 1)[0]
+
+
+def estimated_tokens(messages: list[dict], tokens_out: int) -> int:
+    """Tokens a call is expected to take: its prompt's text at about four characters a token, IMAGE_TOKENS per
+    picture (not its base64's length), plus the completion tokens expected."""
+    chars = 0
+    for message in messages:
+        content = message.get("content")
+        if isinstance(content, str):
+            chars += len(content)
+        elif isinstance(content, list):
+            for part in content:
+                if part.get("type") == "text":
+                    chars += len(part.get("text") or "")
+                else:
+                    chars += IMAGE_TOKENS * 4
+    return chars // 4 + tokens_out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    return True
+
+
+class ProviderGate:
+    """Leases of provider capacity in one SQLite file, shared by every process of a home."""
+
+    def __init__(self, path: str | Path, lease_s: float = 600.0):
+        self.path = str(path)
+        self.lease_s = lease_s
+        Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        # autocommit mode: transactions are the explicit BEGIN IMMEDIATE ... COMMIT below.
+        self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")  # no fsync per lease: a lost lease after a crash is harmless
+        self._db.execute("CREATE TABLE IF NOT EXISTS leases (id INTEGER PRIMARY KEY, provider TEXT NOT NULL, "
+                         "pid INTEGER NOT NULL, started REAL NOT NULL, expires REAL NOT NULL, "
+                         "tokens INTEGER NOT NULL, open INTEGER NOT NULL)")
+        self._db.execute("CREATE INDEX IF NOT EXISTS leases_open ON leases (provider, open)")
+        self._db.execute("CREATE INDEX IF NOT EXISTS leases_started ON leases (provider, started)")
+        # Acquiring runs in a worker thread (a busy file must not stall the event loop), releasing in the loop's.
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        self._db.close()
+
+    def try_acquire(self, provider: str, limits: ProviderLimits, tokens: int) -> tuple[int | None, float]:
+        """A lease id, or None and the seconds worth waiting before trying again."""
+        with self._lock:
+            return self._try_acquire(provider, limits, tokens)
+
+    def _try_acquire(self, provider: str, limits: ProviderLimits, tokens: int) -> tuple[int | None, float]:
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            now = time.time()
+            # Starts older than the window no longer count; open leases past expiry or of a dead process end.
+            db.execute("DELETE FROM leases WHERE open = 0 AND started < ?", (now - WINDOW_S,))
+            db.execute("UPDATE leases SET open = 0 WHERE open = 1 AND expires < ?", (now,))
+            pids = [pid for (pid,) in db.execute("SELECT DISTINCT pid FROM leases WHERE open = 1 AND provider = ?",
+                                                 (provider,))]
+            for pid in pids:
+                if pid != os.getpid() and not _alive(pid):
+                    db.execute("UPDATE leases SET open = 0 WHERE open = 1 AND pid = ?", (pid,))
+            (in_flight,) = db.execute("SELECT COUNT(*) FROM leases WHERE provider = ? AND open = 1",
+                                      (provider,)).fetchone()
+            if in_flight >= limits.max_in_flight:
+                db.execute("COMMIT")
+                return None, _POLL_S
+            if limits.rpm or limits.tpm:
+                wait = self._window_wait(provider, limits, tokens, now)
+                if wait > 0:
+                    db.execute("COMMIT")
+                    return None, wait
+            cursor = db.execute("INSERT INTO leases (provider, pid, started, expires, tokens, open) "
+                                "VALUES (?, ?, ?, ?, ?, 1)", (provider, os.getpid(), now, now + self.lease_s, tokens))
+            db.execute("COMMIT")
+            return cursor.lastrowid, 0.0
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def _window_wait(self, provider: str, limits: ProviderLimits, tokens: int, now: float) -> float:
+        """Seconds until the last minute's starts leave room for one more call of `tokens`; 0 when they do."""
+        since = now - WINDOW_S
+        count, used = self._db.execute("SELECT COUNT(*), COALESCE(SUM(tokens), 0) FROM leases "
+                                       "WHERE provider = ? AND started >= ?", (provider, since)).fetchone()
+        wait = 0.0
+        if limits.rpm and count >= limits.rpm:  # room when the (count - rpm + 1)-th oldest start leaves
+            (oldest,) = self._db.execute("SELECT started FROM leases WHERE provider = ? AND started >= ? "
+                                         "ORDER BY started LIMIT 1 OFFSET ?",
+                                         (provider, since, count - limits.rpm)).fetchone()
+            wait = oldest + WINDOW_S - now
+        # A call larger than the whole budget still goes, alone in its window, rather than never.
+        need = min(tokens, limits.tpm or 0)
+        if limits.tpm and used + need > limits.tpm:
+            for started, spent in self._db.execute("SELECT started, tokens FROM leases WHERE provider = ? AND "
+                                                   "started >= ? ORDER BY started", (provider, since)):
+                used -= spent
+                if used + need <= limits.tpm:
+                    wait = max(wait, started + WINDOW_S - now)
+                    break
+        return max(wait, 0.0)
+
+    def release(self, lease: int, tokens: int | None = None) -> None:
+        """End a call: its slot is free; its start keeps counting for a minute, with its actual tokens."""
+        with self._lock:
+            if tokens is None:
+                self._db.execute("UPDATE leases SET open = 0 WHERE id = ?", (lease,))
+            else:
+                self._db.execute("UPDATE leases SET open = 0, tokens = ? WHERE id = ?", (tokens, lease))
+
+    async def acquire(self, provider: str, limits: ProviderLimits, tokens: int, queue: asyncio.Lock) -> int:
+        """Wait for a lease. `queue` is the event loop's lock for this provider: one waiting call per provider
+        and process asks the file, the others queue behind it, so a thousand waiting calls do not poll
+        SQLite a thousand times."""
+        async with queue:
+            while True:
+                lease, wait = await asyncio.to_thread(self.try_acquire, provider, limits, tokens)
+                if lease is not None:
+                    return lease
+                await asyncio.sleep(min(wait, 1.0))
+
+    def in_flight(self, provider: str) -> int:
+        with self._lock:
+            (count,) = self._db.execute("SELECT COUNT(*) FROM leases WHERE provider = ? AND open = 1",
+                                        (provider,)).fetchone()
+        return count
