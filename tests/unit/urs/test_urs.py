@@ -25,7 +25,7 @@ METHODS = Path(__file__).resolve().parents[3] / ".." / "shared" / "spec" / "METH
 def test_criteria_table_matches_the_methods_text():
     if not METHODS.is_file():
         pytest.skip(f"{METHODS} is absent (the shared spec folder is outside this checkout)")
-    section = METHODS.read_text(encoding="utf-8").split("# 3.2")[1].split("# 3.3")[0]
+    section = METHODS.read_text(encoding="utf-8").split("### 3.2")[1].split("### 3.3")[0]
     rows = re.findall(r"^\| ([A-Z][^|]+?) \| ([^|]+) \|$", section, re.MULTILINE)
     by_intent = {name: tuple(c.strip() for c in text.split(",")) for name, text in rows if name in intents.INTENTS}
     assert set(intents.CRITERIA) <= {name for name, _ in rows}  # every criterion has its definition row
