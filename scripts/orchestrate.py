@@ -22,9 +22,10 @@ judgments, all waiting on their providers together. Each such run is an `execute
 forked from a forkserver that has imported the code location (as step processes are), not in a thread of this
 one: the warehouse's single writer is kept by a lock between processes, and two runs in threads of one process
 deadlocked in Dagster's logging (py-spy: one thread in `logging.config.dictConfig`, called from a run's start,
-waiting on a handler whose lock the other thread held while writing an event). How many calls go to a provider at once is bounded by the
-provider's leases (registry/providers.yaml, benchwright/llm/providers.py), whatever the number of runs. The
-summary is merged in the runs' planned order, so it is the same whichever run ends first.
+waiting on a handler whose lock the other thread held while writing an event). How many calls go to a
+provider at once is bounded by the provider's leases (registry/providers.yaml, benchwright/llm/providers.py),
+whatever the number of runs. The summary is merged in the runs' planned order, so it is the same whichever run
+ends first.
 """
 
 from __future__ import annotations

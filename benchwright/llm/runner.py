@@ -25,7 +25,6 @@ from typing import Any, Callable, Mapping, Sequence
 
 from benchwright.llm.batch import ENDPOINT, FINAL_STATUSES, BatchLine, batch_files, result_lines
 from benchwright.llm.cache import CachedResponse, JournalledBatch, ResponseCache, has_text
-from benchwright.llm.cache import CachedResponse, ResponseCache, has_text
 from benchwright.llm.providers import (PROVIDER_SLOTS_FILE, ProviderGate, ProviderLimits, estimated_tokens,
                                        provider_of)
 from benchwright.llm.request import LLMRequest, request_key
