@@ -303,9 +303,12 @@ def _anchors(warehouse: Warehouse) -> dict[str, str]:
     return anchors
 
 
-def _answer_style(warehouse: Warehouse) -> pd.DataFrame:
-    """Style counts of every compared answer: imported ones as imported, our own Creation answers counted now."""
+def _answer_style(warehouse: Warehouse, anchor: str) -> pd.DataFrame:
+    """Style counts of every compared answer: imported ones as imported, our own Creation answers counted now.
+    Our battles name the reference side by the anchor (``anchor``), so its answers carry that name here too:
+    counted under the writer's slug they matched no battle and every style control was left empty."""
     answers = warehouse.query_file(STYLE_ANSWERS_SQL)
+    answers["model"] = answers["model"].where(~answers["is_reference"].astype(bool), anchor)
     ours = pd.DataFrame([ratings.answer_style(text) for text in answers["answer"]],
                         columns=list(ratings.STYLE_FEATURES))
     ours = pd.concat([answers[["model", "item_id"]].reset_index(drop=True), ours], axis=1).assign(source="benchwright")
@@ -333,7 +336,7 @@ def interop_ratings(context: dg.AssetExecutionContext, config: RatingsConfig, wa
     table, problems = ratings.ratings_by_source(
         judgments, anchors, weights, reuse_single_game=arena_hard if config.arena_hard_compatible else set(),
         rounds=config.bootstrap_rounds, quantiles=(config.quantile_low, config.quantile_high), seed=config.seed,
-        controls=config.controls, style=_answer_style(warehouse))
+        controls=config.controls, style=_answer_style(warehouse, anchors["benchwright"]))
     for problem in problems:
         context.log.warning(f"not rated: {problem}")
     table = add_labels(table, registry, {"model": "model_display", "judge": "judge_display"})

@@ -39,6 +39,8 @@ import pandas as pd
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 
+from benchwright.numeric import one_blas_thread
+
 # Column names of AlpacaEval's weights file, in the order of its formula.
 WEIGHT_COLUMNS = {"np.tanh(std_delta_len)": "length", "instruction_difficulty": "difficulty",
                   "not_gamed_baseline.astype(float)": "model"}
@@ -63,6 +65,7 @@ def length_term(baseline_len: np.ndarray, candidate_len: np.ndarray) -> np.ndarr
     return np.tanh(delta / sd) if sd > 0 else np.zeros_like(delta)
 
 
+@one_blas_thread
 def fit_soft_logistic(features: np.ndarray, labels: np.ndarray, offset: np.ndarray | None = None) -> np.ndarray:
     """Coefficients w maximizing Σ y·log σ(x·w + o) + (1 − y)·log σ(−x·w − o), y in [0, 1] (no penalty)."""
     offset = np.zeros(len(labels)) if offset is None else offset

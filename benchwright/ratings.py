@@ -72,8 +72,9 @@ from scipy import optimize
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from benchwright.quality import between
+from benchwright.numeric import one_blas_thread
 from benchwright.pairwise import CANONICAL_VERDICTS
+from benchwright.quality import between
 
 SCALE = 400.0
 BASE = 10.0
@@ -431,6 +432,7 @@ def _ratings_from_logits(theta: np.ndarray, models: list[str], anchor: str | Non
     return ratings - ratings[models.index(anchor)] + init
 
 
+@one_blas_thread
 def fit_bradley_terry(counts: pd.DataFrame, weights: Mapping[str, float] | None = None, anchor: str | None = None,
                       scale: float = SCALE, base: float = BASE, init: float = INIT_RATING) -> pd.Series:
     """Maximum-likelihood Bradley–Terry ratings on the Elo scale, one per model (index: model).
@@ -458,6 +460,7 @@ def _fit(counts, weights, anchor, scale, base, init):
     return pd.Series(ratings, index=cells.models, name="rating"), (cells, theta, pinned)
 
 
+@one_blas_thread
 def bootstrap_ratings(counts: pd.DataFrame, weights: Mapping[str, float] | None = None, anchor: str | None = None,
                       rounds: int = 100, seed: int = 0, scale: float = SCALE, base: float = BASE,
                       init: float = INIT_RATING) -> pd.DataFrame:
@@ -660,6 +663,7 @@ RATING_COLUMNS = [
 ]  # fmt: skip
 
 
+@one_blas_thread
 def rating_table(battles: pd.DataFrame, anchor: str | None = None, weights: Mapping[str, float] | None = None,
                  rounds: int = 1000, quantiles: Sequence[float] = (0.025, 0.975), seed: int = 0,
                  scale: float = SCALE, base: float = BASE, init: float = INIT_RATING, control: str = "none",

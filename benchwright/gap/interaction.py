@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from benchwright.gap.logs import TIME_LIMIT_S
+from benchwright.numeric import one_blas_thread
 
 # Player interaction model (§4.3). S = 1 when, on a tainted image, the player's mark is right about the
 # answer (Wrong on a planted error, Correct on an honest answer): the question "revealed" the truth.
@@ -73,6 +74,7 @@ def _linear(alpha, beta, tau, gamma, lam, a, d, rows, time_limit):
     return alpha * a - beta * d + tau * urgency - gamma * fatigue, urgency, fatigue, position, decay
 
 
+@one_blas_thread
 def fit_interaction_model(rows: pd.DataFrame, time_limit: float = TIME_LIMIT_S) -> InteractionModel:
     """Maximum likelihood with L-BFGS-B (analytic gradient); every parameter bounded (§4.3)."""
     from scipy.optimize import minimize
@@ -130,6 +132,7 @@ def calibration_table(labels: np.ndarray, predicted: np.ndarray, bins: int = 10)
     return table[["bin", "bin_low", "bin_high", "n", "mean_predicted", "observed_rate"]]
 
 
+@one_blas_thread
 def cross_validate(rows: pd.DataFrame, folds: int = 5, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
     """k-fold CV (seeded row shuffle): per-fold AUC and log loss, plus out-of-fold predictions."""
     order = np.random.default_rng(seed).permutation(len(rows))

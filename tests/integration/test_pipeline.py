@@ -172,3 +172,22 @@ def test_garbage_judge_trips_the_blocking_parse_failure_check(tmp_path):
     # Parse failures are counted as Fail, never as losses.
     rows = resources["warehouse"].query("SELECT outcome, count(*) AS n FROM creation_pairwise_judgments GROUP BY ALL")
     assert rows["outcome"].tolist() == ["Fail"]
+
+
+def test_our_own_battles_are_rated_under_every_style_control(demo):
+    """Every judge of the demo is rated with and without style control, on every candidate and the anchor, and
+    nothing is left unrated: the reference answers' style is counted under the name the battles give them."""
+    wh = demo["resources"]["warehouse"]
+    ratings = wh.query("SELECT judge, control, model, style_coefficients FROM interop_ratings "
+                       "WHERE source = 'benchwright'")
+    candidates = {slug for slug, e in SHIPPED_MODELS.items() if e.get("role") == "candidate"}
+    judges = set(wh.query("SELECT DISTINCT judge FROM creation_pairwise_judgments WHERE source = 'benchwright'")["judge"])
+    for judge in judges:
+        for control in ("none", "style", "length", "markdown"):
+            rated = ratings[(ratings["judge"] == judge) & (ratings["control"] == control)]
+            assert candidates <= set(rated["model"]), (judge, control)
+            # A controlled fit stores its coefficients (feature=value per covariate); the plain fit has none.
+            fitted = rated["style_coefficients"].dropna().unique()
+            assert (len(fitted) == 1 and "=" in fitted[0]) if control != "none" else len(fitted) == 0, (judge, control)
+    event = demo["instance"].get_latest_materialization_event(dg.AssetKey("interop_ratings"))
+    assert event.asset_materialization.metadata["not_rated"].value == []
