@@ -98,7 +98,11 @@ def main() -> int:
     elif command == "test":
         ensure_chromium()
         ensure_postgres()
-        args = [str(PYTHON), "-m", "pytest", *(extra or ["-q"])]
+        # Two test processes by default (the machine CI runs on has two cores); BENCHWRIGHT_TEST_WORKERS=1 or
+        # your own -n / -p no:xdist to change it.
+        workers = [] if any(a.startswith(("-n", "--numprocesses")) or a == "no:xdist" for a in extra) else \
+            ["-n", os.environ.get("BENCHWRIGHT_TEST_WORKERS", "2")]
+        args = [str(PYTHON), "-m", "pytest", *workers, *(extra or ["-q"])]
     elif command == "compare":
         args = [str(PYTHON), str(ROOT / "scripts" / "compare.py"), *extra]
     elif command == "plan":

@@ -97,9 +97,35 @@ def run_pool(size: int) -> ProcessPoolExecutor:
     of a second; each runs one run at a time, its steps in its own process by default."""
     from definitions import PRELOADED
 
+    restart_forkserver_on_new_environment()
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(PRELOADED)
     return ProcessPoolExecutor(max_workers=size, mp_context=context)
+
+
+def _run_environment() -> dict[str, str]:
+    """The part of the environment a run reads: where the home, warehouse, registry and plugins are."""
+    return {name: value for name, value in os.environ.items()
+            if name.startswith(("BENCHWRIGHT_", "DAGSTER_", "LITELLM_")) or name == "PYTHONPATH"}
+
+
+def restart_forkserver_on_new_environment() -> None:
+    """Stop Python's forkserver if it was started under another run environment, so the next process starts one
+    anew.
+
+    There is one forkserver per process and every child is forked from it, so a child has the environment (and
+    the imported code location) of the moment the server started, not of now. A process that runs the main job
+    on one home and then on another — `dev.py plan`, which switches BENCHWRIGHT_HOME to its copy, or a test
+    process — would otherwise run the second home's runs with the first home's settings: two test workers made
+    the plan's pool runs read an empty warehouse this way. The server is a private part of multiprocessing;
+    `_stop` is how its own tests restart it."""
+    from multiprocessing import forkserver
+
+    server = forkserver._forkserver
+    wanted = _run_environment()
+    if server._forkserver_pid is not None and getattr(server, "benchwright_environment", None) != wanted:
+        server._stop()
+    server.benchwright_environment = wanted
 
 
 def resources_config(resources: dict) -> dict:
@@ -185,6 +211,7 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     """
     from definitions import defs
 
+    restart_forkserver_on_new_environment()  # step processes are forked from it too
     run_config = {"loggers": {"console": {"config": {"log_level": log_level}}},
                   "execution": {"config": {"step_processes": workers or default_workers()}},
                   "resources": resources_config(resources)}
