@@ -277,6 +277,9 @@ def _parse_entry(slug: str, raw: Any, allowed_roles: set[str], known_providers: 
         problem = api_base_problem(api_base)
         if problem:
             raise ValueError(f"'api_base' {problem}")
+    for name in ("api_base", "base_url"):  # litellm takes these from params too: the same rule
+        if name in params and api_base_problem(params[name]):
+            raise ValueError(f"'params.{name}' {api_base_problem(params[name])}")
     provider = raw.get("provider")
     if provider is not None and (not isinstance(provider, str) or validate_slug(provider)):
         raise ValueError(f"'provider' must be a name like the keys of providers.yaml ([a-z0-9._-]+), not {provider!r}")

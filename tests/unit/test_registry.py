@@ -148,6 +148,7 @@ sim-strong:
     ("  model: openai/x\n  role: candidate\n  api_base: 8000\n", ["api_base", "8000"]),
     ("  model: openai/x\n  role: candidate\n  api_base: 'http://me:pw@gpu-2/v1'\n", ["api_base", "password"]),
     ("  model: openai/x\n  role: candidate\n  api_base: 'https://gw/v1?api_key=abc'\n", ["api_base", "api_key"]),
+    ("  model: openai/x\n  role: candidate\n  params: {base_url: 'file:///tmp/x'}\n", ["params.base_url", "http"]),
     ("  model: openai/x\n  role: candidate\n  provider: no-such-provider\n",
      ["'provider' 'no-such-provider'", "providers.yaml", "litellm"]),
 ])
