@@ -22,8 +22,8 @@ How the file's quirks are read:
 
 Every other deviation (an empty file, a column named twice, a record with another number of cells than
 the header or broken quoting, a quoted cell never closed, a missing column, a score that is not a number,
-PIF outside [0, 1], criteria weights other than 1, a (conversation, turn) twice) raises ``ImportFormatError`` with the file and the
-line the record starts on. Nothing is written here.
+PIF outside [0, 1], criteria weights other than 1, a (conversation, turn) twice) raises
+``ImportFormatError`` with the file and the line the record starts on. Nothing is written here.
 """
 
 from __future__ import annotations

@@ -51,7 +51,6 @@ header naming a column twice, like an unknown layout, makes the file unusable (`
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
@@ -293,8 +292,15 @@ class ReleaseData:
 def load_release_csv(path: str | os.PathLike) -> ReleaseData:
     path = Path(path)
     text = read_bytes(path, "MMMT-IF release CSV").decode("utf-8-sig")
-    frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
-    frame.columns = [c.strip() for c in frame.columns]
+    # Read strictly (an empty file, a column named twice, a broken record raise, located), not by pandas,
+    # which would rename a second `prompt` to `prompt.1` and fill a short row with missing values unsaid.
+    table = csv_table(text)
+    if table.header_problem:
+        raise ValueError(f"{path}, line 1: {table.header_problem}")
+    broken = next((record for record in table.records if record.problem), None)
+    if broken is not None:
+        raise ValueError(f"{path}, line {broken.line}: {broken.problem}")
+    frame = pd.DataFrame([record.cells for record in table.records], columns=table.header, dtype=str)
     required = ["conversation id", "prompt", "all instructions", "instruction count"]
     turn_column = next((c for c in frame.columns if c.startswith("turn count")), None)
     missing = [c for c in required if c not in frame.columns] + ([] if turn_column else ["turn count ..."])

@@ -474,6 +474,21 @@ def test_human_csv_cells_beyond_the_header_an_open_quote_and_a_column_twice_are_
         load_human_csv(twice)
 
 
+def test_a_release_table_pandas_would_read_wrong_raises_located(tmp_path):
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    with pytest.raises(ValueError, match="empty.csv, line 1: the file is empty"):
+        load_release_csv(empty)
+    twice = tmp_path / "twice.csv"  # pandas would call the second one `prompt.1` and read on
+    twice.write_text("conversation id,turn count (x),prompt,all instructions,instruction count,prompt\n1,1,a,,0,b\n")
+    with pytest.raises(ValueError, match="twice.csv, line 1: column 'prompt' appears twice"):
+        load_release_csv(twice)
+    short = tmp_path / "short.csv"  # pandas would fill the short row with missing values
+    short.write_text("conversation id,turn count (x),prompt,all instructions,instruction count\n1,1,a,,0\n1,2,b\n")
+    with pytest.raises(ValueError, match="short.csv, line 3: has 3 fields, header has 5"):
+        load_release_csv(short)
+
+
 def test_human_ratings_count_once_across_copies_and_an_unfinished_line_waits(tmp_path):
     from benchwright.mmmt_if.loader import human_once_each
 
