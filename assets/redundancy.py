@@ -34,7 +34,8 @@ def scores_drop_folder(warehouse: Warehouse, configured: str = "") -> Path:
     kinds={"duckdb"},
     description="Other benchmarks' scores per model, from every CSV in drops/benchmark_scores/ (a `model` column, "
                 "then one column per benchmark). Models are matched to the registry by slug or display name; "
-                "a cell that is not a number and a repeated (benchmark, model) are recorded in `dataset_problems`.",
+                "a cell that is not a number, a broken CSV line and a repeated (benchmark, model) are recorded in "
+                "`dataset_problems`.",
 )
 def external_benchmark_scores(context: dg.AssetExecutionContext, config: BenchmarkScoresConfig, warehouse: Warehouse,
                               registry: Registry) -> dg.MaterializeResult:

@@ -24,9 +24,11 @@ Columns:
 
 Lenient per row, strict per file: a row that breaks a rule above becomes a ``LoadProblem``
 (``<file>:row <n>``, n counting records after the header) and the other rows still load. That
-includes a torn last line (the app crashed mid-append: fewer fields than the header) and bytes
-that are not UTF-8. A missing file, an empty file or a header without ``model_a, model_b,
-winner`` raises, naming the path; ``load_folder`` turns that into a problem for that file.
+includes a torn last line (the app crashed mid-append: fewer fields than the header), a row with
+cells beyond the header, broken quoting, bytes that are not UTF-8, and a quoted cell never closed
+(one problem at its row: the rows after it cannot be read). A missing file, an empty file, a header
+naming a column twice or a header without ``model_a, model_b, winner`` raises, naming the path;
+``load_folder`` turns that into a problem for that file (``benchwright.loading.csv_table``).
 """
 
 from __future__ import annotations
@@ -38,8 +40,8 @@ import os
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchwright.loading import (LoadProblem, RowError, decode_keeping_bad_bytes, has_bad_bytes, once_each,
-                                  read_text_keeping_bad_bytes, without_unfinished_line)
+from benchwright.loading import (LoadProblem, RowError, csv_table, decode_keeping_bad_bytes, has_bad_bytes,
+                                  once_each, read_text_keeping_bad_bytes, without_unfinished_line)
 from benchwright.pii import pseudonym, redacted
 
 COLUMNS = ["benchmark", "item_id", "model_a", "model_b", "winner", "strength", "annotator", "left_model",
@@ -94,20 +96,21 @@ def _parse(text: str, path: Path) -> tuple[list[dict], list[LoadProblem]]:
         unfinished.append(LoadProblem(f"{path.name}:row {records_so_far + 1}",
                                       f"incomplete last line ({len(tail)} characters, no line end yet): "
                                       "read once it is complete"))
-    records = list(csv.reader(io.StringIO(text, newline="")))
-    if not records or not any(cell.strip() for cell in records[0]):
-        raise ValueError(f"{path} is empty (no header line)")
-    header = [h.strip() for h in records[0]]
+    table = csv_table(text)
+    if table.header_problem:
+        raise ValueError(f"{path} is empty (no header line)" if not text.strip() else f"{path}: {table.header_problem}")
+    header = table.header
     missing = [c for c in REQUIRED_COLUMNS if c not in header]
     if missing:
         raise ValueError(f"{path} lacks required column(s): {', '.join(missing)} (header: {header})")
 
     rows, problems = [], []
-    for number, record in enumerate(records[1:], start=1):
-        if not any(cell.strip() for cell in record):
-            continue
+    for record in table.records:
+        number = record.row
         try:
-            row = _row(header, record)
+            if record.problem:
+                raise RowError(record.problem)
+            row = _row(header, record.cells)
         except RowError as exc:
             problems.append(LoadProblem(f"{path.name}:row {number}", str(exc)))
             continue
@@ -159,10 +162,6 @@ def without_duplicates(rows: list[dict]) -> tuple[list[dict], list[LoadProblem]]
 # --- one row ----------------------------------------------------------------------------------
 
 def _row(header: list[str], record: list[str]) -> dict:
-    if len(record) < len(header):
-        raise RowError(f"has {len(record)} fields, header has {len(header)} (a torn line?)")
-    if len(record) > len(header):
-        raise RowError(f"has {len(record)} fields, header has {len(header)}")
     if any(has_bad_bytes(cell) for cell in record):
         raise RowError("not valid UTF-8")
     cells = {name: value.strip() for name, value in zip(header, record)}

@@ -5,7 +5,9 @@ Each benchmark's loader returns the items it could use and a ``LoadProblem`` for
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import json
 import os
 from dataclasses import dataclass
@@ -90,6 +92,90 @@ def decode_keeping_bad_bytes(raw: bytes) -> str:
 def has_bad_bytes(text: str) -> bool:
     """True when `text` holds a byte that was not UTF-8 (kept as a surrogate escape by the reader above)."""
     return any("\udc80" <= ch <= "\udcff" for ch in text)
+
+
+# --- CSV files: every record located, none read silently wrong ---------------------------------------------
+#
+# Python's csv module in its default mode reads a quoted cell that is never closed to the end of the file (one
+# giant cell: the rows after it vanish), turns `"a"b` into `ab`, and a DictReader keeps one value of a column
+# named twice and drops cells beyond the header. `csv_table` reads strictly and says where each of these is.
+
+@dataclass(frozen=True)
+class CsvRecord:
+    """One record of a CSV file after its header."""
+
+    line: int  # the file line the record starts on (a quoted cell may run over several lines)
+    row: int  # its place after the header: 1 for the first record (blank records count)
+    cells: list[str]
+    problem: str | None = None  # why it cannot be used (broken quoting, a cell count unlike the header's)
+
+
+@dataclass(frozen=True)
+class CsvTable:
+    header: list[str]  # the column names, stripped; [] when the file has no usable header
+    records: list[CsvRecord]  # blank records (no cell holds anything) are left out
+    header_problem: str | None = None  # why the file's records cannot be read at all (line 1)
+
+
+def csv_table(text: str, short_records_ok: bool = False) -> CsvTable:
+    """The header and records of a CSV text (complete lines: see `without_unfinished_line`), read strictly.
+
+    A record with fewer cells than the header (a torn line; with ``short_records_ok``, for formats whose
+    trailing cells may be left out, the missing cells are empty), with cells beyond the header that hold
+    something (they would be lost), or whose quoting is broken (`"a"b`, a NUL) is returned with its
+    ``problem``, and the records after it are still read. A quoted cell that is never closed runs to the end
+    of the file, so the rows after it cannot be told apart: it is one problem, at the line its record starts
+    on. A header that is empty, names a column twice (which cell would be meant?) or has broken quoting is the
+    ``header_problem``, and no record is returned.
+    """
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    parsed: list[tuple[int, list[str] | None, str | None]] = []  # (first line, cells, problem)
+    previous_end = 0
+    while True:
+        try:
+            cells, problem = next(reader), None
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            cells, problem = None, _csv_problem(str(exc), previous_end + 1, reader.line_num)
+            if reader.line_num == previous_end:  # nothing read: never loop on the same spot
+                parsed.append((previous_end + 1, cells, problem))
+                break
+        parsed.append((previous_end + 1, cells, problem))
+        previous_end = reader.line_num
+    if not parsed:
+        return CsvTable([], [], "the file is empty (no header line)")
+    if parsed[0][1] is None:
+        return CsvTable([], [], f"the header: {parsed[0][2]}")
+    header = [name.strip() for name in parsed[0][1]]
+    if not any(header):
+        return CsvTable([], [], "the first line (the header) is empty")
+    first_at: dict[str, int] = {}
+    for place, name in enumerate(header, start=1):
+        if name and name in first_at:
+            return CsvTable(header, [], f"column {name!r} appears twice in the header (columns {first_at[name]} "
+                                        f"and {place}): which one holds the values is unclear, so no row is read")
+        first_at.setdefault(name, place)
+    records = []
+    for row, (line, cells, problem) in enumerate(parsed[1:], start=1):
+        if cells is not None:
+            if not any(cell.strip() for cell in cells):
+                continue
+            beyond = [cell for cell in cells[len(header):] if cell.strip()]
+            if len(cells) < len(header) and short_records_ok:
+                cells = cells + [""] * (len(header) - len(cells))
+            elif len(cells) < len(header):
+                problem = f"has {len(cells)} fields, header has {len(header)} (a torn line?)"
+            elif beyond:  # (empty cells beyond the header, a trailing comma, lose nothing)
+                problem = f"has {len(cells)} fields, header has {len(header)}"
+        records.append(CsvRecord(line, row, cells[:len(header)] if cells else [], problem))
+    return CsvTable(header, records)
+
+
+def _csv_problem(error: str, start: int, end: int) -> str:
+    if error == "unexpected end of data":
+        return f"a quoted cell is never closed: the rest of the file (lines {start}-{end}) is not read"
+    return f"not valid CSV ({error})"
 
 
 # --- the drop-folder contract and exactly-once records --------------------------------------------------

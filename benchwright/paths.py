@@ -81,6 +81,21 @@ def web_folder(home: Path) -> Path:
     return home / "web"
 
 
+def count_setting(variable: str, default: int) -> int:
+    """A count from the environment (processes, runs at once): `default` when unset or blank; anything but
+    a whole number of at least 1 is refused, naming the variable, before any work starts."""
+    text = os.environ.get(variable, "").strip()
+    if not text:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"{variable} must be a whole number (at least 1), not {text!r}") from None
+    if value < 1:
+        raise ValueError(f"{variable} must be at least 1, not {value}")
+    return value
+
+
 # --- benchmarks from outside the repository ------------------------------------------------------------
 
 PLUGINS_VARIABLE = "BENCHWRIGHT_PLUGINS"

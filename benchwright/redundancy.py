@@ -4,9 +4,12 @@ something the others do not.
 
 Other benchmarks' scores arrive as CSV files in a drop folder, one row per model: a `model` column, then
 one column per benchmark (its header is the benchmark's name), a number or an empty cell (the model was
-not scored there). The model is matched to a registry entry by slug or display name (case and spaces
-ignored). A cell that is not a number is a problem with its file and line, never a guess; a (benchmark,
-model) given twice counts once, the first in file-name order (the later one is a duplicate).
+not scored there; a row may leave out its trailing empty cells). The model is matched to a registry entry
+by slug or display name (case and spaces ignored). A cell that is not a number is a problem with its file
+and line, never a guess; a (benchmark, model) given twice counts once, the first in file-name order (the
+later one is a duplicate). A row with cells beyond the header, or whose quoting is broken, is a problem of
+its line; a quoted cell never closed is a problem at the line its row starts on (nothing after it can be
+read); a header naming a benchmark twice refuses the file (`benchwright.loading.csv_table`).
 
 R² is the coefficient of determination of the least-squares line through the two scores (for one
 predictor, the squared Pearson correlation). Both need at least three models scored on both sides;
@@ -15,8 +18,6 @@ with fewer the row says so (`n_models`) and the figures are NULL.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from collections.abc import Mapping
 from pathlib import Path
@@ -24,7 +25,7 @@ from pathlib import Path
 import pandas as pd
 from scipy import stats
 
-from benchwright.loading import once_each, without_unfinished_line
+from benchwright.loading import csv_table, once_each, without_unfinished_line
 
 MIN_MODELS = 3
 SCORE_COLUMNS = ["benchmark", "model", "model_as_written", "score", "source_file", "source_line"]
@@ -47,16 +48,19 @@ def read_scores_csv(path: Path, aliases: Mapping[str, str]) -> tuple[list[dict],
     text, unfinished = without_unfinished_line(text)
     problems = [{"location": path.name, "reason": "last line has no line end (still being written?): not read"}] \
         if unfinished.strip() else []
-    reader = csv.reader(io.StringIO(text, newline=""))
-    header = next(reader, None)
-    if not header or header[0].strip().lower() != "model" or len(header) < 2:
+    table = csv_table(text, short_records_ok=True)  # trailing benchmarks may be left out
+    if table.header_problem:
+        return [], problems + [{"location": f"{path.name}:1", "reason": table.header_problem}]
+    header = table.header
+    if header[0].lower() != "model" or len(header) < 2:
         return [], problems + [{"location": f"{path.name}:1",
                                 "reason": "the first column must be `model`, then one column per benchmark"}]
-    benchmarks = [name.strip() for name in header[1:]]
+    benchmarks = header[1:]
     rows = []
-    for cells in reader:
-        line = reader.line_num
-        if not any(cell.strip() for cell in cells):
+    for record in table.records:
+        line, cells = record.line, record.cells
+        if record.problem:
+            problems.append({"location": f"{path.name}:{line}", "reason": record.problem})
             continue
         written = cells[0].strip()
         if not written:
@@ -64,6 +68,10 @@ def read_scores_csv(path: Path, aliases: Mapping[str, str]) -> tuple[list[dict],
             continue
         for benchmark, cell in zip(benchmarks, cells[1:]):
             if not cell.strip():
+                continue
+            if not benchmark:
+                problems.append({"location": f"{path.name}:{line}",
+                                 "reason": f"score {cell.strip()!r} of {written} is in a column without a name"})
                 continue
             try:
                 score = float(cell)

@@ -25,11 +25,16 @@ and run of a home (`benchwright.llm.providers`):
 
 Slugs are Dagster partition keys and must never be edited to mean something else: a changed model
 or parameter set gets a new slug, so results never silently mix. A malformed entry is reported as a
-`RegistryProblem` naming the file and the entry; the other entries still load. Malformed means: a
-slug defined twice in one file (YAML would silently keep the last; here neither loads), no `role`,
-a `vision` or `batch` that is not a boolean (`'false'` is a string, and would have meant true), `params` that
-are not plain JSON values (a YAML date would fail every run later; a number as a key would silently
-become a string), a `display_name` that is not text, unknown fields, a bad or reserved slug. YAML
+`RegistryProblem` naming the file, the entry, its line and the field; the other entries still load.
+Malformed means: a slug defined twice in one file (YAML would silently keep the last; here neither loads),
+no `role`, a `vision` or `batch` that is not a boolean (`'false'` is a string, and would have meant true), a
+`max_concurrency` or `rpm` that is not a positive integer (`true` is not 1), `params` that are not plain
+JSON values (a YAML date would fail every run later; a number as a key would silently become a string),
+`params` that hold a credential (a field such as `api_key`, a header such as `extra_headers.Authorization`,
+`x-api-key` or a cookie, or a value that looks like a bearer token or an API key: keys come from the
+environment), an `api_base` that is not an http(s) URL with a host (or carries a password or a key), a
+`provider` that is neither defined in providers.yaml nor one of litellm's providers (its calls would count
+against limits nobody wrote down), a `display_name` that is not text, unknown fields, a bad or reserved slug. YAML
 anchors and merge keys (`<<: *shared`) work as usual: a mapping's own keys override merged ones.
 """
 
@@ -39,7 +44,8 @@ import dataclasses
 import hashlib
 import json
 import re
-from collections.abc import Hashable
+import urllib.parse
+from collections.abc import Collection, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, TypeVar
@@ -137,7 +143,103 @@ def display_name_of(raw: dict, slug: str) -> str:
     return display_name or slug
 
 
-def _parse_entry(slug: str, raw: Any, allowed_roles: set[str]) -> RegistryEntry:
+# Names of request headers and parameters that carry a credential (compared in lower case, '_' as '-').
+_CREDENTIAL_NAMES = {"authorization", "proxy-authorization", "api-key", "apikey", "x-api-key", "key", "token",
+                     "cookie", "set-cookie", "x-goog-api-key", "ocp-apim-subscription-key", "x-auth-token",
+                     "access-token", "session-token", "aws-session-token", "aws-secret-access-key"}
+_CREDENTIAL_WORDS = ("secret", "password", "credential", "api-key", "apikey", "auth-token", "cookie")
+# Where params hold request headers or query/body fields by name (litellm passes them on as they are).
+_NAMED_FIELDS = {"extra_headers", "headers", "default_headers", "extra_query", "extra_body"}
+# A value that is a credential whatever its field: a bearer token, or a provider key's or a JWT's form.
+_CREDENTIAL_VALUE = re.compile(
+    r"^\s*bearer\s+\S{8,}\s*$"
+    r"|(?<![A-Za-z0-9])(sk-(ant-|proj-)?[A-Za-z0-9_-]{16,}|AIza[0-9A-Za-z_-]{30,}|hf_[A-Za-z0-9]{30,}"
+    r"|gh[pousr]_[A-Za-z0-9]{30,}|xox[abprs]-[A-Za-z0-9-]{10,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.)",
+    re.IGNORECASE)
+# A header's value that is an HTTP authentication scheme and its credentials ("Basic dXNlcjpwYXNz").
+_AUTH_HEADER_VALUE = re.compile(r"^\s*(basic|bearer|digest|token|apikey)\s+\S+\s*$", re.IGNORECASE)
+
+
+def is_credential_name(name: str) -> bool:
+    """True for a header or parameter name that carries a credential (Authorization, x-api-key, a cookie...)."""
+    normal = name.strip().lower().replace("_", "-")
+    return normal in _CREDENTIAL_NAMES or any(word in normal for word in _CREDENTIAL_WORDS)
+
+
+def credential_in_params(params: dict) -> str | None:
+    """Where `params` hold a credential (``params.extra_headers.Authorization``), or None.
+
+    Names are checked at the top level and inside the mappings of headers, query and body fields (a JSON
+    schema's property may well be called `token`); values everywhere: a bearer token or a provider key's
+    form, and, in headers, any "<scheme> <credentials>"."""
+    def found_in(value: Any, where: str, top: bool, fields: bool) -> str | None:
+        if isinstance(value, str):
+            pattern_found = _CREDENTIAL_VALUE.search(value) or (fields and _AUTH_HEADER_VALUE.match(value))
+            return f"{where} looks like a credential (a bearer token or an API key)" if pattern_found else None
+        if isinstance(value, list):
+            return next(filter(None, (found_in(v, f"{where}[{i}]", False, False) for i, v in enumerate(value))), None)
+        if not isinstance(value, dict):
+            return None
+        for name, inner in value.items():
+            place = f"{where}.{name}"
+            if (top or fields) and is_credential_name(str(name)):
+                return f"{place} is a credential's field"
+            # `fields`: this mapping's values are headers (or query / body fields); a mapping below it is not.
+            found = found_in(inner, place, False, top and name in _NAMED_FIELDS if isinstance(inner, dict) else fields)
+            if found:
+                return found
+        return None
+
+    return found_in(params, "params", True, False)
+
+
+def api_base_problem(api_base: Any) -> str | None:
+    """Why `api_base` cannot be an endpoint to send prompts to (not an http(s) URL with a host, or a URL that
+    carries a credential), or None."""
+    if not isinstance(api_base, str) or not api_base.strip():
+        return f"must be an http:// or https:// URL, not {api_base!r}"
+    try:
+        url = urllib.parse.urlsplit(api_base.strip())
+        url.port  # raises on a port that is not a number
+    except ValueError as exc:
+        return f"{api_base!r} is not a URL ({exc})"
+    if url.scheme.lower() not in ("http", "https") or not url.hostname:
+        return f"must be an http:// or https:// URL with a host, not {api_base!r}"
+    if url.username or url.password:
+        return ("holds a user name or password: credentials never go in the registry; set them in the "
+                "environment, where litellm reads them")
+    for name, _ in urllib.parse.parse_qsl(url.query, keep_blank_values=True):
+        if is_credential_name(name):
+            return (f"passes {name!r} in its query: credentials never go in the registry; set them in the "
+                    "environment, where litellm reads them")
+    return None
+
+
+_LITELLM_PROVIDERS: frozenset[str] | None = None
+
+
+def litellm_providers() -> frozenset[str]:
+    """litellm's own provider names (openai, anthropic, ...), which need no providers.yaml entry. Imports
+    litellm (seconds), so it is asked only for a `provider:` that providers.yaml does not define."""
+    global _LITELLM_PROVIDERS
+    if _LITELLM_PROVIDERS is None:
+        from benchwright.llm.runner import _litellm  # lazy, as in benchwright.llm.providers
+
+        _LITELLM_PROVIDERS = frozenset(str(getattr(name, "value", name)) for name in _litellm().provider_list)
+    return _LITELLM_PROVIDERS
+
+
+def provider_names(path: str | Path) -> set[str]:
+    """The provider names `providers.yaml` defines (refused ones too: `load_providers` reports those); none
+    when there is no file or it cannot be read (`load_providers` reports that)."""
+    try:
+        pairs = top_level_pairs(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError, yaml.YAMLError):
+        return set()
+    return {str(name) for name, _, _ in pairs or []}
+
+
+def _parse_entry(slug: str, raw: Any, allowed_roles: set[str], known_providers: Collection[str] = ()) -> RegistryEntry:
     raw = checked_fields(raw, _KNOWN_FIELDS)
     model = raw.get("model")
     if not isinstance(model, str) or not model.strip():
@@ -150,9 +252,11 @@ def _parse_entry(slug: str, raw: Any, allowed_roles: set[str]) -> RegistryEntry:
     params = raw.get("params") or {}
     if not isinstance(params, dict):
         raise ValueError("'params' must be a mapping")
-    for key in ("api_key", "api-key", "key", "token"):
-        if key in params:
-            raise ValueError("API keys never go in the registry: set them in the environment")
+    credential = credential_in_params(params)
+    if credential:
+        raise ValueError(f"{credential}: API keys and other credentials never go in the registry (a versioned "
+                         "file, and params reach the cache key): set them in the environment (e.g. "
+                         "OPENAI_API_KEY), where litellm reads them")
     try:  # params are part of the request and its cache key: plain JSON values only
         plain = json.loads(json.dumps(params, allow_nan=False))
     except (TypeError, ValueError) as exc:
@@ -165,15 +269,24 @@ def _parse_entry(slug: str, raw: Any, allowed_roles: set[str]) -> RegistryEntry:
         if name in raw and not isinstance(raw[name], bool):
             raise ValueError(f"'{name}' must be true or false, not {raw[name]!r}")
     for name in ("max_concurrency", "rpm"):
-        value = raw.get(name)
-        if value is not None and (not isinstance(value, int) or value < 1):
-            raise ValueError(f"'{name}' must be a positive integer")
+        value = raw.get(name)  # (YAML's true is a Python int: 1, which nobody meant)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise ValueError(f"'{name}' must be a positive integer, not {value!r}")
     api_base = raw.get("api_base")
-    if api_base is not None and not isinstance(api_base, str):
-        raise ValueError("'api_base' must be a URL string")
+    if api_base is not None:
+        problem = api_base_problem(api_base)
+        if problem:
+            raise ValueError(f"'api_base' {problem}")
+    for name in ("api_base", "base_url"):  # litellm takes these from params too: the same rule
+        if name in params and api_base_problem(params[name]):
+            raise ValueError(f"'params.{name}' {api_base_problem(params[name])}")
     provider = raw.get("provider")
     if provider is not None and (not isinstance(provider, str) or validate_slug(provider)):
         raise ValueError(f"'provider' must be a name like the keys of providers.yaml ([a-z0-9._-]+), not {provider!r}")
+    if provider is not None and provider not in known_providers and provider not in litellm_providers():
+        raise ValueError(f"'provider' {provider!r} is neither defined in providers.yaml nor one of litellm's "
+                         f"providers (openai, anthropic, ...): its calls would count against limits nobody wrote "
+                         f"down. Add `{provider}:` to providers.yaml (its limits are optional) or fix the name")
     return RegistryEntry(
         slug=slug,
         model=model.strip(),
@@ -218,15 +331,19 @@ def load_providers(path: str | Path) -> tuple[dict[str, ProviderLimits], list[Re
 T = TypeVar("T")
 
 
-def load_registry(path: str | Path, kind: str) -> tuple[list[RegistryEntry], list[RegistryProblem]]:
+def load_registry(path: str | Path, kind: str, providers_path: str | Path | None = None,
+                  ) -> tuple[list[RegistryEntry], list[RegistryProblem]]:
     """Load `models` or `judges` registry entries; bad entries become problems, not exceptions.
 
-    A file that is missing or is not YAML at all raises, because then nothing can be trusted.
+    An entry's `provider` must be defined in `providers_path` (default: `providers.yaml` beside `path`) or be
+    one of litellm's providers. A file that is missing or is not YAML at all raises, because then nothing can
+    be trusted.
     """
     if kind not in ("models", "judges"):
         raise ValueError(f"kind must be 'models' or 'judges', not {kind!r}")
     allowed_roles = MODEL_ROLES if kind == "models" else JUDGE_ROLES
-    return load_entries(path, lambda slug, raw: _parse_entry(slug, raw, allowed_roles))
+    known = provider_names(providers_path or Path(path).with_name("providers.yaml"))
+    return load_entries(path, lambda slug, raw: _parse_entry(slug, raw, allowed_roles, known))
 
 
 def load_entries(path: str | Path, parse: Callable[[str, Any], T]) -> tuple[list[T], list[RegistryProblem]]:

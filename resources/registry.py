@@ -17,7 +17,7 @@ class Registry(dg.ConfigurableResource):
     """Provider limits; empty means `providers.yaml` next to the models registry (no file, defaults)."""
 
     def _load(self, kind: str) -> tuple[list[RegistryEntry], list[RegistryProblem]]:
-        return load_registry(self.models_path if kind == "models" else self.judges_path, kind)
+        return load_registry(self.models_path if kind == "models" else self.judges_path, kind, self.providers_file())
 
     def entries(self, kind: str) -> list[RegistryEntry]:
         return self._load(kind)[0]

@@ -25,18 +25,30 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
+def _at_least_one(text: str) -> int:
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number (at least 1), not {text!r}")
+    return int(text)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--replay", action="store_true", help="fail on any LLM cache miss instead of calling")
     parser.add_argument("--force", action="store_true", help="run every asset, not only what is missing or stale")
-    parser.add_argument("--workers", type=int, default=None,
+    parser.add_argument("--workers", type=_at_least_one, default=None,
                         help="steps run at once, each in its own process (default: BENCHWRIGHT_WORKERS or 1)")
-    parser.add_argument("--parallel-runs", type=int, default=None,
+    parser.add_argument("--parallel-runs", type=_at_least_one, default=None,
                         help="runs of one level at once, e.g. several models' generations (default: "
                              "BENCHWRIGHT_PARALLEL_RUNS, else 8 with a model that calls a provider, else 1)")
     args = parser.parse_args(argv)
 
-    from benchwright.paths import benchwright_home
+    from benchwright.paths import benchwright_home, count_setting
+
+    try:  # a bad setting is refused here, by name, before anything runs
+        for variable in ("BENCHWRIGHT_WORKERS", "BENCHWRIGHT_PARALLEL_RUNS"):
+            count_setting(variable, 1)
+    except ValueError as exc:
+        parser.error(str(exc))
     from resources import prepare_dagster_home
 
     os.environ["DAGSTER_HOME"] = str(prepare_dagster_home(benchwright_home()))

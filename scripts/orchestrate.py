@@ -45,21 +45,23 @@ from dagster._time import get_current_datetime
 
 from assets.partitions import (judges_partitions, model_judge_partitions, model_panel_partitions, models_partitions,
                                panels_partitions)
-from benchwright.paths import ROOT
+from benchwright.paths import ROOT, count_setting
 from sensors.runs import fail_orphaned_runs
 
 
 def default_workers() -> int:
-    """Step processes at once: BENCHWRIGHT_WORKERS, else 1 (every step in the run's process)."""
-    return int(os.environ.get("BENCHWRIGHT_WORKERS") or 1)
+    """Step processes at once: BENCHWRIGHT_WORKERS, else 1 (every step in the run's process). A value that is
+    not a whole number ≥ 1 is refused, naming the variable."""
+    return count_setting("BENCHWRIGHT_WORKERS", 1)
 
 
 def default_parallel_runs(registry) -> int:
     """Runs of one level at once: BENCHWRIGHT_PARALLEL_RUNS, else 8 when a registered model calls a provider
     (runs then wait on calls, and the provider leases bound the calls), else 1: the simulator answers at once,
-    so parallel runs would only share the cores, which was not measured; the demo stays as it was."""
-    if os.environ.get("BENCHWRIGHT_PARALLEL_RUNS"):
-        return int(os.environ["BENCHWRIGHT_PARALLEL_RUNS"])
+    so parallel runs would only share the cores, which was not measured; the demo stays as it was. A value
+    that is not a whole number ≥ 1 is refused, naming the variable."""
+    if os.environ.get("BENCHWRIGHT_PARALLEL_RUNS", "").strip():
+        return count_setting("BENCHWRIGHT_PARALLEL_RUNS", 1)
     entries = registry.entries("models") + registry.entries("judges")
     return 8 if any(not entry.simulated for entry in entries) else 1
 

@@ -20,14 +20,14 @@ How the file's quirks are read:
 - **Cumulative instructions** are split at each ``Instruction:``; their number must equal ``instruction
   count`` and each turn's list must start with the previous turn's, else a format error.
 
-Every other deviation (a missing column, a score that is not a number, PIF outside [0, 1], criteria
-weights other than 1, a (conversation, turn) twice) raises ``ImportFormatError`` with the file and the
-line the record starts on. Nothing is written here.
+Every other deviation (an empty file, a column named twice, a record with another number of cells than
+the header or broken quoting, a quoted cell never closed, a missing column, a score that is not a number,
+PIF outside [0, 1], criteria weights other than 1, a (conversation, turn) twice) raises
+``ImportFormatError`` with the file and the line the record starts on. Nothing is written here.
 """
 
 from __future__ import annotations
 
-import csv
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +35,7 @@ from pathlib import Path
 import pandas as pd
 
 from benchwright.importers import ImportFormatError
+from benchwright.loading import csv_table
 
 IMPORTER = "mmmt_if_release"
 
@@ -92,24 +93,23 @@ def _number(cell: str, path: Path, line: int, column: str) -> float:
 
 
 def _records(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
-    """The header and (start line, cells) of every record."""
+    """The header and (start line, cells) of every record; the first record that cannot be read, a header naming
+    a column twice (one of its values would be lost) and an empty file raise, located."""
     try:
-        handle = path.open(encoding="utf-8-sig", newline="")
+        text = path.read_bytes().decode("utf-8-sig")
     except OSError as error:
         raise ImportFormatError(path, None, f"cannot be read: {error}") from error
-    with handle:
-        reader = csv.reader(handle)
-        try:
-            header = next(reader)
-            records, previous_end = [], reader.line_num
-            for cells in reader:
-                records.append((previous_end + 1, cells))
-                previous_end = reader.line_num
-        except csv.Error as error:
-            raise ImportFormatError(path, reader.line_num, f"not valid CSV ({error})") from error
-        except UnicodeDecodeError as error:
-            raise ImportFormatError(path, None, f"not UTF-8 ({error})") from error
-    return header, records
+    except UnicodeDecodeError as error:
+        raise ImportFormatError(path, None, f"not UTF-8 ({error})") from error
+    if not text.strip():
+        raise ImportFormatError(path, None, "is empty: no header line, no record")
+    table = csv_table(text)
+    if table.header_problem:
+        raise ImportFormatError(path, 1, table.header_problem)
+    for record in table.records:
+        if record.problem:
+            raise ImportFormatError(path, record.line, record.problem)
+    return table.header, [(record.line, record.cells) for record in table.records]
 
 
 def _layout(header: list[str], path: Path) -> tuple[list[str], list[tuple[str, str, str]]]:
@@ -144,10 +144,6 @@ def import_mmmt_if_release(path: str | Path, source: str | None = None) -> Relea
     previous: dict[str, list[str]] = {}
     unwrapped = stray = ties = 0
     for line, cells in records:
-        if not any(cell.strip() for cell in cells):
-            continue
-        if len(cells) != len(header):
-            raise ImportFormatError(path, line, f"{len(cells)} cells, the header has {len(header)}")
         row = dict(zip(header, cells))
         unwrapped += sum("\n" in cell for cell in cells)
         chat_id = row[FIXED["chat"]].strip()

@@ -43,12 +43,14 @@ Human ratings (the CSV drop folder)
   ``standard``), ``sample_index`` (default 0), ``rater``;
 - preferences: ``chat_id, turn, model_a, model_b, preferred`` (``a``, ``b`` or ``tie``) and
   optionally ``variant``, ``sample_index``, ``rater``.
+
+A row with another number of cells than the header, or broken quoting, is a problem of its line; a
+quoted cell never closed is one problem at the line it opens (the rows after it cannot be read); a
+header naming a column twice, like an unknown layout, makes the file unusable (``ValueError``).
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
 import re
@@ -57,7 +59,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchwright.loading import LoadProblem, read_bytes, RowError, json_object, once_each, without_unfinished_line
+from benchwright.loading import (LoadProblem, read_bytes, RowError, csv_table, json_object, once_each,
+                                  without_unfinished_line)
 from benchwright.pii import pseudonym
 from benchwright.images import ImageError, NormalizedImage, normalize_image
 from benchwright.mmmt_if.chat_set import Chat, ChatCandidate, filter_chat, truncate
@@ -289,8 +292,15 @@ class ReleaseData:
 def load_release_csv(path: str | os.PathLike) -> ReleaseData:
     path = Path(path)
     text = read_bytes(path, "MMMT-IF release CSV").decode("utf-8-sig")
-    frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
-    frame.columns = [c.strip() for c in frame.columns]
+    # Read strictly (an empty file, a column named twice, a broken record raise, located), not by pandas,
+    # which would rename a second `prompt` to `prompt.1` and fill a short row with missing values unsaid.
+    table = csv_table(text)
+    if table.header_problem:
+        raise ValueError(f"{path}, line 1: {table.header_problem}")
+    broken = next((record for record in table.records if record.problem), None)
+    if broken is not None:
+        raise ValueError(f"{path}, line {broken.line}: {broken.problem}")
+    frame = pd.DataFrame([record.cells for record in table.records], columns=table.header, dtype=str)
     required = ["conversation id", "prompt", "all instructions", "instruction count"]
     turn_column = next((c for c in frame.columns if c.startswith("turn count")), None)
     missing = [c for c in required if c not in frame.columns] + ([] if turn_column else ["turn count ..."])
@@ -354,8 +364,10 @@ def load_human_csv(path: str | os.PathLike) -> tuple[str, list[dict], list[LoadP
     except UnicodeDecodeError:
         raise ValueError(f"{path} is not UTF-8 text") from None
     text, tail = without_unfinished_line(text)  # the drop-folder contract: never half a record
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    header = {h.strip() for h in reader.fieldnames or []}
+    table = csv_table(text)
+    if table.header_problem:
+        raise ValueError(f"{path}: {table.header_problem}")
+    header = set(table.header)
     if {"model", "chat_id", "turn", "rating"} <= header:
         kind = "ratings"
     elif {"chat_id", "turn", "model_a", "model_b", "preferred"} <= header:
@@ -365,15 +377,15 @@ def load_human_csv(path: str | os.PathLike) -> tuple[str, list[dict], list[LoadP
                          "(model, chat_id, turn, rating) nor the preferences layout "
                          "(chat_id, turn, model_a, model_b, preferred)")
     rows, problems = [], []
-    for lineno, raw in enumerate(reader, start=2):
-        row = {(k or "").strip(): (v or "").strip() for k, v in raw.items()}
-        if not any(row.values()):
-            continue
+    for record in table.records:
+        row = {name: cell.strip() for name, cell in zip(table.header, record.cells)}
         try:
+            if record.problem:
+                raise RowError(record.problem)
             # A file named after its rater is stored under a pseudonym, like the rater.
-            rows.append({**_human_row(kind, row, pseudonym(path.name)), "source_line": lineno})
+            rows.append({**_human_row(kind, row, pseudonym(path.name)), "source_line": record.line})
         except RowError as exc:
-            problems.append(LoadProblem(f"{path.name}:{lineno}", str(exc)))
+            problems.append(LoadProblem(f"{path.name}:{record.line}", str(exc)))
     if tail:
         problems.append(LoadProblem(f"{path.name}:{text.count(chr(10)) + 1}", f"incomplete last line ({len(tail)} "
                                     "characters, no line end yet): read once it is complete"))

@@ -26,7 +26,8 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from benchwright.loading import LoadProblem, LoadResult, RowError, has_bad_bytes, read_text_keeping_bad_bytes
+from benchwright.loading import (LoadProblem, LoadResult, RowError, csv_table, has_bad_bytes,
+                                  read_text_keeping_bad_bytes)
 from benchwright.human_pairwise import load_pairwise_csv  # the one loader, re-exported
 from benchwright.urs.intents import INTENTS
 
@@ -128,29 +129,32 @@ def _item(header: list[str], row: list[str], row_number: int) -> UrsItem:
 
 # --- alignment inputs (METHODS §3.4), dropped as files --------------------------------------------
 
-def _read_records(path: Path, required: tuple[str, ...], what: str) -> list[tuple[int, dict]]:
+def _read_records(path: Path, required: tuple[str, ...], what: str) -> list[tuple[int, dict, str | None]]:
+    """(row number, cells by column, why the row cannot be read or None) of every record of a CSV file."""
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except FileNotFoundError:
         raise FileNotFoundError(f"{what} file not found: {path}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"cannot read {what} file {path}: {exc}") from None
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    header = [h.strip() for h in reader.fieldnames or []]
-    missing = [c for c in required if c not in header]
+    table = csv_table(text)
+    if table.header_problem:
+        raise ValueError(f"{path}: {table.header_problem}")
+    missing = [c for c in required if c not in table.header]
     if missing:
-        raise ValueError(f"{path} lacks required column(s): {', '.join(missing)} (header: {header})")
-    reader.fieldnames = header
-    return [(number, record) for number, record in enumerate(reader, start=1)
-            if any((v or "").strip() for v in record.values() if isinstance(v, str))]
+        raise ValueError(f"{path} lacks required column(s): {', '.join(missing)} (header: {table.header})")
+    return [(record.row, dict(zip(table.header, record.cells)), record.problem) for record in table.records]
 
 
 def load_satisfaction_csv(path: str | os.PathLike) -> tuple[list[dict], list[LoadProblem]]:
     """Users' satisfaction per intent (1-5): columns intent, satisfaction, optional model."""
     path = Path(path)
     rows, problems = [], []
-    for number, record in _read_records(path, ("intent", "satisfaction"), "user-satisfaction"):
+    for number, record, problem in _read_records(path, ("intent", "satisfaction"), "user-satisfaction"):
         location = f"{path.name}:row {number}"
+        if problem:
+            problems.append(LoadProblem(location, problem))
+            continue
         intent = normalize_intent(record.get("intent"))
         try:
             satisfaction = float(record.get("satisfaction") or "")

@@ -111,6 +111,29 @@ def test_a_line_joined_to_a_torn_one_and_bad_bytes_are_problems_not_crashes(tmp_
         ("r.csv:row 2", f"has {joined} fields, header has {len(COLUMNS)}"), ("r.csv:row 3", "not valid UTF-8")]
 
 
+def test_a_quote_never_closed_and_cells_beyond_the_header_are_located_problems(tmp_path):
+    path = tmp_path / "r.csv"
+    write_round(path, [choice(item_id="ok-1"), choice(item_id="ok-2")])
+    with path.open("a", encoding="utf-8", newline="") as f:
+        f.write("urs,,x,y,A,1,ann-2,,,,,,extra\n")  # a 13th cell: which column was it for?
+        f.write('urs,,x,y,"A,1,ann-3,,,,,\n')  # the quote opens and never closes...
+        f.write("urs,,x,y,B,1,ann-4,,,,,\n")  # ...so this row cannot be told apart from it
+    rows, problems = load_pairwise_csv(path)
+    assert [r["item_id"] for r in rows] == ["ok-1", "ok-2"]
+    assert [(p.location, p.reason) for p in problems] == [
+        ("r.csv:row 3", f"has {len(COLUMNS) + 1} fields, header has {len(COLUMNS)}"),
+        ("r.csv:row 4", "a quoted cell is never closed: the rest of the file (lines 5-6) is not read")]
+
+
+def test_a_column_named_twice_refuses_the_file_with_its_name(tmp_path):
+    (tmp_path / "a.csv").write_text("model_a,model_b,winner,winner\nx,y,A,B\n")
+    write_round(tmp_path / "b.csv", [choice()])
+    rows, problems = load_folder(tmp_path)
+    assert len(rows) == 1 and rows[0]["source_file"] == "b.csv"
+    [problem] = problems
+    assert problem.location == "a.csv" and "'winner' appears twice in the header (columns 3 and 4)" in problem.reason
+
+
 def test_the_legacy_urs_sample_loads_as_urs_with_default_strengths():
     rows, problems = load_pairwise_csv(LEGACY_SAMPLE)
     with LEGACY_SAMPLE.open(encoding="utf-8", newline="") as f:

@@ -74,6 +74,25 @@ def test_a_bad_record_names_the_file_and_the_line_it_starts_on(tmp_path, bad, me
     assert caught.value.line == 4 and caught.value.path == str(path)
 
 
+def test_an_empty_file_a_column_twice_and_an_open_quote_are_located_errors(tmp_path):
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    with pytest.raises(ImportFormatError, match="empty.csv: is empty: no header line") as caught:
+        import_mmmt_if_release(empty)  # was a bare StopIteration
+    assert caught.value.line is None
+    twice = write(tmp_path, record(), header=HEADER[:-1] + ["prompt"])
+    with pytest.raises(ImportFormatError, match="column 'prompt' appears twice in the header") as caught:
+        import_mmmt_if_release(twice)  # one of the two prompts would have been kept without a word
+    assert caught.value.line == 1
+    path = write(tmp_path, record(turn=1), record(turn=2))
+    text = path.read_text(encoding="utf-8")
+    assert text.endswith(",1\n")
+    path.write_text(text[:-2] + '"1\n', encoding="utf-8")  # the last record's last cell opens a quote
+    with pytest.raises(ImportFormatError, match="quoted cell is never closed") as caught:
+        import_mmmt_if_release(path)
+    assert caught.value.line == 4  # where that record starts (its prompt runs over two lines)
+
+
 def test_a_preference_column_naming_an_unscored_model_is_refused(tmp_path):
     header = HEADER[:-1] + ["Preference: 1 for Gemini, 0 for Claude"]
     with pytest.raises(ImportFormatError, match="names a model without scores"):

@@ -63,3 +63,38 @@ def test_spearman_and_r2_over_the_models_scored_on_both():
     assert table.loc["Y", "n_models"] == 2 and pd.isna(table.loc["Y", "spearman"])  # too few models
     assert table.loc["Z", "n_models"] == 3 and pd.isna(table.loc["Z", "r2"])  # one side constant: undefined
     assert table.loc["Z", "models"] == "a, b, c"
+
+
+@pytest.mark.parametrize("content, location, reason", [
+    # A quote never closed would swallow every row after it into one cell: named where it opens.
+    ("model,MMMU\nsim-weak,40\nsim-strong,\"61\nother,3\n", "q.csv:3", "quoted cell is never closed"),
+    # Two columns of one name: which is the score? The file is refused, not read with one of them.
+    ("model,MMMU,MMMU\nsim-weak,40,41\n", "q.csv:1", "'MMMU' appears twice"),
+    # A cell beyond the header has no benchmark: the row is refused, not cut short.
+    ("model,MMMU\nsim-weak,40,41\nsim-strong,60\n", "q.csv:2", "has 3 fields, header has 2"),
+    ("model,MMMU\nsim-weak,\"4\"0\nsim-strong,60\n", "q.csv:2", "not valid CSV"),
+])
+def test_a_csv_the_reader_would_have_read_wrong_is_a_located_problem(tmp_path, content, location, reason):
+    path = tmp_path / "q.csv"
+    path.write_text(content)
+    rows, problems = read_scores_csv(path, ALIASES)
+    assert [p["location"] for p in problems] == [location]
+    assert reason in problems[0]["reason"], problems[0]["reason"]
+    assert {(r["model"], r["score"]) for r in rows} <= {("sim-weak", 40.0), ("sim-strong", 60.0)}
+    assert all(r["source_line"] != int(location.split(":")[1]) for r in rows)  # nothing from the bad line
+
+
+def test_rows_before_an_unclosed_quote_still_count(tmp_path):
+    path = tmp_path / "q.csv"
+    path.write_text("model,MMMU\nsim-weak,40\nsim-strong,\"61\nother,3\n")
+    rows, [problem] = read_scores_csv(path, ALIASES)
+    assert [(r["model"], r["score"]) for r in rows] == [("sim-weak", 40.0)]
+    assert problem["reason"].endswith("(lines 3-4) is not read")
+
+
+def test_a_score_under_a_column_without_a_name_is_a_problem_and_the_rest_of_its_row_counts(tmp_path):
+    path = tmp_path / "q.csv"
+    path.write_text("model,MMMU,\nsim-weak,40,41\nsim-strong,60,\n")  # a trailing comma is no score
+    rows, problems = read_scores_csv(path, ALIASES)
+    assert [(r["model"], r["score"]) for r in rows] == [("sim-weak", 40.0), ("sim-strong", 60.0)]
+    assert problems == [{"location": "q.csv:2", "reason": "score '41' of sim-weak is in a column without a name"}]

@@ -122,6 +122,35 @@ sim-strong:
     ("  model: sim/a\n  role: candidate\n  params: {extra_body: {true: 1}}\n", ["params", "key", "string"]),
     ("  model: sim/a\n  role: candidate\n  params: {? [x, y] : 1}\n", ["unhashable"]),
     ("  model: sim/a\n  role: candidate\n  display_name: no\n", ["display_name", "False"]),
+    # YAML's true is Python's 1: a limit nobody meant
+    ("  model: sim/a\n  role: candidate\n  max_concurrency: true\n", ["max_concurrency", "positive integer", "True"]),
+    ("  model: sim/a\n  role: candidate\n  rpm: false\n", ["rpm", "positive integer", "False"]),
+    ("  model: sim/a\n  role: candidate\n  max_concurrency: 2.5\n", ["max_concurrency", "2.5"]),
+    # credentials: refused in headers and other params alike, by name or by the look of the value
+    ("  model: openai/x\n  role: candidate\n  params: {extra_headers: {Authorization: Bearer abc}}\n",
+     ["params.extra_headers.Authorization", "credential", "environment"]),
+    ("  model: openai/x\n  role: candidate\n  params: {extra_headers: {X-API-Key: abc}}\n",
+     ["params.extra_headers.X-API-Key", "environment"]),
+    ("  model: openai/x\n  role: candidate\n  params: {extra_headers: {api-key: abc}}\n",
+     ["params.extra_headers.api-key", "environment"]),
+    ("  model: openai/x\n  role: candidate\n  params: {extra_headers: {Cookie: session=abc}}\n",
+     ["params.extra_headers.Cookie", "environment"]),
+    ("  model: openai/x\n  role: candidate\n  params: {extra_headers: {X-Gateway: 'Bearer eyJhbGciOi.x'}}\n",
+     ["params.extra_headers.X-Gateway", "looks like a credential", "environment"]),
+    ("  model: openai/x\n  role: candidate\n  params: {extra_body: {auth: [sk-proj-abcdefghijklmnopqrstu]}}\n",
+     ["params.extra_body.auth[0]", "looks like a credential"]),
+    ("  model: openai/x\n  role: candidate\n  params: {aws_secret_access_key: abc}\n",
+     ["params.aws_secret_access_key", "environment"]),
+    # api_base: where the prompts go must be an http(s) server
+    ("  model: openai/x\n  role: candidate\n  api_base: file:///etc/passwd\n", ["api_base", "http", "file:///"]),
+    ("  model: openai/x\n  role: candidate\n  api_base: localhost:8000/v1\n", ["api_base", "http"]),
+    ("  model: openai/x\n  role: candidate\n  api_base: ''\n", ["api_base", "http"]),
+    ("  model: openai/x\n  role: candidate\n  api_base: 8000\n", ["api_base", "8000"]),
+    ("  model: openai/x\n  role: candidate\n  api_base: 'http://me:pw@gpu-2/v1'\n", ["api_base", "password"]),
+    ("  model: openai/x\n  role: candidate\n  api_base: 'https://gw/v1?api_key=abc'\n", ["api_base", "api_key"]),
+    ("  model: openai/x\n  role: candidate\n  params: {base_url: 'file:///tmp/x'}\n", ["params.base_url", "http"]),
+    ("  model: openai/x\n  role: candidate\n  provider: no-such-provider\n",
+     ["'provider' 'no-such-provider'", "providers.yaml", "litellm"]),
 ])
 def test_entries_that_would_fail_later_or_mean_something_else_are_refused_at_load(tmp_path, entry, words):
     path = write(tmp_path, "bad:\n" + entry + "good:\n  model: sim/g\n  role: candidate\n")
@@ -131,6 +160,7 @@ def test_entries_that_would_fail_later_or_mean_something_else_are_refused_at_loa
     assert problem.entry == "bad" and str(path) in str(problem)
     for word in words:
         assert word in problem.reason, (word, problem.reason)
+    assert "(line 1)" in problem.reason  # where the entry is
 
 
 @pytest.mark.parametrize("slug", ["all", "dataset", "baseline"])
@@ -223,15 +253,25 @@ sim: {max_in_flight: 2}
 
 
 def test_an_entry_names_its_provider_and_entries_without_one_keep_their_version(tmp_path):
+    write(tmp_path, "gpu-2:\n", name="providers.yaml")  # defined, with the default limits
     path = write(tmp_path, """
 plain: {model: openai/gpt-4o-mini, role: candidate}
 named: {model: openai/qwen, role: candidate, api_base: "http://gpu-2:8000/v1", provider: gpu-2}
 bad: {model: openai/qwen, role: candidate, provider: "GPU 2"}
+litellms: {model: openai/qwen, role: candidate, api_base: "http://gpu-3:8000/v1", provider: openai}
+unknown: {model: openai/qwen, role: candidate, provider: gpu-3}
 """)
     entries, problems = load_registry(path, "models")
     by_slug = {e.slug: e for e in entries}
     assert by_slug["named"].provider == "gpu-2" and by_slug["plain"].provider is None
-    assert [p.entry for p in problems] == ["bad"]
+    assert by_slug["litellms"].provider == "openai"  # litellm's own providers need no providers.yaml entry
+    assert [p.entry for p in problems] == ["bad", "unknown"]
+    assert "(line 6)" in problems[1].reason and "Add `gpu-3:` to providers.yaml" in problems[1].reason
+    # the providers file is the one given (the resource's BENCHWRIGHT_PROVIDERS), else the one beside the registry
+    (tmp_path / "elsewhere").mkdir()
+    elsewhere = write(tmp_path / "elsewhere", "gpu-3: {rpm: 60}\n", name="providers.yaml")
+    entries, problems = load_registry(path, "models", elsewhere)
+    assert [p.entry for p in problems] == ["named", "bad"]
     # the version of an entry is the one it had before the field existed, and naming a provider (whose limits
     # the calls count against) does not change what the answers are
     before = RegistryEntry(slug="plain", model="openai/gpt-4o-mini", display_name="plain", role="candidate")

@@ -458,6 +458,37 @@ def test_human_csv_layouts_and_located_bad_rows(tmp_path):
         load_human_csv(tmp_path / "other.csv")
 
 
+def test_human_csv_cells_beyond_the_header_an_open_quote_and_a_column_twice_are_not_silent(tmp_path):
+    ratings = tmp_path / "ratings.csv"
+    # Line 3 has a cell beyond the header (a DictReader would drop it), line 4 a short row (it would read the
+    # rating as empty), line 6 opens a quote that never closes (it would swallow line 7).
+    ratings.write_text("model,chat_id,turn,rating\nm1,c,1,7\nm1,c,2,5,9\nm1,c,3\n\nm1,c,4,\"6\nm1,c,5,6\n")
+    kind, rows, problems = load_human_csv(ratings)
+    assert kind == "ratings" and [r["turn"] for r in rows] == [1]
+    assert [(p.location, p.reason) for p in problems] == [
+        ("ratings.csv:3", "has 5 fields, header has 4"), ("ratings.csv:4", "has 3 fields, header has 4 (a torn line?)"),
+        ("ratings.csv:6", "a quoted cell is never closed: the rest of the file (lines 6-7) is not read")]
+    twice = tmp_path / "twice.csv"
+    twice.write_text("model,chat_id,turn,rating,rating\nm1,c,1,7,3\n")
+    with pytest.raises(ValueError, match="twice.csv: column 'rating' appears twice"):
+        load_human_csv(twice)
+
+
+def test_a_release_table_pandas_would_read_wrong_raises_located(tmp_path):
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    with pytest.raises(ValueError, match="empty.csv, line 1: the file is empty"):
+        load_release_csv(empty)
+    twice = tmp_path / "twice.csv"  # pandas would call the second one `prompt.1` and read on
+    twice.write_text("conversation id,turn count (x),prompt,all instructions,instruction count,prompt\n1,1,a,,0,b\n")
+    with pytest.raises(ValueError, match="twice.csv, line 1: column 'prompt' appears twice"):
+        load_release_csv(twice)
+    short = tmp_path / "short.csv"  # pandas would fill the short row with missing values
+    short.write_text("conversation id,turn count (x),prompt,all instructions,instruction count\n1,1,a,,0\n1,2,b\n")
+    with pytest.raises(ValueError, match="short.csv, line 3: has 3 fields, header has 5"):
+        load_release_csv(short)
+
+
 def test_human_ratings_count_once_across_copies_and_an_unfinished_line_waits(tmp_path):
     from benchwright.mmmt_if.loader import human_once_each
 

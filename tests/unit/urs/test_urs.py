@@ -369,3 +369,15 @@ def test_reference_plan_fills_gaps_or_answers_everything():
                                                                           "reference_answer": None}]
     assert [p.item_id for p in urs_steps.reference_plan(items, MODEL, every_item=False)] == ["b"]
     assert [p.item_id for p in urs_steps.reference_plan(items, MODEL, every_item=True)] == ["a", "b"]
+
+
+def test_a_satisfaction_file_read_wrong_by_a_dict_reader_gives_located_problems(tmp_path):
+    # A cell beyond the header (a DictReader files it under None and drops it) and a short row are problems.
+    (tmp_path / "s.csv").write_text("intent,satisfaction\nFactual_QA,4.2\nLeisure,3,5\nAPI\n")
+    rows, problems = load_satisfaction_csv(tmp_path / "s.csv")
+    assert rows == [{"intent": "Factual QA", "satisfaction": 4.2, "model": None}]
+    assert [(p.location, p.reason) for p in problems] == [
+        ("s.csv:row 2", "has 3 fields, header has 2"), ("s.csv:row 3", "has 1 fields, header has 2 (a torn line?)")]
+    (tmp_path / "twice.csv").write_text("intent,satisfaction,satisfaction\nLeisure,3,5\n")
+    with pytest.raises(ValueError, match="twice.csv: column 'satisfaction' appears twice"):
+        load_satisfaction_csv(tmp_path / "twice.csv")
