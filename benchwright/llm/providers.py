@@ -24,6 +24,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Mapping, Sequence
 
 SIM_PROVIDER = "sim"
 PROVIDER_SLOTS_FILE = "provider_slots.sqlite3"
@@ -45,6 +46,17 @@ class ProviderLimits:
     max_in_flight: int = DEFAULT_MAX_IN_FLIGHT
     rpm: int | None = None
     tpm: int | None = None
+
+
+class ProviderEntriesRefused(ValueError):
+    """Providers whose providers.yaml entry was refused. Their limits are unknown, and the defaults (16 calls in
+    flight, no rpm or tpm) could be far above them: none of their models is called until the entry is fixed."""
+
+    def __init__(self, faults: Mapping[str, Sequence[str]]):
+        self.faults = {name: list(lines) for name, lines in faults.items()}  # provider -> its faults, as text
+        lines = "\n".join(f"  {line}" for found in self.faults.values() for line in found)
+        super().__init__(f"{sum(map(len, self.faults.values()))} fault(s) in the limits of provider(s) "
+                         f"{', '.join(sorted(self.faults))}; no model of theirs is called until they are fixed:\n{lines}")
 
 
 def provider_of(model: str, api_base: str | None = None, explicit: str | None = None) -> str:

@@ -25,8 +25,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 from benchwright.llm.batch import ENDPOINT, FINAL_STATUSES, BatchLine, batch_files, result_lines
 from benchwright.llm.cache import CachedResponse, JournalledBatch, ResponseCache, has_text
-from benchwright.llm.providers import (PROVIDER_SLOTS_FILE, ProviderGate, ProviderLimits, estimated_tokens,
-                                       provider_of)
+from benchwright.llm.providers import (PROVIDER_SLOTS_FILE, ProviderEntriesRefused, ProviderGate, ProviderLimits,
+                                       estimated_tokens, provider_of)
 from benchwright.llm.request import LLMRequest, request_key
 
 log = logging.getLogger("benchwright.llm")
@@ -315,6 +315,7 @@ class LLMRunner:
         batch_poll_s: float = 30.0,
         batch_poll_max_s: float = 600.0,
         provider_limits: Mapping[str, ProviderLimits] | None = None,
+        refused_providers: Mapping[str, Sequence[str]] | None = None,
     ):
         if mode not in ("live", "replay", "plan"):
             raise ValueError(f"mode must be 'live', 'replay' or 'plan', not {mode!r}")
@@ -334,6 +335,8 @@ class LLMRunner:
         self.batch_poll_max_s = batch_poll_max_s
         # Limits per provider (registry/providers.yaml); a provider not listed gets ProviderLimits()'s defaults.
         self.provider_limits = dict(provider_limits or {})
+        # Providers whose providers.yaml entry was refused (name -> its faults): never called at the defaults.
+        self.refused_providers = {name: list(faults) for name, faults in (refused_providers or {}).items()}
         self._gate: ProviderGate | None = None  # opened at the first call to a provider
         self._rng = random.Random()
         self._expected_tokens_out: dict[str, int] = {}
@@ -382,6 +385,9 @@ class LLMRunner:
                 f"{self.cache.path}; models: {models}"
             )
 
+        if misses and self.mode == "live" and self.refused_providers:
+            self._refuse_unknown_limits(misses, limits or {})
+
         stats = CallStats()
         tracker = _Progress(progress, total=len(unique), hits=len(cached))
         fresh: dict[str, LLMResult] = {}
@@ -420,6 +426,15 @@ class LLMRunner:
         return results, stats
 
     # -- internals -----------------------------------------------------------------------------
+    def _refuse_unknown_limits(self, misses: dict[str, LLMRequest], limits: dict[str, ModelLimits]) -> None:
+        """Raise before any call when a miss would go to a provider whose providers.yaml entry was refused: its
+        limits are unknown, and the defaults could be far above them. Nothing is lost: nothing was called."""
+        called = {provider_of(r.model, r.api_base, limits.get(r.model, self.default_limits).provider)
+                  for r in misses.values() if not r.model.startswith(SIM_PREFIX)}
+        refused = {name: self.refused_providers[name] for name in sorted(called & set(self.refused_providers))}
+        if refused:
+            raise ProviderEntriesRefused(refused)
+
     async def _call_all(
         self, misses: dict[str, LLMRequest], limits: dict[str, ModelLimits], stats: CallStats, tracker: _Progress,
         batched: set[str],

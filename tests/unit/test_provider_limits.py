@@ -9,7 +9,9 @@ import signal
 import time
 
 from benchwright.llm import providers
-from benchwright.llm.providers import ProviderGate, ProviderLimits, estimated_tokens
+import pytest
+
+from benchwright.llm.providers import ProviderEntriesRefused, ProviderGate, ProviderLimits, estimated_tokens
 
 
 def _hold_leases(path: str, limits: ProviderLimits, calls: int, hold_s: float, intervals) -> None:
@@ -111,3 +113,42 @@ def test_a_lease_past_its_expiry_is_dropped(tmp_path, monkeypatch):
     now = time.time()
     monkeypatch.setattr(providers.time, "time", lambda: now + 6)
     assert gate.try_acquire("p", limits, 1)[0] is not None
+
+
+def test_a_refused_provider_entry_stops_its_calls_and_the_main_job_before_anything_runs(tmp_path):
+    import dagster as dg
+
+    from benchwright.llm import LLMRequest, ModelLimits
+    from resources import default_resources
+    from resources.llm import LLMClient
+    from scripts.orchestrate import materialize_everything
+    from tests.support.openai_server import OpenAIServer
+
+    providers_file = tmp_path / "providers.yaml"
+    providers_file.write_text("openai: {max_in_flight: 4}\nlab:\n  max_in_flight: -1\n  rpm: '60'\n  tpm: 1.5\n")
+    client = LLMClient(cache_path=str(tmp_path / "llm.sqlite"), timeout_s=5, max_retries=0,
+                       providers_path=str(providers_file))
+    faults = ["entry 'lab': 'max_in_flight' must be a positive integer, not -1 (line 3)",
+              "entry 'lab': 'rpm' must be a positive integer, not '60' (line 4)",
+              "entry 'lab': 'tpm' must be a positive integer, not 1.5 (line 5)"]
+    with OpenAIServer(max_lifetime_s=20) as srv:
+        def ask(model: str) -> LLMRequest:
+            return LLMRequest(model=model, messages=[{"role": "user", "content": model}], api_base=srv.base_url)
+
+        limits = {"openai/lab-model": ModelLimits(provider="lab")}
+        with pytest.raises(ProviderEntriesRefused) as refused:  # not at the defaults: not at all
+            client.run([ask("openai/gpt-4o-mini"), ask("openai/lab-model")], limits=limits)
+        assert srv.count() == 0 and set(refused.value.faults) == {"lab"}
+        assert all(fault in str(refused.value) for fault in faults)
+        # Another provider's models, and the simulator, are called as usual.
+        results, _ = client.run([ask("openai/gpt-4o-mini"), ask("sim/strong-writer")], limits=limits)
+        assert results[0].text == "echo: openai/gpt-4o-mini" and results[1].simulated and srv.count() == 1
+
+    # The main job does not start: no run, every fault in the error.
+    resources = default_resources(tmp_path / "home")
+    resources["llm"] = client
+    with dg.DagsterInstance.ephemeral() as instance:
+        with pytest.raises(ProviderEntriesRefused) as refused:
+            materialize_everything(instance, resources)
+        assert instance.get_runs() == []
+    assert all(fault in str(refused.value) for fault in faults)
