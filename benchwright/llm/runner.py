@@ -316,6 +316,7 @@ class LLMRunner:
         batch_poll_max_s: float = 600.0,
         provider_limits: Mapping[str, ProviderLimits] | None = None,
         refused_providers: Mapping[str, Sequence[str]] | None = None,
+        provider_gate: ProviderGate | None = None,
     ):
         if mode not in ("live", "replay", "plan"):
             raise ValueError(f"mode must be 'live', 'replay' or 'plan', not {mode!r}")
@@ -337,7 +338,9 @@ class LLMRunner:
         self.provider_limits = dict(provider_limits or {})
         # Providers whose providers.yaml entry was refused (name -> its faults): never called at the defaults.
         self.refused_providers = {name: list(faults) for name, faults in (refused_providers or {}).items()}
-        self._gate: ProviderGate | None = None  # opened at the first call to a provider
+        # The provider leases: the home's, opened at the first call to a provider, unless given (tests shrink the
+        # rpm/tpm window of theirs)
+        self._gate: ProviderGate | None = provider_gate
         self._rng = random.Random()
         self._expected_tokens_out: dict[str, int] = {}
 
@@ -528,6 +531,7 @@ class LLMRunner:
                 tokens = estimated_tokens(req.messages, slot.tokens_out)
                 lease = await self.gate().acquire(slot.name, slot.limits, tokens, slot.queue)
                 spent: int | None = None
+                handed_over = _send_stamp(self.gate(), lease)
                 t0 = time.perf_counter()
                 try:
                     # litellm's own timeout bounds each HTTP phase; wait_for bounds the whole call.
@@ -537,6 +541,7 @@ class LLMRunner:
                             messages=req.messages,
                             timeout=self.timeout_s,
                             num_retries=0,  # we retry ourselves, with backoff and Retry-After
+                            logger_fn=handed_over,  # the lease's rpm/tpm start: when the request is sent
                             **kwargs,
                         ),
                         timeout=self.timeout_s,
@@ -786,6 +791,17 @@ class LLMRunner:
             simulated=simulated,
             pii_redactions=0,
         )
+
+
+def _send_stamp(gate: ProviderGate, lease: int) -> Callable[[dict], None]:
+    """litellm's `logger_fn` for one attempt: at its pre-call event, after the client is set up and right before
+    the request goes to the HTTP client, the lease's rpm/tpm start becomes now (`ProviderGate.sent`)."""
+
+    def stamp(details: dict) -> None:
+        if details.get("log_event_type") == "pre_api_call":
+            gate.sent(lease)
+
+    return stamp
 
 
 def reserved_tokens_out(cache: ResponseCache, req: LLMRequest) -> int:

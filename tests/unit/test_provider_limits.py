@@ -84,6 +84,44 @@ def test_tokens_per_minute_count_the_actual_tokens_once_a_call_ends(tmp_path):
                             tokens_out=50) == 100 + 10 + providers.IMAGE_TOKENS + 50
 
 
+def test_a_call_counts_against_the_window_from_when_it_is_sent_not_from_its_lease(tmp_path, monkeypatch):
+    clock = [1000.0]
+    monkeypatch.setattr(providers.time, "time", lambda: clock[0])
+    gate = ProviderGate(tmp_path / "slots.db", minute_s=60, margin_s=2)
+    limits = ProviderLimits(max_in_flight=100, rpm=2, tpm=100)
+    first, _ = gate.try_acquire("p", limits, 30)
+    second, _ = gate.try_acquire("p", limits, 30)
+    assert first and second and gate.try_acquire("p", limits, 1)[0] is None
+    clock[0] += 30  # a cold client: 30 s of set-up before the first is sent
+    gate.sent(first)
+    clock[0] += 40  # 70 s after the leases: counted from them, both would have left the window
+    lease, wait = gate.try_acquire("p", limits, 1)
+    assert lease is None and wait > 0  # the first was sent 40 s ago, the second (not sent yet) counts as now
+    gate.release(second)  # never sent (it failed before): it counts from now, as it may have gone out until now
+    clock[0] += 22.5  # the first was sent 62.5 s ago: out of the window; the second released 22.5 s ago: in it
+    assert gate.try_acquire("p", limits, 60)[0] is not None
+    assert gate.try_acquire("p", limits, 1)[0] is None  # rpm: the released one and this one
+    pending, _ = gate.try_acquire("q", ProviderLimits(tpm=100), 90)  # a pending call's tokens count at once,
+    assert pending and gate.try_acquire("q", ProviderLimits(tpm=100), 20)[0] is None  # however long it takes
+    clock[0] += 300
+    assert gate.try_acquire("q", ProviderLimits(tpm=100), 20)[0] is None
+
+
+def test_a_lease_file_of_the_previous_version_gets_its_pending_column(tmp_path):
+    import sqlite3
+
+    old = sqlite3.connect(tmp_path / "slots.db")
+    old.execute("CREATE TABLE leases (id INTEGER PRIMARY KEY, provider TEXT NOT NULL, pid INTEGER NOT NULL, "
+                "started REAL NOT NULL, expires REAL NOT NULL, tokens INTEGER NOT NULL, open INTEGER NOT NULL)")
+    old.execute("INSERT INTO leases VALUES (1, 'p', ?, ?, ?, 1, 0)", (os.getpid(), time.time(), time.time() + 60))
+    old.commit()
+    old.close()
+    gate = ProviderGate(tmp_path / "slots.db")
+    limits = ProviderLimits(rpm=2)
+    assert gate.try_acquire("p", limits, 1)[0] is not None  # the old row counts from its start, as it did
+    assert gate.try_acquire("p", limits, 1)[0] is None
+
+
 def _take_lease_and_wait(path: str, ready) -> None:
     gate = ProviderGate(path)
     lease, _ = gate.try_acquire("p", ProviderLimits(max_in_flight=1), 1)
