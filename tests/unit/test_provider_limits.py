@@ -159,8 +159,10 @@ def test_a_refused_provider_entry_stops_its_calls_and_the_main_job_before_anythi
     from benchwright.llm import LLMRequest, ModelLimits
     from resources import default_resources
     from resources.llm import LLMClient
+    from benchwright.registry import RegistryEntry
     from scripts.orchestrate import materialize_everything
     from tests.support.openai_server import OpenAIServer
+    from web.content import ask_game_model
 
     providers_file = tmp_path / "providers.yaml"
     providers_file.write_text("openai: {max_in_flight: 4}\nlab:\n  max_in_flight: -1\n  rpm: '60'\n  tpm: 1.5\n")
@@ -181,6 +183,11 @@ def test_a_refused_provider_entry_stops_its_calls_and_the_main_job_before_anythi
         # Another provider's models, and the simulator, are called as usual.
         results, _ = client.run([ask("openai/gpt-4o-mini"), ask("sim/strong-writer")], limits=limits)
         assert results[0].text == "echo: openai/gpt-4o-mini" and results[1].simulated and srv.count() == 1
+        # The game page, where a person waits, says so rather than failing the page.
+        entry = RegistryEntry(slug="lab-model", model="openai/lab-model", display_name="Lab", role="describer",
+                              vision=False, api_base=srv.base_url, provider="lab")
+        answer, error = ask_game_model(client, entry, "What is it?", None, instructed_wrong=False, tag="game:t")
+        assert answer is None and all(fault in error for fault in faults) and srv.count() == 1
 
     # The main job does not start: no run, every fault in the error.
     resources = default_resources(tmp_path / "home")
