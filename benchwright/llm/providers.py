@@ -66,7 +66,8 @@ class ProviderEntriesRefused(ValueError):
         self.faults = {name: list(lines) for name, lines in faults.items()}  # provider -> its faults, as text
         lines = "\n".join(f"  {line}" for found in self.faults.values() for line in found)
         super().__init__(f"{sum(map(len, self.faults.values()))} fault(s) in the limits of provider(s) "
-                         f"{', '.join(sorted(self.faults))}; no model of theirs is called until they are fixed:\n{lines}")
+                         f"{', '.join(sorted(self.faults))}; no model of theirs is called until they are "
+                         f"fixed:\n{lines}")
 
 
 def provider_of(model: str, api_base: str | None = None, explicit: str | None = None) -> str:

@@ -6,6 +6,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -179,13 +180,21 @@ def test_an_intent_whose_batch_was_never_created_is_closed_and_its_requests_sent
 def test_two_runs_with_the_same_misses_at_once_pay_for_one_batch(tmp_path):
     cache, ready = tmp_path / "llm.sqlite", tmp_path / "ready"
     ready.mkdir()
-    # A create that takes a second: without one lock from the journal check to its row, both runs would see no
+    # A create that takes 3 s: without one lock from the journal check to its row, both runs would see no
     # open batch and both create one.
-    with OpenAIServer(batch=BatchOptions(create_delay_s=1.0, polls_to_finish=3), max_lifetime_s=60) as srv:
-        children = [_child(cache, srv.base_url, str(ready), "2") for _ in range(2)]
-        for child in children:
-            _, err = child.communicate(timeout=50)
-            assert child.returncode == 0, err.decode(errors="replace")[-3000:]
+    with OpenAIServer(batch=BatchOptions(create_delay_s=3.0, polls_to_finish=3), max_lifetime_s=60) as srv:
+        child = _child(cache, srv.base_url, str(ready), "2")  # one run in a process of its own, one here
+        runner = _runner(cache, timeout_s=30)
+        _litellm()
+        (ready / str(os.getpid())).touch()
+        deadline = time.monotonic() + 40
+        while len(list(ready.iterdir())) < 2:  # the child's imports done too: both look at the journal at once
+            assert child.poll() is None and time.monotonic() < deadline, child.stderr.read().decode()[-3000:]
+            time.sleep(0.01)
+        results, stats = runner.run(make_requests(srv.base_url, 4), limits=BATCH)
+        _, err = child.communicate(timeout=40)
+        assert child.returncode == 0, err.decode(errors="replace")[-3000:]
+        assert [r.text for r in results] == [f"echo: q{i}" for i in range(4)] and stats.errors == 0
         assert len(srv.batch_api.batches) == 1 and srv.batch_api.lines_answered == 4
         assert [row[1:] for row in _journal(cache)] == [("completed", 1)]
 
