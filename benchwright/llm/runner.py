@@ -611,11 +611,21 @@ class LLMRunner:
                 if journalled.creating:
                     try:
                         journalled = await self._settle_intent(litellm, endpoint, journalled, tracker)
-                    except Exception as err:  # not known whether it was created: not sent again, asked next run
-                        fail({k: waiting.pop(k) for k in journalled.prompt_versions if k in waiting},
-                             BatchLineError(f"batch {journalled.batch_id} was journalled by a run that ended before "
-                                            f"it learnt the batch's id, and the provider's batches could not be "
-                                            f"listed to find it; the next run looks again: {_describe(err)}"))
+                    except Exception as err:
+                        if is_retryable(err):  # not known whether it was created: not sent again, asked next run
+                            fail({k: waiting.pop(k) for k in journalled.prompt_versions if k in waiting},
+                                 BatchLineError(f"batch {journalled.batch_id} was journalled by a run that ended "
+                                                "before it learnt the batch's id, and the provider's batches could "
+                                                f"not be listed to find it; the next run looks again: {_describe(err)}"))
+                            continue
+                        # The provider lists no batches (litellm cannot, for some): waiting would never end. Sent
+                        # anew, said so, as it may pay twice for a batch created before its run was killed.
+                        self.cache.set_batch_status(journalled.batch_id, "not listed", final=True)
+                        log.warning("LLM batch %s for model %s cannot be looked up (%s); its requests are sent again",
+                                    journalled.batch_id, model, type(err).__name__)
+                        tracker.note(f"LLM batch {journalled.batch_id} for {model}: journalled by a run that ended "
+                                     "before it learnt the batch's id, and the provider's batches cannot be listed; "
+                                     "its requests are sent again (a batch it did create is paid twice)")
                         continue
                     if journalled is None:  # never created: its requests are sent anew below
                         continue
@@ -664,7 +674,8 @@ class LLMRunner:
         has none (never created; the intent ends). Raises when the provider's batches cannot be listed."""
         after: str | None = None
         for _ in range(_BATCH_LIST_PAGES):
-            page = await litellm.alist_batches(after=after, limit=100, timeout=self.timeout_s, **endpoint)
+            page = await litellm.alist_batches(after=after, limit=100, timeout=self.timeout_s, max_retries=0,
+                                               **endpoint)
             listed = list(getattr(page, "data", None) or [])
             for batch in listed:
                 if (getattr(batch, "metadata", None) or {}).get(TAG_KEY) == intent.batch_id:

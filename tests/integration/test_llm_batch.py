@@ -177,17 +177,25 @@ def test_an_intent_whose_batch_was_never_created_is_closed_and_its_requests_sent
         assert [row[1:] for row in _journal(cache)] == [("not created", 1), ("completed", 1)]
 
 
-def test_an_intent_that_cannot_be_looked_up_is_not_sent_again_but_kept_for_the_next_run(tmp_path):
+def test_an_intent_that_cannot_be_looked_up_now_waits_and_one_that_never_can_is_sent_again(tmp_path):
     cache = tmp_path / "llm.sqlite"
-    with OpenAIServer(batch=BatchOptions(poll_error=403), max_lifetime_s=20) as srv:  # the batch list fails
-        reqs = make_requests(srv.base_url, 3)
+    with OpenAIServer(batch=BatchOptions(list_error=500), max_lifetime_s=20) as srv:  # the batch list fails
+        reqs = make_requests(srv.base_url, 2)
         runner = _runner(cache)
-        runner.cache.put_batch_intent("bw-unknown", MODEL, srv.base_url, {request_key(r): "v1" for r in reqs[:2]})
+        runner.cache.put_batch_intent("bw-unknown", MODEL, srv.base_url, {request_key(r): "v1" for r in reqs})
         results, stats = runner.run(reqs, limits=BATCH)
-        assert all(r.text is None and "could not be listed" in r.error for r in results[:2])
-        assert results[2].text is None and "could not be read" in results[2].error  # its own batch: polls fail too
-        assert [len(lines) for lines in srv.batch_api.inputs()] == [1]  # the intent's requests were not sent again
-        assert [row[:3] for row in _journal(cache)][0] == ("bw-unknown", "creating", 0)  # looked up next run
+        assert all(r.text is None and "could not be listed" in r.error for r in results) and stats.errors == 2
+        assert srv.batch_api.inputs() == []  # the intent's requests were not sent again
+        assert _journal(cache) == [("bw-unknown", "creating", 0)]  # looked up again next run
+
+        # A provider that lists no batches (404 here; litellm cannot list Mistral's or Bedrock's): never waited for.
+        srv.batch_api.options.list_error = 404
+        messages: list[str] = []
+        again, stats = runner.run(reqs, limits=BATCH, progress=messages.append)
+        assert [r.text for r in again] == ["echo: q0", "echo: q1"] and stats.errors == 0
+        assert [len(lines) for lines in srv.batch_api.inputs()] == [2]
+        assert _journal(cache)[0] == ("bw-unknown", "not listed", 1)
+        assert any("bw-unknown" in m and "paid twice" in m for m in messages)
 
 
 def test_two_runs_with_the_same_misses_at_once_pay_for_one_batch(tmp_path):

@@ -9,7 +9,7 @@
 When a batch finishes, each line is answered as its chat completion would be (the server's ``reply``),
 except the lines ``fail`` picks (a 400 line in the error file) and, for an ``outcome`` of "expired",
 "failed" or "cancelled", the lines after the first ``done_lines`` (never answered, in no file).
-``poll_error`` makes every look at a batch (or the list) fail with that HTTP status. ``create_delay_s`` holds the
+``poll_error`` makes every look at a batch (or the list) fail with that HTTP status, ``list_error`` the list only. ``create_delay_s`` holds the
 answer to a create that long after the batch is made (a client killed meanwhile never learns its id).
 """
 
@@ -36,6 +36,7 @@ class BatchOptions:
     fail: Callable[[dict], bool] | None = None  # a line (its JSON) that ends in the error file
     poll_error: int | None = None  # every GET of a batch answers this HTTP status (401 echoes the key)
     create_delay_s: float = 0.0  # the answer to a create comes this long after the batch is made
+    list_error: int | None = None  # the list of batches answers this HTTP status (a provider that has none: 404)
 
     def __post_init__(self):
         if self.outcome not in OUTCOMES:
@@ -109,6 +110,8 @@ class BatchAPI:
             presented = authorization.removeprefix("Bearer ")
             return self.options.poll_error, _error(f"error {self.options.poll_error}, key {presented} (test fault)")
         if parts == ["v1", "batches"]:
+            if self.options.list_error:
+                return self.options.list_error, _error(f"error {self.options.list_error} (test fault)")
             query = dict(urllib.parse.parse_qsl(url.query))
             with self._lock:
                 newest_first = [_batch_object(batch) for batch in reversed(self.batches.values())]
