@@ -23,6 +23,10 @@ and run of a home (`benchwright.llm.providers`):
       rpm: 5000                       # requests per minute (default: no limit)
       tpm: 2000000                    # tokens per minute, prompt + completion (default: no limit)
 
+A refused providers.yaml entry does not fall back to the defaults (which could be far above the account's
+limits): every fault of it is a problem of its own (field and line), the main job stops before its first run
+(`checked_providers`, `ProviderEntriesRefused`), and the runner calls no model of that provider.
+
 Slugs are Dagster partition keys and must never be edited to mean something else: a changed model
 or parameter set gets a new slug, so results never silently mix. A malformed entry is reported as a
 `RegistryProblem` naming the file, the entry, its line and the field; the other entries still load.
@@ -52,7 +56,7 @@ from typing import Any, Callable, TypeVar
 
 import yaml
 
-from benchwright.llm.providers import DEFAULT_MAX_IN_FLIGHT, SIM_PROVIDER, ProviderLimits
+from benchwright.llm.providers import DEFAULT_MAX_IN_FLIGHT, SIM_PROVIDER, ProviderEntriesRefused, ProviderLimits
 
 SLUG_RE = re.compile(r"^[a-z0-9._-]+$")
 MODEL_ROLES = {"candidate", "baseline", "describer"}
@@ -107,6 +111,15 @@ class RegistryProblem:
 
     def __str__(self) -> str:
         return f"{self.file}: entry {self.entry!r}: {self.reason}"
+
+
+class EntryFaults(ValueError):
+    """Every fault of one entry, each with the field it is in, so that each is reported (as a problem of its
+    own, at the field's line) and fixing one does not reveal the next."""
+
+    def __init__(self, faults: list[tuple[str | None, str]]):
+        super().__init__("; ".join(reason for _, reason in faults))
+        self.faults = faults
 
 
 def validate_slug(slug: object) -> str | None:
@@ -303,19 +316,31 @@ def _parse_entry(slug: str, raw: Any, allowed_roles: set[str], known_providers: 
 
 
 def _parse_provider(name: str, raw: Any) -> ProviderLimits:
-    raw = checked_fields(raw if raw is not None else {}, PROVIDER_FIELDS)
-    for field_name in PROVIDER_FIELDS:
-        value = raw.get(field_name)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-            raise ValueError(f"'{field_name}' must be a positive integer, not {value!r}")
+    """A provider's limits; every fault of the entry (unknown fields, values that are not positive integers)
+    at once, as `EntryFaults`."""
+    if isinstance(raw, ValueError):
+        raise raw
+    raw = {} if raw is None else raw
+    if not isinstance(raw, dict):
+        raise ValueError("entry must be a mapping of fields")
+    faults: list[tuple[str | None, str]] = []
+    for key, value in raw.items():
+        if key not in PROVIDER_FIELDS:
+            faults.append((key, f"unknown field {key!r}; known: {sorted(PROVIDER_FIELDS)}"))
+        elif value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            faults.append((key, f"'{key}' must be a positive integer, not {value!r}"))
+    if faults:
+        raise EntryFaults(faults)
     return ProviderLimits(max_in_flight=raw.get("max_in_flight") or DEFAULT_MAX_IN_FLIGHT,
                           rpm=raw.get("rpm"), tpm=raw.get("tpm"))
 
 
 def load_providers(path: str | Path) -> tuple[dict[str, ProviderLimits], list[RegistryProblem]]:
     """Each provider's limits from `providers.yaml` (name: max_in_flight, rpm, tpm). No file: no provider has
-    limits of its own (each gets the defaults of `ProviderLimits`). A refused entry is a problem and that
-    provider gets the defaults; `sim` (the simulator) is never limited and cannot be given limits."""
+    limits of its own (each gets the defaults of `ProviderLimits`). A refused entry is not in the limits: each
+    of its faults is a problem (its field and line), and its provider is refused (`ProviderEntriesRefused`):
+    the main job does not start, and the runner calls no model of that provider, rather than calling it at the
+    defaults. `sim` (the simulator) is never limited and cannot be given limits."""
     if not Path(path).exists():
         return {}, []
 
@@ -326,6 +351,22 @@ def load_providers(path: str | Path) -> tuple[dict[str, ProviderLimits], list[Re
 
     entries, problems = load_entries(path, parse)
     return dict(entries), problems
+
+
+def checked_providers(path: str | Path) -> dict[str, ProviderLimits]:
+    """The providers' limits of `path`, or `ProviderEntriesRefused` listing every fault when any entry is refused."""
+    limits, problems = load_providers(path)
+    if problems:
+        raise ProviderEntriesRefused(refused_providers(problems))
+    return limits
+
+
+def refused_providers(problems: list[RegistryProblem]) -> dict[str, list[str]]:
+    """The providers that providers.yaml's problems refuse, each with its faults (file, entry, field, line)."""
+    refused: dict[str, list[str]] = {}
+    for problem in problems:
+        refused.setdefault(problem.entry, []).append(str(problem))
+    return refused
 
 
 T = TypeVar("T")
@@ -360,11 +401,11 @@ def load_entries(path: str | Path, parse: Callable[[str, Any], T]) -> tuple[list
     if pairs is None:
         return [], []
     lines_by_slug: dict[Any, list[int]] = {}
-    for slug, line, _ in pairs:
+    for slug, line, _, _ in pairs:
         lines_by_slug.setdefault(slug, []).append(line)
     entries: list[T] = []
     problems: list[RegistryProblem] = []
-    for slug, line, raw in pairs:
+    for slug, line, raw, field_lines in pairs:
         lines = lines_by_slug[slug]
         if len(lines) > 1:
             if line == lines[0]:  # one problem per duplicated slug
@@ -376,6 +417,11 @@ def load_entries(path: str | Path, parse: Callable[[str, Any], T]) -> tuple[list
         if reason is None:
             try:
                 entries.append(parse(slug, raw))
+                continue
+            except EntryFaults as exc:
+                problems += [RegistryProblem(file=str(path), entry=str(slug),
+                                             reason=f"{reason} (line {field_lines.get(key, line)})")
+                             for key, reason in exc.faults]
                 continue
             except ValueError as exc:
                 reason = str(exc)
@@ -402,8 +448,9 @@ class _StrictLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-def top_level_pairs(text: str) -> list[tuple[Any, int, Any]] | None:
-    """(slug, line, entry) for each top-level key, duplicates included, in file order; None for an empty file.
+def top_level_pairs(text: str) -> list[tuple[Any, int, Any, dict[Any, int]]] | None:
+    """(slug, line, entry, line of each of the entry's fields) for each top-level key, duplicates included, in
+    file order; None for an empty file.
 
     An entry that cannot be built (a duplicated field inside it) becomes the exception in its place, so
     that it is reported as that entry's problem while the others load.
@@ -426,7 +473,12 @@ def top_level_pairs(text: str) -> list[tuple[Any, int, Any]] | None:
                 raw = exc
             except yaml.YAMLError as exc:  # e.g. an unhashable key inside the entry
                 raw = ValueError(f"not valid YAML here: {getattr(exc, 'problem', None) or exc}")
-            pairs.append((slug, key_node.start_mark.line + 1, raw))
+            field_lines = {}
+            if isinstance(value_node, yaml.MappingNode):
+                for field_node, _ in value_node.value:
+                    if isinstance(field_node, yaml.ScalarNode):
+                        field_lines.setdefault(field_node.value, field_node.start_mark.line + 1)
+            pairs.append((slug, key_node.start_mark.line + 1, raw, field_lines))
         return pairs
     finally:
         loader.dispose()

@@ -7,7 +7,7 @@ from typing import Callable, Optional, Sequence, Union
 import dagster as dg
 
 from benchwright.llm import CallScope, CallStats, LLMRequest, LLMResult, LLMRunner, ModelLimits
-from benchwright.registry import load_providers
+from benchwright.registry import load_providers, refused_providers
 
 
 class LLMClient(dg.ConfigurableResource):
@@ -24,7 +24,8 @@ class LLMClient(dg.ConfigurableResource):
     # Models registered with `batch: true`: first poll of a batch after this, then doubling up to the max.
     batch_poll_s: float = 30.0
     batch_poll_max_s: float = 600.0
-    # Each provider's limits across processes and runs (registry/providers.yaml; no file: defaults)
+    # Each provider's limits across processes and runs (registry/providers.yaml; no file: defaults; a refused
+    # entry: its provider's models are not called)
     providers_path: str = ""
 
     def run(
@@ -35,6 +36,7 @@ class LLMClient(dg.ConfigurableResource):
         scope: Union[CallScope, Sequence[CallScope], None] = None,
     ) -> tuple[list[LLMResult], CallStats]:
         # A runner per call: it only opens the SQLite file, and holds no state between assets.
+        provider_limits, problems = load_providers(self.providers_path) if self.providers_path else ({}, [])
         with LLMRunner(
             cache_path=self.cache_path,
             mode=self.mode,
@@ -43,7 +45,8 @@ class LLMClient(dg.ConfigurableResource):
             default_limits=ModelLimits(self.default_max_concurrency, self.default_rpm),
             batch_poll_s=self.batch_poll_s,
             batch_poll_max_s=self.batch_poll_max_s,
-            provider_limits=load_providers(self.providers_path)[0] if self.providers_path else None,
+            provider_limits=provider_limits,
+            refused_providers=refused_providers(problems),  # their models are not called at the defaults
         ) as runner:
             return runner.run(requests, limits=limits, progress=progress, scope=scope or _asking_asset())
 

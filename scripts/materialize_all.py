@@ -60,11 +60,17 @@ def main(argv: list[str] | None = None) -> int:
     from resources import default_resources
     from scripts.orchestrate import materialize_everything
 
+    from benchwright.llm.providers import ProviderEntriesRefused
+
     resources = default_resources(llm_mode="replay" if args.replay else None)
     started = time.monotonic()
     with dg.DagsterInstance.get() as instance:
-        summary = materialize_everything(instance, resources, log=print, force=args.force, workers=args.workers,
-                                         parallel_runs=args.parallel_runs)
+        try:
+            summary = materialize_everything(instance, resources, log=print, force=args.force,
+                                             workers=args.workers, parallel_runs=args.parallel_runs)
+        except ProviderEntriesRefused as refused:  # nothing ran: the providers' limits must be fixed first
+            print(f"Not started: {refused}")
+            return 2
     elapsed = time.monotonic() - started
 
     warehouse = resources["warehouse"]

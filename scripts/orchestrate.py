@@ -46,6 +46,7 @@ from dagster._time import get_current_datetime
 from assets.partitions import (judges_partitions, model_judge_partitions, model_panel_partitions, models_partitions,
                                panels_partitions)
 from benchwright.paths import ROOT, count_setting
+from benchwright.registry import checked_providers
 from sensors.runs import fail_orphaned_runs
 
 
@@ -210,7 +211,11 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     when they are not `resources`' own: a copy of a home (scripts/plan.py) observes the original's, so a drop
     folder copied elsewhere does not look changed.
     `parallel_runs` is how many runs of one level may run at once (default: `default_parallel_runs`).
+    A refused entry of the providers' limits raises `ProviderEntriesRefused`, listing every fault, before anything runs.
     """
+    providers_path = getattr(resources["llm"], "providers_path", "")
+    if providers_path:  # a refused provider entry stops the job here, every fault listed (ProviderEntriesRefused)
+        checked_providers(providers_path)
     from definitions import defs
 
     restart_forkserver_on_new_environment()  # step processes are forked from it too

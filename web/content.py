@@ -13,6 +13,7 @@ from benchwright.gap import answering
 from benchwright.annotation import Pair
 from benchwright.steps import limits_for, request_for
 from benchwright.images import NormalizedImage, data_url
+from benchwright.llm.providers import ProviderEntriesRefused
 from benchwright.pii import redact
 from benchwright.urs.intents import CRITERIA, CRITERIA_BY_INTENT
 from resources.warehouse import read_sql
@@ -95,7 +96,10 @@ def ask_game_model(llm, entry, question: str, image: NormalizedImage, instructed
     version = answering.TAINT_PROMPT_VERSION if instructed_wrong else answering.ANSWER_PROMPT_VERSION
     request = request_for(entry, answering.answer_messages(question, url, instructed_wrong), version, tag=tag)
     # A person is waiting for this answer: always a live call, even for a model registered with `batch: true`.
-    [result], _ = llm.run([request], limits=limits_for([dataclasses.replace(entry, batch=False)]))
+    try:
+        [result], _ = llm.run([request], limits=limits_for([dataclasses.replace(entry, batch=False)]))
+    except ProviderEntriesRefused as refused:  # the provider's limits in providers.yaml must be fixed first
+        return None, str(refused)
     if result.text is None:
         return None, result.error or "no answer"
     return redact(result.text)[0], None

@@ -1,14 +1,20 @@
 """Provider batch APIs, the parts that need no network: the JSONL file sent and the result lines read back.
 
-The runner (`LLMRunner._call_batch`) uploads the file, creates the batch, journals it, polls it and lands
-each line in the response cache. Lines follow OpenAI's batch format, which litellm speaks for OpenAI and
+The runner (`LLMRunner._call_batch`) journals the batch, uploads the file, creates the batch, polls it and
+lands each line in the response cache. Lines follow OpenAI's batch format, which litellm speaks for OpenAI and
 OpenAI-compatible servers: one request per line, ``custom_id`` = the request's cache key.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import fcntl
+import hashlib
 import json
 from dataclasses import dataclass
+from pathlib import Path
+from typing import AsyncIterator
 
 from benchwright.llm.request import _NOT_IN_KEY, LLMRequest
 
@@ -18,6 +24,26 @@ MAX_REQUESTS = 50_000
 MAX_BYTES = 190 * 1024 * 1024
 # A batch in one of these states will not change again: its files hold everything it will ever answer.
 FINAL_STATUSES = frozenset({"completed", "expired", "failed", "cancelled"})
+# The metadata key of the tag each batch carries (the journal's id for it until the provider's id is known).
+TAG_KEY = "benchwright_batch"
+# Lock files, one per model and endpoint, in this folder beside the cache.
+LOCK_FOLDER = "batch-locks"
+
+
+@contextlib.asynccontextmanager
+async def batch_lock(folder: str | Path, model: str, api_base: str) -> AsyncIterator[None]:
+    """Held by one process (and one run) at a time per model and endpoint: from the look at the journal's open
+    batches to the new batch's journal row, so two runs with the same misses do not both create a batch. An
+    flock on a file: the system frees it when its process dies, so a killed run never keeps it."""
+    folder = Path(folder) / LOCK_FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    name = hashlib.sha256(f"{model}\n{api_base}".encode()).hexdigest()[:24]
+    with open(folder / f"{name}.lock", "a+b") as handle:
+        await asyncio.to_thread(fcntl.flock, handle.fileno(), fcntl.LOCK_EX)  # waiting must not stall the loop
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 def batch_files(requests: dict[str, LLMRequest], model_name: str, max_requests: int = MAX_REQUESTS,

@@ -7,8 +7,10 @@ Each response is committed on arrival, so a killed run keeps every finished call
 Only the key, model, prompt version, the (already redacted) response text, usage, latency and cost are
 stored -- never the messages (they may hold personal data) and never credentials.
 
-Batches sent to a provider's batch API are journalled (`batches`, `batch_requests`) as soon as they are
-created, so a killed run's next run collects the batch it already paid for instead of sending another.
+Batches sent to a provider's batch API are journalled (`batches`, `batch_requests`) before they are created,
+as an intent (status `creating`, its id a tag the batch carries in the provider's metadata), and under their
+provider's id once created; so a killed run's next run collects the batch it already paid for, even one whose
+id it never learnt, instead of sending another.
 
 An answer without text is not an answer: it is never stored as one, and a row without text written by an
 older version (which cached a provider's `content: null` as "") is a miss, so the request is asked again.
@@ -71,7 +73,8 @@ CREATE TABLE IF NOT EXISTS ledger (
 );
 CREATE INDEX IF NOT EXISTS ledger_recorded ON ledger(recorded_at);
 -- Provider batches: one row per batch created, `final` once its results are in the cache or the errors.
--- api_base is '' for the provider's own endpoint. No keys, no messages.
+-- Before the create, the row is an intent: batch_id is the tag the batch carries in its metadata, status
+-- 'creating' (BATCH_CREATING). api_base is '' for the provider's own endpoint. No keys, no messages.
 CREATE TABLE IF NOT EXISTS batches (
     batch_id TEXT PRIMARY KEY,
     model TEXT NOT NULL,
@@ -96,6 +99,10 @@ LEDGER_COLUMNS = ["ledger_id", "recorded_at", "run_id", "benchmark", "stage", "p
                   "simulated"]
 
 
+# The status of a batch journalled before its create: its id is still our tag (see `put_batch_intent`).
+BATCH_CREATING = "creating"
+
+
 def has_text(text: str | None) -> bool:
     """Whether a model's reply is an answer at all (a refusal or a content filter leaves none)."""
     return isinstance(text, str) and bool(text.strip())
@@ -109,6 +116,11 @@ class JournalledBatch:
     status: str
     created_at: float
     prompt_versions: dict[str, str]  # request key -> prompt version
+
+    @property
+    def creating(self) -> bool:
+        """An intent: journalled before its create, by a run that did not live to learn the batch's id."""
+        return self.status == BATCH_CREATING
 
 
 @dataclass
@@ -214,6 +226,18 @@ class ResponseCache:
                          (batch_id, model, api_base, input_file_id, status, now, now))
             conn.executemany("INSERT OR IGNORE INTO batch_requests VALUES (?,?,?)",
                              [(batch_id, key, version) for key, version in prompt_versions.items()])
+
+    def put_batch_intent(self, tag: str, model: str, api_base: str, prompt_versions: dict[str, str]) -> None:
+        """Journal a batch about to be created, under the tag it will carry in the provider's metadata, with its
+        requests: a run killed before it learns the batch's id leaves this for the next run to look up."""
+        self.put_batch(tag, model, api_base, "", BATCH_CREATING, prompt_versions)
+
+    def confirm_batch(self, tag: str, batch_id: str, input_file_id: str, status: str) -> None:
+        """The intent `tag` is the provider's batch `batch_id` now: one transaction renames it and its requests."""
+        with self._conn() as conn:
+            conn.execute("UPDATE batches SET batch_id = ?, input_file_id = ?, status = ?, updated_at = ? "
+                         "WHERE batch_id = ?", (batch_id, input_file_id, status, time.time(), tag))
+            conn.execute("UPDATE batch_requests SET batch_id = ? WHERE batch_id = ?", (batch_id, tag))
 
     def set_batch_status(self, batch_id: str, status: str, final: bool = False) -> None:
         with self._conn() as conn:

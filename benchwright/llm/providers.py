@@ -7,7 +7,12 @@ to a provider takes a lease there first (``ProviderGate``):
 
 - a lease is a call in flight; at most ``max_in_flight`` leases per provider exist at a time;
 - each lease also records a start (time and tokens) for ``rpm`` and ``tpm``: a sliding window of the
-  last minute (plus a small margin for the time a request takes to reach the provider);
+  last minute, plus a small margin. The start is the moment litellm hands the request to its HTTP client
+  (``ProviderGate.sent``, from litellm's pre-call hook), not the lease's: a process's first calls can spend
+  seconds setting up their client after the lease (2 s and more on a loaded machine), and counted from the
+  lease they would reach the provider after their minute had ended for the gate. Until it is sent, a lease
+  counts as starting now; released without being sent, from its release. The margin then only covers the way
+  from the HTTP client to the provider;
 - a lease whose process is gone (killed mid-call) is dropped at the next acquire; one that outlives its
   expiry (a call cannot: the runner bounds it by its timeout) is dropped too, so nothing stays taken.
 
@@ -24,20 +29,26 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Mapping, Sequence
 
 SIM_PROVIDER = "sim"
 PROVIDER_SLOTS_FILE = "provider_slots.sqlite3"
 # Calls in flight to a provider that providers.yaml does not name: enough to use a provider well, few enough
 # that parallel runs do not start hundreds of calls to an account whose limits nobody wrote down.
 DEFAULT_MAX_IN_FLIGHT = 16
-# The rpm/tpm window, a little longer than a minute: a request reaches the provider some time after its lease
-# (longer on a loaded machine: up to a second or two was seen with the load at 10 on 2 cores), so a window of
-# exactly 60 s here could let 61 in within the provider's minute.
-WINDOW_S = 62.0
+# The provider's rpm/tpm window, and the margin added to it for the way from litellm's pre-call hook (where a
+# call's start is stamped) to the provider: headers, a connection, the body on the wire. A request reaching the
+# provider later than that after its stamp could let one more in within the provider's minute.
+MINUTE_S = 60.0
+SEND_MARGIN_S = 2.0
+WINDOW_S = MINUTE_S + SEND_MARGIN_S
 # Tokens reserved for a picture before the call: a 1024 × 1024 picture at OpenAI's high detail (85 + 4 × 170).
 IMAGE_TOKENS = 765
 # How often a waiting call looks again while every slot is taken.
 _POLL_S = 0.05
+# Ends a lease (SQL, one parameter: now). A lease never marked sent counts from now: if it reached the provider
+# without its stamp, it did so before now.
+_CLOSE = "open = 0, started = CASE WHEN pending = 1 THEN ? ELSE started END, pending = 0"
 
 
 @dataclass(frozen=True)
@@ -45,6 +56,18 @@ class ProviderLimits:
     max_in_flight: int = DEFAULT_MAX_IN_FLIGHT
     rpm: int | None = None
     tpm: int | None = None
+
+
+class ProviderEntriesRefused(ValueError):
+    """Providers whose providers.yaml entry was refused. Their limits are unknown, and the defaults (16 calls in
+    flight, no rpm or tpm) could be far above them: none of their models is called until the entry is fixed."""
+
+    def __init__(self, faults: Mapping[str, Sequence[str]]):
+        self.faults = {name: list(lines) for name, lines in faults.items()}  # provider -> its faults, as text
+        lines = "\n".join(f"  {line}" for found in self.faults.values() for line in found)
+        super().__init__(f"{sum(map(len, self.faults.values()))} fault(s) in the limits of provider(s) "
+                         f"{', '.join(sorted(self.faults))}; no model of theirs is called until they are "
+                         f"fixed:\n{lines}")
 
 
 def provider_of(model: str, api_base: str | None = None, explicit: str | None = None) -> str:
@@ -91,19 +114,34 @@ def _alive(pid: int) -> bool:
 
 
 class ProviderGate:
-    """Leases of provider capacity in one SQLite file, shared by every process of a home."""
+    """Leases of provider capacity in one SQLite file, shared by every process of a home.
 
-    def __init__(self, path: str | Path, lease_s: float = 600.0):
+    `minute_s` and `margin_s` are the rpm/tpm window (a minute, as providers count) and its margin; tests
+    shrink them so that several windows pass in seconds."""
+
+    def __init__(self, path: str | Path, lease_s: float = 600.0, minute_s: float = MINUTE_S,
+                 margin_s: float = SEND_MARGIN_S):
         self.path = str(path)
         self.lease_s = lease_s
+        self.window_s = minute_s + margin_s
         Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         # autocommit mode: transactions are the explicit BEGIN IMMEDIATE ... COMMIT below.
         self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")  # no fsync per lease: a lost lease after a crash is harmless
+        # `pending`: an open lease not yet handed to the HTTP client (its `started` is the lease's, not the send's).
         self._db.execute("CREATE TABLE IF NOT EXISTS leases (id INTEGER PRIMARY KEY, provider TEXT NOT NULL, "
                          "pid INTEGER NOT NULL, started REAL NOT NULL, expires REAL NOT NULL, "
-                         "tokens INTEGER NOT NULL, open INTEGER NOT NULL)")
+                         "tokens INTEGER NOT NULL, open INTEGER NOT NULL, pending INTEGER NOT NULL DEFAULT 0)")
+        self._db.execute("BEGIN IMMEDIATE")  # a file made by a version without `pending` gets it, once
+        try:
+            columns = [row[1] for row in self._db.execute("PRAGMA table_info(leases)")]
+            if "pending" not in columns:
+                self._db.execute("ALTER TABLE leases ADD COLUMN pending INTEGER NOT NULL DEFAULT 0")
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
         self._db.execute("CREATE INDEX IF NOT EXISTS leases_open ON leases (provider, open)")
         self._db.execute("CREATE INDEX IF NOT EXISTS leases_started ON leases (provider, started)")
         # Acquiring runs in a worker thread (a busy file must not stall the event loop), releasing in the loop's.
@@ -122,14 +160,15 @@ class ProviderGate:
         db.execute("BEGIN IMMEDIATE")
         try:
             now = time.time()
-            # Starts older than the window no longer count; open leases past expiry or of a dead process end.
-            db.execute("DELETE FROM leases WHERE open = 0 AND started < ?", (now - WINDOW_S,))
-            db.execute("UPDATE leases SET open = 0 WHERE open = 1 AND expires < ?", (now,))
+            # Starts older than the window no longer count; open leases past expiry or of a dead process end
+            # (one not sent counts from now: it may have reached the provider at any moment until then).
+            db.execute("DELETE FROM leases WHERE open = 0 AND started < ?", (now - self.window_s,))
+            db.execute(f"UPDATE leases SET {_CLOSE} WHERE open = 1 AND expires < ?", (now, now))
             pids = [pid for (pid,) in db.execute("SELECT DISTINCT pid FROM leases WHERE open = 1 AND provider = ?",
                                                  (provider,))]
             for pid in pids:
                 if pid != os.getpid() and not _alive(pid):
-                    db.execute("UPDATE leases SET open = 0 WHERE open = 1 AND pid = ?", (pid,))
+                    db.execute(f"UPDATE leases SET {_CLOSE} WHERE open = 1 AND pid = ?", (now, pid))
             (in_flight,) = db.execute("SELECT COUNT(*) FROM leases WHERE provider = ? AND open = 1",
                                       (provider,)).fetchone()
             if in_flight >= limits.max_in_flight:
@@ -140,8 +179,9 @@ class ProviderGate:
                 if wait > 0:
                     db.execute("COMMIT")
                     return None, wait
-            cursor = db.execute("INSERT INTO leases (provider, pid, started, expires, tokens, open) "
-                                "VALUES (?, ?, ?, ?, ?, 1)", (provider, os.getpid(), now, now + self.lease_s, tokens))
+            cursor = db.execute("INSERT INTO leases (provider, pid, started, expires, tokens, open, pending) "
+                                "VALUES (?, ?, ?, ?, ?, 1, 1)",
+                                (provider, os.getpid(), now, now + self.lease_s, tokens))
             db.execute("COMMIT")
             return cursor.lastrowid, 0.0
         except BaseException:
@@ -149,34 +189,55 @@ class ProviderGate:
             raise
 
     def _window_wait(self, provider: str, limits: ProviderLimits, tokens: int, now: float) -> float:
-        """Seconds until the last minute's starts leave room for one more call of `tokens`; 0 when they do."""
-        since = now - WINDOW_S
-        count, used = self._db.execute("SELECT COUNT(*), COALESCE(SUM(tokens), 0) FROM leases "
-                                       "WHERE provider = ? AND started >= ?", (provider, since)).fetchone()
-        wait = 0.0
-        if limits.rpm and count >= limits.rpm:  # room when the (count - rpm + 1)-th oldest start leaves
-            (oldest,) = self._db.execute("SELECT started FROM leases WHERE provider = ? AND started >= ? "
-                                         "ORDER BY started LIMIT 1 OFFSET ?",
+        """Seconds until the window's starts leave room for one more call of `tokens`; 0 when they do.
+
+        The starts are those of the calls sent within the window, and every call leased but not yet sent, as if
+        sent now: it will be, and then it counts from then."""
+        since = now - self.window_s
+        sent, sent_tokens = self._db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(tokens), 0) FROM leases WHERE provider = ? AND started >= ? "
+            "AND pending = 0", (provider, since)).fetchone()
+        pending, pending_tokens = self._db.execute(
+            "SELECT COUNT(*), COALESCE(SUM(tokens), 0) FROM leases WHERE provider = ? AND open = 1 AND pending = 1",
+            (provider,)).fetchone()
+        count, used = sent + pending, sent_tokens + pending_tokens
+        wait, full = 0.0, False
+        if limits.rpm and count >= limits.rpm:
+            full = True  # room when the (count - rpm + 1)-th oldest start leaves
+            if count - limits.rpm >= sent:  # that start is a pending call's: a window from now at least
+                return self.window_s
+            (oldest,) = self._db.execute("SELECT started FROM leases WHERE provider = ? AND started >= ? AND "
+                                         "pending = 0 ORDER BY started LIMIT 1 OFFSET ?",
                                          (provider, since, count - limits.rpm)).fetchone()
-            wait = oldest + WINDOW_S - now
+            wait = oldest + self.window_s - now
         # A call larger than the whole budget still goes, alone in its window, rather than never.
         need = min(tokens, limits.tpm or 0)
         if limits.tpm and used + need > limits.tpm:
+            full = True
+            if pending_tokens + need > limits.tpm:  # even with every sent start gone there is no room yet
+                return self.window_s
             for started, spent in self._db.execute("SELECT started, tokens FROM leases WHERE provider = ? AND "
-                                                   "started >= ? ORDER BY started", (provider, since)):
+                                                   "started >= ? AND pending = 0 ORDER BY started",
+                                                   (provider, since)):
                 used -= spent
                 if used + need <= limits.tpm:
-                    wait = max(wait, started + WINDOW_S - now)
+                    wait = max(wait, started + self.window_s - now)
                     break
-        return max(wait, 0.0)
+        # A start exactly at the window's edge gives a wait of 0: never report room while there is none.
+        return max(wait, _POLL_S) if full else 0.0
+
+    def sent(self, lease: int) -> None:
+        """The call of this lease is handed to the HTTP client now: its rpm/tpm start is this moment."""
+        with self._lock:
+            self._db.execute("UPDATE leases SET started = ?, pending = 0 WHERE id = ? AND open = 1",
+                             (time.time(), lease))
 
     def release(self, lease: int, tokens: int | None = None) -> None:
-        """End a call: its slot is free; its start keeps counting for a minute, with its actual tokens."""
+        """End a call: its slot is free; its start keeps counting for a minute, with its actual tokens (a call
+        never sent counts from now, as the stamp may have been missed)."""
         with self._lock:
-            if tokens is None:
-                self._db.execute("UPDATE leases SET open = 0 WHERE id = ?", (lease,))
-            else:
-                self._db.execute("UPDATE leases SET open = 0, tokens = ? WHERE id = ?", (tokens, lease))
+            self._db.execute(f"UPDATE leases SET {_CLOSE}, tokens = COALESCE(?, tokens) WHERE id = ?",
+                             (time.time(), tokens, lease))
 
     async def acquire(self, provider: str, limits: ProviderLimits, tokens: int, queue: asyncio.Lock) -> int:
         """Wait for a lease. `queue` is the event loop's lock for this provider: one waiting call per provider

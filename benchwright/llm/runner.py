@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from benchwright.llm.batch import ENDPOINT, FINAL_STATUSES, BatchLine, batch_files, result_lines
+from benchwright.llm.batch import ENDPOINT, FINAL_STATUSES, TAG_KEY, BatchLine, batch_files, batch_lock, result_lines
 from benchwright.llm.cache import CachedResponse, JournalledBatch, ResponseCache, has_text
-from benchwright.llm.providers import (PROVIDER_SLOTS_FILE, ProviderGate, ProviderLimits, estimated_tokens,
-                                       provider_of)
+from benchwright.llm.providers import (PROVIDER_SLOTS_FILE, ProviderEntriesRefused, ProviderGate, ProviderLimits,
+                                       estimated_tokens, provider_of)
 from benchwright.llm.request import LLMRequest, request_key
 
 log = logging.getLogger("benchwright.llm")
@@ -42,6 +42,8 @@ _NOAUTH_KEY = "sk-noauth"
 # Honour Retry-After, but a server asking for longer than this is treated as failing for this run.
 _RETRY_AFTER_CEILING_S = 300.0
 _PROGRESS_FIRST_AFTER_S = 60.0
+# Pages of the provider's batch list (100 each, newest first) searched for a batch journalled by its tag only.
+_BATCH_LIST_PAGES = 50
 # A "\ud800" escape in a provider's JSON decodes to a lone surrogate, which is not Unicode: neither
 # SQLite nor DuckDB can store it. Each becomes U+FFFD, as a UTF-8 decoder does with ill-formed input.
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -315,6 +317,8 @@ class LLMRunner:
         batch_poll_s: float = 30.0,
         batch_poll_max_s: float = 600.0,
         provider_limits: Mapping[str, ProviderLimits] | None = None,
+        refused_providers: Mapping[str, Sequence[str]] | None = None,
+        provider_gate: ProviderGate | None = None,
     ):
         if mode not in ("live", "replay", "plan"):
             raise ValueError(f"mode must be 'live', 'replay' or 'plan', not {mode!r}")
@@ -334,7 +338,11 @@ class LLMRunner:
         self.batch_poll_max_s = batch_poll_max_s
         # Limits per provider (registry/providers.yaml); a provider not listed gets ProviderLimits()'s defaults.
         self.provider_limits = dict(provider_limits or {})
-        self._gate: ProviderGate | None = None  # opened at the first call to a provider
+        # Providers whose providers.yaml entry was refused (name -> its faults): never called at the defaults.
+        self.refused_providers = {name: list(faults) for name, faults in (refused_providers or {}).items()}
+        # The provider leases: the home's, opened at the first call to a provider, unless given (tests shrink the
+        # rpm/tpm window of theirs)
+        self._gate: ProviderGate | None = provider_gate
         self._rng = random.Random()
         self._expected_tokens_out: dict[str, int] = {}
 
@@ -382,6 +390,9 @@ class LLMRunner:
                 f"{self.cache.path}; models: {models}"
             )
 
+        if misses and self.mode == "live" and self.refused_providers:
+            self._refuse_unknown_limits(misses, limits or {})
+
         stats = CallStats()
         tracker = _Progress(progress, total=len(unique), hits=len(cached))
         fresh: dict[str, LLMResult] = {}
@@ -420,6 +431,15 @@ class LLMRunner:
         return results, stats
 
     # -- internals -----------------------------------------------------------------------------
+    def _refuse_unknown_limits(self, misses: dict[str, LLMRequest], limits: dict[str, ModelLimits]) -> None:
+        """Raise before any call when a miss would go to a provider whose providers.yaml entry was refused: its
+        limits are unknown, and the defaults could be far above them. Nothing is lost: nothing was called."""
+        called = {provider_of(r.model, r.api_base, limits.get(r.model, self.default_limits).provider)
+                  for r in misses.values() if not r.model.startswith(SIM_PREFIX)}
+        refused = {name: self.refused_providers[name] for name in sorted(called & set(self.refused_providers))}
+        if refused:
+            raise ProviderEntriesRefused(refused)
+
     async def _call_all(
         self, misses: dict[str, LLMRequest], limits: dict[str, ModelLimits], stats: CallStats, tracker: _Progress,
         batched: set[str],
@@ -513,6 +533,7 @@ class LLMRunner:
                 tokens = estimated_tokens(req.messages, slot.tokens_out)
                 lease = await self.gate().acquire(slot.name, slot.limits, tokens, slot.queue)
                 spent: int | None = None
+                handed_over = _send_stamp(self.gate(), lease)
                 t0 = time.perf_counter()
                 try:
                     # litellm's own timeout bounds each HTTP phase; wait_for bounds the whole call.
@@ -522,6 +543,7 @@ class LLMRunner:
                             messages=req.messages,
                             timeout=self.timeout_s,
                             num_retries=0,  # we retry ourselves, with backoff and Retry-After
+                            logger_fn=handed_over,  # the lease's rpm/tpm start: when the request is sent
                             **kwargs,
                         ),
                         timeout=self.timeout_s,
@@ -560,8 +582,12 @@ class LLMRunner:
         self, model: str, api_base: str, misses: dict[str, LLMRequest], tracker: _Progress
     ) -> dict[str, LLMResult]:
         """Answer one model's misses through its provider's batch API. Misses already in an open batch of
-        the journal (a run killed while waiting) wait for that batch; the rest go in one new batch, which is
-        journalled before the first poll. Every line that comes back lands in the cache or the errors."""
+        the journal (a run killed while waiting, or another run sending the same requests) wait for that batch;
+        the rest go in one new batch. Under the model and endpoint's lock (`batch_lock`), from the look at the
+        journal to the new batch's row: the batch is journalled as an intent under a tag before its upload, the
+        tag goes to the provider in the batch's metadata, and the row takes the batch's id once it is created;
+        an intent left by a killed run is looked up by its tag (`_settle_intent`). Every line that comes back
+        lands in the cache or the errors."""
         litellm = _litellm()
         try:
             provider_model, provider = litellm.get_llm_provider(model)[:2]
@@ -574,36 +600,98 @@ class LLMRunner:
         results: dict[str, LLMResult] = {}
         waiting = dict(misses)
         jobs: list[tuple[JournalledBatch, dict[str, LLMRequest]]] = []
-        for journalled in self.cache.open_batches(model, api_base):
-            mine = {k: waiting.pop(k) for k in journalled.prompt_versions if k in waiting}
-            if mine:
-                tracker.note(f"LLM batch {journalled.batch_id} for {model}: resumed, {len(mine)} of its "
-                             f"{len(journalled.prompt_versions)} requests wanted here (status {journalled.status})")
-                jobs.append((journalled, mine))
-        for keys, content in batch_files(waiting, provider_model):
-            chunk = {k: waiting[k] for k in keys}
-            try:
-                # The upload and the download keep litellm's own timeout (10 min): a file can be large.
-                uploaded = await litellm.acreate_file(file=("batch.jsonl", content, "application/jsonl"),
-                                                      purpose="batch", **endpoint)
-                created = await litellm.acreate_batch(
-                    completion_window="24h", endpoint=ENDPOINT, input_file_id=uploaded.id, timeout=self.timeout_s,
-                    **endpoint)
-            except Exception as err:  # not retried: a lost answer to a create may still have made a batch
-                log.warning("LLM batch for model %s not created: %s", model, type(err).__name__)
-                for key, req in chunk.items():
-                    results[key] = self._failure(key, req, err, attempts=1, simulated=False)
-                    tracker.tick(error=True)
-                continue
-            # Journalled before the first poll: from here on a killed run's successor waits for this batch.
-            versions = {k: r.prompt_version for k, r in chunk.items()}
-            self.cache.put_batch(created.id, model, api_base, uploaded.id, created.status, versions)
-            tracker.note(f"LLM batch {created.id} for {model}: {len(chunk)} requests sent")
-            jobs.append((JournalledBatch(created.id, model, api_base, created.status, time.time(), versions), chunk))
+
+        def fail(chunk: dict[str, LLMRequest], err: BaseException) -> None:
+            for key, req in chunk.items():
+                results[key] = self._failure(key, req, err, attempts=1, simulated=False)
+                tracker.tick(error=True)
+
+        async with batch_lock(Path(self.cache.path).parent, model, api_base):
+            for journalled in self.cache.open_batches(model, api_base):
+                if journalled.creating:
+                    try:
+                        journalled = await self._settle_intent(litellm, endpoint, journalled, tracker)
+                    except Exception as err:
+                        if is_retryable(err):  # not known whether it was created: not sent again, asked next run
+                            fail({k: waiting.pop(k) for k in journalled.prompt_versions if k in waiting},
+                                 BatchLineError(f"batch {journalled.batch_id} was journalled by a run that ended "
+                                                "before it learnt the batch's id, and the provider's batches could "
+                                                f"not be listed to find it; the next run looks again: {_describe(err)}"))
+                            continue
+                        # The provider lists no batches (litellm cannot, for some): waiting would never end. Sent
+                        # anew, said so, as it may pay twice for a batch created before its run was killed.
+                        self.cache.set_batch_status(journalled.batch_id, "not listed", final=True)
+                        log.warning("LLM batch %s for model %s cannot be looked up (%s); its requests are sent again",
+                                    journalled.batch_id, model, type(err).__name__)
+                        tracker.note(f"LLM batch {journalled.batch_id} for {model}: journalled by a run that ended "
+                                     "before it learnt the batch's id, and the provider's batches cannot be listed; "
+                                     "its requests are sent again (a batch it did create is paid twice)")
+                        continue
+                    if journalled is None:  # never created: its requests are sent anew below
+                        continue
+                mine = {k: waiting.pop(k) for k in journalled.prompt_versions if k in waiting}
+                if mine:
+                    tracker.note(f"LLM batch {journalled.batch_id} for {model}: resumed, {len(mine)} of its "
+                                 f"{len(journalled.prompt_versions)} requests wanted here (status {journalled.status})")
+                    jobs.append((journalled, mine))
+            for keys, content in batch_files(waiting, provider_model):
+                chunk = {k: waiting[k] for k in keys}
+                versions = {k: r.prompt_version for k, r in chunk.items()}
+                tag = f"bw-{secrets.token_hex(12)}"
+                # Journalled before the upload: a run killed from here on leaves its successor the tag to look for.
+                self.cache.put_batch_intent(tag, model, api_base, versions)
+                try:
+                    # The upload and the download keep litellm's own timeout (10 min): a file can be large.
+                    uploaded = await litellm.acreate_file(file=("batch.jsonl", content, "application/jsonl"),
+                                                          purpose="batch", **endpoint)
+                except Exception as err:  # no file, so no batch: the intent ends, the next run sends anew
+                    self.cache.set_batch_status(tag, "not created", final=True)
+                    log.warning("LLM batch file for model %s not uploaded: %s", model, type(err).__name__)
+                    fail(chunk, err)
+                    continue
+                try:
+                    created = await litellm.acreate_batch(
+                        completion_window="24h", endpoint=ENDPOINT, input_file_id=uploaded.id,
+                        metadata={TAG_KEY: tag}, timeout=self.timeout_s, **endpoint)
+                except Exception as err:  # not retried: a lost answer may still have made a batch; the intent
+                    log.warning("LLM batch for model %s not created: %s", model, type(err).__name__)  # stays
+                    fail(chunk, BatchLineError(f"batch {tag} not created, or its answer was lost; the next run "
+                                               f"looks for it by its tag before sending again: {_describe(err)}"))
+                    continue
+                self.cache.confirm_batch(tag, created.id, uploaded.id, created.status)
+                tracker.note(f"LLM batch {created.id} for {model}: {len(chunk)} requests sent")
+                jobs.append((JournalledBatch(created.id, model, api_base, created.status, time.time(), versions),
+                             chunk))
         for outcome in await asyncio.gather(*(self._await_batch(litellm, endpoint, j, wanted, tracker)
                                               for j, wanted in jobs)):
             results.update(outcome)
         return results
+
+    async def _settle_intent(self, litellm: Any, endpoint: dict, intent: JournalledBatch,
+                             tracker: _Progress) -> JournalledBatch | None:
+        """A batch journalled before its create by a run that did not learn its id (killed, or the create's
+        answer lost): the provider's batch carrying its tag, now journalled under its id; None when the provider
+        has none (never created; the intent ends). Raises when the provider's batches cannot be listed."""
+        after: str | None = None
+        for _ in range(_BATCH_LIST_PAGES):
+            page = await litellm.alist_batches(after=after, limit=100, timeout=self.timeout_s, max_retries=0,
+                                               **endpoint)
+            listed = list(getattr(page, "data", None) or [])
+            for batch in listed:
+                if (getattr(batch, "metadata", None) or {}).get(TAG_KEY) == intent.batch_id:
+                    self.cache.confirm_batch(intent.batch_id, batch.id, batch.input_file_id, batch.status)
+                    tracker.note(f"LLM batch {batch.id} for {intent.model}: found by its tag {intent.batch_id}, "
+                                 "created by a run that ended before it learnt its id")
+                    return dataclasses.replace(intent, batch_id=batch.id, status=batch.status)
+            # Listed newest first: a page reaching back before the intent (an hour for clocks apart) ends the search.
+            oldest = min((getattr(batch, "created_at", 0) or 0 for batch in listed), default=0)
+            if not listed or not getattr(page, "has_more", False) or oldest < intent.created_at - 3600:
+                break
+            after = listed[-1].id
+        self.cache.set_batch_status(intent.batch_id, "not created", final=True)
+        tracker.note(f"LLM batch {intent.batch_id} for {intent.model}: journalled by a run that ended before creating "
+                     "it; its requests are sent again")
+        return None
 
     async def _await_batch(
         self, litellm: Any, endpoint: dict, journalled: JournalledBatch, wanted: dict[str, LLMRequest],
@@ -771,6 +859,17 @@ class LLMRunner:
             simulated=simulated,
             pii_redactions=0,
         )
+
+
+def _send_stamp(gate: ProviderGate, lease: int) -> Callable[[dict], None]:
+    """litellm's `logger_fn` for one attempt: at its pre-call event, after the client is set up and right before
+    the request goes to the HTTP client, the lease's rpm/tpm start becomes now (`ProviderGate.sent`)."""
+
+    def stamp(details: dict) -> None:
+        if details.get("log_event_type") == "pre_api_call":
+            gate.sent(lease)
+
+    return stamp
 
 
 def reserved_tokens_out(cache: ResponseCache, req: LLMRequest) -> int:

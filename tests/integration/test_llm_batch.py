@@ -6,6 +6,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -20,15 +21,30 @@ ROOT = Path(__file__).resolve().parents[2]
 MODEL = "openai/gpt-4o-mini"  # in litellm's price table, with batch rates
 BATCH = {MODEL: ModelLimits(batch=True)}
 
-# The child of the crash test builds the very same requests from this module, so both runs share the keys.
+# The child of the crash tests builds the very same requests from this module, so all runs share the keys. With a
+# folder and a count it starts calling once that many children are ready (their imports done), so they race.
 CHILD = """
-import sys
+import os, sys, time
 from benchwright.llm import LLMRunner
+from benchwright.llm.runner import _litellm
 from tests.integration.test_llm_batch import BATCH, make_requests
-cache_path, base_url = sys.argv[1], sys.argv[2]
-runner = LLMRunner(cache_path, timeout_s=5, batch_poll_s=0.05, batch_poll_max_s=0.05)
-runner.run(make_requests(base_url, 4), limits=BATCH)
+cache_path, base_url, *start_together = sys.argv[1:]
+runner = LLMRunner(cache_path, timeout_s=30, batch_poll_s=0.05, batch_poll_max_s=0.05)
+if start_together:
+    _litellm()
+    ready, count = start_together[0], int(start_together[1])
+    open(os.path.join(ready, str(os.getpid())), "w").close()
+    while len(os.listdir(ready)) < count:
+        time.sleep(0.01)
+results, _ = runner.run(make_requests(base_url, 4), limits=BATCH)
+assert [r.text for r in results] == [f"echo: q{i}" for i in range(4)], [r.error for r in results]
 """
+
+
+def _child(cache: Path, base_url: str, *start_together: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", CHILD, str(cache), base_url, *start_together], cwd=str(ROOT),
+                            env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
 
 
 def make_requests(base_url: str, n: int, model: str = MODEL, prefix: str = "q") -> list[LLMRequest]:
@@ -110,9 +126,7 @@ def test_killed_run_resumes_the_journalled_batch_instead_of_paying_for_another(t
     cache = tmp_path / "llm.sqlite"
     # The batch never finishes while the child waits on it.
     with OpenAIServer(batch=BatchOptions(polls_to_finish=10_000), max_lifetime_s=60) as srv:
-        child = subprocess.Popen([sys.executable, "-c", CHILD, str(cache), srv.base_url], cwd=str(ROOT),
-                                 env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.PIPE)
+        child = _child(cache, srv.base_url)
         _litellm()  # warm the parent's import while the child does the same
         # Killed once the batch is journalled and polled at least twice (it was waiting, not starting).
         kill_when(child, lambda: bool(_journal(cache)) and sum(
@@ -128,6 +142,82 @@ def test_killed_run_resumes_the_journalled_batch_instead_of_paying_for_another(t
         assert srv.count("/v1/batches") == 1 and srv.count("/v1/files") == 1  # one batch, one upload, ever
         assert _journal(cache) == [(batch_id, "completed", 1)]
         assert any(batch_id in m and "resumed" in m for m in messages)
+
+
+def test_a_run_killed_before_it_learnt_its_batch_id_is_collected_by_the_next_by_the_batch_tag(tmp_path):
+    cache = tmp_path / "llm.sqlite"
+    # The provider makes the batch, and its answer is held back until the child is gone: it never learns the id.
+    with OpenAIServer(batch=BatchOptions(create_delay_s=60, polls_to_finish=1), max_lifetime_s=60) as srv:
+        child = _child(cache, srv.base_url)
+        _litellm()
+        kill_when(child, lambda: bool(srv.batch_api.batches), timeout_s=30)
+        [(tag, status, final)] = _journal(cache)  # journalled before the upload, under its tag
+        assert (status, final) == ("creating", 0)
+        [made] = srv.batch_api.batches.values()
+        assert made.metadata == {"benchwright_batch": tag}  # the tag went to the provider with the batch
+
+        srv.batch_api.options.create_delay_s = 0
+        messages: list[str] = []
+        results, stats = _runner(cache).run(make_requests(srv.base_url, 4), limits=BATCH, progress=messages.append)
+        assert [r.text for r in results] == [f"echo: q{i}" for i in range(4)] and stats.errors == 0
+        assert len(srv.batch_api.batches) == 1 and srv.batch_api.lines_answered == 4  # paid once, not twice
+        assert _journal(cache) == [(made.id, "completed", 1)]
+        assert any(made.id in m and f"found by its tag {tag}" in m for m in messages)
+
+
+def test_an_intent_whose_batch_was_never_created_is_closed_and_its_requests_sent(tmp_path):
+    cache = tmp_path / "llm.sqlite"
+    with OpenAIServer(max_lifetime_s=20) as srv:
+        reqs = make_requests(srv.base_url, 2)
+        runner = _runner(cache)  # a run killed after its journal row, before its create reached the provider
+        runner.cache.put_batch_intent("bw-lost", MODEL, srv.base_url, {request_key(r): "v1" for r in reqs})
+        results, stats = runner.run(reqs, limits=BATCH)
+        assert [r.text for r in results] == ["echo: q0", "echo: q1"] and stats.errors == 0
+        assert len(srv.batch_api.batches) == 1
+        assert [row[1:] for row in _journal(cache)] == [("not created", 1), ("completed", 1)]
+
+
+def test_an_intent_that_cannot_be_looked_up_now_waits_and_one_that_never_can_is_sent_again(tmp_path):
+    cache = tmp_path / "llm.sqlite"
+    with OpenAIServer(batch=BatchOptions(list_error=500), max_lifetime_s=20) as srv:  # the batch list fails
+        reqs = make_requests(srv.base_url, 2)
+        runner = _runner(cache)
+        runner.cache.put_batch_intent("bw-unknown", MODEL, srv.base_url, {request_key(r): "v1" for r in reqs})
+        results, stats = runner.run(reqs, limits=BATCH)
+        assert all(r.text is None and "could not be listed" in r.error for r in results) and stats.errors == 2
+        assert srv.batch_api.inputs() == []  # the intent's requests were not sent again
+        assert _journal(cache) == [("bw-unknown", "creating", 0)]  # looked up again next run
+
+        # A provider that lists no batches (404 here; litellm cannot list Mistral's or Bedrock's): never waited for.
+        srv.batch_api.options.list_error = 404
+        messages: list[str] = []
+        again, stats = runner.run(reqs, limits=BATCH, progress=messages.append)
+        assert [r.text for r in again] == ["echo: q0", "echo: q1"] and stats.errors == 0
+        assert [len(lines) for lines in srv.batch_api.inputs()] == [2]
+        assert _journal(cache)[0] == ("bw-unknown", "not listed", 1)
+        assert any("bw-unknown" in m and "paid twice" in m for m in messages)
+
+
+def test_two_runs_with_the_same_misses_at_once_pay_for_one_batch(tmp_path):
+    cache, ready = tmp_path / "llm.sqlite", tmp_path / "ready"
+    ready.mkdir()
+    # A create that takes 3 s: without one lock from the journal check to its row, both runs would see no
+    # open batch and both create one.
+    with OpenAIServer(batch=BatchOptions(create_delay_s=3.0, polls_to_finish=3), max_lifetime_s=60) as srv:
+        child = _child(cache, srv.base_url, str(ready), "2")  # one run in a process of its own, one here
+        runner = _runner(cache, timeout_s=30)
+        _litellm()
+        (ready / str(os.getpid())).touch()
+        deadline = time.monotonic() + 40
+        while len(list(ready.iterdir())) < 2:  # the child's imports done too: both look at the journal at once
+            assert child.poll() is None and time.monotonic() < deadline, child.stderr.read().decode()[-3000:]
+            time.sleep(0.01)
+        results, stats = runner.run(make_requests(srv.base_url, 4), limits=BATCH)
+        _, err = child.communicate(timeout=40)
+        assert child.returncode == 0, err.decode(errors="replace")[-3000:]
+        assert [r.text for r in results] == [f"echo: q{i}" for i in range(4)] and stats.errors == 0
+        assert len(srv.batch_api.batches) == 1 and srv.batch_api.lines_answered == 4
+        assert [row[1:] for row in _journal(cache)] == [("completed", 1)]
 
 
 def test_expired_batch_keeps_its_answers_and_the_next_run_sends_only_the_rest(tmp_path):

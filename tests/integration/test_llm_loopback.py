@@ -228,3 +228,78 @@ def test_model_missing_from_the_price_table_costs_nothing_and_is_no_error(tmp_pa
     assert [r.text for r in results] == ["echo: q0", "echo: q1"]
     assert all(r.error is None and r.cost_usd == 0.0 and r.tokens_in > 0 for r in results)
     assert stats.errors == 0 and stats.cost_usd == 0.0
+
+
+# A process started cold, calling two providers (one with rpm, one with tpm) through a gate whose "minute" is
+# MINUTE_S. Its first AsyncOpenAI client takes SETUP_S to build, the event loop blocked meanwhile, as on a loaded
+# machine: its first calls hold their leases that long before they are sent. Prints each lease's set-up delay.
+COLD_CHILD = """
+import json, sys, time
+import openai
+from benchwright.llm import LLMRequest, LLMRunner, ModelLimits
+from benchwright.llm import providers
+from benchwright.llm.providers import ProviderGate, ProviderLimits
+
+home, base_url, name, minute_s, margin_s, setup_s = sys.argv[1], sys.argv[2], sys.argv[3], *map(float, sys.argv[4:])
+built = []
+init = openai.AsyncOpenAI.__init__
+def slow_init(self, *args, **kwargs):
+    if not built:
+        time.sleep(setup_s)
+    built.append(1)
+    init(self, *args, **kwargs)
+openai.AsyncOpenAI.__init__ = slow_init
+
+leased, delays = {}, []
+acquire, sent = ProviderGate.try_acquire, ProviderGate.sent
+def try_acquire(self, *args):
+    lease, wait = acquire(self, *args)
+    leased[lease] = time.time()
+    return lease, wait
+def stamp(self, lease):
+    delays.append(time.time() - leased[lease])
+    sent(self, lease)
+ProviderGate.try_acquire, ProviderGate.sent = try_acquire, stamp
+
+limits = {"rpm-lab": ProviderLimits(rpm=3), "tpm-lab": ProviderLimits(tpm=130)}
+gate = ProviderGate(f"{home}/slots.sqlite3", minute_s=minute_s, margin_s=margin_s)
+runner = LLMRunner(f"{home}/{name}.sqlite", timeout_s=20, provider_limits=limits, provider_gate=gate)
+requests = [LLMRequest(model=f"openai/{provider}", messages=[{"role": "user", "content": f"{name}{i}".ljust(100)}],
+                       params={"max_tokens": 16}, api_base=base_url)
+            for provider in limits for i in range(4)]
+results, _ = runner.run(requests, limits={f"openai/{p}": ModelLimits(provider=p) for p in limits})
+assert all(r.error is None for r in results), [r.error for r in results]
+print(json.dumps(delays))
+"""
+
+
+def test_rate_limits_hold_at_the_provider_for_processes_started_cold_on_a_loaded_machine(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.support.openai_server import completion_tokens, default_reply, prompt_tokens
+
+    root = Path(__file__).resolve().parents[2]
+    minute_s, margin_s, setup_s = 1.5, 1.0, 1.5  # set-up longer than the margin: counted from the lease, 5 in a minute
+    with OpenAIServer(image_tokens=765, max_lifetime_s=90) as srv:  # prompt tokens: its text ÷ 4, as the gate's
+        children = [subprocess.Popen([sys.executable, "-c", COLD_CHILD, str(tmp_path), srv.base_url, name,
+                                      str(minute_s), str(margin_s), str(setup_s)], cwd=str(root),
+                                     env={**os.environ, "PYTHONPATH": str(root)}, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+                    for name in ("a", "b")]
+        outputs = [child.communicate(timeout=80) for child in children]
+        assert all(child.returncode == 0 for child in children), [err[-3000:] for _, err in outputs]
+        arrivals = list(zip(srv.arrivals, srv.bodies))
+    delays = [d for out, _ in outputs for d in json.loads(out.strip().splitlines()[-1])]
+    assert max(delays) >= setup_s  # the cold start did hold calls between their lease and their send
+    assert len(arrivals) == 16
+    for provider, limit, weight in (("rpm-lab", 3, lambda body: 1),
+                                    ("tpm-lab", 130, lambda body: prompt_tokens(body, 765) +
+                                     completion_tokens(default_reply(body)))):
+        seen = sorted((at, weight(body)) for at, body in arrivals if body["model"] == provider)
+        # Every window of a minute at the server, from each arrival on, holds no more than the limit.
+        load = [sum(w for at, w in seen if start <= at < start + minute_s) for start, _ in seen]
+        assert max(load) <= limit, (provider, load)

@@ -126,6 +126,7 @@ class OpenAIServer:
 
     def stop(self) -> None:
         self._stop.set()
+        self.batch_api.stop.set()
         if self._timer is not None:
             self._timer.cancel()
         httpd, self._httpd = self._httpd, None

@@ -69,3 +69,39 @@ def test_the_journal_keeps_open_batches_per_model_and_endpoint_until_final(tmp_p
     assert cache.batch_rows() == [("b1", "openai/m", "http://x/v1", "expired", 1, 2),
                                   ("b2", "openai/m", "", "validating", 0, 1)]
     cache.close()
+
+
+def test_a_batch_is_journalled_as_an_intent_under_its_tag_then_renamed_to_the_providers_id(tmp_path):
+    cache = ResponseCache(str(tmp_path / "llm.sqlite"))
+    cache.put_batch_intent("bw-tag", "openai/m", "", {"k1": "v1", "k2": "v1"})
+    [intent] = cache.open_batches("openai/m", "")
+    assert intent.creating and intent.batch_id == "bw-tag" and intent.prompt_versions == {"k1": "v1", "k2": "v1"}
+    cache.confirm_batch("bw-tag", "batch_7", "file-3", "validating")
+    [created] = cache.open_batches("openai/m", "")
+    assert not created.creating and created.batch_id == "batch_7" and created.prompt_versions == intent.prompt_versions
+    assert cache.batch_rows() == [("batch_7", "openai/m", "", "validating", 0, 2)]
+    cache.close()
+
+
+def test_the_batch_lock_is_held_by_one_holder_at_a_time_per_model_and_endpoint(tmp_path):
+    import asyncio
+
+    from benchwright.llm.batch import batch_lock
+
+    async def main() -> list[str]:
+        order: list[str] = []
+
+        async def hold(name: str, model: str) -> None:
+            async with batch_lock(tmp_path, model, ""):
+                order.append(f"{name} in")
+                await asyncio.sleep(0.2)
+                order.append(f"{name} out")
+
+        first = asyncio.create_task(hold("a", "openai/m"))
+        await asyncio.sleep(0.05)
+        await asyncio.gather(first, hold("b", "openai/m"), hold("c", "openai/other"))
+        return order
+
+    order = asyncio.run(main())
+    assert order.index("a out") < order.index("b in")  # the same model and endpoint waits
+    assert order.index("c in") < order.index("a out")  # another model does not

@@ -9,7 +9,9 @@ import signal
 import time
 
 from benchwright.llm import providers
-from benchwright.llm.providers import ProviderGate, ProviderLimits, estimated_tokens
+import pytest
+
+from benchwright.llm.providers import ProviderEntriesRefused, ProviderGate, ProviderLimits, estimated_tokens
 
 
 def _hold_leases(path: str, limits: ProviderLimits, calls: int, hold_s: float, intervals) -> None:
@@ -82,6 +84,44 @@ def test_tokens_per_minute_count_the_actual_tokens_once_a_call_ends(tmp_path):
                             tokens_out=50) == 100 + 10 + providers.IMAGE_TOKENS + 50
 
 
+def test_a_call_counts_against_the_window_from_when_it_is_sent_not_from_its_lease(tmp_path, monkeypatch):
+    clock = [1000.0]
+    monkeypatch.setattr(providers.time, "time", lambda: clock[0])
+    gate = ProviderGate(tmp_path / "slots.db", minute_s=60, margin_s=2)
+    limits = ProviderLimits(max_in_flight=100, rpm=2, tpm=100)
+    first, _ = gate.try_acquire("p", limits, 30)
+    second, _ = gate.try_acquire("p", limits, 30)
+    assert first and second and gate.try_acquire("p", limits, 1)[0] is None
+    clock[0] += 30  # a cold client: 30 s of set-up before the first is sent
+    gate.sent(first)
+    clock[0] += 40  # 70 s after the leases: counted from them, both would have left the window
+    lease, wait = gate.try_acquire("p", limits, 1)
+    assert lease is None and wait > 0  # the first was sent 40 s ago, the second (not sent yet) counts as now
+    gate.release(second)  # never sent (it failed before): it counts from now, as it may have gone out until now
+    clock[0] += 22.5  # the first was sent 62.5 s ago: out of the window; the second released 22.5 s ago: in it
+    assert gate.try_acquire("p", limits, 60)[0] is not None
+    assert gate.try_acquire("p", limits, 1)[0] is None  # rpm: the released one and this one
+    pending, _ = gate.try_acquire("q", ProviderLimits(tpm=100), 90)  # a pending call's tokens count at once,
+    assert pending and gate.try_acquire("q", ProviderLimits(tpm=100), 20)[0] is None  # however long it takes
+    clock[0] += 300
+    assert gate.try_acquire("q", ProviderLimits(tpm=100), 20)[0] is None
+
+
+def test_a_lease_file_of_the_previous_version_gets_its_pending_column(tmp_path):
+    import sqlite3
+
+    old = sqlite3.connect(tmp_path / "slots.db")
+    old.execute("CREATE TABLE leases (id INTEGER PRIMARY KEY, provider TEXT NOT NULL, pid INTEGER NOT NULL, "
+                "started REAL NOT NULL, expires REAL NOT NULL, tokens INTEGER NOT NULL, open INTEGER NOT NULL)")
+    old.execute("INSERT INTO leases VALUES (1, 'p', ?, ?, ?, 1, 0)", (os.getpid(), time.time(), time.time() + 60))
+    old.commit()
+    old.close()
+    gate = ProviderGate(tmp_path / "slots.db")
+    limits = ProviderLimits(rpm=2)
+    assert gate.try_acquire("p", limits, 1)[0] is not None  # the old row counts from its start, as it did
+    assert gate.try_acquire("p", limits, 1)[0] is None
+
+
 def _take_lease_and_wait(path: str, ready) -> None:
     gate = ProviderGate(path)
     lease, _ = gate.try_acquire("p", ProviderLimits(max_in_flight=1), 1)
@@ -111,3 +151,49 @@ def test_a_lease_past_its_expiry_is_dropped(tmp_path, monkeypatch):
     now = time.time()
     monkeypatch.setattr(providers.time, "time", lambda: now + 6)
     assert gate.try_acquire("p", limits, 1)[0] is not None
+
+
+def test_a_refused_provider_entry_stops_its_calls_and_the_main_job_before_anything_runs(tmp_path):
+    import dagster as dg
+
+    from benchwright.llm import LLMRequest, ModelLimits
+    from resources import default_resources
+    from resources.llm import LLMClient
+    from benchwright.registry import RegistryEntry
+    from scripts.orchestrate import materialize_everything
+    from tests.support.openai_server import OpenAIServer
+    from web.content import ask_game_model
+
+    providers_file = tmp_path / "providers.yaml"
+    providers_file.write_text("openai: {max_in_flight: 4}\nlab:\n  max_in_flight: -1\n  rpm: '60'\n  tpm: 1.5\n")
+    client = LLMClient(cache_path=str(tmp_path / "llm.sqlite"), timeout_s=5, max_retries=0,
+                       providers_path=str(providers_file))
+    faults = ["entry 'lab': 'max_in_flight' must be a positive integer, not -1 (line 3)",
+              "entry 'lab': 'rpm' must be a positive integer, not '60' (line 4)",
+              "entry 'lab': 'tpm' must be a positive integer, not 1.5 (line 5)"]
+    with OpenAIServer(max_lifetime_s=20) as srv:
+        def ask(model: str) -> LLMRequest:
+            return LLMRequest(model=model, messages=[{"role": "user", "content": model}], api_base=srv.base_url)
+
+        limits = {"openai/lab-model": ModelLimits(provider="lab")}
+        with pytest.raises(ProviderEntriesRefused) as refused:  # not at the defaults: not at all
+            client.run([ask("openai/gpt-4o-mini"), ask("openai/lab-model")], limits=limits)
+        assert srv.count() == 0 and set(refused.value.faults) == {"lab"}
+        assert all(fault in str(refused.value) for fault in faults)
+        # Another provider's models, and the simulator, are called as usual.
+        results, _ = client.run([ask("openai/gpt-4o-mini"), ask("sim/strong-writer")], limits=limits)
+        assert results[0].text == "echo: openai/gpt-4o-mini" and results[1].simulated and srv.count() == 1
+        # The game page, where a person waits, says so rather than failing the page.
+        entry = RegistryEntry(slug="lab-model", model="openai/lab-model", display_name="Lab", role="describer",
+                              vision=False, api_base=srv.base_url, provider="lab")
+        answer, error = ask_game_model(client, entry, "What is it?", None, instructed_wrong=False, tag="game:t")
+        assert answer is None and all(fault in error for fault in faults) and srv.count() == 1
+
+    # The main job does not start: no run, every fault in the error.
+    resources = default_resources(tmp_path / "home")
+    resources["llm"] = client
+    with dg.DagsterInstance.ephemeral() as instance:
+        with pytest.raises(ProviderEntriesRefused) as refused:
+            materialize_everything(instance, resources)
+        assert instance.get_runs() == []
+    assert all(fault in str(refused.value) for fault in faults)

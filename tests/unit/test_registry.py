@@ -4,8 +4,9 @@ from pathlib import Path
 import pytest
 
 from benchwright.llm import ModelLimits
-from benchwright.llm.providers import DEFAULT_MAX_IN_FLIGHT, ProviderLimits, provider_of
-from benchwright.registry import RegistryEntry, load_providers, load_registry, validate_slug
+from benchwright.llm.providers import DEFAULT_MAX_IN_FLIGHT, ProviderEntriesRefused, ProviderLimits, provider_of
+from benchwright.registry import (RegistryEntry, checked_providers, load_providers, load_registry, refused_providers,
+                                 validate_slug)
 from benchwright.steps import limits_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -281,3 +282,25 @@ unknown: {model: openai/qwen, role: candidate, provider: gpu-3}
     assert provider_of("gpt-4o-mini") == "openai" and provider_of("anthropic/claude-x") == "anthropic"
     assert provider_of("openai/qwen", "http://gpu-2:8000/v1", "gpu-2") == "gpu-2"
     assert provider_of("sim/strong-writer") == "sim"
+
+
+def test_a_refused_provider_entry_lists_every_fault_with_its_field_and_line(tmp_path):
+    path = write(tmp_path, """
+openai: {rpm: 500}
+lab-server:
+  max_in_flight: -1
+  rpm: '60'
+  tpm: 1.5
+""", name="providers.yaml")
+    providers, problems = load_providers(path)
+    assert providers == {"openai": ProviderLimits(rpm=500)}  # the refused entry gets no limits, not the defaults
+    assert [str(p) for p in problems] == [
+        f"{path}: entry 'lab-server': 'max_in_flight' must be a positive integer, not -1 (line 4)",
+        f"{path}: entry 'lab-server': 'rpm' must be a positive integer, not '60' (line 5)",
+        f"{path}: entry 'lab-server': 'tpm' must be a positive integer, not 1.5 (line 6)"]
+    assert refused_providers(problems) == {"lab-server": [str(p) for p in problems]}
+    with pytest.raises(ProviderEntriesRefused) as refused:
+        checked_providers(path)
+    assert refused.value.faults == {"lab-server": [str(p) for p in problems]}
+    assert all(str(p) in str(refused.value) for p in problems)
+    assert checked_providers(ROOT / "registry" / "providers.yaml") == {}
