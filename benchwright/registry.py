@@ -249,7 +249,7 @@ def provider_names(path: str | Path) -> set[str]:
         pairs = top_level_pairs(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError, yaml.YAMLError):
         return set()
-    return {str(name) for name, _, _ in pairs or []}
+    return {str(pair[0]) for pair in pairs or []}
 
 
 def _parse_entry(slug: str, raw: Any, allowed_roles: set[str], known_providers: Collection[str] = ()) -> RegistryEntry:
