@@ -242,12 +242,14 @@ def _phones(text: str) -> Iterator[PIIFinding]:
     seen = set()
     for region in (None, *PHONE_REGIONS):
         for match in phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.VALID):
-            raw = _without_extension(match.raw_string.strip(), match.number.extension)
-            if raw is None or (match.start, match.end) in seen:
+            raw = match.raw_string.strip()
+            if (match.start, match.end) in seen:
                 continue
-            if not _international(raw, region) and not _national_ok(
-                    raw, text[max(0, match.start - 24):match.start], text[match.end:match.end + 2]):
-                continue
+            if not _international(raw, region):
+                number = _without_extension(raw, match.number.extension)
+                if number is None or not _national_ok(
+                        number, text[max(0, match.start - 24):match.start], text[match.end:match.end + 2]):
+                    continue
             seen.add((match.start, match.end))
             yield PIIFinding("phone", match.start, match.end, "phonenumbers")
 
