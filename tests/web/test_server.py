@@ -74,10 +74,10 @@ def test_an_idle_connection_is_closed_after_the_idle_timeout(server):
         assert 2.5 < time.monotonic() - started < 10     # --idle-timeout 3, looked for every 3 s
 
 
-def test_a_low_open_file_limit_lowers_the_connection_limit_with_a_warning():
+def test_a_low_open_file_limit_lowers_the_connection_limit_with_a_warning(tmp_path):
     code = ("import logging, resource; logging.basicConfig(); resource.setrlimit(resource.RLIMIT_NOFILE, (400, 400)); "
             "from web.__main__ import server_settings; print(server_settings(1000)['connection_limit'])")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env_for(ROOT), capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env_for(tmp_path), capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["144"]                # 400 files − 256 spare
