@@ -257,15 +257,21 @@ def without_unfinished_line(text: str) -> tuple[str, str]:
 def files_version(paths: list[str | os.PathLike]) -> str:
     """A short content hash of files and folders (recursively; unfinished ``*.part`` and hidden files left out),
     for the data version of an input that lives outside the warehouse. A missing path hashes as missing, so
-    creating it later is a change too."""
+    creating it later is a change too.
+
+    Where the paths are is not part of it: each is known by its place in ``paths`` and its files by their
+    names inside it, so a copied or moved home (its drop folders) or checkout (the sample data) has the
+    same version, and a copy runs nothing that the original would not."""
     digest = hashlib.sha256()
-    for root in sorted(Path(p) for p in paths):
-        files = sorted(f for f in root.rglob("*") if f.is_file()) if root.is_dir() else [root] if root.is_file() else []
-        digest.update(f"{root}\0{len(files)}\0".encode())
-        for path in files:
-            relative = path.relative_to(root).as_posix() if root.is_dir() else path.name
-            if path.name.endswith(".part") or any(part.startswith(".") for part in Path(relative).parts):
-                continue
+    for place, root in enumerate(Path(p) for p in paths):
+        if root.is_dir():
+            kind, files = "folder", sorted((f.relative_to(root).as_posix(), f) for f in root.rglob("*") if f.is_file())
+        else:
+            kind, files = ("file", [(root.name, root)]) if root.is_file() else ("missing", [])
+        files = [(relative, path) for relative, path in files
+                 if not path.name.endswith(".part") and not any(part.startswith(".") for part in Path(relative).parts)]
+        digest.update(f"{place}\0{kind}\0{len(files)}\0".encode())
+        for relative, path in files:
             with open(path, "rb") as handle:
                 digest.update(f"{relative}\0".encode() + hashlib.file_digest(handle, "sha256").digest())
     return digest.hexdigest()[:16]

@@ -22,6 +22,11 @@ Rules, by kind (earlier kinds win when two matches overlap):
   - US SSN written ``ddd-dd-dddd`` or ``ddd dd dddd`` (a separator required: nine bare digits are
     anything), valid for ``stdnum.us.ssn`` (never-issued areas, groups, serials and the known
     advertising numbers are refused).
+  - US SSN named as one (detector ``context.us_ssn``): a 3-2-4 number (``ddd-dd-dddd``, ``ddd dd dddd``
+    or nine digits together) within 24 characters after "SSN", "SS#", "SS No.", "social security (number)",
+    "soc. sec." or "ITIN", with no digit or sentence end between, or right before "(SSN)", is
+    personal data whatever stdnum says: a number someone calls their SSN is theirs, or a real one
+    mistyped (``SSN 078-05-1120``, ``SSN: 219-09-9999``). Without such a label stdnum decides alone.
   - Chinese resident ID: 18 characters valid for ``stdnum.cn.ric`` (birth date, check character).
   - French NIR (social security number, 15 digits, spaces allowed), valid for ``stdnum.fr.nir``.
   - Spanish DNI (8 digits and a check letter), valid for ``stdnum.es.dni``.
@@ -62,6 +67,8 @@ Rules, by kind (earlier kinds win when two matches overlap):
     timestamps), decimals, dates, the SSN's 3-2-4 grouping, a year in parentheses, digits that run
     on into a clock time (``May 09 2023 10:35``) and numbers right after ISBN, order, invoice,
     ref(erence), ticket, tracking or patent are not phones.
+  A number with an extension that libphonenumber reads (``415-555-0134 ext. 12``, ``(415) 555-0134 ext 12``,
+  ``x12``) is judged by the number alone and masked with its extension.
   Texts with fewer than 7 digits are not searched (no phone number is that short), which keeps the
   matcher off most text.
 - ``street_address``: a house number (up to 5 digits, optional letter: ``221B``), one to four
@@ -116,6 +123,14 @@ _EMAIL = re.compile(
 
 # Dashes or single spaces, the same separator twice (``123-45-6789``, ``123 45 6789``).
 _SSN = re.compile(r"(?<![\w-])\d{3}([- ])\d{2}\1\d{4}(?![\w-])")
+
+# A 3-2-4 number named an SSN (also nine digits together), and the names: before it, with at most 24
+# characters between that hold no digit and end no sentence, or "(SSN)" right after it.
+_SSN_NAMED = re.compile(r"(?<![\w-])\d{3}([- ]?)\d{2}\1\d{4}(?![\w-])")
+_SSN_LABEL = (r"(?:SSNs?|SS ?#|SS ?No\.?|social[ -]security(?: (?:number|no\.?|#))?"
+              r"|soc\. ?sec\.?(?: (?:number|no\.?|#))?|ITIN)")
+_SSN_LABEL_BEFORE = re.compile(rf"\b{_SSN_LABEL}(?!\w)[^\d.!?\n]{{0,24}}$", re.IGNORECASE)
+_SSN_LABEL_AFTER = re.compile(r"\s*[(\[]\s*(?:SSN|social security(?: number)?|ITIN)\s*[)\]]", re.IGNORECASE)
 
 _CN_ID = re.compile(r"(?<![\w.-])\d{17}[\dXx](?![\w-])")
 _FR_NIR = re.compile(r"(?<![\w.-])[12] ?\d{2} ?(?:0[1-9]|1[0-2]|[2-9]\d) ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}(?![\w-])")
@@ -189,6 +204,9 @@ _NATIONAL_PLAIN = re.compile(r"^(?:0\d{8,11}|1[3-9]\d{9})$")
 _NUMBER_LABEL = re.compile(r"\b(?:ISBN(?:-1[03])?|order|invoice|ref(?:erence)?|ticket|tracking|patent)"
                            r"\s*(?:number|no\.?)?\s*[:#]{0,2}\s*$", re.IGNORECASE)
 _CLOCK_AFTER = re.compile(r":\d")
+# What is left of a number with an extension once the extension is cut: its label (``ext.``, ``x``,
+# ``extension``, ``#`` ...) and digits at the end. libphonenumber has the labels; we only cut.
+_EXTENSION_TAIL = re.compile(r"[^\d)]*(\d+)$")
 _IDD = (phonenumbers.CountryCodeSource.FROM_NUMBER_WITH_PLUS_SIGN, phonenumbers.CountryCodeSource.FROM_NUMBER_WITH_IDD)
 
 # --- street addresses ----------------------------------------------------------------------
@@ -227,11 +245,33 @@ def _phones(text: str) -> Iterator[PIIFinding]:
             raw = match.raw_string.strip()
             if (match.start, match.end) in seen:
                 continue
-            if not _international(raw, region) and not _national_ok(
-                    raw, text[max(0, match.start - 24):match.start], text[match.end:match.end + 2]):
-                continue
+            if not _international(raw, region):
+                number = _without_extension(raw, match.number.extension)
+                if number is None or not _national_ok(
+                        number, text[max(0, match.start - 24):match.start], text[match.end:match.end + 2]):
+                    continue
             seen.add((match.start, match.end))
             yield PIIFinding("phone", match.start, match.end, "phonenumbers")
+
+
+def _without_extension(raw: str, extension: str | None) -> str | None:
+    """The number as written, without the extension libphonenumber read at its end (the match, and so the
+    mask, keeps it); None when the extension cannot be found there."""
+    if not extension:
+        return raw
+    tail = _EXTENSION_TAIL.search(raw)
+    if tail is None or phonenumbers.normalize_digits_only(tail.group(1)) != extension:
+        return None
+    return raw[:tail.start()].rstrip()
+
+
+def _named_ssns(text: str) -> Iterator[PIIFinding]:
+    """3-2-4 numbers called an SSN that stdnum refuses (the ones it accepts are found by stdnum)."""
+    for m in _SSN_NAMED.finditer(text):
+        if m.group(1) and us_ssn.is_valid(m.group().replace(" ", "-")):
+            continue
+        if _SSN_LABEL_BEFORE.search(text, max(0, m.start() - 64), m.start()) or _SSN_LABEL_AFTER.match(text, m.end()):
+            yield PIIFinding("national_id", m.start(), m.end(), "context.us_ssn")
 
 
 def _international(raw: str, region: str | None) -> bool:
@@ -290,6 +330,7 @@ def _candidates(text: str) -> Iterator[PIIFinding]:
         for m in pattern.finditer(text):
             if is_valid(m.group()):
                 yield PIIFinding("national_id", m.start(), m.end(), name)
+    yield from _named_ssns(text)
     for m in _UK_NINO.finditer(text):
         yield PIIFinding("national_id", m.start(), m.end(), "regex.uk_nino")
     for m in _CARD.finditer(text):

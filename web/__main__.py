@@ -2,10 +2,23 @@
 
 Operator: `python -m web --new-token HANDLE` gives a person who lost their token (or whose token leaked) a
 new one, signs out every browser of theirs, prints the token once and exits.
+
+Limits for a shared server (`server_settings`): every open connection, busy or idle, takes one of
+`--connection-limit` slots (default 1000); when all are taken waitress stops accepting, and a newcomer waits
+in the kernel's queue until one frees. Browsers keep an idle keep-alive connection open for minutes, so with
+waitress's defaults (100 slots, idle ones closed after 120 s, looked for every 30 s) about 100 browsers, or
+anyone opening 100 sockets, locked everybody else out for up to 150 s. Here an idle connection is closed
+after `--idle-timeout` seconds (default 30; a browser simply opens a new one), looked for every 5 s, and the
+event loop uses poll(), since select() cannot watch a descriptor above 1023. The process's open-file limit is
+raised to fit (up to the hard limit; when that is too low the connection limit is lowered, with a warning).
+A connection still sending a request, however slowly, is not idle: for the open internet put a reverse proxy
+in front.
 """
 
 import argparse
 import logging
+import resource
+import select
 
 from benchwright import annotation, people
 from benchwright.gap import logs, reliability
@@ -21,6 +34,36 @@ def new_token(handle: str) -> str | None:
     return token if Store(state_path(benchwright_home())).set_token(handle, people.token_digest(token)) else None
 
 
+CONNECTION_LIMIT = 1000
+IDLE_TIMEOUT_S = 30
+CLEANUP_INTERVAL_S = 5
+THREADS = 8
+# Descriptors the process needs besides its connections: the listening sockets, the state and cache files,
+# DuckDB's snapshot reads, litellm's HTTP clients, a connection's buffer spilled to a temporary file.
+SPARE_FILES = 256
+
+log = logging.getLogger("benchwright.web")
+
+
+def server_settings(connection_limit: int = CONNECTION_LIMIT, idle_timeout_s: int = IDLE_TIMEOUT_S) -> dict:
+    """waitress's options for a server shared by many browsers (module docstring); raises this process's
+    open-file limit so `connection_limit` connections fit, or lowers the limit to what fits."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    needed = connection_limit + SPARE_FILES
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        wanted = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+        soft = wanted
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        fitting = max(soft - SPARE_FILES, 10)
+        log.warning("open-file limit %d (hard limit %s) fits %d connections, not %d; serving at most %d",
+                    soft, hard, fitting, connection_limit, fitting)
+        connection_limit = fitting
+    return {"threads": THREADS, "connection_limit": connection_limit, "channel_timeout": idle_timeout_s,
+            "cleanup_interval": min(CLEANUP_INTERVAL_S, idle_timeout_s),
+            "asyncore_use_poll": hasattr(select, "poll")}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m web", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -31,6 +74,10 @@ def main(argv: list[str] | None = None) -> None:
                         help="probability that a question on a tainted picture gets a planted mistake")
     parser.add_argument("--model", default="", help="registry slug of the game's model (default: the describer)")
     parser.add_argument("--round-size", type=int, default=annotation.ROUND_SIZE, help="comparisons per annotation round")
+    parser.add_argument("--connection-limit", type=int, default=CONNECTION_LIMIT,
+                        help=f"open connections served at once, idle ones included (default {CONNECTION_LIMIT})")
+    parser.add_argument("--idle-timeout", type=int, default=IDLE_TIMEOUT_S,
+                        help=f"seconds before an idle connection is closed (default {IDLE_TIMEOUT_S})")
     parser.add_argument("--new-token", metavar="HANDLE",
                         help="give HANDLE a new token, sign out all their browsers, print the token and exit")
     args = parser.parse_args(argv)
@@ -46,6 +93,10 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--p-planted must be a probability in [0, 1]")
     if args.round_size < 1:
         parser.error("--round-size must be at least 1")
+    if args.connection_limit < 1:
+        parser.error("--connection-limit must be at least 1")
+    if args.idle_timeout < 1:
+        parser.error("--idle-timeout must be at least 1 second")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     from waitress import serve
@@ -54,8 +105,10 @@ def main(argv: list[str] | None = None) -> None:
 
     app = create_app(time_limit_s=args.time_limit, p_planted=args.p_planted, game_model=args.model,
                      round_size=args.round_size)
-    logging.getLogger("benchwright.web").info("serving on http://%s:%d/", args.host, args.port)
-    serve(app, host=args.host, port=args.port, threads=8)
+    settings = server_settings(args.connection_limit, args.idle_timeout)
+    log.info("serving on http://%s:%d/ (at most %d connections, idle ones closed after %d s)", args.host, args.port,
+             settings["connection_limit"], settings["channel_timeout"])
+    serve(app, host=args.host, port=args.port, **settings)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ a committed row survives a crash too.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -16,11 +17,16 @@ from pathlib import Path
 
 from benchwright import paths, people
 
+log = logging.getLogger("benchwright.web")
 SCHEMA = """
+-- A handle is unique whatever its case (the index below). `twin` is 0 for everyone but a person who joined,
+-- before that index existed, under a name differing only in case from an earlier person's (`Race1` after
+-- `race1`): they keep their name (it is in their records already) and get their rowid, outside the index's way.
 CREATE TABLE IF NOT EXISTS people (
     handle        TEXT PRIMARY KEY,
     token_sha256  TEXT NOT NULL,
-    created_at    REAL NOT NULL
+    created_at    REAL NOT NULL,
+    twin          INTEGER NOT NULL DEFAULT 0
 );
 -- One row per signed-in browser: the cookie carries a random login id, the server keeps only its sha256.
 -- Logging out, or a new token, deletes the row, so a copied cookie stops working at once.
@@ -75,6 +81,31 @@ class Store:
         path.parent.mkdir(parents=True, exist_ok=True)
         with self.connect() as con:
             con.executescript(SCHEMA)
+            self._unique_handles(con)
+
+    @staticmethod
+    def _unique_handles(con: sqlite3.Connection) -> None:
+        """Handles unique regardless of case, by an index, also in a state file written before there was one.
+
+        Such a file may already hold `race1` and `Race1`, each with a token and records under that exact
+        name. Renaming one would split their records and merging them would join two people, so both stay as
+        they are: the later of each such group is marked a `twin`, which keeps the index off it; every new
+        join meets the index."""
+        con.execute("BEGIN IMMEDIATE")      # two processes opening an old file at once migrate it once
+        try:
+            if "twin" not in {row["name"] for row in con.execute("PRAGMA table_info(people)")}:
+                con.execute("ALTER TABLE people ADD COLUMN twin INTEGER NOT NULL DEFAULT 0")
+                twins = con.execute("UPDATE people SET twin = rowid WHERE EXISTS (SELECT 1 FROM people AS earlier "
+                                    "WHERE earlier.handle = people.handle COLLATE NOCASE AND earlier.rowid < people.rowid)"
+                                    ).rowcount
+                if twins:
+                    log.warning("%d people joined under a name that differs only in case from an earlier person's; "
+                                "both keep their names, new names are unique regardless of case", twins)
+            con.execute("CREATE UNIQUE INDEX IF NOT EXISTS people_handle_nocase ON people (handle COLLATE NOCASE, twin)")
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
 
     @contextmanager
     def connect(self) -> Iterator[sqlite3.Connection]:
@@ -90,11 +121,16 @@ class Store:
 
     # --- people ---
     def add_person(self, handle: str, token_sha256: str) -> bool:
-        """False when the handle is taken (handles are compared case-insensitively)."""
+        """False when the handle is taken, whatever its case. The unique index is the check, so two people
+        joining at once under one name (or `Race1` and `race1`) cannot both get it."""
         with self.connect() as con:
-            if con.execute("SELECT 1 FROM people WHERE lower(handle) = lower(?)", [handle]).fetchone():
+            try:
+                con.execute("INSERT INTO people (handle, token_sha256, created_at) VALUES (?, ?, ?)",
+                            [handle, token_sha256, time.time()])
+            except sqlite3.IntegrityError as exc:
+                if "UNIQUE" not in str(exc):
+                    raise
                 return False
-            con.execute("INSERT INTO people VALUES (?, ?, ?)", [handle, token_sha256, time.time()])
             return True
 
     def set_token(self, handle: str, token_sha256: str) -> bool:

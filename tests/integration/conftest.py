@@ -47,17 +47,17 @@ def configured_warehouse(home: Path) -> Path:
     return home.parent / "elsewhere" / "results.duckdb"
 
 
-def run_main_job(home: Path, plugin: Path, *args: str) -> subprocess.CompletedProcess:
+def run_main_job(home: Path, plugin: Path, *args: str, checkout: Path = ROOT) -> subprocess.CompletedProcess:
     """The README's main job as a user runs it, in a subprocess, with the tiny plugin benchmark named in
     BENCHWRIGHT_PLUGINS, the user's registry (shipped + the refused entry) and the warehouse configured
-    outside the home."""
+    outside the home; from this repository, or from a copy of it at `checkout`."""
     env = {**os.environ, "BENCHWRIGHT_HOME": str(home), "DAGSTER_HOME": str(home / "dagster_home"),
            # The warehouse outside the home, through its one setting: nothing else may assume where it is.
            "BENCHWRIGHT_WAREHOUSE": str(configured_warehouse(home)),
-           "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": f"{ROOT}{os.pathsep}{plugin}",
+           "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": f"{checkout}{os.pathsep}{plugin}",
            "BENCHWRIGHT_MODELS": str(home / "models.yaml"), "BENCHWRIGHT_PLUGINS": "tiny_bench"}
-    return subprocess.run([sys.executable, str(ROOT / "scripts" / "materialize_all.py"), *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=900)
+    return subprocess.run([sys.executable, str(checkout / "scripts" / "materialize_all.py"), *args], cwd=checkout,
+                          env=env, capture_output=True, text=True, timeout=900)
 
 
 @pytest.fixture(scope="session")

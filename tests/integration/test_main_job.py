@@ -1,9 +1,13 @@
-"""The README's main job, as a user runs it: a fresh home, then a replay run that may not call anything.
+"""The README's main job, as a user runs it: a fresh home, then a replay run that may not call anything, and a
+copy of the finished home run from a copy of the repository, which has nothing to do.
 The first run is the session's shared one (tests/integration/conftest.py `main_job`)."""
+
+import shutil
 
 import duckdb
 
-from tests.integration.conftest import configured_warehouse
+from benchwright.paths import ROOT
+from tests.integration.conftest import configured_warehouse, run_main_job
 
 
 def test_main_job_prints_every_leaderboard_then_replays_without_a_call(main_job):
@@ -52,3 +56,19 @@ def test_main_job_prints_every_leaderboard_then_replays_without_a_call(main_job)
         assert con.execute("SELECT count(*) FROM generations WHERE model = 'sim-dated'").fetchall()[0][0] == 0
     finally:
         con.close()
+
+
+def test_a_copied_home_run_from_a_moved_checkout_runs_nothing(main_job, tmp_path):
+    """Nothing new is nothing new wherever the home, its warehouse, the plugin and the repository are: no data
+    version may hold where a file is (the drop folders and the sample data were hashed with their paths)."""
+    assert main_job["first"].returncode == 0, main_job["first"].stderr[-3000:]
+    original = main_job["home"].parent                        # the home, the warehouse beside it, the plugin
+    shutil.copytree(original, tmp_path / "copy", symlinks=True)
+    checkout = tmp_path / "checkout"
+    shutil.copytree(ROOT, checkout, symlinks=True,
+                    ignore=shutil.ignore_patterns(".git", ".venv", ".benchwright", "__pycache__", ".pytest_cache"))
+    done = run_main_job(tmp_path / "copy" / "home", tmp_path / "copy" / "plugin", checkout=checkout)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "new data versions" not in done.stdout                     # no input looked changed ...
+    assert "Runs: 0 (0 failed), LLM calls made: 0," in done.stdout     # ... so nothing ran and nothing was called
+    assert f"Analyst snapshot: {tmp_path / 'copy' / 'home' / 'analyst.duckdb'}" in done.stdout

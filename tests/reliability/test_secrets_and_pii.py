@@ -36,19 +36,24 @@ ITEMS = 6  # the first items of the sample: enough for every path, few enough to
 PERSONAL_DATA = {
     "email": ["maria.rossi@example.org"],
     "iban": ["DE89 3704 0044 0532 0130 00", "FR1420041010050500013M02606"],
-    "phone": ["+44 20 7946 0958", "(415) 555-0199", "06 12 34 56 78", "+33 6 12 34 56 78"],
+    "phone": ["+44 20 7946 0958", "(415) 555-0199", "06 12 34 56 78", "+33 6 12 34 56 78", "415-555-0134 ext. 12",
+              "(415) 555-0134 ext 12"],
     "payment_card": ["4111 1111 1111 1111"],  # passes the Luhn check
     "ip_address": ["203.0.113.45", "2001:db8:85a3::8a2e:370:7334"],
     "national_id": ["123-45-6789", "11010519491231002X", "AB 12 34 56 C"],  # US SSN, Chinese ID, UK NINO
     "street_address": ["221B Baker Street"],
 }
-ALL_PERSONAL = [value for values in PERSONAL_DATA.values() for value in values]
+# Numbers stdnum refuses as never issued, but called an SSN: personal data all the same (the value alone,
+# without its label, is not found, so these are looked for apart).
+NAMED_SSNS = ["078-05-1120", "219-09-9999"]
+ALL_PERSONAL = [value for values in PERSONAL_DATA.values() for value in values] + NAMED_SSNS
 NOT_A_CARD = "4111 1111 1111 1112"  # fails the Luhn check: must survive untouched
 PII_TEXT = ("Write to maria.rossi@example.org or call +44 20 7946 0958 or (415) 555-0199, in Paris 06 12 34 56 78 "
             "or +33 6 12 34 56 78. IBAN DE89 3704 0044 0532 0130 00 or FR1420041010050500013M02606. "
             "Card 4111 1111 1111 1111 "
             f"(order ref {NOT_A_CARD}). Host 203.0.113.45 and 2001:db8:85a3::8a2e:370:7334. SSN 123-45-6789, "
-            "resident ID 11010519491231002X, NI number AB 12 34 56 C. Office: 221B Baker Street.")
+            "resident ID 11010519491231002X, NI number AB 12 34 56 C. Office: 221B Baker Street. "
+            "Desk 415-555-0134 ext. 12 or (415) 555-0134 ext 12. My SSN 078-05-1120, my wife's SSN: 219-09-9999.")
 ITEM_PII = "Reach the author at maria.rossi@example.org or +44 20 7946 0958."
 # People's files: a game log written by some other producer than our web app (nothing masked), and an
 # annotator who signed with an e-mail address.
@@ -211,6 +216,12 @@ def test_no_personal_data_of_any_kind_is_stored(run, kind):
     assert {"generations.response", "creation_pairwise_judgments.raw_text",
             "creation_vfs_judgments.raw_text"} <= set(containing(run["warehouse"], placeholder))
     assert placeholder in run["cache"]
+
+
+@pytest.mark.parametrize("ssn", NAMED_SSNS)
+def test_a_number_called_an_ssn_is_stored_nowhere(run, ssn):
+    assert containing(run["warehouse"], ssn) == [] and containing(run["snapshot"], ssn) == []
+    assert ssn not in run["cache"] and ssn not in run["logs"]["dagster event logs"]
 
 
 def test_peoples_files_are_stored_redacted_and_pseudonymised(run):

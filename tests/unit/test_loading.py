@@ -1,8 +1,10 @@
 """The helpers every loader shares (benchwright.loading)."""
 
+import shutil
+
 import pytest
 
-from benchwright.loading import RowError, csv_table, json_object, read_text_keeping_bad_bytes
+from benchwright.loading import RowError, csv_table, files_version, json_object, read_text_keeping_bad_bytes
 
 
 def test_json_object_refuses_what_a_row_cannot_be():
@@ -49,3 +51,42 @@ def test_csv_table_locates_every_record_it_cannot_read_and_keeps_the_others():
 def test_csv_table_refuses_a_header_it_cannot_trust(text, problem):
     table = csv_table(text)
     assert problem in table.header_problem and table.records == []
+
+
+def folders(root):
+    """A dataset folder (a file in a subfolder) and a drop folder, as a source hashes them."""
+    (root / "dataset" / "images").mkdir(parents=True)
+    (root / "dataset" / "items.jsonl").write_text('{"item_id": "a"}\n')
+    (root / "dataset" / "images" / "a.png").write_bytes(b"\x89PNG")
+    (root / "drops").mkdir()
+    (root / "drops" / "game-1.jsonl").write_text('{"mark": 1}\n')
+    return [root / "dataset", root / "drops"]
+
+
+def test_a_files_version_is_the_same_wherever_the_folders_are(tmp_path):
+    original = files_version(folders(tmp_path / "home"))
+    shutil.copytree(tmp_path / "home", tmp_path / "copy")
+    assert files_version([tmp_path / "copy" / "dataset", tmp_path / "copy" / "drops"]) == original
+    (tmp_path / "home").rename(tmp_path / "moved")
+    assert files_version([tmp_path / "moved" / "dataset", tmp_path / "moved" / "drops"]) == original
+
+
+def test_a_files_version_changes_with_content_names_and_presence_only(tmp_path):
+    paths = folders(tmp_path)
+    original = files_version(paths)
+    # Unfinished and hidden files are not read, so they change nothing (a game in play, an editor's swap file).
+    (paths[1] / "game-2.jsonl.part").write_text('{"mark": 2}\n')
+    (paths[0] / ".items.jsonl.swp").write_text("x")
+    assert files_version(paths) == original
+    (paths[1] / "game-2.jsonl.part").rename(paths[1] / "game-2.jsonl")
+    assert (published := files_version(paths)) != original
+    (paths[0] / "items.jsonl").write_text('{"item_id": "b"}\n')
+    assert (edited := files_version(paths)) != published
+    (paths[0] / "images" / "a.png").rename(paths[0] / "images" / "b.png")
+    assert (renamed := files_version(paths)) != edited
+    # A file moved from one folder to the other is a change, and so is a folder that appears.
+    (paths[1] / "game-1.jsonl").rename(paths[0] / "game-1.jsonl")
+    assert (moved := files_version(paths)) != renamed
+    assert files_version(paths + [tmp_path / "later"]) != moved
+    (tmp_path / "later").mkdir()
+    assert files_version(paths + [tmp_path / "later"]) not in (moved, files_version(paths + [tmp_path / "missing"]))

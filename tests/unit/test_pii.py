@@ -86,9 +86,75 @@ def test_card_requires_valid_luhn():
     assert find_pii("Card 4111111111111112 was declined.") == []
 
 
-@pytest.mark.parametrize("ssn", ["000-12-3456", "666-12-3456", "912-34-5678", "123-00-4567", "123-45-0000"])
-def test_ssn_never_issued_numbers_are_not_flagged(ssn):
-    assert find_pii(f"SSN {ssn} here") == []
+NEVER_ISSUED_SSNS = ["000-12-3456", "666-12-3456", "912-34-5678", "123-00-4567", "123-45-0000", "078-05-1120",
+                     "219-09-9999"]
+
+
+@pytest.mark.parametrize("ssn", NEVER_ISSUED_SSNS)
+def test_a_never_issued_ssn_without_a_label_is_left_to_stdnum(ssn):
+    assert find_pii(f"Part {ssn} here") == []
+
+
+@pytest.mark.parametrize("ssn", NEVER_ISSUED_SSNS)
+def test_a_3_2_4_number_called_an_ssn_is_masked_whatever_stdnum_says(ssn):
+    text = f"SSN {ssn} here"
+    assert [(text[f.start:f.end], f.kind, f.detector) for f in find_pii(text)] == [(ssn, "national_id", "context.us_ssn")]
+    assert redact(text)[0] == "SSN [REDACTED:national_id] here"
+
+
+@pytest.mark.parametrize("text, ssn", [
+    ("SSN: 219-09-9999", "219-09-9999"),
+    ("my ssn is 078-05-1120.", "078-05-1120"),
+    ("SSNs on file: 078-05-1120, 219-09-9999", "078-05-1120"),
+    ("Social Security number 078-05-1120", "078-05-1120"),
+    ("social security no. 078 05 1120", "078 05 1120"),
+    ("Soc. Sec. # 219-09-9999", "219-09-9999"),
+    ("SS# 219-09-9999", "219-09-9999"),
+    ("ITIN 912-70-1234", "912-70-1234"),
+    ("078-05-1120 (SSN) is on the form", "078-05-1120"),
+    ("SSN 078051120", "078051120"),            # nine digits together, named: masked too
+    ("SSN 536904399", "536904399"),            # a valid one written together, which stdnum's rule (a separator) misses
+])
+def test_ssn_labels(text, ssn):
+    assert (ssn, "national_id") in [(text[f.start:f.end], f.kind) for f in find_pii(text)]
+    assert ssn not in redact(text)[0]
+
+
+@pytest.mark.parametrize("text", [
+    "SSN field added 2023-05-12; order 219-09-9999 shipped",      # a date after the label; the number is far
+    "SSNs came in 1936. Part 219-09-9999 ships",                    # the label is in another sentence
+    "the SSN column is 9 digits: 078-05-1120",                      # a digit between label and number
+    "SSN office hours 09:00-17:00",
+    "SSN 219-09-99990 is too long",
+    "SSN 2190-99-999 is grouped otherwise",
+    "classic 219-09-9999 and mission 219-09-9999",                  # "ss" inside words is not a label
+    "ISSN 1234-5679 and ISSN 219-09-9999",                           # ISSN is a serial's number, not an SSN
+])
+def test_ssn_look_alikes_stay(text):
+    assert [(text[f.start:f.end], f.kind) for f in find_pii(text)] == []
+
+
+@pytest.mark.parametrize("text, phone", [
+    ("Call 415-555-0134 ext. 12 today", "415-555-0134 ext. 12"),
+    ("Call (415) 555-0134 ext 12.", "(415) 555-0134 ext 12"),
+    ("desk 415-555-0134 x12", "415-555-0134 x12"),
+    ("Tel 415-555-0134, extension 12.", "415-555-0134, extension 12"),
+    ("+1 415-555-0134 ext. 12", "+1 415-555-0134 ext. 12"),
+    ("London 020 7946 0958 ext 3", "020 7946 0958 ext 3"),
+])
+def test_a_phone_number_is_masked_with_its_extension(text, phone):
+    assert [(text[f.start:f.end], f.kind) for f in find_pii(text)] == [(phone, "phone")]
+    assert redact(text)[0] == text.replace(phone, "[REDACTED:phone]")
+    assert scan_texts([("row", text)])["by_kind"] == {"phone": 1}
+
+
+@pytest.mark.parametrize("text", [
+    "Call extension 555-0132 or ext. 12",               # an extension alone, and a short number, are no one's
+    "order 0123456789 ext. 12",                         # named as something else, extension or not
+    "x = 4155550134 x12",                               # an unseparated digit run stays a digit run
+])
+def test_extension_look_alikes_stay(text):
+    assert [(text[f.start:f.end], f.kind) for f in find_pii(text)] == []
 
 
 def test_chinese_id_check_digit_and_birth_date():
