@@ -39,6 +39,7 @@ def test_main_job_prints_every_leaderboard_then_replays_without_a_call(main_job)
     lines = (home / "models.yaml").read_text().splitlines()
     line = lines.index("  params: {since: 2024-01-01}", lines.index("sim-dated:")) + 1  # the key at fault's line
     assert "Registry entries refused (not evaluated until fixed): 1" in summary
+    assert "  check: ERROR registry_labels:registry_entries_accepted\n" in summary  # a failed check, as in the UI
     assert (f"registry: {home / 'models.yaml'}: entry 'sim-dated': 'params' must hold plain JSON values" in summary
             and "params.since is a YAML date" in summary and f"(line {line}, field params.since)" in summary)
 
