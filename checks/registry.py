@@ -6,8 +6,9 @@ refusals it lists too). Its metadata is a table of every refusal: file, entry, l
 `params.released`), reason. It passes, with 0 refusals, on the shipped registry.
 
 The same evaluation is recorded three ways, so the UI's check is red as soon as an entry is refused:
-- "Execute" on the check in the UI (or a run that observes `registry_labels`): the `@asset_check` below, a step
-  of a run;
+- "Execute" on the check in the UI, or a run that selects `registry_labels` (`dagster asset materialize -m
+  definitions --select registry_labels` observes it and prints the check's result): the `@asset_check` below,
+  a step of the run (observable source assets take no check specs in Dagster 1.13);
 - the main job (scripts/orchestrate.py): `report_registry_check`, a runless evaluation next to the sources'
   runless observations, also counted in the job's summary as a check;
 - the daemon: the registry sensor (sensors/registry.py) puts it in its tick's asset events when it differs from
