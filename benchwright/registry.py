@@ -218,13 +218,17 @@ def api_base_problem(api_base: Any) -> str | None:
     carries a credential), or None."""
     if not isinstance(api_base, str) or not api_base.strip():
         return f"must be an http:// or https:// URL, not {api_base!r}"
+    # The refusal is shown in the sensor's ticks and the registry check's event: a value that may hold a
+    # credential (user info, a query, a key's look) is not repeated there.
+    shown = "this value (not shown: it may hold a credential)" if (
+        "@" in api_base or "?" in api_base or _CREDENTIAL_VALUE.search(api_base)) else repr(api_base)
     try:
         url = urllib.parse.urlsplit(api_base.strip())
         url.port  # raises on a port that is not a number
     except ValueError as exc:
-        return f"{api_base!r} is not a URL ({exc})"
+        return f"{shown} is not a URL ({exc})"
     if url.scheme.lower() not in ("http", "https") or not url.hostname:
-        return f"must be an http:// or https:// URL with a host, not {api_base!r}"
+        return f"must be an http:// or https:// URL with a host, not {shown}"
     if url.username or url.password:
         return ("holds a user name or password: credentials never go in the registry; set them in the "
                 "environment, where litellm reads them")

@@ -149,6 +149,9 @@ sim-strong:
     ("  model: openai/x\n  role: candidate\n  api_base: 'http://me:pw@gpu-2/v1'\n", ["api_base", "password"], 'api_base', 4),
     ("  model: openai/x\n  role: candidate\n  api_base: 'https://gw/v1?api_key=abc'\n", ["api_base", "api_key"], 'api_base', 4),
     ("  model: openai/x\n  role: candidate\n  params: {base_url: 'file:///tmp/x'}\n", ["params.base_url", "http"], 'params.base_url', 4),
+    # not a URL, and a key in it: refused without repeating the key (the refusal goes to the UI's event log)
+    ("  model: openai/x\n  role: candidate\n  api_base: 'gpu-2:8000/v1?api_key=sk-proj-abcdefghijklmnopqrstu'\n",
+     ["api_base", "http", "not shown"], 'api_base', 4),
     ("  model: openai/x\n  role: candidate\n  provider: no-such-provider\n",
      ["'provider' 'no-such-provider'", "providers.yaml", "litellm"], 'provider', 4),
 ])
@@ -160,6 +163,7 @@ def test_entries_that_would_fail_later_or_mean_something_else_are_refused_at_loa
     assert problem.entry == "bad" and str(path) in str(problem)
     for word in words:
         assert word in problem.reason, (word, problem.reason)
+    assert "sk-proj" not in str(problem) and "Bearer abc" not in str(problem)
     # The key at fault and its line (the entry's when the key is missing or is not a name), also in the text
     assert (problem.field, problem.line) == (field, line), (problem.field, problem.line)
     assert f"(line {line}" in str(problem) and (field is None or f"field {field})" in str(problem))
