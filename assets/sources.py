@@ -78,7 +78,8 @@ def registry_roles(registry: Registry) -> dg.DataVersion:
 
 @dg.observable_source_asset(group_name=INPUTS_GROUP,
                             description="Every registry entry's slug, display label and role, hashed: the names "
-                                        "the metric tables carry.")
+                                        "the metric tables carry. Its check registry_entries_accepted fails on a "
+                                        "refused entry (checks/registry.py).")
 def registry_labels(registry: Registry) -> dg.DataVersion:
     return dg.DataVersion(VERSIONS["registry_labels"]({"registry": registry}))
 

@@ -42,7 +42,7 @@ import pandas as pd
 
 from benchwright import agreement
 from benchwright.pairwise import CANONICAL_VERDICTS, outcome
-from benchwright.registry import RegistryProblem, checked_fields, display_name_of, load_entries
+from benchwright.registry import FieldError, RegistryProblem, checked_fields, display_name_of, load_entries
 
 RULES = ("majority",)
 TIE_VERDICT = "A=B"
@@ -68,20 +68,22 @@ def _parse_panel(slug: str, raw, judge_slugs: set[str] | None) -> PanelEntry:
     raw = checked_fields(raw, _KNOWN_FIELDS)
     members = raw.get("members")
     if not isinstance(members, list) or not all(isinstance(m, str) for m in members):
-        raise ValueError("'members' must be a list of judge slugs")
+        raise FieldError("'members' must be a list of judge slugs", "members")
     if len(members) < 2:
-        raise ValueError("a panel needs at least two members")
-    if len(set(members)) != len(members):
-        raise ValueError(f"a member is listed twice: {members}")
+        raise FieldError("a panel needs at least two members", "members")
+    repeated = next((i for i, member in enumerate(members) if member in members[:i]), None)
+    if repeated is not None:
+        raise FieldError(f"a member is listed twice: {members}", f"members[{repeated}]")
     if judge_slugs is not None:
         if slug in judge_slugs:
             raise ValueError("a panel's slug must not be a judge's slug: both would write the same rows")
         unknown_members = [m for m in members if m not in judge_slugs]
         if unknown_members:
-            raise ValueError(f"members {unknown_members} are not (valid) entries of the judges registry")
+            raise FieldError(f"members {unknown_members} are not (valid) entries of the judges registry",
+                             f"members[{members.index(unknown_members[0])}]")
     rule = raw.get("rule", "majority")
     if rule not in RULES:
-        raise ValueError(f"rule {rule!r} is not one of {list(RULES)}")
+        raise FieldError(f"rule {rule!r} is not one of {list(RULES)}", "rule")
     return PanelEntry(slug=slug, display_name=display_name_of(raw, slug), members=tuple(members), rule=rule)
 
 

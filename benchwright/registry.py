@@ -29,7 +29,9 @@ limits): every fault of it is a problem of its own (field and line), the main jo
 
 Slugs are Dagster partition keys and must never be edited to mean something else: a changed model
 or parameter set gets a new slug, so results never silently mix. A malformed entry is reported as a
-`RegistryProblem` naming the file, the entry, its line and the field; the other entries still load.
+`RegistryProblem` naming the file, the entry, the key at fault (`field`: `params.released`, `vision`; none when
+the entry as a whole is refused, as for a bad slug) and that key's line (else the entry's); the other entries
+still load.
 Malformed means: a slug defined twice in one file (YAML would silently keep the last; here neither loads),
 no `role`, a `vision` or `batch` that is not a boolean (`'false'` is a string, and would have meant true), a
 `max_concurrency` or `rpm` that is not a positive integer (`true` is not 1), `params` that are not plain
@@ -45,8 +47,10 @@ anchors and merge keys (`<<: *shared`) work as usual: a mapping's own keys overr
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import hashlib
 import json
+import math
 import re
 import urllib.parse
 from collections.abc import Collection, Hashable
@@ -108,9 +112,25 @@ class RegistryProblem:
     file: str
     entry: str
     reason: str
+    line: int | None = None
+    """The line of the key at fault, else of the entry."""
+    field: str | None = None
+    """The key at fault as a dotted path (`params.released`, `params.stop[1]`, `vision`); None when the entry as
+    a whole is refused (its slug, a slug defined twice, an entry that is not a mapping)."""
 
     def __str__(self) -> str:
-        return f"{self.file}: entry {self.entry!r}: {self.reason}"
+        where = ", ".join(filter(None, (f"line {self.line}" if self.line else "",
+                                        f"field {self.field}" if self.field else "")))
+        return f"{self.file}: entry {self.entry!r}: {self.reason}" + (f" ({where})" if where else "")
+
+
+class FieldError(ValueError):
+    """An entry refused because of one of its keys: `field` is the key's dotted path under the entry
+    (`params.released`), `line` its line when the loader already knows it (a key given twice)."""
+
+    def __init__(self, message: str, field: str | None = None, line: int | None = None):
+        super().__init__(message)
+        self.field, self.line = field, line
 
 
 class EntryFaults(ValueError):
@@ -142,9 +162,9 @@ def checked_fields(raw: Any, known: set[str]) -> dict:
         raise raw
     if not isinstance(raw, dict):
         raise ValueError("entry must be a mapping of fields")
-    unknown = set(raw) - known
+    unknown = [name for name in raw if name not in known]
     if unknown:
-        raise ValueError(f"unknown field(s) {sorted(unknown)}; known: {sorted(known)}")
+        raise FieldError(f"unknown field(s) {sorted(map(str, unknown))}; known: {sorted(known)}", str(unknown[0]))
     return raw
 
 
@@ -152,7 +172,7 @@ def display_name_of(raw: dict, slug: str) -> str:
     """The entry's `display_name`, text when given; its slug otherwise."""
     display_name = raw.get("display_name")
     if display_name is not None and (not isinstance(display_name, str) or not display_name.strip()):
-        raise ValueError(f"'display_name' must be text, not {display_name!r} (quote it)")
+        raise FieldError(f"'display_name' must be text, not {display_name!r} (quote it)", "display_name")
     return display_name or slug
 
 
@@ -179,16 +199,16 @@ def is_credential_name(name: str) -> bool:
     return normal in _CREDENTIAL_NAMES or any(word in normal for word in _CREDENTIAL_WORDS)
 
 
-def credential_in_params(params: dict) -> str | None:
-    """Where `params` hold a credential (``params.extra_headers.Authorization``), or None.
+def credential_in_params(params: dict) -> tuple[str, str] | None:
+    """Where `params` hold a credential (``params.extra_headers.Authorization``) and what it is, or None.
 
     Names are checked at the top level and inside the mappings of headers, query and body fields (a JSON
     schema's property may well be called `token`); values everywhere: a bearer token or a provider key's
     form, and, in headers, any "<scheme> <credentials>"."""
-    def found_in(value: Any, where: str, top: bool, fields: bool) -> str | None:
+    def found_in(value: Any, where: str, top: bool, fields: bool) -> tuple[str, str] | None:
         if isinstance(value, str):
             pattern_found = _CREDENTIAL_VALUE.search(value) or (fields and _AUTH_HEADER_VALUE.match(value))
-            return f"{where} looks like a credential (a bearer token or an API key)" if pattern_found else None
+            return (where, f"{where} looks like a credential (a bearer token or an API key)") if pattern_found else None
         if isinstance(value, list):
             return next(filter(None, (found_in(v, f"{where}[{i}]", False, False) for i, v in enumerate(value))), None)
         if not isinstance(value, dict):
@@ -196,7 +216,7 @@ def credential_in_params(params: dict) -> str | None:
         for name, inner in value.items():
             place = f"{where}.{name}"
             if (top or fields) and is_credential_name(str(name)):
-                return f"{place} is a credential's field"
+                return place, f"{place} is a credential's field"
             # `fields`: this mapping's values are headers (or query / body fields); a mapping below it is not.
             found = found_in(inner, place, False, top and name in _NAMED_FIELDS if isinstance(inner, dict) else fields)
             if found:
@@ -211,13 +231,17 @@ def api_base_problem(api_base: Any) -> str | None:
     carries a credential), or None."""
     if not isinstance(api_base, str) or not api_base.strip():
         return f"must be an http:// or https:// URL, not {api_base!r}"
+    # The refusal is shown in the sensor's ticks and the registry check's event: a value that may hold a
+    # credential (user info, a query, a key's look) is not repeated there.
+    shown = "this value (not shown: it may hold a credential)" if (
+        "@" in api_base or "?" in api_base or _CREDENTIAL_VALUE.search(api_base)) else repr(api_base)
     try:
         url = urllib.parse.urlsplit(api_base.strip())
         url.port  # raises on a port that is not a number
     except ValueError as exc:
-        return f"{api_base!r} is not a URL ({exc})"
+        return f"{shown} is not a URL ({exc})"
     if url.scheme.lower() not in ("http", "https") or not url.hostname:
-        return f"must be an http:// or https:// URL with a host, not {api_base!r}"
+        return f"must be an http:// or https:// URL with a host, not {shown}"
     if url.username or url.password:
         return ("holds a user name or password: credentials never go in the registry; set them in the "
                 "environment, where litellm reads them")
@@ -252,54 +276,79 @@ def provider_names(path: str | Path) -> set[str]:
     return {str(pair[0]) for pair in pairs or []}
 
 
+def not_plain_json(value: Any, where: str) -> tuple[str, str] | None:
+    """Where `value` holds something that is not a plain JSON value (and JSON would refuse, or silently change:
+    a number as a key becomes a string), and what it is; None when it is plain JSON."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return None
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (where, f"{where} is {value!r}, which JSON has no number for")
+    if isinstance(value, list):
+        return next(filter(None, (not_plain_json(v, f"{where}[{i}]") for i, v in enumerate(value))), None)
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            if not isinstance(key, str):
+                return f"{where}.{key}", f"{where} has the key {key!r}: every key of a mapping must be a string (quote it)"
+            found = not_plain_json(inner, f"{where}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return where, f"{where} is a YAML date ({value.isoformat()}): quote it to mean text"
+    return where, f"{where} is a YAML {type(value).__name__}"
+
+
 def _parse_entry(slug: str, raw: Any, allowed_roles: set[str], known_providers: Collection[str] = ()) -> RegistryEntry:
     raw = checked_fields(raw, _KNOWN_FIELDS)
     model = raw.get("model")
     if not isinstance(model, str) or not model.strip():
-        raise ValueError("'model' (the litellm model string) is required")
+        raise FieldError("'model' (the litellm model string) is required", "model")
     if "role" not in raw:
-        raise ValueError(f"'role' is required (one of {sorted(allowed_roles)})")
+        raise FieldError(f"'role' is required (one of {sorted(allowed_roles)})", "role")
     role = raw["role"]
     if role not in allowed_roles:
-        raise ValueError(f"role {role!r} is not one of {sorted(allowed_roles)}")
+        raise FieldError(f"role {role!r} is not one of {sorted(allowed_roles)}", "role")
     params = raw.get("params") or {}
     if not isinstance(params, dict):
-        raise ValueError("'params' must be a mapping")
+        raise FieldError("'params' must be a mapping", "params")
     credential = credential_in_params(params)
     if credential:
-        raise ValueError(f"{credential}: API keys and other credentials never go in the registry (a versioned "
+        place, what = credential
+        raise FieldError(f"{what}: API keys and other credentials never go in the registry (a versioned "
                          "file, and params reach the cache key): set them in the environment (e.g. "
-                         "OPENAI_API_KEY), where litellm reads them")
-    try:  # params are part of the request and its cache key: plain JSON values only
-        plain = json.loads(json.dumps(params, allow_nan=False))
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"'params' must hold plain JSON values (strings, numbers, booleans, lists, "
-                         f"mappings): {exc}") from None
-    if plain != params:  # json.dumps turns a key 1 or true into "1" or "true" without a word
-        raise ValueError("'params' must hold plain JSON values: every key of a mapping must be a string")
+                         "OPENAI_API_KEY), where litellm reads them", place)
+    # params are part of the request and its cache key: plain JSON values only (json.dumps would refuse a
+    # date, and turn a key 1 or true into "1" or "true" without a word)
+    found = not_plain_json(params, "params")
+    if found:
+        place, what = found
+        raise FieldError("'params' must hold plain JSON values (strings, numbers, booleans, lists, mappings): "
+                         + what, place)
     display_name = display_name_of(raw, slug)
     for name in ("vision", "batch"):
         if name in raw and not isinstance(raw[name], bool):
-            raise ValueError(f"'{name}' must be true or false, not {raw[name]!r}")
+            raise FieldError(f"'{name}' must be true or false, not {raw[name]!r}", name)
     for name in ("max_concurrency", "rpm"):
         value = raw.get(name)  # (YAML's true is a Python int: 1, which nobody meant)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-            raise ValueError(f"'{name}' must be a positive integer, not {value!r}")
+            raise FieldError(f"'{name}' must be a positive integer, not {value!r}", name)
     api_base = raw.get("api_base")
     if api_base is not None:
         problem = api_base_problem(api_base)
         if problem:
-            raise ValueError(f"'api_base' {problem}")
+            raise FieldError(f"'api_base' {problem}", "api_base")
     for name in ("api_base", "base_url"):  # litellm takes these from params too: the same rule
         if name in params and api_base_problem(params[name]):
-            raise ValueError(f"'params.{name}' {api_base_problem(params[name])}")
+            raise FieldError(f"'params.{name}' {api_base_problem(params[name])}", f"params.{name}")
     provider = raw.get("provider")
     if provider is not None and (not isinstance(provider, str) or validate_slug(provider)):
-        raise ValueError(f"'provider' must be a name like the keys of providers.yaml ([a-z0-9._-]+), not {provider!r}")
+        raise FieldError(f"'provider' must be a name like the keys of providers.yaml ([a-z0-9._-]+), not {provider!r}",
+                         "provider")
     if provider is not None and provider not in known_providers and provider not in litellm_providers():
-        raise ValueError(f"'provider' {provider!r} is neither defined in providers.yaml nor one of litellm's "
+        raise FieldError(f"'provider' {provider!r} is neither defined in providers.yaml nor one of litellm's "
                          f"providers (openai, anthropic, ...): its calls would count against limits nobody wrote "
-                         f"down. Add `{provider}:` to providers.yaml (its limits are optional) or fix the name")
+                         f"down. Add `{provider}:` to providers.yaml (its limits are optional) or fix the name",
+                         "provider")
     return RegistryEntry(
         slug=slug,
         model=model.strip(),
@@ -389,8 +438,9 @@ def load_registry(path: str | Path, kind: str, providers_path: str | Path | None
 
 def load_entries(path: str | Path, parse: Callable[[str, Any], T]) -> tuple[list[T], list[RegistryProblem]]:
     """The entries of a registry-like YAML file (slug: fields), each made by `parse`; an entry that cannot
-    be (bad slug, a slug defined twice, `parse` raising ValueError) is a problem with its line, not an
-    exception. A file that is missing or is not a YAML mapping raises."""
+    be (bad slug, a slug defined twice, `parse` raising ValueError) is a problem, not an exception: with the
+    key at fault and its line when `parse` raised a `FieldError`, else with the entry's line. A file that is
+    missing or is not a YAML mapping raises."""
     path = Path(path)
     try:
         pairs = top_level_pairs(path.read_text(encoding="utf-8"))
@@ -405,28 +455,95 @@ def load_entries(path: str | Path, parse: Callable[[str, Any], T]) -> tuple[list
         lines_by_slug.setdefault(slug, []).append(line)
     entries: list[T] = []
     problems: list[RegistryProblem] = []
-    for slug, line, raw, field_lines in pairs:
+    for slug, line, raw, keys_at in pairs:
         lines = lines_by_slug[slug]
         if len(lines) > 1:
             if line == lines[0]:  # one problem per duplicated slug
-                problems.append(RegistryProblem(file=str(path), entry=str(slug), reason=(
+                problems.append(RegistryProblem(file=str(path), entry=str(slug), line=line, reason=(
                     f"defined {len(lines)} times (lines {', '.join(map(str, lines))}); neither entry is loaded: "
                     "give each entry its own slug")))
             continue
-        reason = validate_slug(slug)
+        reason, field = validate_slug(slug), None
         if reason is None:
             try:
                 entries.append(parse(slug, raw))
                 continue
-            except EntryFaults as exc:
-                problems += [RegistryProblem(file=str(path), entry=str(slug),
-                                             reason=f"{reason} (line {field_lines.get(key, line)})")
+            except EntryFaults as exc:  # every fault of the entry, each at its own key's line
+                problems += [RegistryProblem(file=str(path), entry=str(slug), reason=reason,
+                                             line=keys_at.get(str(key), line) if key is not None else line,
+                                             field=None if key is None else str(key))
                              for key, reason in exc.faults]
                 continue
             except ValueError as exc:
-                reason = str(exc)
-        problems.append(RegistryProblem(file=str(path), entry=str(slug), reason=f"{reason} (line {line})"))
+                reason, field = str(exc), _as_written(getattr(exc, "field", None), keys_at)
+                line = _line_of(field, getattr(exc, "line", None), keys_at) or line
+                if field and getattr(exc, "line", None):  # a key given twice: its whole path, from its line
+                    field = next((path for path, at in keys_at.items()
+                                  if at == exc.line and _last_step(path) == field), field)
+        problems.append(RegistryProblem(file=str(path), entry=str(slug), reason=reason, line=line, field=field))
     return entries, problems
+
+
+def _as_written(field: str | None, keys_at: dict[str, int]) -> str | None:
+    """`field` with its last key spelled as in the file: a key that is not text was built from what the file
+    says (`params.on` is loaded as the key True, which `field` names `params.True`)."""
+    if not field or field in keys_at or "." not in field:
+        return field
+    parent, key = field.rsplit(".", 1)
+    try:
+        value = yaml.safe_load(key)
+        return next((path for path in keys_at if path.rsplit(".", 1)[0] == parent
+                     and yaml.safe_load(_last_step(path)) == value), field)
+    except yaml.YAMLError:
+        return field
+
+
+def _last_step(path: str) -> str:
+    """`extra_body` of `params.extra_body`, `stop[1]` of `params.stop[1]`."""
+    return path.rsplit(".", 1)[-1]
+
+
+def _line_of(field: str | None, known_line: int | None, key_lines: dict[str, int]) -> int | None:
+    """The line of `field` (a dotted path) in its entry, or of the nearest key above it that has one (a field
+    that is missing has none: then None, and the entry's line is used)."""
+    if known_line or not field:
+        return known_line
+    path = field
+    while path:
+        if path in key_lines:
+            return key_lines[path]
+        path = path[:max(path.rfind("."), path.rfind("["), 0)]
+    return None
+
+
+def key_lines(node: yaml.Node, prefix: str = "", lines: dict[str, int] | None = None,
+              walking: frozenset[int] = frozenset()) -> dict[str, int]:
+    """Dotted path -> line of every key (and list item) under an entry's YAML node: `params.released`,
+    `params.stop[1]`. Keys merged from an anchor (`<<: *shared`) have the anchor's lines, and a mapping's own
+    keys win over merged ones, as in the loaded entry."""
+    lines = {} if lines is None else lines
+    if id(node) in walking:  # an alias of a node that holds it: loaded as a recursive value, walked once
+        return lines
+    walking = walking | {id(node)}
+    if isinstance(node, yaml.MappingNode):
+        own = []
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                merged = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+                for source in reversed(merged):  # of several merged mappings, the first one's keys win
+                    key_lines(source, prefix, lines, walking)
+            else:
+                own.append((key_node, value_node))
+        for key_node, value_node in own:
+            name = key_node.value if isinstance(key_node, yaml.ScalarNode) else "?"
+            path = f"{prefix}.{name}" if prefix else str(name)
+            lines[path] = key_node.start_mark.line + 1
+            key_lines(value_node, path, lines, walking)
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            lines[f"{prefix}[{index}]"] = item.start_mark.line + 1
+            key_lines(item, f"{prefix}[{index}]", lines, walking)
+    return lines
 
 
 class _StrictLoader(yaml.SafeLoader):
@@ -444,13 +561,13 @@ class _StrictLoader(yaml.SafeLoader):
             except TypeError:
                 continue  # an unhashable key: SafeLoader refuses it below
             if first != line:
-                raise ValueError(f"field {key!r} given twice (lines {first} and {line})")
+                raise FieldError(f"field {key!r} given twice (lines {first} and {line})", str(key), line)
         return super().construct_mapping(node, deep=deep)
 
 
-def top_level_pairs(text: str) -> list[tuple[Any, int, Any, dict[Any, int]]] | None:
-    """(slug, line, entry, line of each of the entry's fields) for each top-level key, duplicates included, in
-    file order; None for an empty file.
+def top_level_pairs(text: str) -> list[tuple[Any, int, Any, dict[str, int]]] | None:
+    """(slug, line, entry, line of each key under it (`key_lines`)) for each top-level key, duplicates included,
+    in file order; None for an empty file.
 
     An entry that cannot be built (a duplicated field inside it) becomes the exception in its place, so
     that it is reported as that entry's problem while the others load.
@@ -472,13 +589,10 @@ def top_level_pairs(text: str) -> list[tuple[Any, int, Any, dict[Any, int]]] | N
             except ValueError as exc:
                 raw = exc
             except yaml.YAMLError as exc:  # e.g. an unhashable key inside the entry
-                raw = ValueError(f"not valid YAML here: {getattr(exc, 'problem', None) or exc}")
-            field_lines = {}
-            if isinstance(value_node, yaml.MappingNode):
-                for field_node, _ in value_node.value:
-                    if isinstance(field_node, yaml.ScalarNode):
-                        field_lines.setdefault(field_node.value, field_node.start_mark.line + 1)
-            pairs.append((slug, key_node.start_mark.line + 1, raw, field_lines))
+                mark = getattr(exc, "problem_mark", None)
+                raw = FieldError(f"not valid YAML here: {getattr(exc, 'problem', None) or exc}",
+                                 line=mark.line + 1 if mark else None)
+            pairs.append((slug, key_node.start_mark.line + 1, raw, key_lines(value_node)))
         return pairs
     finally:
         loader.dispose()

@@ -47,6 +47,7 @@ from assets.partitions import (judges_partitions, model_judge_partitions, model_
                                panels_partitions)
 from benchwright.paths import ROOT, count_setting
 from benchwright.registry import checked_providers
+from checks.registry import REGISTRY_CHECK, report_registry_check
 from sensors.runs import fail_orphaned_runs
 
 
@@ -241,6 +242,13 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
                "checks": [], "registry_problems": registry_problems, "up_to_date": 0, "materialized": [],
                "run_ids": []}
     observe_sources(instance, observed_inputs or resources, log)
+    # The refusals are also a check on registry_labels (checks/registry.py), recorded without a run like the sources.
+    registry_check = report_registry_check(instance, resources["registry"])
+    summary["checks"].append({"asset": REGISTRY_CHECK.asset_key.to_user_string(), "check": REGISTRY_CHECK.name,
+                              "partition": None, "passed": registry_check.passed, "severity": "ERROR"})
+    if not registry_check.passed:
+        summary["failed_checks"] += 1
+        summary["check_failures"].append(f"ERROR {REGISTRY_CHECK.asset_key.to_user_string()}:{REGISTRY_CHECK.name}")
     ran: set[dg.AssetKey] = set()
 
     def plan_run(keys: list[str], partitions_def, partition_key) -> dict:

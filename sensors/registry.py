@@ -14,6 +14,7 @@ import dagster as dg
 import assets
 from assets.partitions import judges_partitions, models_partitions, panels_partitions
 from benchwright.paths import plugin_modules
+from checks.registry import differs_from_latest, registry_check_evaluation
 from resources.registry import Registry
 from sensors import TICK_INTERVAL_S
 
@@ -37,8 +38,9 @@ GENERATION_INPUTS = sorted({dep for a in GENERATION_ASSETS for dep in a.dependen
     description="Watches registry/models.yaml, judges.yaml and panels.yaml: adds the partitions of new candidate "
                 "models, judges and judge panels and requests each new model's generations (once the datasets are loaded). "
                 "Malformed entries (a slug defined twice, no role, a non-boolean vision, params that are not "
-                "plain JSON) are refused with file, entry and line, shown in the tick's text, and do not stop "
-                "the others. Removed entries keep their results.",
+                "plain JSON) are refused with file, entry, line and the key at fault, shown in the tick's text "
+                "and as the failing check registry_entries_accepted on registry_labels, and do not stop the "
+                "others. Removed entries keep their results.",
 )
 def registry_sensor(context: dg.SensorEvaluationContext, registry: Registry):
     problems = [str(problem) for problem in registry.problems()]
@@ -47,6 +49,10 @@ def registry_sensor(context: dg.SensorEvaluationContext, registry: Registry):
     # Shown as the tick's own text in the UI, next to why it did nothing.
     refused = f" | {len(problems)} registry entries refused: " + "; ".join(problems) if problems else ""
     instance = context.instance
+    # ... and in the registry check's result, recorded (as the daemon does with a tick's asset events) when it
+    # differs from the latest one, so registry_labels turns red or green in the UI within a tick.
+    evaluation = registry_check_evaluation(registry)
+    check_events = [evaluation] if differs_from_latest(instance, evaluation) else []
     known_models = set(instance.get_dynamic_partitions(models_partitions.name))
     known_judges = set(instance.get_dynamic_partitions(judges_partitions.name))
     candidates = [e.slug for e in registry.candidates()]
@@ -68,16 +74,19 @@ def registry_sensor(context: dg.SensorEvaluationContext, registry: Registry):
         pending = []
     waiting = f"waiting for {missing_inputs} to be materialized" if missing_inputs else ""
     if not partition_requests and not pending:
-        return dg.SkipReason((waiting or "no new models or judges in the registry") + refused)
+        skip = (waiting or "no new models or judges in the registry") + refused
+        return dg.SensorResult(skip_reason=skip, asset_events=check_events) if check_events else dg.SkipReason(skip)
     context.log.info(f"new models: {new_models}; new judges: {new_judges}; new panels: {new_panels}; "
                      f"generation runs: {pending}{refused}")
     if not pending:
         # No run to request, so the tick can carry text: what was added, and what was refused.
         added = (f"added models {new_models} and judges {new_judges}" + (f" and panels {new_panels}" if new_panels else "")
                  + (f"; generations are {waiting}" if waiting else ""))
-        return dg.SensorResult(dynamic_partitions_requests=partition_requests, skip_reason=added + refused)
+        return dg.SensorResult(dynamic_partitions_requests=partition_requests, skip_reason=added + refused,
+                               asset_events=check_events)
     return dg.SensorResult(
         dynamic_partitions_requests=partition_requests,
+        asset_events=check_events,
         # The run key makes each model's generation run a once-only request.
         run_requests=[dg.RunRequest(run_key=f"generations:{slug}", partition_key=slug, asset_selection=GENERATION_KEYS)
                       for slug in pending],

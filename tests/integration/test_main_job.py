@@ -40,10 +40,12 @@ def test_main_job_prints_every_leaderboard_then_replays_without_a_call(main_job)
         rows.close()
     # The refused entry is named with its file and line in the closing summary; the others still ran.
     summary = first.stdout[first.stdout.index("\nRuns: "):]
-    line = (home / "models.yaml").read_text().splitlines().index("sim-dated:") + 1
+    lines = (home / "models.yaml").read_text().splitlines()
+    line = lines.index("  params: {since: 2024-01-01}", lines.index("sim-dated:")) + 1  # the key at fault's line
     assert "Registry entries refused (not evaluated until fixed): 1" in summary
+    assert "  check: ERROR registry_labels:registry_entries_accepted\n" in summary  # a failed check, as in the UI
     assert (f"registry: {home / 'models.yaml'}: entry 'sim-dated': 'params' must hold plain JSON values" in summary
-            and "date" in summary and f"(line {line})" in summary)
+            and "params.since is a YAML date" in summary and f"(line {line}, field params.since)" in summary)
 
     # Replay mode turns any cache miss into an error: a clean forced second pass (every asset runs again)
     # proves nothing was re-called.

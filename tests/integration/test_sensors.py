@@ -3,10 +3,10 @@
 import assets.creation
 import dagster as dg
 from definitions import defs
-from sensors.registry import GENERATION_INPUTS, registry_sensor
+from sensors.registry import GENERATION_INPUTS
 from scripts.orchestrate import materialize_everything
 from tests.support.pipeline import (SHIPPED_JUDGES, SHIPPED_MODELS, materialize, pick,
-                                    resources_for, write_registry)
+                                    resources_for, sensor_tick, write_registry)
 
 ITEMS = 15          # sample items
 VFS_ITEMS = 14      # sample items with visual-factuality criteria
@@ -22,15 +22,6 @@ def requested(result, instance) -> dict[str, set[str]]:
                 keys = r.true_subset.expensively_compute_partition_keys() if r.true_subset.is_partitioned else {"*"}
                 out[r.key.to_user_string()] = set(map(str, keys))
     return out
-
-
-def sensor_tick(instance, resources):
-    result = registry_sensor(dg.build_sensor_context(instance=instance, resources={"registry": resources["registry"]}))
-    # build_sensor_context does not apply partition adds (DESIGN pitfall 10): do what the daemon does.
-    if isinstance(result, dg.SensorResult):
-        for request in result.dynamic_partitions_requests or []:
-            instance.add_dynamic_partitions(request.partitions_def_name, list(request.partition_keys))
-    return result
 
 
 CREATION_ASSETS = {key.to_user_string() for a in dg.load_assets_from_modules([assets.creation])

@@ -50,3 +50,18 @@ def metadata_total(result: dg.ExecuteInProcessResult, key: str) -> int:
 
 def check_results(result: dg.ExecuteInProcessResult) -> dict[str, dg.AssetCheckEvaluation]:
     return {e.check_name: e for e in result.get_asset_check_evaluations()}
+
+
+def sensor_tick(instance, resources):
+    """One tick of the registry sensor, with what the daemon does with its result."""
+    from sensors.registry import registry_sensor
+
+    result = registry_sensor(dg.build_sensor_context(instance=instance, resources={"registry": resources["registry"]}))
+    # build_sensor_context does not apply partition adds (DESIGN pitfall 10) nor record asset events: do what the
+    # daemon does.
+    if isinstance(result, dg.SensorResult):
+        for request in result.dynamic_partitions_requests or []:
+            instance.add_dynamic_partitions(request.partitions_def_name, list(request.partition_keys))
+        for event in result.asset_events or []:
+            instance.report_runless_asset_event(event)
+    return result

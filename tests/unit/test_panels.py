@@ -172,7 +172,7 @@ extra:
     assert "at least two" in reasons["alone"] and "listed twice" in reasons["twice"]
     assert "nobody" in reasons["stranger"] and "judge's slug" in reasons["j1"]
     assert "unanimity" in reasons["odd-rule"] and "weights" in reasons["extra"]
-    assert all("(line " in p.reason and p.file == str(path) for p in problems)
+    assert all(p.line and "(line " in str(p) and p.file == str(path) for p in problems)
     assert panels.load_panels(tmp_path / "absent.yaml") == ([], [])
     path.write_text("- just\n- a list\n", encoding="utf-8")
     with pytest.raises(ValueError, match="panels.yaml"):

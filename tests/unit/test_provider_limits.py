@@ -168,9 +168,9 @@ def test_a_refused_provider_entry_stops_its_calls_and_the_main_job_before_anythi
     providers_file.write_text("openai: {max_in_flight: 4}\nlab:\n  max_in_flight: -1\n  rpm: '60'\n  tpm: 1.5\n")
     client = LLMClient(cache_path=str(tmp_path / "llm.sqlite"), timeout_s=5, max_retries=0,
                        providers_path=str(providers_file))
-    faults = ["entry 'lab': 'max_in_flight' must be a positive integer, not -1 (line 3)",
-              "entry 'lab': 'rpm' must be a positive integer, not '60' (line 4)",
-              "entry 'lab': 'tpm' must be a positive integer, not 1.5 (line 5)"]
+    faults = ["entry 'lab': 'max_in_flight' must be a positive integer, not -1 (line 3, field max_in_flight)",
+              "entry 'lab': 'rpm' must be a positive integer, not '60' (line 4, field rpm)",
+              "entry 'lab': 'tpm' must be a positive integer, not 1.5 (line 5, field tpm)"]
     with OpenAIServer(max_lifetime_s=20) as srv:
         def ask(model: str) -> LLMRequest:
             return LLMRequest(model=model, messages=[{"role": "user", "content": model}], api_base=srv.base_url)

@@ -109,51 +109,54 @@ sim-strong:
     assert problem.entry == "sim-strong" and "lines 1, 7" in problem.reason and "neither" in problem.reason
 
 
-@pytest.mark.parametrize("entry, words", [
-    ("  model: sim/a\n  role: candidate\n  params: {since: 2024-01-01}\n", ["params", "JSON", "date"]),
-    ("  model: sim/a\n  role: candidate\n  params: {t: .nan}\n", ["params", "JSON"]),
-    ("  model: sim/a\n  role: candidate\n  vision: 'false'\n", ["vision", "true or false", "'false'"]),
-    ("  model: sim/a\n  role: candidate\n  vision: 0\n", ["vision"]),
-    ("  model: sim/a\n  role: candidate\n  batch: 'yes'\n", ["batch", "true or false", "'yes'"]),
-    ("  model: sim/a\n  role: candidate\n  batch: 1\n", ["batch", "true or false"]),
-    ("  model: sim/a\n", ["role", "required"]),
-    ("  model: sim/a\n  model: sim/b\n  role: candidate\n", ["model", "twice", "lines 2 and 3"]),
+@pytest.mark.parametrize("entry, words, field, line", [
+    ("  model: sim/a\n  role: candidate\n  params: {since: 2024-01-01}\n", ["params", "JSON", "date"], 'params.since', 4),
+    ("  model: sim/a\n  role: candidate\n  params: {t: .nan}\n", ["params", "JSON"], 'params.t', 4),
+    ("  model: sim/a\n  role: candidate\n  vision: 'false'\n", ["vision", "true or false", "'false'"], 'vision', 4),
+    ("  model: sim/a\n  role: candidate\n  vision: 0\n", ["vision"], 'vision', 4),
+    ("  model: sim/a\n  role: candidate\n  batch: 'yes'\n", ["batch", "true or false", "'yes'"], 'batch', 4),
+    ("  model: sim/a\n  role: candidate\n  batch: 1\n", ["batch", "true or false"], 'batch', 4),
+    ("  model: sim/a\n", ["role", "required"], 'role', 1),
+    ("  model: sim/a\n  model: sim/b\n  role: candidate\n", ["model", "twice", "lines 2 and 3"], 'model', 3),
     # json.dumps would quietly turn these keys into "1" / "true"; litellm would get another request
-    ("  model: sim/a\n  role: candidate\n  params: {1: 0.5}\n", ["params", "key", "string"]),
-    ("  model: sim/a\n  role: candidate\n  params: {extra_body: {true: 1}}\n", ["params", "key", "string"]),
-    ("  model: sim/a\n  role: candidate\n  params: {? [x, y] : 1}\n", ["unhashable"]),
-    ("  model: sim/a\n  role: candidate\n  display_name: no\n", ["display_name", "False"]),
+    ("  model: sim/a\n  role: candidate\n  params: {1: 0.5}\n", ["params", "key", "string"], 'params.1', 4),
+    ("  model: sim/a\n  role: candidate\n  params: {extra_body: {true: 1}}\n", ["params", "key", "string"], 'params.extra_body.true', 4),
+    ("  model: sim/a\n  role: candidate\n  params: {? [x, y] : 1}\n", ["unhashable"], None, 4),
+    ("  model: sim/a\n  role: candidate\n  display_name: no\n", ["display_name", "False"], 'display_name', 4),
     # YAML's true is Python's 1: a limit nobody meant
-    ("  model: sim/a\n  role: candidate\n  max_concurrency: true\n", ["max_concurrency", "positive integer", "True"]),
-    ("  model: sim/a\n  role: candidate\n  rpm: false\n", ["rpm", "positive integer", "False"]),
-    ("  model: sim/a\n  role: candidate\n  max_concurrency: 2.5\n", ["max_concurrency", "2.5"]),
+    ("  model: sim/a\n  role: candidate\n  max_concurrency: true\n", ["max_concurrency", "positive integer", "True"], 'max_concurrency', 4),
+    ("  model: sim/a\n  role: candidate\n  rpm: false\n", ["rpm", "positive integer", "False"], 'rpm', 4),
+    ("  model: sim/a\n  role: candidate\n  max_concurrency: 2.5\n", ["max_concurrency", "2.5"], 'max_concurrency', 4),
     # credentials: refused in headers and other params alike, by name or by the look of the value
     ("  model: openai/x\n  role: candidate\n  params: {extra_headers: {Authorization: Bearer abc}}\n",
-     ["params.extra_headers.Authorization", "credential", "environment"]),
+     ["params.extra_headers.Authorization", "credential", "environment"], 'params.extra_headers.Authorization', 4),
     ("  model: openai/x\n  role: candidate\n  params: {extra_headers: {X-API-Key: abc}}\n",
-     ["params.extra_headers.X-API-Key", "environment"]),
+     ["params.extra_headers.X-API-Key", "environment"], 'params.extra_headers.X-API-Key', 4),
     ("  model: openai/x\n  role: candidate\n  params: {extra_headers: {api-key: abc}}\n",
-     ["params.extra_headers.api-key", "environment"]),
+     ["params.extra_headers.api-key", "environment"], 'params.extra_headers.api-key', 4),
     ("  model: openai/x\n  role: candidate\n  params: {extra_headers: {Cookie: session=abc}}\n",
-     ["params.extra_headers.Cookie", "environment"]),
+     ["params.extra_headers.Cookie", "environment"], 'params.extra_headers.Cookie', 4),
     ("  model: openai/x\n  role: candidate\n  params: {extra_headers: {X-Gateway: 'Bearer eyJhbGciOi.x'}}\n",
-     ["params.extra_headers.X-Gateway", "looks like a credential", "environment"]),
+     ["params.extra_headers.X-Gateway", "looks like a credential", "environment"], 'params.extra_headers.X-Gateway', 4),
     ("  model: openai/x\n  role: candidate\n  params: {extra_body: {auth: [sk-proj-abcdefghijklmnopqrstu]}}\n",
-     ["params.extra_body.auth[0]", "looks like a credential"]),
+     ["params.extra_body.auth[0]", "looks like a credential"], 'params.extra_body.auth[0]', 4),
     ("  model: openai/x\n  role: candidate\n  params: {aws_secret_access_key: abc}\n",
-     ["params.aws_secret_access_key", "environment"]),
+     ["params.aws_secret_access_key", "environment"], 'params.aws_secret_access_key', 4),
     # api_base: where the prompts go must be an http(s) server
-    ("  model: openai/x\n  role: candidate\n  api_base: file:///etc/passwd\n", ["api_base", "http", "file:///"]),
-    ("  model: openai/x\n  role: candidate\n  api_base: localhost:8000/v1\n", ["api_base", "http"]),
-    ("  model: openai/x\n  role: candidate\n  api_base: ''\n", ["api_base", "http"]),
-    ("  model: openai/x\n  role: candidate\n  api_base: 8000\n", ["api_base", "8000"]),
-    ("  model: openai/x\n  role: candidate\n  api_base: 'http://me:pw@gpu-2/v1'\n", ["api_base", "password"]),
-    ("  model: openai/x\n  role: candidate\n  api_base: 'https://gw/v1?api_key=abc'\n", ["api_base", "api_key"]),
-    ("  model: openai/x\n  role: candidate\n  params: {base_url: 'file:///tmp/x'}\n", ["params.base_url", "http"]),
+    ("  model: openai/x\n  role: candidate\n  api_base: file:///etc/passwd\n", ["api_base", "http", "file:///"], 'api_base', 4),
+    ("  model: openai/x\n  role: candidate\n  api_base: localhost:8000/v1\n", ["api_base", "http"], 'api_base', 4),
+    ("  model: openai/x\n  role: candidate\n  api_base: ''\n", ["api_base", "http"], 'api_base', 4),
+    ("  model: openai/x\n  role: candidate\n  api_base: 8000\n", ["api_base", "8000"], 'api_base', 4),
+    ("  model: openai/x\n  role: candidate\n  api_base: 'http://me:pw@gpu-2/v1'\n", ["api_base", "password"], 'api_base', 4),
+    ("  model: openai/x\n  role: candidate\n  api_base: 'https://gw/v1?api_key=abc'\n", ["api_base", "api_key"], 'api_base', 4),
+    ("  model: openai/x\n  role: candidate\n  params: {base_url: 'file:///tmp/x'}\n", ["params.base_url", "http"], 'params.base_url', 4),
+    # not a URL, and a key in it: refused without repeating the key (the refusal goes to the UI's event log)
+    ("  model: openai/x\n  role: candidate\n  api_base: 'gpu-2:8000/v1?api_key=sk-proj-abcdefghijklmnopqrstu'\n",
+     ["api_base", "http", "not shown"], 'api_base', 4),
     ("  model: openai/x\n  role: candidate\n  provider: no-such-provider\n",
-     ["'provider' 'no-such-provider'", "providers.yaml", "litellm"]),
+     ["'provider' 'no-such-provider'", "providers.yaml", "litellm"], 'provider', 4),
 ])
-def test_entries_that_would_fail_later_or_mean_something_else_are_refused_at_load(tmp_path, entry, words):
+def test_entries_that_would_fail_later_or_mean_something_else_are_refused_at_load(tmp_path, entry, words, field, line):
     path = write(tmp_path, "bad:\n" + entry + "good:\n  model: sim/g\n  role: candidate\n")
     entries, problems = load_registry(path, "models")
     assert [e.slug for e in entries] == ["good"]
@@ -161,7 +164,10 @@ def test_entries_that_would_fail_later_or_mean_something_else_are_refused_at_loa
     assert problem.entry == "bad" and str(path) in str(problem)
     for word in words:
         assert word in problem.reason, (word, problem.reason)
-    assert "(line 1)" in problem.reason  # where the entry is
+    assert "sk-proj" not in str(problem) and "Bearer abc" not in str(problem)
+    # The key at fault and its line (the entry's when the key is missing or is not a name), also in the text
+    assert (problem.field, problem.line) == (field, line), (problem.field, problem.line)
+    assert f"(line {line}" in str(problem) and (field is None or f"field {field})" in str(problem))
 
 
 @pytest.mark.parametrize("slug", ["all", "dataset", "baseline"])
@@ -171,7 +177,7 @@ def test_slugs_the_tables_use_for_something_else_are_reserved(tmp_path, slug):
     path = write(tmp_path, f"{slug}:\n  model: sim/a\n  role: candidate\ngood:\n  model: sim/g\n  role: candidate\n")
     entries, [problem] = load_registry(path, "models")
     assert [e.slug for e in entries] == ["good"]
-    assert problem.entry == slug and "reserved" in problem.reason and "line 1" in problem.reason
+    assert problem.entry == slug and "reserved" in problem.reason and (problem.line, problem.field) == (1, None)
 
 
 def test_a_key_that_is_not_a_name_is_refused_and_spares_the_others(tmp_path):
@@ -200,6 +206,63 @@ twice:
     assert by_slug["variant"].params == {"temperature": 0.9} and by_slug["variant"].model == "sim/a"
     assert by_slug["variant"].display_name == "Hot variant"
     assert problem.entry == "twice" and "'role' given twice (lines 11 and 12)" in problem.reason
+    assert (problem.field, problem.line) == ("role", 12)
+
+
+def test_a_refusal_names_the_key_at_fault_and_its_own_line_not_the_entry(tmp_path):
+    path = write(tmp_path, """shared: &shared
+  model: sim/a
+  role: candidate
+  params:
+    temperature: 0.2
+    released: 2024-05-01
+dated:
+  <<: *shared
+  display_name: Dated
+stops:
+  model: sim/b
+  role: candidate
+  params:
+    stop:
+      - END
+      - 2024-06-01
+headers:
+  model: openai/x
+  role: candidate
+  params:
+    extra_headers:
+      X-Trace: on
+      X-Trace: off
+typo:
+  model: sim/c
+  role: candidate
+  visoin: false
+""")
+    entries, problems = load_registry(path, "models")
+    assert entries == []
+    found = {p.entry: (p.field, p.line) for p in problems}
+    assert found == {
+        "shared": ("params.released", 6),
+        "dated": ("params.released", 6),      # merged from the anchor: the line where the date is written
+        "stops": ("params.stop[1]", 16),      # a list item: its own line
+        "headers": ("params.extra_headers.X-Trace", 23),  # a key given twice: the second time, its whole path
+        "typo": ("visoin", 27),               # an unknown field
+    }
+    dated = next(p for p in problems if p.entry == "dated")
+    assert "params.released is a YAML date (2024-05-01)" in dated.reason
+    assert str(dated) == f"{path}: entry 'dated': {dated.reason} (line 6, field params.released)"
+
+
+def test_panel_and_provider_refusals_name_their_key(tmp_path):
+    from benchwright.panels import load_panels
+
+    panels = write(tmp_path, "pair:\n  members:\n    - j1\n    - j9\nsolo:\n  members: [j1]\n  rule: vote\n",
+                   name="panels.yaml")
+    _, problems = load_panels(panels, judge_slugs=["j1", "j2"])
+    assert {p.entry: (p.field, p.line) for p in problems} == {"pair": ("members[1]", 4), "solo": ("members", 6)}
+    providers = write(tmp_path, "lab:\n  max_in_flight: 4\n  rpm: 0\n", name="providers.yaml")
+    _, [problem] = load_providers(providers)
+    assert (problem.entry, problem.field, problem.line) == ("lab", "rpm", 3)
 
 
 def test_a_file_that_is_not_a_mapping_names_the_file(tmp_path):
@@ -267,7 +330,8 @@ unknown: {model: openai/qwen, role: candidate, provider: gpu-3}
     assert by_slug["named"].provider == "gpu-2" and by_slug["plain"].provider is None
     assert by_slug["litellms"].provider == "openai"  # litellm's own providers need no providers.yaml entry
     assert [p.entry for p in problems] == ["bad", "unknown"]
-    assert "(line 6)" in problems[1].reason and "Add `gpu-3:` to providers.yaml" in problems[1].reason
+    assert (problems[1].line, problems[1].field) == (6, "provider")
+    assert "Add `gpu-3:` to providers.yaml" in problems[1].reason
     # the providers file is the one given (the resource's BENCHWRIGHT_PROVIDERS), else the one beside the registry
     (tmp_path / "elsewhere").mkdir()
     elsewhere = write(tmp_path / "elsewhere", "gpu-3: {rpm: 60}\n", name="providers.yaml")
@@ -295,9 +359,9 @@ lab-server:
     providers, problems = load_providers(path)
     assert providers == {"openai": ProviderLimits(rpm=500)}  # the refused entry gets no limits, not the defaults
     assert [str(p) for p in problems] == [
-        f"{path}: entry 'lab-server': 'max_in_flight' must be a positive integer, not -1 (line 4)",
-        f"{path}: entry 'lab-server': 'rpm' must be a positive integer, not '60' (line 5)",
-        f"{path}: entry 'lab-server': 'tpm' must be a positive integer, not 1.5 (line 6)"]
+        f"{path}: entry 'lab-server': 'max_in_flight' must be a positive integer, not -1 (line 4, field max_in_flight)",
+        f"{path}: entry 'lab-server': 'rpm' must be a positive integer, not '60' (line 5, field rpm)",
+        f"{path}: entry 'lab-server': 'tpm' must be a positive integer, not 1.5 (line 6, field tpm)"]
     assert refused_providers(problems) == {"lab-server": [str(p) for p in problems]}
     with pytest.raises(ProviderEntriesRefused) as refused:
         checked_providers(path)
