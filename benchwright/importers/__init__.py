@@ -141,7 +141,7 @@ def jsonl_records(path: Path) -> list[tuple[int, object, LoadProblem | None]]:
         try:
             out.append((number, json.loads(line), None))
         except json.JSONDecodeError as error:
-            out.append((number, None, record_problem(path, number, f"not valid JSON ({error.msg} at column "
+            out.append((number, None, record_problem(path, number, f"not valid JSON ({error.msg}, column "
                                                                    f"{error.colno})")))
     return out
 
@@ -197,7 +197,7 @@ def iter_json_array(path: Path, problems: list[LoadProblem], keep_places: bool =
             restart = re.compile(r"\n" + re.escape(text[at - indent:at]) + re.escape(text[at]) + r"\s*\n")
             found = restart.search(text, at + 1)
             last = line_at(found.start()) if found else line_at(len(text))
-            problems.append(record_problem(path, start_line, f"not valid JSON ({error.msg} at line {error.lineno}); "
+            problems.append(record_problem(path, start_line, f"not valid JSON ({error.msg}, line {error.lineno}); "
                                                              f"lines {start_line}-{last} not read"))
             if keep_places:
                 yield start_line, SKIPPED
