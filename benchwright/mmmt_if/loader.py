@@ -381,14 +381,12 @@ HUMAN_PREFERENCE_COLUMNS = ["chat_id", "turn", "variant", "sample_index", "model
 def load_human_csv(path: str | os.PathLike) -> tuple[str, list[dict], list[LoadProblem]]:
     """('ratings' | 'preferences', rows, problems) from one human-ratings CSV (see the module docstring)."""
     path = Path(path)
-    try:
-        text = read_bytes(path, "human ratings CSV").decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ValueError(f"{path} is not UTF-8 text") from None
+    # Bytes that are not UTF-8 survive as surrogate escapes: the record holding them is refused, not the file.
+    text = decode_keeping_bad_bytes(read_bytes(path, "human ratings CSV"))
     text, tail = without_unfinished_line(text)  # the drop-folder contract: never half a record
     table = csv_table(text)
-    if table.header_problem:
-        raise ValueError(f"{path}: {table.header_problem}")
+    if table.header_problem or has_bad_bytes("".join(table.header)):
+        raise ValueError(f"{path}: {table.header_problem or 'the header holds bytes that are not UTF-8'}")
     header = set(table.header)
     if {"model", "chat_id", "turn", "rating"} <= header:
         kind = "ratings"
@@ -404,6 +402,8 @@ def load_human_csv(path: str | os.PathLike) -> tuple[str, list[dict], list[LoadP
         try:
             if record.problem:
                 raise RowError(record.problem)
+            if has_bad_bytes("".join(record.cells)):
+                raise RowError("bytes that are not UTF-8")
             # A file named after its rater is stored under a pseudonym, like the rater.
             rows.append({**_human_row(kind, row, pseudonym(path.name)), "source_line": record.line})
         except RowError as exc:

@@ -472,6 +472,11 @@ def test_human_csv_cells_beyond_the_header_an_open_quote_and_a_column_twice_are_
     twice.write_text("model,chat_id,turn,rating,rating\nm1,c,1,7,3\n")
     with pytest.raises(ValueError, match="twice.csv: column 'rating' appears twice"):
         load_human_csv(twice)
+    bad_bytes = tmp_path / "bytes.csv"  # one record with a byte that is not UTF-8: that record only
+    bad_bytes.write_bytes(b"model,chat_id,turn,rating\nm1,c,1,7\nm1,c\xff,2,5\nm1,c,3,6\n")
+    kind, rows, problems = load_human_csv(bad_bytes)
+    assert [r["turn"] for r in rows] == [1, 3]
+    assert [(p.location, p.reason) for p in problems] == [("bytes.csv:3", "bytes that are not UTF-8")]
 
 
 def test_a_release_table_pandas_would_read_wrong_raises_or_refuses_the_record_located(tmp_path):
