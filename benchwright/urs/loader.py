@@ -129,19 +129,17 @@ def _item(header: list[str], row: list[str], row_number: int) -> UrsItem:
 
 def _read_records(path: Path, required: tuple[str, ...], what: str) -> list[tuple[int, dict, str | None]]:
     """(row number, cells by column, why the row cannot be read or None) of every record of a CSV file."""
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{what} file not found: {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"cannot read {what} file {path}: {exc}") from None
+    # Bytes that are not UTF-8 survive as surrogate escapes: the record holding them is refused, not the file.
+    text = read_text_keeping_bad_bytes(path, f"{what} file")
     table = csv_table(text)
-    if table.header_problem:
-        raise ValueError(f"{path}: {table.header_problem}")
+    if table.header_problem or has_bad_bytes("".join(table.header)):
+        raise ValueError(f"{path}: {table.header_problem or 'the header holds bytes that are not UTF-8'}")
     missing = [c for c in required if c not in table.header]
     if missing:
         raise ValueError(f"{path} lacks required column(s): {', '.join(missing)} (header: {table.header})")
-    return [(record.row, dict(zip(table.header, record.cells)), record.problem) for record in table.records]
+    return [(record.row, dict(zip(table.header, record.cells)),
+             record.problem or ("bytes that are not UTF-8" if has_bad_bytes("".join(record.cells)) else None))
+            for record in table.records]
 
 
 def load_satisfaction_csv(path: str | os.PathLike) -> tuple[list[dict], list[LoadProblem]]:
