@@ -39,11 +39,11 @@ import pandas as pd
 from benchwright.agreement import FIRST, LABEL_VALUE, SECOND, TIE
 from benchwright.importers import (
     HUMAN_LABEL_COLUMNS,
+    SKIPPED,
     ImportedSet,
     ImportFormatError,
     LoadProblem,
     iter_json_array,
-    SKIPPED as _SKIPPED,
     jsonl_records,
     judgment_row,
     judgments_frame,
@@ -183,7 +183,7 @@ def parse_llmbar_result(path: str | Path, dataset: str, judge: str,
     # The item id is the record's place, so a record that is not even JSON still takes its place.
     for index, (line, record) in enumerate(iter_json_array(path, problems, keep_places=True)):
         item_id = str(index + 1)
-        if record is _SKIPPED:
+        if record is SKIPPED:
             continue
         try:
             record_judgments, label = _llmbar_record(record, path, line, source, dataset, judge, item_id)
