@@ -4,8 +4,9 @@ while every figure the file reproduces equals the figure our code computes on th
 that record.
 
 Ways of corruption: the wrong content in a cell or field, a short row (a CSV record with cells missing; a
-JSON record torn in the middle), a stray quote (an unescaped quote inside a quoted cell; a quote in the
-middle of a JSON value), a bad number (a value that is not a number or out of its range), bad UTF-8 (a byte
+JSON record torn in the middle), a stray quote (an unescaped quote inside a quoted cell, on the record's last
+line or in the middle of its first, where a record over several lines leaves its other lines to be read as
+if they were records; a quote in the middle of a JSON value), a bad number (a value that is not a number or out of its range), bad UTF-8 (a byte
 0xff inside a value). A way that has nothing to hit in a file (the URS and Arena-Hard records hold no
 number that is checked) is left out of that file's cases.
 """
@@ -131,6 +132,10 @@ def csv_corruption(way: str, column: str | None = None, bad: str | None = None):
             text = csv_line(cells)
             last = text.rstrip("\n").rfind('"', 0, len(text.rstrip("\n")) - 1)
             return text[:last + 2] + '" x' + text[last + 2:]
+        if way == "stray_quote_early":  # the same in the middle of the record's first line: the quoting breaks
+            text = csv_line(cells)    # there, and a record over several lines leaves lines that are its rest
+            middle = text.index("\n") // 2
+            return text[:middle] + '" ' + text[middle:]
         at = header.index(column)
         if way == "bad_utf8":
             cells[at] = cells[at][:len(cells[at]) // 2] + BAD_BYTE + cells[at][len(cells[at]) // 2:]
@@ -246,6 +251,7 @@ CASES = {
     "arena_hard_style_metadata": (ko_style_case, {
         "wrong_content": csv_corruption("wrong_content", "token_len", "a long answer"),
         "short": csv_corruption("short"), "stray_quote": csv_corruption("stray_quote"),
+        "stray_quote_early": csv_corruption("stray_quote_early"),
         "bad_number": csv_corruption("bad_number", "h2", "-1"),
         "bad_utf8": csv_corruption("bad_utf8", "bold_star")}),
     "alpaca_eval_annotations": (alpaca_case, {
@@ -270,11 +276,13 @@ CASES = {
     "mmmt_if_release": (mmmt_if_case, {
         "wrong_content": csv_corruption("wrong_content", "all instructions", _instructions_hold_a_response),
         "short": csv_corruption("short"), "stray_quote": csv_corruption("stray_quote"),
+        "stray_quote_early": csv_corruption("stray_quote_early"),
         "bad_number": csv_corruption("bad_number", MMMT_MODEL, "0.8.1"),
         "bad_utf8": csv_corruption("bad_utf8", "prompt")}),
     "urs_questions": (urs_case, {
         "wrong_content": csv_corruption("wrong_content", "user_intent", lambda cells: cells[0]),
         "short": csv_corruption("short"), "stray_quote": csv_corruption("stray_quote"),
+        "stray_quote_early": csv_corruption("stray_quote_early"),
         "bad_utf8": csv_corruption("bad_utf8", "question")}),
 }
 
