@@ -163,8 +163,8 @@ def iter_json_array(path: Path, problems: list[LoadProblem], keep_places: bool =
     ``keep_places``, a refused element is yielded as ``SKIPPED`` so that the places of the others stay.
 
     An element that is not valid JSON (a stray quote, a torn value) or holds bytes that are not UTF-8 goes
-    to ``problems`` and reading goes on at the next element that starts a line at the same indentation, as
-    in a pretty-printed array (where there is none, the rest of the file is that one problem). A file that is
+    to ``problems`` and reading goes on at the next element that starts a line at the same indentation (one
+    element per line, or pretty-printed; where there is none, the rest of the file is that one problem). A file that is
     not a JSON array raises ImportFormatError.
     """
     text = _read_text(path)
@@ -193,8 +193,9 @@ def iter_json_array(path: Path, problems: list[LoadProblem], keep_places: bool =
             if after < len(text) and text[after] not in ",]":
                 raise json.JSONDecodeError("expected ',' or ']' after the record", text, after)
         except json.JSONDecodeError as error:
-            # Where the next record starts: a line holding only the indentation and the opening character.
-            restart = re.compile(r"\n" + re.escape(text[at - indent:at]) + re.escape(text[at]) + r"\s*\n")
+            # Where the next record starts: a line that opens one at the same indentation (a record's own
+            # fields and nested values are indented deeper in a pretty-printed array).
+            restart = re.compile(r"\n" + re.escape(text[at - indent:at]) + re.escape(text[at]))
             found = restart.search(text, at + 1)
             last = line_at(found.start()) if found else line_at(len(text))
             problems.append(record_problem(path, start_line, f"not valid JSON ({error.msg}, line {error.lineno}); "

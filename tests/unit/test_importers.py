@@ -97,10 +97,11 @@ def test_json_array_records_carry_the_line_they_start_on(tmp_path):
     assert [(line, value) for line, value in iter_json_array(path, problems)] == [(2, {"a": 1}), (11, {"a": 4})]
     assert [(p.location, p.reason.split(" (")[0]) for p in problems] == [
         (f"{path}:5", "not valid JSON"), (f"{path}:8", "bytes that are not UTF-8")]
-    path.write_text('[\n  {"a": 1}\n  {"a": 2}\n]')
+    path.write_text('[\n  {"a": 1}\n  {"a": 2},\n  {"a": 3\n  {"a": 4}\n]')  # a comma missing, a brace missing
     problems = []
-    assert [value for _, value in iter_json_array(path, problems)] == []
-    assert problems[0].location == f"{path}:2" and "expected ',' or ']'" in problems[0].reason
+    assert [value for _, value in iter_json_array(path, problems)] == [{"a": 2}, {"a": 4}]
+    assert [p.location for p in problems] == [f"{path}:2", f"{path}:4"]
+    assert "expected ',' or ']'" in problems[0].reason
 
 
 def alpaca(preference, instruction="say hi", model="m", baseline="base", annotator="ann"):
