@@ -5,7 +5,8 @@ that does not match the format (bad JSON or bytes that are not UTF-8 on its line
 mistyped field, a value out of range, a repeat of a record already read) is left out and becomes a
 located ``LoadProblem`` (``<file>:<line>``, and what was wrong) in ``problems``; every other record
 is imported. Only a file that cannot be read at all (missing, not the expected kind of file, no
-header, no record) raises ``ImportFormatError`` naming the file (and the line where there is one).
+header, not one usable record) raises ``ImportFormatError`` naming the file (and the line where there
+is one).
 Nothing is written here: the caller writes the rows only once every file has parsed, so a file
 that cannot be read never leaves a partial import behind.
 
@@ -55,6 +56,13 @@ class ImportFormatError(ValueError):
 def record_problem(path: str | Path, line: int | None, reason: str) -> LoadProblem:
     """A refused record, located as ``<file>:<line>``."""
     return LoadProblem(f"{path}:{line}" if line is not None else str(path), reason)
+
+
+def no_usable_record(path: str | Path, problems: list[LoadProblem]) -> ImportFormatError:
+    """The error for a file none of whose records could be used (the wrong kind of file, say): it is refused
+    whole, saying how many records were refused and the first reason."""
+    first = f", the first: {problems[0].location}: {problems[0].reason}" if problems else ""
+    return ImportFormatError(path, None, f"holds no usable record ({len(problems)} refused{first})")
 
 
 def refused(error: ImportFormatError) -> LoadProblem:

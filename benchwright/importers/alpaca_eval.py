@@ -17,7 +17,7 @@ id; the same instruction gets the same id in every model's file). A record with 
 {0} ∪ [1, 2], a missing field, invalid JSON or bytes that are not UTF-8, another baseline than the
 source's first, or an instruction already annotated for its model is refused: a located problem
 (``<file>:<line>``) in the set's ``problems``, the other records imported. A file that is not a JSON
-array, or holds no record at all, raises ``ImportFormatError``.
+array, or holds no usable record, raises ``ImportFormatError``.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from benchwright.importers import (
     iter_json_array,
     judgment_row,
     judgments_frame,
+    no_usable_record,
     raw_text,
     record_problem,
     refused,
@@ -79,7 +80,7 @@ def _preference(record: dict, path: Path, line: int) -> float | None:
 
 def parse_annotations_file(path: str | Path, problems: list[LoadProblem]) -> list[dict]:
     """One dict per good record: annotator, baseline, model, item_id, preference, texts and line; the bad
-    ones go to ``problems``. A file that is not an array or holds no record raises."""
+    ones go to ``problems``. A file that is not an array or holds no usable record raises."""
     path = Path(path)
     records, before = [], len(problems)
     for line, record in iter_json_array(path, problems):
@@ -98,8 +99,8 @@ def parse_annotations_file(path: str | Path, problems: list[LoadProblem]) -> lis
             })
         except ImportFormatError as error:
             problems.append(refused(error))
-    if not records and len(problems) == before:
-        raise ImportFormatError(path, None, "holds no annotation")
+    if not records:
+        raise no_usable_record(path, problems[before:])
     return records
 
 
@@ -109,7 +110,7 @@ def import_alpaca_eval(paths: list[str | Path]) -> list[ImportedSet]:
     if not paths:
         raise ValueError("no AlpacaEval annotation files given")
     by_annotator: dict[str, dict] = {}
-    unplaced: list[LoadProblem] = []  # refused records not yet given to an annotator's set
+    unplaced: list[LoadProblem] = []  # a file's refused records, until its first good record names their set
     for path in sorted(Path(p) for p in paths):
         file_problems: list[LoadProblem] = []
         records = parse_annotations_file(path, file_problems)
@@ -146,11 +147,6 @@ def import_alpaca_eval(paths: list[str | Path]) -> list[ImportedSet]:
             group["preferences"].append({"source": source, "judge": annotator, "model": record["model"],
                                          "baseline": record["baseline"], "item_id": record["item_id"],
                                          "preference": preference})
-    if not by_annotator:
-        raise ImportFormatError(paths[0], None, f"no usable annotation in {len(paths)} files "
-                                                f"({len(unplaced)} records refused)")
-    # Refused records of a file without one good record: with the first annotator's set, still located.
-    next(iter(by_annotator.values()))["problems"] += unplaced
     sets = []
     for annotator, group in sorted(by_annotator.items()):
         preferences = pd.DataFrame(group["preferences"], columns=PREFERENCE_COLUMNS).astype({"preference": "float64"})

@@ -30,6 +30,7 @@ from benchwright.importers import (
     iter_jsonl,
     judgment_row,
     judgments_frame,
+    no_usable_record,
     raw_text,
     record_problem,
     refused,
@@ -42,17 +43,21 @@ IMPORTER = "arena_hard"
 
 
 def parse_arena_hard_file(path: str | Path, source: str, problems: list[LoadProblem]) -> tuple[list[dict], int]:
-    """Judgment rows of one file, and how many of its records had a single game; bad records go to ``problems``."""
+    """Judgment rows of one file, and how many of its records had a single game; bad records go to ``problems``.
+    A file without one usable record raises."""
     path = Path(path)
-    rows, single_game = [], 0
-    for line, record in iter_jsonl(path, problems):
+    rows, single_game, file_problems = [], 0, []
+    for line, record in iter_jsonl(path, file_problems):
         try:
             record_rows = _record_rows(record, path, line, source)
         except ImportFormatError as error:
-            problems.append(refused(error))
+            file_problems.append(refused(error))
             continue
         single_game += len(record_rows) == 1
         rows += record_rows
+    if not rows:
+        raise no_usable_record(path, file_problems)
+    problems += file_problems
     return rows, single_game
 
 

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchwright.importers import ImportFormatError, record_problem, refused
+from benchwright.importers import ImportFormatError, no_usable_record, record_problem, refused
 from benchwright.loading import LoadProblem, csv_table, decode_keeping_bad_bytes, has_bad_bytes
 
 IMPORTER = "mmmt_if_release"
@@ -177,9 +177,7 @@ def import_mmmt_if_release(path: str | Path, source: str | None = None) -> Relea
         stray += turn_rows[0]["topic"] != turn_rows[0]["topic_raw"]
         ties += sum(h["value"] == 0.5 for h in turn_humans)
     if not responses:
-        raise ImportFormatError(path, None, f"holds no usable record ({len(problems)} refused"
-                                            + (f", the first: {problems[0].location}: {problems[0].reason})"
-                                               if problems else ")"))
+        raise no_usable_record(path, problems)
     notes = [f"{len(seen)} turns of {len(previous)} conversations, {len(models)} models",
              f"{unwrapped} multi-line cells unwrapped", f"{stray} topic labels with stray apostrophes cleaned",
              f"{ties} human preferences of 0.5 read as ties", f"{len(problems)} records refused"]

@@ -47,6 +47,7 @@ from benchwright.importers import (
     jsonl_records,
     judgment_row,
     judgments_frame,
+    no_usable_record,
     record_problem,
     refused,
     require,
@@ -140,6 +141,8 @@ def import_auto_j(pairs_path: str | Path, original_path: str | Path, swapped_pat
                 source=source, model=dataset, judge=judge, item_id=item_id, judge_order=order,
                 verdict=_DISPLAYED_VERDICT[value] if value is not None else None, raw_text=json.dumps(record),
                 candidate_len=text_length(second), baseline_len=text_length(first)))
+    if not humans:
+        raise no_usable_record(pairs_path, problems)
     return ImportedSet(importer=AUTO_J, dataset=dataset, judgments=judgments_frame(judgments),
                        human_labels=pd.DataFrame(humans, columns=HUMAN_LABEL_COLUMNS),
                        files=[str(pairs_path), str(original_path), str(swapped_path)],
@@ -192,6 +195,8 @@ def parse_llmbar_result(path: str | Path, dataset: str, judge: str,
             continue
         humans.append({**_human_row(source, item_id, dataset, "gold", label), "_line": line})
         judgments += record_judgments
+    if not humans:
+        raise no_usable_record(path, problems)
     return judgments, humans
 
 

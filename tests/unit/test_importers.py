@@ -85,6 +85,14 @@ def test_an_importer_still_refuses_a_file_it_cannot_read_at_all(tmp_path):
     path.write_text('{"not": "an array"}')
     with pytest.raises(ImportFormatError, match="expected a JSON array"):
         import_alpaca_eval([path])
+    # The wrong kind of file: not one record can be used, so the file is refused whole, saying why.
+    csv_file = write_lines(tmp_path / "scores.jsonl", ["model,score", "m,1"])
+    with pytest.raises(ImportFormatError, match=r"scores.jsonl: holds no usable record \(2 refused, the first: "
+                                                r".*scores.jsonl:1: not valid JSON"):
+        import_arena_hard([csv_file], "bench", "base")
+    path.write_text(json.dumps([{"rows": 1}], indent=1))
+    with pytest.raises(ImportFormatError, match=r"holds no usable record \(1 refused.*missing field 'instruction'"):
+        import_alpaca_eval([path])
 
 
 def test_json_array_records_carry_the_line_they_start_on(tmp_path):
