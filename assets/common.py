@@ -58,14 +58,20 @@ def log_first(log: Callable[[str], None], lines: list[str], where_the_rest_are: 
         log(f"... and {len(lines) - MAX_PROBLEM_LINES} more, all in {where_the_rest_are}")
 
 
+def stored_problems(problems: list, benchmark: str, dataset: str) -> pd.DataFrame:
+    """`dataset_problems` rows as they are stored: a reason may quote the bad value (someone's text), so it is
+    redacted like any other stored text."""
+    frame = problems_frame(problems, benchmark, dataset)
+    frame["reason"] = frame["reason"].map(redacted)
+    frame["location"] = frame["location"].map(redacted)
+    return frame
+
+
 def record_problems(context, warehouse, problems: list, benchmark: str, dataset: str, *,
                     replace_whole_benchmark: bool = False) -> None:
     """Log the first problems and replace their rows in `dataset_problems`: those of (benchmark, dataset), or all
     of the benchmark's when the asset owns them all (one source file at a time)."""
-    frame = problems_frame(problems, benchmark, dataset)
-    # A reason may quote the bad value (someone's text): it is redacted like any other stored text.
-    frame["reason"] = frame["reason"].map(redacted)
-    frame["location"] = frame["location"].map(redacted)
+    frame = stored_problems(problems, benchmark, dataset)
     log_first(context.log.warning, [f"skipped {row.location}: {row.reason}" for row in frame.itertuples(index=False)],
               "the dataset_problems table")
     match = {"benchmark": benchmark} if replace_whole_benchmark else {"benchmark": benchmark, "dataset": dataset}

@@ -96,7 +96,7 @@ def creation_items(context: dg.AssetExecutionContext, config: CreationDatasetCon
     context.log.info(f"{len(items_df)} items, {len(images.seen)} images ({images.new} new), {len(problems)} problems")
     return dg.MaterializeResult(metadata=table_metadata(
         items_df, ["item_id", "category", "task", "instruction"],
-        images=len(images.seen), new_images=images.new, problems=len(problems), pii_redactions=redactions,
+        images=len(images.seen), new_images=images.new, problems=len(problems), refused_records=len(problems), pii_redactions=redactions,
         categories=dg.MetadataValue.json(items_df["category"].value_counts().to_dict()),
         source=shown_path(path),
     ))

@@ -66,6 +66,7 @@ def creation_human_alignment(context: dg.AssetExecutionContext, config: Creation
         folder=dg.MetadataValue.path(str(folder)), files=int(everything["source_file"].nunique()),
         choices=len(choices), excluded_undetermined=int((choices["winner"] == "undetermined").sum()),
         folder_problems=len(folder_problems), baseline_mismatches=len(problems),
+        refused_records=len(folder_problems) + len(problems),
         aggregation="J: non_dual = order-1 value, dual = mean of both orders' values (both must parse); "
                     "P = mean human value on the item; MAE = mean |J − P|, Consistency = share |J − P| ≤ 1",
     ))

@@ -72,7 +72,7 @@ def gap_images(context: dg.AssetExecutionContext, config: GapImagesConfig, wareh
     warehouse.replace_rows("gap_images", rows, match={})
     record_problems(context, warehouse, problems, "gap", "images")
     return dg.MaterializeResult(metadata=table_metadata(rows, ["image_id", "image_set", "sha256"], new_images=new,
-                                                        problems=len(problems)))
+                                                        problems=len(problems), refused_records=len(problems)))
 
 
 class GapLogsConfig(dg.Config):
@@ -254,7 +254,7 @@ def gap_vqa_dataset(context: dg.AssetExecutionContext, config: GapVqaConfig, war
     return dg.MaterializeResult(metadata=table_metadata(
         df, ["item_id", "image_id", "question", "answer", "category", "split"],
         train=int((df["split"] == "train").sum()), val=int((df["split"] == "val").sum()),
-        problems=len(problems), export=dg.MetadataValue.path(str(folder)),
+        problems=len(problems), refused_records=len(problems), export=dg.MetadataValue.path(str(folder)),
         categories=dg.MetadataValue.json(df["category"].value_counts().to_dict())))
 
 

@@ -8,7 +8,10 @@ Imports are explicit: each import asset writes only when its run config says `en
 (the main job materializes every asset and must not pull other tools' data into the demo). Its
 file paths default to the public files in `../shared/data/external/` when they are present.
 Every file is parsed before anything is written, and all of an import's rows are written in one
-transaction, so a bad file leaves the warehouse as it was.
+transaction. One bad record never voids a file: each refused record is a located `dataset_problems` row
+(benchmark 'interop', dataset = the source, location `<file>:<line>`), written in the same transaction,
+and the asset's metadata counts them (`refused_records`). Only a file that cannot be read at all fails
+the run, and then the warehouse is left as it was.
 """
 
 import glob
@@ -19,7 +22,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import registry_labels
-from assets.common import EAGER, LOAD_WHEN_MISSING, add_labels, repo_path, table_metadata
+from assets.common import EAGER, LOAD_WHEN_MISSING, add_labels, log_first, repo_path, stored_problems, table_metadata
 from assets.creation import PANEL_JUDGMENTS, creation_pairwise_judgments
 from benchwright import agreement, importers, length_control, ratings, steps
 from benchwright.mmmt_if import release as release_method
@@ -36,6 +39,7 @@ from resources.warehouse import Warehouse
 EXTERNAL = "../shared/data/external"
 IMPORT_TABLES = ("creation_pairwise_judgments", "interop_human_labels", "interop_preferences", "answer_style",
                  "interop_imports")
+PROBLEMS_BENCHMARK = "interop"  # dataset_problems.benchmark of refused imported records; dataset = the source
 ENABLE_HINT = "Imports run only when asked: materialize with run config `enabled: true`."
 IMPORTER_MODULES = (alpaca_eval, arena_hard, pairwise_human)
 PAIRWISE_SQL = "queries/interop/pairwise_for_ratings.sql"
@@ -63,7 +67,8 @@ def _one_path(path: str, what: str) -> Path:
 
 
 def _parse(read):
-    """Run an importer; a file that does not match its format fails the run with its location."""
+    """Run an importer; a file that cannot be read at all fails the run with its location (a bad record does
+    not: the importer refuses it into its problems)."""
     try:
         return read()
     except ImportFormatError as error:
@@ -85,20 +90,29 @@ def _write(warehouse: Warehouse, sets: list[ImportedSet]) -> None:
             "human_labels": len(s.human_labels), "preferences": len(s.preferences), "notes": "; ".join(s.notes),
             "imported_at": now} for s in sets]),
     }
-    warehouse.write_tables([(table, frames[table], {"source": sources}) for table in IMPORT_TABLES])
+    problems = pd.concat([stored_problems(s.problems, PROBLEMS_BENCHMARK, s.source) for s in sets], ignore_index=True)
+    warehouse.write_tables([(table, frames[table], {"source": sources}) for table in IMPORT_TABLES]
+                           + [("dataset_problems", problems, {"benchmark": PROBLEMS_BENCHMARK, "dataset": sources})])
+
+
+def _log_refused(context: dg.AssetExecutionContext, source: str, problems: list) -> None:
+    log_first(context.log.warning, [f"{source}: refused {p.location}: {p.reason}" for p in problems],
+              "the dataset_problems table")
 
 
 def _result(context: dg.AssetExecutionContext, warehouse: Warehouse, sets: list[ImportedSet]) -> dg.MaterializeResult:
     _write(warehouse, sets)
     summary = pd.DataFrame([{"source": s.source, "files": len(s.files), "judgments": len(s.judgments),
                              "parse_failures": s.parse_failures, "human_labels": len(s.human_labels),
-                             "baseline": s.baseline, "notes": "; ".join(s.notes)} for s in sets])
+                             "refused_records": s.refused, "baseline": s.baseline, "notes": "; ".join(s.notes)}
+                            for s in sets])
     for s in sets:
         context.log.info(f"imported {s.source}: {len(s.judgments)} judgments ({s.parse_failures} unparsed), "
-                         f"{len(s.human_labels)} human labels from {len(s.files)} files")
+                         f"{len(s.human_labels)} human labels from {len(s.files)} files; {s.refused} records refused")
+        _log_refused(context, s.source, s.problems)
     return dg.MaterializeResult(metadata=table_metadata(
         summary, judgments=int(summary["judgments"].sum()), parse_failures=int(summary["parse_failures"].sum()),
-        sources=dg.MetadataValue.json([s.source for s in sets])))
+        refused_records=int(summary["refused_records"].sum()), sources=dg.MetadataValue.json([s.source for s in sets])))
 
 
 def _skipped(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
@@ -110,7 +124,8 @@ def _skipped(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
 
 def import_asset(name: str, config_type: type[dg.Config], read, description: str) -> dg.AssetsDefinition:
     """An import asset: when its config says ``enabled``, ``read(config)`` parses every file into
-    ImportedSets (a bad file fails the run with its location) and all are written in one transaction."""
+    ImportedSets (a file that cannot be read fails the run with its location; a bad record is refused into
+    `dataset_problems`) and all are written in one transaction."""
 
     @dg.asset(
         name=name,
@@ -151,7 +166,8 @@ interop_arena_hard = import_asset(
                                       else None)],
     "Imports Arena-Hard judgment JSONL (game 1: baseline is A = our order 1; game 2 swapped) into "
     "creation_pairwise_judgments with source 'arena_hard:<dataset>'. Runs only with `enabled: true`; "
-    "defaults to ko-arena-hard-auto's ensemble judgments. A bad file fails the run and writes nothing.")
+    "defaults to ko-arena-hard-auto's ensemble judgments. A bad record is refused (dataset_problems); "
+    "only a file that cannot be read fails the run, writing nothing.")
 
 
 class AlpacaEvalImportConfig(ImportConfig):
@@ -163,7 +179,8 @@ interop_alpaca_eval = import_asset(
     "interop_alpaca_eval", AlpacaEvalImportConfig, lambda config: import_alpaca_eval(_paths(config.paths)),
     "Imports AlpacaEval annotations (baseline first = our order 1) into creation_pairwise_judgments, "
     "source 'alpaca_eval:<annotator>', and keeps the graded preferences in interop_preferences. "
-    "Runs only with `enabled: true`. A bad file fails the run and writes nothing.")
+    "Runs only with `enabled: true`. A bad record is refused (dataset_problems); "
+    "only a file that cannot be read fails the run, writing nothing.")
 
 
 class AutoJImportConfig(ImportConfig):
@@ -190,7 +207,8 @@ interop_auto_j = import_asset(
     "interop_auto_j", AutoJImportConfig, _read_auto_j,
     "Imports an Auto-J-style triple (human-labelled pairs, the judge's outputs in the original and in "
     "the swapped order) into creation_pairwise_judgments and interop_human_labels, source "
-    "'auto_j:<dataset>'. Runs only with `enabled: true`. A bad file fails the run and writes nothing.")
+    "'auto_j:<dataset>'. Runs only with `enabled: true`. A bad record is refused (dataset_problems); "
+    "only a file that cannot be read fails the run, writing nothing.")
 
 
 class LLMBarImportConfig(ImportConfig):
@@ -202,7 +220,8 @@ interop_llmbar = import_asset(
     "interop_llmbar", LLMBarImportConfig, lambda config: import_llmbar(_paths(config.paths)),
     "Imports LLMBar evaluator runs (result.json: both orders, winners mapped back, gold labels) into "
     "creation_pairwise_judgments and interop_human_labels, source 'llmbar:<set>', judge "
-    "'<model>/<method>'. Runs only with `enabled: true`. A bad file fails the run and writes nothing.")
+    "'<model>/<method>'. Runs only with `enabled: true`. A bad record is refused (dataset_problems); "
+    "only a file that cannot be read fails the run, writing nothing.")
 
 
 IMPORT_ASSETS = [interop_arena_hard, interop_alpaca_eval, interop_auto_j, interop_llmbar]
@@ -225,22 +244,25 @@ RELEASE_TABLES = ("mmmt_if_release_responses", "mmmt_if_release_human_preference
                 "8 autorater scores and PIF per model, pairwise preference columns) into "
                 "mmmt_if_release_responses and mmmt_if_release_human_preferences, source "
                 "'mmmt_if_release:<file stem>'. Multi-line cells are unwrapped, stray apostrophes around topic "
-                "labels dropped, 0.5 preferences read as ties. Runs only with `enabled: true`; a bad file fails "
-                "the run and writes nothing.",
+                "labels dropped, 0.5 preferences read as ties. Runs only with `enabled: true`; a bad record is "
+                "refused (dataset_problems), and only a file that cannot be read fails the run, writing nothing.",
 )
 def interop_mmmt_if_release(context: dg.AssetExecutionContext, config: MMMTIFReleaseImportConfig,
                             warehouse: Warehouse) -> dg.MaterializeResult:
     if not config.enabled:
         return _skipped(context)
     release = _parse(lambda: import_mmmt_if_release(_one_path(config.path, "MMMT-IF release file")))
+    problems = stored_problems(release.problems, PROBLEMS_BENCHMARK, release.source)
     warehouse.write_tables([("mmmt_if_release_responses", release.responses, {"source": release.source}),
-                            ("mmmt_if_release_human_preferences", release.human_preferences, {"source": release.source})])
+                            ("mmmt_if_release_human_preferences", release.human_preferences, {"source": release.source}),
+                            ("dataset_problems", problems, {"benchmark": PROBLEMS_BENCHMARK, "dataset": release.source})])
     for note in release.notes:
         context.log.info(f"{release.source}: {note}")
+    _log_refused(context, release.source, release.problems)
     return dg.MaterializeResult(metadata={
         "source": release.source, "models": dg.MetadataValue.json(release.models),
         "responses": len(release.responses), "human_preferences": len(release.human_preferences),
-        "pif_weight": release.pif_weight, "notes": "; ".join(release.notes)})
+        "pif_weight": release.pif_weight, "refused_records": release.refused, "notes": "; ".join(release.notes)})
 
 
 class MMMTIFReleaseMetricsConfig(dg.Config):

@@ -83,7 +83,7 @@ def mmmt_if_source_chats(context: dg.AssetExecutionContext, config: MMMTIFSource
     return dg.MaterializeResult(metadata=table_metadata(
         chats_df.assign(turns=chats_df["questions"].map(len), images=chats_df["image_hashes"].map(len)),
         ["chat_id", "topic", "turns", "images", "truncated"],
-        images=len(images_df), new_images=new_images, problems=len(problems),
+        images=len(images_df), new_images=new_images, problems=len(problems), refused_records=len(problems),
         source=shown_path(path),
     ))
 
@@ -327,7 +327,7 @@ def mmmt_if_human_ratings(context: dg.AssetExecutionContext, config: MMMTIFHuman
     warehouse.replace_rows("mmmt_if_human_preferences", human_preferences, match={})
     return dg.MaterializeResult(metadata={
         "folder": dg.MetadataValue.path(str(folder)), "files": len(files), "ratings": len(human_ratings),
-        "preferences": len(human_preferences), "problems": len(problems),
+        "preferences": len(human_preferences), "problems": len(problems), "refused_records": len(problems),
     })
 
 

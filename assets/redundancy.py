@@ -53,7 +53,7 @@ def external_benchmark_scores(context: dg.AssetExecutionContext, config: Benchma
     return dg.MaterializeResult(metadata={
         **table_metadata(scores, ["benchmark", "model", "score", "source_file"]),
         "folder": dg.MetadataValue.path(str(folder)), "benchmarks": scores["benchmark"].nunique(),
-        "problems": len(problems), "unmatched_models": len(unmatched)})
+        "problems": len(problems), "refused_records": len(problems), "unmatched_models": len(unmatched)})
 
 
 @dg.asset(

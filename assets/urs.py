@@ -78,7 +78,7 @@ def urs_items(context: dg.AssetExecutionContext, config: UrsDatasetConfig, wareh
     context.log.info(f"{len(df)} URS items, {len(loaded.problems)} problems, {found['total']} PII spans redacted")
     return dg.MaterializeResult(metadata=table_metadata(
         df, ["item_id", "intent", "language", "question"],
-        problems=len(loaded.problems), pii_redactions=int(df["pii_redactions"].sum()),
+        problems=len(loaded.problems), refused_records=len(loaded.problems), pii_redactions=int(df["pii_redactions"].sum()),
         pii_found=dg.MetadataValue.json(found),
         intents=dg.MetadataValue.json(df["intent"].value_counts().to_dict()),
         languages=dg.MetadataValue.json(df["language"].value_counts().to_dict()),
@@ -368,7 +368,8 @@ def urs_user_alignment(context: dg.AssetExecutionContext, config: UserSatisfacti
     warehouse.replace_rows("urs_user_satisfaction", survey.assign(source_file=path.name), match={})
     warehouse.replace_rows("urs_user_alignment", table, match={})
     return dg.MaterializeResult(metadata=table_metadata(
-        table, ["judge", "model", "n_intents", "pearson_r", "p_value"], problems=len(problems), source=shown_path(path)))
+        table, ["judge", "model", "n_intents", "pearson_r", "p_value"], problems=len(problems), refused_records=len(problems),
+        source=shown_path(path)))
 
 
 class HumanPairwiseConfig(dg.Config):
@@ -414,7 +415,8 @@ def urs_human_alignment(context: dg.AssetExecutionContext, config: HumanPairwise
         warehouse.write_tables([(table, pd.DataFrame(), {}) for table in
                                 ("urs_human_pairwise", "urs_bradley_terry", "urs_human_alignment")])
         return dg.MaterializeResult(metadata={"rows": 0, "source": source, "folder": dg.MetadataValue.path(str(folder)),
-                                              "problems": len(problems) + len(folder_problems)})
+                                              "problems": len(problems) + len(folder_problems),
+                                              "refused_records": len(problems) + len(folder_problems)})
     comparisons = pd.concat(frames, ignore_index=True)
     files = ", ".join(sorted(comparisons["source_file"].unique()))
     try:
@@ -431,7 +433,8 @@ def urs_human_alignment(context: dg.AssetExecutionContext, config: HumanPairwise
                             ("urs_human_alignment", table, {})])
     return dg.MaterializeResult(metadata=table_metadata(
         table, ["judge", "n_models", "pearson_r", "spearman_rho", "ranks_agree"],
-        problems=len(problems) + len(folder_problems), comparisons=len(comparisons),
+        problems=len(problems) + len(folder_problems), refused_records=len(problems) + len(folder_problems),
+        comparisons=len(comparisons),
         excluded_undetermined=int((comparisons["winner"] == "undetermined").sum()),
         bradley_terry=dg.MetadataValue.md(markdown_table(coefficients)), source=source,
         folder=dg.MetadataValue.path(str(folder)), from_folder=int((comparisons["source_file"] != path.name).sum())))

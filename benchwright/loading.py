@@ -156,8 +156,27 @@ def csv_table(text: str, short_records_ok: bool = False) -> CsvTable:
             return CsvTable(header, [], f"column {name!r} appears twice in the header (columns {first_at[name]} "
                                         f"and {place}): which one holds the values is unclear, so no row is read")
         first_at.setdefault(name, place)
-    records = []
-    for row, (line, cells, problem) in enumerate(parsed[1:], start=1):
+    records: list[CsvRecord] = []
+    broken: int | None = None  # the index in `records` of a record whose quoting broke, while its rest is read
+    raw_lines: list[str] = []
+    row = 0
+    for number, (line, cells, problem) in enumerate(parsed[1:], start=1):
+        end = parsed[number + 1][0] - 1 if number + 1 < len(parsed) else line
+        if broken is not None and not short_records_ok:
+            # A quote that broke a record mid-way (`"He said "hi"` in a cell over several lines) leaves the
+            # record's other lines to be read as records of their own: they are its rest, not records. A piece
+            # is its rest when it cannot be a record (broken too, blank, a cell count unlike the header's) or
+            # holds the quote that closes the broken cell (an odd number of quotes: a record has pairs).
+            raw_lines = raw_lines or io.StringIO(text, newline="").readlines()
+            closes = "".join(raw_lines[line - 1:end]).count('"') % 2 == 1
+            if closes or _cannot_be_a_record(cells, len(header)):
+                first = records[broken]
+                reason = first.problem.split("; lines ", 1)[0]
+                records[broken] = CsvRecord(first.line, first.row, [], f"{reason}; lines {first.line}-{end} not read")
+                broken = None if closes else broken
+                continue
+        broken = None
+        row += 1
         if cells is not None:
             if not any(cell.strip() for cell in cells):
                 continue
@@ -168,8 +187,15 @@ def csv_table(text: str, short_records_ok: bool = False) -> CsvTable:
                 problem = f"has {len(cells)} fields, header has {len(header)} (a torn line?)"
             elif beyond:  # (empty cells beyond the header, a trailing comma, lose nothing)
                 problem = f"has {len(cells)} fields, header has {len(header)}"
+        elif problem.startswith("not valid CSV"):
+            broken = len(records)
         records.append(CsvRecord(line, row, cells[:len(header)] if cells else [], problem))
     return CsvTable(header, records)
+
+
+def _cannot_be_a_record(cells: list[str] | None, width: int) -> bool:
+    """Broken too, blank, or with another number of cells than the header's (a record of its own has them)."""
+    return cells is None or not any(cell.strip() for cell in cells) or len(cells) != width
 
 
 def _csv_problem(error: str, start: int, end: int) -> str:

@@ -25,7 +25,7 @@ from pathlib import Path
 import pandas as pd
 from scipy import stats
 
-from benchwright.loading import csv_table, once_each, without_unfinished_line
+from benchwright.loading import csv_table, decode_keeping_bad_bytes, has_bad_bytes, once_each, without_unfinished_line
 
 MIN_MODELS = 3
 SCORE_COLUMNS = ["benchmark", "model", "model_as_written", "score", "source_file", "source_line"]
@@ -41,16 +41,15 @@ def model_key(name: str) -> str:
 def read_scores_csv(path: Path, aliases: Mapping[str, str]) -> tuple[list[dict], list[dict]]:
     """Score rows and problems ({location, reason}) of one CSV. `aliases` maps `model_key` of each
     registry slug and display name to the slug; a model not in it is kept under its own name."""
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        return [], [{"location": path.name, "reason": f"not UTF-8 text ({exc.reason} at byte {exc.start})"}]
+    # Bytes that are not UTF-8 survive as surrogate escapes: the record holding them is refused, not the file.
+    text = decode_keeping_bad_bytes(path.read_bytes())
     text, unfinished = without_unfinished_line(text)
     problems = [{"location": path.name, "reason": "last line has no line end (still being written?): not read"}] \
         if unfinished.strip() else []
     table = csv_table(text, short_records_ok=True)  # trailing benchmarks may be left out
-    if table.header_problem:
-        return [], problems + [{"location": f"{path.name}:1", "reason": table.header_problem}]
+    if table.header_problem or has_bad_bytes("".join(table.header)):
+        return [], problems + [{"location": f"{path.name}:1",
+                                "reason": table.header_problem or "the header holds bytes that are not UTF-8"}]
     header = table.header
     if header[0].lower() != "model" or len(header) < 2:
         return [], problems + [{"location": f"{path.name}:1",
@@ -59,8 +58,8 @@ def read_scores_csv(path: Path, aliases: Mapping[str, str]) -> tuple[list[dict],
     rows = []
     for record in table.records:
         line, cells = record.line, record.cells
-        if record.problem:
-            problems.append({"location": f"{path.name}:{line}", "reason": record.problem})
+        if record.problem or has_bad_bytes("".join(cells)):
+            problems.append({"location": f"{path.name}:{line}", "reason": record.problem or "bytes that are not UTF-8"})
             continue
         written = cells[0].strip()
         if not written:

@@ -94,6 +94,11 @@ def main(argv: list[str] | None = None) -> int:
           f"up to date (not run): {summary['up_to_date']}, {elapsed:.0f} s")
     for line in summary["check_failures"]:
         print(f"  check: {line}")
+    if summary.get("refused_records"):
+        print(f"Records refused by loaders and imports (files still read; each one located in dataset_problems): "
+              f"{sum(summary['refused_records'].values())}")
+        for asset, count in sorted(summary["refused_records"].items()):
+            print(f"  refused: {asset}: {count}")
     if summary["registry_problems"]:
         print(f"Registry entries refused (not evaluated until fixed): {len(summary['registry_problems'])}")
         for line in summary["registry_problems"]:

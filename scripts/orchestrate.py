@@ -91,6 +91,7 @@ def _execute_on(instance: dg.DagsterInstance, job: ReconstructableJob, run_confi
                         asset_selection=[dg.AssetKey(key) for key in keys]) as result:
         return {"run_id": result.run_id, "success": result.success, "api_calls": _stat(result, "api_calls"),
                 "cache_hits": _stat(result, "cache_hits"),
+                "refused_records": _refused_records(result),
                 "checks": [(e.asset_key.to_user_string(), e.check_name, e.passed, e.severity.value)
                            for e in result.get_asset_check_evaluations()]}
 
@@ -150,6 +151,18 @@ def _stat(result, key: str) -> int:
         if value is not None and value.value == value.value:  # skip NaN
             total += int(value.value)
     return total
+
+
+def _refused_records(result) -> dict[str, int]:
+    """Asset -> records its loader or import refused in this run (metadata `refused_records`; each one is a
+    located row of `dataset_problems`), for the assets that refused any."""
+    refused: dict[str, int] = {}
+    for event in result.get_asset_materialization_events():
+        value = event.materialization.metadata.get("refused_records")
+        if value is not None and value.value:
+            key = event.asset_key.to_user_string()
+            refused[key] = refused.get(key, 0) + int(value.value)
+    return refused
 
 
 def sync_partitions(instance: dg.DagsterInstance, registry, log: Callable[[str], None]) -> tuple[list[str], list[str]]:
@@ -241,6 +254,7 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     summary = {"runs": 0, "failed_runs": 0, "api_calls": 0, "cache_hits": 0, "failed_checks": 0, "check_failures": [],
                "checks": [], "registry_problems": registry_problems, "up_to_date": 0, "materialized": [],
                "run_ids": []}
+    summary["refused_records"] = {}  # asset -> records its loader or import refused (files still read)
     observe_sources(instance, observed_inputs or resources, log)
     # The refusals are also a check on registry_labels (checks/registry.py), recorded without a run like the sources.
     registry_check = report_registry_check(instance, resources["registry"])
@@ -269,6 +283,8 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
         summary["materialized"] += [(key, outcome["partition_key"]) for key in outcome["keys"]]
         summary["api_calls"] += outcome["api_calls"]
         summary["cache_hits"] += outcome["cache_hits"]
+        for asset, count in outcome.get("refused_records", {}).items():
+            summary["refused_records"][asset] = summary["refused_records"].get(asset, 0) + count
         for asset, check, passed, severity in outcome["checks"]:
             summary["checks"].append({"asset": asset, "check": check, "partition": outcome["partition_key"],
                                       "passed": passed, "severity": severity})

@@ -1,9 +1,14 @@
 """Importers: other tools' judgments and human labels, read into our judgment tables' rows.
 
-Each importer parses whole files into plain DataFrames and raises ``ImportFormatError`` (naming the
-file and the line) at the first record that does not match its format. Nothing is written here:
-the caller writes the rows only once every file has parsed, so a bad file never leaves a partial
-import behind.
+Each importer parses whole files into plain DataFrames. One bad record never voids a file: a record
+that does not match the format (bad JSON or bytes that are not UTF-8 on its line, a missing or
+mistyped field, a value out of range, a repeat of a record already read) is left out and becomes a
+located ``LoadProblem`` (``<file>:<line>``, and what was wrong) in ``problems``; every other record
+is imported. Only a file that cannot be read at all (missing, not the expected kind of file, no
+header, not one usable record) raises ``ImportFormatError`` naming the file (and the line where there
+is one).
+Nothing is written here: the caller writes the rows only once every file has parsed, so a file
+that cannot be read never leaves a partial import behind.
 
 What every importer returns (``ImportedSet``):
 
@@ -14,17 +19,20 @@ What every importer returns (``ImportedSet``):
   parsed is ``parse_ok = false`` with outcome ``Fail``; ``source`` is ``<importer>:<dataset>``.
 - ``human_labels``: rows of ``interop_human_labels`` (pairwise human-labelled sets only).
 - ``preferences``: rows of ``interop_preferences`` (graded preferences, AlpacaEval only).
+- ``problems``: one ``LoadProblem`` per refused record (``refused`` counts them).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
+from benchwright.loading import LoadProblem, decode_keeping_bad_bytes, has_bad_bytes
 from benchwright.pairwise import outcome, parse_pairwise
 from benchwright.ratings import STYLE_COLUMNS as ANSWER_STYLE_COLUMNS
 
@@ -45,6 +53,23 @@ class ImportFormatError(ValueError):
         super().__init__(f"{where}: {reason}")
 
 
+def record_problem(path: str | Path, line: int | None, reason: str) -> LoadProblem:
+    """A refused record, located as ``<file>:<line>``."""
+    return LoadProblem(f"{path}:{line}" if line is not None else str(path), reason)
+
+
+def no_usable_record(path: str | Path, problems: list[LoadProblem]) -> ImportFormatError:
+    """The error for a file none of whose records could be used (the wrong kind of file, say): it is refused
+    whole, saying how many records were refused and the first reason."""
+    first = f", the first: {problems[0].location}: {problems[0].reason}" if problems else ""
+    return ImportFormatError(path, None, f"holds no usable record ({len(problems)} refused{first})")
+
+
+def refused(error: ImportFormatError) -> LoadProblem:
+    """The located problem of a record an importer refused (the error raised while reading it)."""
+    return record_problem(error.path, error.line, error.reason)
+
+
 @dataclass
 class ImportedSet:
     importer: str
@@ -57,6 +82,11 @@ class ImportedSet:
     baseline: str | None = None
     files: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    problems: list[LoadProblem] = field(default_factory=list)  # one per refused record
+
+    @property
+    def refused(self) -> int:
+        return len(self.problems)
 
     @property
     def source(self) -> str:
@@ -97,30 +127,56 @@ def judgments_frame(rows: list[dict]) -> pd.DataFrame:
                          "candidate_len": "Int64", "baseline_len": "Int64"})
 
 
-def iter_jsonl(path: Path) -> Iterator[tuple[int, object]]:
-    """(line number, parsed value) for every non-blank line; bad JSON raises ImportFormatError."""
+def _read_text(path: Path) -> str:
+    """A whole file as text; bytes that are not UTF-8 survive (as surrogate escapes) for the record holding them
+    to be refused. A file that cannot be read raises ImportFormatError."""
     try:
-        handle = path.open(encoding="utf-8")
+        return decode_keeping_bad_bytes(path.read_bytes())
     except OSError as error:
         raise ImportFormatError(path, None, f"cannot be read: {error}") from error
-    with handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield number, json.loads(line)
-            except json.JSONDecodeError as error:
-                raise ImportFormatError(path, number, f"not valid JSON ({error.msg})") from error
 
 
-def iter_json_array(path: Path) -> Iterator[tuple[int, object]]:
-    """(line where the element starts, element) for each element of a file holding one JSON array."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ImportFormatError(path, None, f"cannot be read: {error}") from error
+def jsonl_records(path: Path) -> list[tuple[int, object, LoadProblem | None]]:
+    """(line number, parsed value or None, the line's problem or None) for every non-blank line, in order:
+    bad JSON or bytes that are not UTF-8 make that line's problem, never the file's."""
+    out = []
+    for number, line in enumerate(_read_text(path).split("\n"), start=1):
+        if not line.strip():
+            continue
+        if has_bad_bytes(line):
+            out.append((number, None, record_problem(path, number, "bytes that are not UTF-8")))
+            continue
+        try:
+            out.append((number, json.loads(line), None))
+        except json.JSONDecodeError as error:
+            out.append((number, None, record_problem(path, number, f"not valid JSON ({error.msg}, column "
+                                                                   f"{error.colno})")))
+    return out
+
+
+def iter_jsonl(path: Path, problems: list[LoadProblem]) -> Iterator[tuple[int, object]]:
+    """(line number, parsed value) for every non-blank line that parses; the others go to ``problems``."""
+    for number, value, problem in jsonl_records(path):
+        if problem is not None:
+            problems.append(problem)
+        else:
+            yield number, value
+
+
+SKIPPED = object()  # the place of a refused element, for readers whose ids are places (``keep_places``)
+
+
+def iter_json_array(path: Path, problems: list[LoadProblem], keep_places: bool = False) -> Iterator[tuple[int, object]]:
+    """(line where the element starts, element) for each element of a file holding one JSON array; with
+    ``keep_places``, a refused element is yielded as ``SKIPPED`` so that the places of the others stay.
+
+    An element that is not valid JSON (a stray quote, a torn value) or holds bytes that are not UTF-8 goes
+    to ``problems`` and reading goes on at the next element that starts a line at the same indentation (one
+    element per line, or pretty-printed; where there is none, the rest of the file is that one problem). A file that is
+    not a JSON array raises ImportFormatError.
+    """
+    text = _read_text(path)
     decoder = json.JSONDecoder()
-    position, line = 0, 1
 
     def skip_space(at: int) -> int:
         while at < len(text) and text[at] in " \t\r\n":
@@ -128,10 +184,7 @@ def iter_json_array(path: Path) -> Iterator[tuple[int, object]]:
         return at
 
     def line_at(at: int) -> int:
-        nonlocal position, line
-        line += text.count("\n", position, at)
-        position = at
-        return line
+        return text.count("\n", 0, at) + 1
 
     at = skip_space(0)
     if at >= len(text) or text[at] != "[":
@@ -139,14 +192,35 @@ def iter_json_array(path: Path) -> Iterator[tuple[int, object]]:
     at = skip_space(at + 1)
     if at < len(text) and text[at] == "]":
         return
-    while True:
+    while at < len(text):
         start_line = line_at(at)
+        indent = at - (text.rfind("\n", 0, at) + 1)
         try:
-            element, at = decoder.raw_decode(text, at)
+            element, end = decoder.raw_decode(text, at)
+            after = skip_space(end)
+            if after < len(text) and text[after] not in ",]":
+                raise json.JSONDecodeError("expected ',' or ']' after the record", text, after)
         except json.JSONDecodeError as error:
-            raise ImportFormatError(path, error.lineno, f"not valid JSON ({error.msg})") from error
-        yield start_line, element
-        at = skip_space(at)
+            # Where the next record starts: a line that opens one at the same indentation (a record's own
+            # fields and nested values are indented deeper in a pretty-printed array).
+            restart = re.compile(r"\n" + re.escape(text[at - indent:at]) + re.escape(text[at]))
+            found = restart.search(text, at + 1)
+            last = line_at(found.start()) if found else line_at(len(text))
+            problems.append(record_problem(path, start_line, f"not valid JSON ({error.msg}, line {error.lineno}); "
+                                                             f"lines {start_line}-{last} not read"))
+            if keep_places:
+                yield start_line, SKIPPED
+            if not found:
+                return
+            at = found.start() + 1 + indent
+            continue
+        if has_bad_bytes(text[at:end]):
+            problems.append(record_problem(path, start_line, "bytes that are not UTF-8"))
+            if keep_places:
+                yield start_line, SKIPPED
+        else:
+            yield start_line, element
+        at = skip_space(end)
         if at < len(text) and text[at] == ",":
             at = skip_space(at + 1)
             continue
@@ -154,7 +228,7 @@ def iter_json_array(path: Path) -> Iterator[tuple[int, object]]:
             if skip_space(at + 1) != len(text):
                 raise ImportFormatError(path, line_at(skip_space(at + 1)), "unexpected text after the array")
             return
-        raise ImportFormatError(path, line_at(at), "expected ',' or ']' between records")
+    raise ImportFormatError(path, line_at(len(text)), "the array is never closed (no ']')")
 
 
 def require(record: object, path: Path, line: int, key: str, kinds: tuple[type, ...], what: str):

@@ -13,9 +13,11 @@ computes AlpacaEval's leaderboard figures. The source is ``alpaca_eval:<annotato
 the annotator, the model is ``generator_2``, the baseline ``generator_1``.
 
 ``item_id`` is the first 16 hex digits of the sha256 of the instruction (the records carry no
-id; the same instruction gets the same id in every model's file). A preference outside
-{0} ∪ [1, 2], a missing field, two baselines in one source, or an instruction twice for one model
-raise ``ImportFormatError`` with the file and line.
+id; the same instruction gets the same id in every model's file). A record with a preference outside
+{0} ∪ [1, 2], a missing field, invalid JSON or bytes that are not UTF-8, another baseline than the
+source's first, or an instruction already annotated for its model is refused: a located problem
+(``<file>:<line>``) in the set's ``problems``, the other records imported. A file that is not a JSON
+array, or holds no usable record, raises ``ImportFormatError``.
 """
 
 from __future__ import annotations
@@ -31,10 +33,14 @@ from benchwright.importers import (
     PREFERENCE_COLUMNS,
     ImportedSet,
     ImportFormatError,
+    LoadProblem,
     iter_json_array,
     judgment_row,
     judgments_frame,
+    no_usable_record,
     raw_text,
+    record_problem,
+    refused,
     require,
     source_name,
     text_length,
@@ -72,50 +78,65 @@ def _preference(record: dict, path: Path, line: int) -> float | None:
     return value
 
 
-def parse_annotations_file(path: str | Path) -> list[dict]:
-    """One dict per record: annotator, baseline, model, item_id, preference, texts and line."""
+def parse_annotations_file(path: str | Path, problems: list[LoadProblem]) -> list[dict]:
+    """One dict per good record: annotator, baseline, model, item_id, preference, texts and line; the bad
+    ones go to ``problems``. A file that is not an array or holds no usable record raises."""
     path = Path(path)
-    records = []
-    for line, record in iter_json_array(path):
-        instruction = require(record, path, line, "instruction", (str,), "the instruction text")
-        records.append({
-            "line": line,
-            "annotator": require(record, path, line, "annotator", (str,), "the annotator name"),
-            "baseline": require(record, path, line, "generator_1", (str,), "the baseline's name"),
-            "model": require(record, path, line, "generator_2", (str,), "the model's name"),
-            "item_id": item_id_for(instruction),
-            "preference": _preference(record, path, line),
-            "baseline_len": text_length(record.get("output_1")),
-            "candidate_len": text_length(record.get("output_2")),
-            "raw_completion": record.get("raw_completion"),
-        })
+    records, before = [], len(problems)
+    for line, record in iter_json_array(path, problems):
+        try:
+            instruction = require(record, path, line, "instruction", (str,), "the instruction text")
+            records.append({
+                "line": line,
+                "annotator": require(record, path, line, "annotator", (str,), "the annotator name"),
+                "baseline": require(record, path, line, "generator_1", (str,), "the baseline's name"),
+                "model": require(record, path, line, "generator_2", (str,), "the model's name"),
+                "item_id": item_id_for(instruction),
+                "preference": _preference(record, path, line),
+                "baseline_len": text_length(record.get("output_1")),
+                "candidate_len": text_length(record.get("output_2")),
+                "raw_completion": record.get("raw_completion"),
+            })
+        except ImportFormatError as error:
+            problems.append(refused(error))
     if not records:
-        raise ImportFormatError(path, None, "holds no annotation")
+        raise no_usable_record(path, problems[before:])
     return records
 
 
 def import_alpaca_eval(paths: list[str | Path]) -> list[ImportedSet]:
-    """Every file parsed (or the first located error raised); one ImportedSet per annotator."""
+    """Every file parsed, each bad record a located problem (in the set of its file's first good record's
+    annotator); one ImportedSet per annotator."""
     if not paths:
         raise ValueError("no AlpacaEval annotation files given")
     by_annotator: dict[str, dict] = {}
+    unplaced: list[LoadProblem] = []  # a file's refused records, until its first good record names their set
     for path in sorted(Path(p) for p in paths):
-        for record in parse_annotations_file(path):
+        file_problems: list[LoadProblem] = []
+        records = parse_annotations_file(path, file_problems)
+        unplaced += file_problems
+        for record in records:
             line, annotator = record["line"], record["annotator"]
             group = by_annotator.setdefault(annotator, {"baseline": record["baseline"], "baseline_at": (path, line),
-                                                        "rows": [], "preferences": [], "files": [], "seen": {}})
-            if record["baseline"] != group["baseline"]:
-                first_path, first_line = group["baseline_at"]
-                raise ImportFormatError(path, line, f"baseline {record['baseline']!r} differs from "
-                                                    f"{group['baseline']!r} ({first_path.name}, line {first_line}) "
-                                                    f"for annotator {annotator!r}")
-            key = (record["model"], record["item_id"])
-            if key in group["seen"]:
-                raise ImportFormatError(path, line, f"this instruction was already annotated for model "
-                                                    f"{record['model']!r} at {group['seen'][key]}")
-            group["seen"][key] = f"{path.name}, line {line}"
+                                                        "rows": [], "preferences": [], "files": [], "seen": {},
+                                                        "problems": []})
+            group["problems"] += unplaced
+            unplaced = []
             if str(path) not in group["files"]:
                 group["files"].append(str(path))
+            if record["baseline"] != group["baseline"]:
+                first_path, first_line = group["baseline_at"]
+                group["problems"].append(record_problem(
+                    path, line, f"'generator_1': baseline {record['baseline']!r} differs from {group['baseline']!r} "
+                                f"({first_path.name}, line {first_line}) for annotator {annotator!r}"))
+                continue
+            key = (record["model"], record["item_id"])
+            if key in group["seen"]:
+                group["problems"].append(record_problem(
+                    path, line, f"this instruction was already annotated for model {record['model']!r} at "
+                                f"{group['seen'][key]}"))
+                continue
+            group["seen"][key] = f"{path.name}, line {line}"
             source = source_name(IMPORTER, annotator)
             preference = record["preference"]
             raw = raw_text(record["raw_completion"]) or json.dumps({"preference": preference})
@@ -132,5 +153,6 @@ def import_alpaca_eval(paths: list[str | Path]) -> list[ImportedSet]:
         sets.append(ImportedSet(importer=IMPORTER, dataset=annotator, judgments=judgments_frame(group["rows"]),
                                 preferences=preferences, baseline=group["baseline"], files=group["files"],
                                 notes=["one order per item (baseline first); graded preferences kept in "
-                                       "interop_preferences"]))
+                                       "interop_preferences", f"{len(group['problems'])} records refused"],
+                                problems=group["problems"]))
     return sets

@@ -12,16 +12,21 @@ response's side, METHODS §1.5).
 - the judge's outputs in the original order, JSONL ``{"output": 0|1|2}`` in the same meaning;
 - the judge's outputs with the two responses swapped, same format, *not* mapped back: there 0 means
   the response shown first (response 2) is better.
-The three files must have the same number of lines. ``item_id`` is the pair's line number. An
-optional scenario → group mapping (Auto-J's ``scenario_groups.json``) sets ``item_group``; without
-it the group is the scenario. An output of null is an unparsed judgment; any other value outside
-0/1/2 is a format error.
+The three files must have the same number of (non-blank) lines, else nothing can be matched and the
+import raises. ``item_id`` is the pair's place (1-based). An optional scenario → group mapping
+(Auto-J's ``scenario_groups.json``) sets ``item_group``; without it the group is the scenario. An
+output of null is an unparsed judgment. A bad line (invalid JSON, bytes that are not UTF-8, a label
+or output outside 0/1/2, a missing field, a scenario in no group) is refused as a located problem:
+a bad pair takes its item out (its two outputs are not used), a bad output takes out that order's
+judgment only.
 
 **LLMBar** ``result.json`` (princeton-nlp/LLMBar, ``Dataset/<set>/evaluators/<evaluator>/``): a
 JSON array of records with ``input``, ``output_1``, ``output_2``, ``label`` (1 or 2) and
 ``results``, whose *last* element holds ``"swap = False"`` and ``"swap = True"``, each with a
 ``winner`` already mapped back to the original outputs ("1", "2", or null when LLMBar's parser found
-nothing) and usually the judge's ``completion``. ``item_id`` is the record's position (1-based).
+nothing) and usually the judge's ``completion``. ``item_id`` is the record's position (1-based). A
+bad record (invalid JSON, bytes that are not UTF-8, a label other than 1/2, results without both
+orders) is refused as a located problem and the others are imported.
 """
 
 from __future__ import annotations
@@ -34,12 +39,17 @@ import pandas as pd
 from benchwright.agreement import FIRST, LABEL_VALUE, SECOND, TIE
 from benchwright.importers import (
     HUMAN_LABEL_COLUMNS,
+    SKIPPED,
     ImportedSet,
     ImportFormatError,
+    LoadProblem,
     iter_json_array,
-    iter_jsonl,
+    jsonl_records,
     judgment_row,
     judgments_frame,
+    no_usable_record,
+    record_problem,
+    refused,
     require,
     source_name,
     text_length,
@@ -88,8 +98,8 @@ def import_auto_j(pairs_path: str | Path, original_path: str | Path, swapped_pat
     pairs_path, original_path, swapped_path = Path(pairs_path), Path(original_path), Path(swapped_path)
     dataset = dataset or pairs_path.stem
     source = source_name(AUTO_J, dataset)
-    pairs = list(iter_jsonl(pairs_path))
-    outputs = {1: list(iter_jsonl(original_path)), 2: list(iter_jsonl(swapped_path))}
+    pairs = jsonl_records(pairs_path)
+    outputs = {1: jsonl_records(original_path), 2: jsonl_records(swapped_path)}
     for order, path in ((1, original_path), (2, swapped_path)):
         if len(outputs[order]) != len(pairs):
             shorter = min(len(outputs[order]), len(pairs))
@@ -98,32 +108,46 @@ def import_auto_j(pairs_path: str | Path, original_path: str | Path, swapped_pat
                                     f"{path.name} has {len(outputs[order])} outputs but {pairs_path.name} has "
                                     f"{len(pairs)} pairs; the files must match line for line")
 
-    judgments, humans = [], []
-    for index, (line, pair) in enumerate(pairs):
+    judgments, humans, problems = [], [], []
+    for index, (line, pair, pair_problem) in enumerate(pairs):
         item_id = str(index + 1)
-        label = require(pair, pairs_path, line, "label", (int,), "0, 1 or 2")
-        if label not in _AUTO_J_LABEL:
-            raise ImportFormatError(pairs_path, line, f"label must be 0, 1 or 2, found {label!r}")
-        scenario = require(pair, pairs_path, line, "scenario", (str,), "the scenario name")
+        try:
+            if pair_problem is not None:
+                problems.append(pair_problem)
+                continue
+            label = require(pair, pairs_path, line, "label", (int,), "0, 1 or 2")
+            if label not in _AUTO_J_LABEL:
+                raise ImportFormatError(pairs_path, line, f"'label' must be 0, 1 or 2, found {label!r}")
+            scenario = require(pair, pairs_path, line, "scenario", (str,), "the scenario name")
+            if scenario_groups is not None and scenario not in scenario_groups:
+                raise ImportFormatError(pairs_path, line, f"'scenario' {scenario!r} is in no group of the mapping")
+        except ImportFormatError as error:
+            problems.append(refused(error))
+            continue
+        group = scenario_groups[scenario] if scenario_groups is not None else scenario
         first, second = pair.get("response 1"), pair.get("response 2")
-        if scenario_groups is not None:
-            if scenario not in scenario_groups:
-                raise ImportFormatError(pairs_path, line, f"scenario {scenario!r} is in no group of the mapping")
-            group = scenario_groups[scenario]
-        else:
-            group = scenario
         humans.append(_human_row(source, item_id, group, "human", _AUTO_J_LABEL[label]))
         for order, path in ((1, original_path), (2, swapped_path)):
-            out_line, record = outputs[order][index]
-            value = _auto_j_output(record, path, out_line)
+            out_line, record, out_problem = outputs[order][index]
+            try:
+                if out_problem is not None:
+                    problems.append(out_problem)
+                    continue
+                value = _auto_j_output(record, path, out_line)
+            except ImportFormatError as error:
+                problems.append(refused(error))
+                continue
             judgments.append(judgment_row(
                 source=source, model=dataset, judge=judge, item_id=item_id, judge_order=order,
                 verdict=_DISPLAYED_VERDICT[value] if value is not None else None, raw_text=json.dumps(record),
                 candidate_len=text_length(second), baseline_len=text_length(first)))
+    if not humans:
+        raise no_usable_record(pairs_path, problems)
     return ImportedSet(importer=AUTO_J, dataset=dataset, judgments=judgments_frame(judgments),
                        human_labels=pd.DataFrame(humans, columns=HUMAN_LABEL_COLUMNS),
                        files=[str(pairs_path), str(original_path), str(swapped_path)],
-                       notes=["swapped outputs read in displayed positions (not re-mapped by the source)"])
+                       notes=["swapped outputs read in displayed positions (not re-mapped by the source)",
+                              f"{len(problems)} records refused"], problems=problems)
 
 
 def llmbar_names(result_path: str | Path) -> tuple[str, str]:
@@ -153,64 +177,91 @@ def _llmbar_winner(side: object, path: Path, line: int, key: str) -> tuple[str |
     return winner, text
 
 
-def parse_llmbar_result(path: str | Path, dataset: str, judge: str) -> tuple[list[dict], list[dict]]:
-    """(judgment rows, human label rows) of one result.json."""
+def parse_llmbar_result(path: str | Path, dataset: str, judge: str,
+                        problems: list[LoadProblem]) -> tuple[list[dict], list[dict]]:
+    """(judgment rows, human label rows) of one result.json; bad records go to ``problems``."""
     path = Path(path)
     source = source_name(LLMBAR, dataset)
     judgments, humans = [], []
-    for index, (line, record) in enumerate(iter_json_array(path)):
+    # The item id is the record's place, so a record that is not even JSON still takes its place.
+    for index, (line, record) in enumerate(iter_json_array(path, problems, keep_places=True)):
         item_id = str(index + 1)
-        label = require(record, path, line, "label", (int,), "1 or 2")
-        if label not in (1, 2):
-            raise ImportFormatError(path, line, f"label must be 1 or 2, found {label!r}")
-        results = require(record, path, line, "results", (list,), "a list of evaluator results")
-        final = results[-1] if results else None
-        if not isinstance(final, dict) or "swap = False" not in final or "swap = True" not in final:
-            raise ImportFormatError(path, line, "the last element of 'results' must hold 'swap = False' and 'swap = True'")
-        humans.append({**_human_row(source, item_id, dataset, "gold", FIRST if label == 1 else SECOND), "_line": line})
-        first, second = record.get("output_1"), record.get("output_2")
-        for order, key in ((1, "swap = False"), (2, "swap = True")):
-            winner, text = _llmbar_winner(final[key], path, line, key)
-            # Winners name the original output; order 1 shows output_1 in A, order 2 shows it in B.
-            first_shown_in = "A" if order == 1 else "B"
-            if winner is None:
-                verdict = None
-            elif (winner == "1") == (first_shown_in == "A"):
-                verdict = "A>B"
-            else:
-                verdict = "B>A"
-            judgments.append(judgment_row(source=source, model=dataset, judge=judge, item_id=item_id,
-                                          judge_order=order, verdict=verdict, raw_text=text,
-                                          candidate_len=text_length(second), baseline_len=text_length(first)))
+        if record is SKIPPED:
+            continue
+        try:
+            record_judgments, label = _llmbar_record(record, path, line, source, dataset, judge, item_id)
+        except ImportFormatError as error:
+            problems.append(refused(error))
+            continue
+        humans.append({**_human_row(source, item_id, dataset, "gold", label), "_line": line})
+        judgments += record_judgments
+    if not humans:
+        raise no_usable_record(path, problems)
     return judgments, humans
+
+
+def _llmbar_record(record: object, path: Path, line: int, source: str, dataset: str, judge: str,
+                   item_id: str) -> tuple[list[dict], str]:
+    label = require(record, path, line, "label", (int,), "1 or 2")
+    if label not in (1, 2):
+        raise ImportFormatError(path, line, f"'label' must be 1 or 2, found {label!r}")
+    results = require(record, path, line, "results", (list,), "a list of evaluator results")
+    final = results[-1] if results else None
+    if not isinstance(final, dict) or "swap = False" not in final or "swap = True" not in final:
+        raise ImportFormatError(path, line, "the last element of 'results' must hold 'swap = False' and 'swap = True'")
+    first, second = record.get("output_1"), record.get("output_2")
+    judgments = []
+    for order, key in ((1, "swap = False"), (2, "swap = True")):
+        winner, text = _llmbar_winner(final[key], path, line, key)
+        # Winners name the original output; order 1 shows output_1 in A, order 2 shows it in B.
+        first_shown_in = "A" if order == 1 else "B"
+        if winner is None:
+            verdict = None
+        elif (winner == "1") == (first_shown_in == "A"):
+            verdict = "A>B"
+        else:
+            verdict = "B>A"
+        judgments.append(judgment_row(source=source, model=dataset, judge=judge, item_id=item_id,
+                                      judge_order=order, verdict=verdict, raw_text=text,
+                                      candidate_len=text_length(second), baseline_len=text_length(first)))
+    return judgments, FIRST if label == 1 else SECOND
 
 
 def import_llmbar(paths: list[str | Path]) -> list[ImportedSet]:
     """Every result.json parsed (dataset and judge from LLMBar's folder layout); one ImportedSet per dataset.
 
-    Runs of the same dataset must carry the same gold label for each item; a difference is a format
-    error naming the file and line.
+    Runs of the same dataset must carry the same gold label for each item: an item whose label differs
+    from the one read first is refused in that run (a located problem). An item refused in one run is still
+    labelled from the others.
     """
     if not paths:
         raise ValueError("no LLMBar result.json files given")
     by_dataset: dict[str, dict] = {}
     for path in sorted(Path(p) for p in paths):
         dataset, judge = llmbar_names(path)
-        judgments, humans = parse_llmbar_result(path, dataset, judge)
-        group = by_dataset.setdefault(dataset, {"judgments": [], "humans": None, "files": [], "labels_from": path})
-        if group["humans"] is None:
-            group["humans"] = [{k: v for k, v in h.items() if k != "_line"} for h in humans]
-        else:
-            known = {h["item_id"]: h["label"] for h in group["humans"]}
-            differing = [h for h in humans if known.get(h["item_id"]) != h["label"]]
-            if differing or len(known) != len(humans):
-                line = differing[0]["_line"] if differing else None
-                raise ImportFormatError(path, line, f"items or gold labels differ from {group['labels_from']} "
-                                                    f"({len(known)} items) for the same dataset {dataset!r}")
-        group["judgments"] += judgments
+        problems: list[LoadProblem] = []
+        judgments, humans = parse_llmbar_result(path, dataset, judge, problems)
+        group = by_dataset.setdefault(dataset, {"judgments": [], "labels": {}, "files": [], "problems": [],
+                                                "labels_from": {}})
+        differing = set()
+        for human in humans:
+            known = group["labels"].get(human["item_id"])
+            if known is not None and known["label"] != human["label"]:
+                differing.add(human["item_id"])
+                problems.append(record_problem(path, human["_line"], f"'label': gold label {human['label']!r} of item "
+                                                                     f"{human['item_id']} differs from "
+                                                                     f"{known['label']!r} in "
+                                                                     f"{group['labels_from'][human['item_id']]}"))
+            elif known is None:
+                group["labels"][human["item_id"]] = {k: v for k, v in human.items() if k != "_line"}
+                group["labels_from"][human["item_id"]] = str(path)
+        group["judgments"] += [j for j in judgments if j["item_id"] not in differing]
         group["files"].append(str(path))
+        group["problems"] += problems
     return [ImportedSet(importer=LLMBAR, dataset=dataset, judgments=judgments_frame(group["judgments"]),
-                        human_labels=pd.DataFrame(group["humans"], columns=HUMAN_LABEL_COLUMNS), files=group["files"],
+                        human_labels=pd.DataFrame(sorted(group["labels"].values(), key=lambda h: int(h["item_id"])),
+                                                  columns=HUMAN_LABEL_COLUMNS),
+                        files=group["files"], problems=group["problems"],
                         notes=["winners are mapped back to the original outputs by LLMBar; the gold label is "
-                               "the dataset's"])
+                               "the dataset's", f"{len(group['problems'])} records refused"])
             for dataset, group in sorted(by_dataset.items())]

@@ -33,7 +33,11 @@ the release calls Overall Quality "Overall score") and ``Programmatic Instructio
 <Model>`` (PIF), the weights (``auto eval metric weights``: 8 ones and the PIF weight), and
 pairwise preference columns ``Preference: 1 for X, 0 for Y`` (1: X preferred, 0: Y, 0.5: tie).
 Instruction sentences are mapped to our ids by their meaning (e.g. "no more than 4 sentences" →
-``length_short``); a sentence that matches no id, or more than one, is a problem of its row.
+``length_short``); a sentence that matches no id, or more than one, is a problem of its row. One bad
+record never voids the file: a record with broken quoting, another number of cells than the header,
+bytes that are not UTF-8, a turn or count or score or preference that is not a number is a located
+problem (``<file>:<line>``) and the other records load; only an empty file, a header that cannot be
+read or one without the required columns raises.
 
 Human ratings (the CSV drop folder)
 -----------------------------------
@@ -59,8 +63,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchwright.loading import (LoadProblem, read_bytes, RowError, csv_table, json_object, once_each,
-                                  without_unfinished_line)
+from benchwright.loading import (LoadProblem, read_bytes, RowError, csv_table, decode_keeping_bad_bytes,
+                                  has_bad_bytes, json_object, once_each, without_unfinished_line)
 from benchwright.pii import pseudonym
 from benchwright.images import ImageError, NormalizedImage, normalize_image
 from benchwright.mmmt_if.chat_set import Chat, ChatCandidate, filter_chat, truncate
@@ -291,16 +295,21 @@ class ReleaseData:
 
 def load_release_csv(path: str | os.PathLike) -> ReleaseData:
     path = Path(path)
-    text = read_bytes(path, "MMMT-IF release CSV").decode("utf-8-sig")
-    # Read strictly (an empty file, a column named twice, a broken record raise, located), not by pandas,
-    # which would rename a second `prompt` to `prompt.1` and fill a short row with missing values unsaid.
+    text = decode_keeping_bad_bytes(read_bytes(path, "MMMT-IF release CSV"))
+    # Read strictly (an empty file or a column named twice raise, a broken record is its own problem, located),
+    # not by pandas, which would rename a second `prompt` to `prompt.1` and fill a short row with missing values.
     table = csv_table(text)
     if table.header_problem:
         raise ValueError(f"{path}, line 1: {table.header_problem}")
-    broken = next((record for record in table.records if record.problem), None)
-    if broken is not None:
-        raise ValueError(f"{path}, line {broken.line}: {broken.problem}")
-    frame = pd.DataFrame([record.cells for record in table.records], columns=table.header, dtype=str)
+    problems: list[LoadProblem] = []
+    good = []
+    for record in table.records:
+        if record.problem or has_bad_bytes("".join(record.cells)):
+            problems.append(LoadProblem(f"{path.name}:{record.line}", record.problem or "bytes that are not UTF-8"))
+        else:
+            good.append(record)
+    frame = pd.DataFrame([record.cells for record in good], columns=table.header, dtype=str)
+    lines = [record.line for record in good]
     required = ["conversation id", "prompt", "all instructions", "instruction count"]
     turn_column = next((c for c in frame.columns if c.startswith("turn count")), None)
     missing = [c for c in required if c not in frame.columns] + ([] if turn_column else ["turn count ..."])
@@ -309,14 +318,15 @@ def load_release_csv(path: str | os.PathLike) -> ReleaseData:
     models = [m.group("model") for c in frame.columns if (m := _MODEL_SUFFIX.match(c))]
     pairs = [(c, m.group("a"), m.group("b")) for c in frame.columns if (m := _PREFERENCE.match(c))]
 
-    turns, scores, preferences, problems, weights = [], [], [], [], None
+    turns, scores, preferences, weights = [], [], [], None
     previous: dict[str, list[str]] = {}
-    for rowno, row in enumerate(frame.to_dict("records"), start=2):  # line 1 is the header
-        location = f"{path.name}: data row {rowno - 1}"
+    for line, row in zip(lines, frame.to_dict("records")):
+        location = f"{path.name}:{line}"
         try:
             chat_id, turn = row["conversation id"].strip(), int(row[turn_column])
             in_force = _instruction_ids(row["all instructions"])
             count = int(row["instruction count"])
+            pair_values = [(column, a, b, _preference_value(row[column])) for column, a, b in pairs]
         except ValueError as exc:
             problems.append(LoadProblem(location, str(exc)))
             continue
@@ -341,12 +351,24 @@ def load_release_csv(path: str | os.PathLike) -> ReleaseData:
                 problems.append(LoadProblem(f"{location}, model {model}", f"not a number: {exc}"))
                 continue
             scores.append(record)
-        for column, model_a, model_b in pairs:
-            value = row[column].strip()
+        for column, model_a, model_b, value in pair_values:
             preferences.append({"chat_id": chat_id, "turn": turn, "model_a": model_a, "model_b": model_b,
-                                "preference": float(value) if value else None})
+                                "preference": value})
     return ReleaseData(pd.DataFrame(turns), pd.DataFrame(scores), pd.DataFrame(preferences), weights or [],
                        models, problems)
+
+
+def _preference_value(cell: str) -> float | None:
+    """A preference cell: 1, 0 or 0.5, or None when empty."""
+    if not cell.strip():
+        return None
+    try:
+        value = float(cell)
+    except ValueError:
+        raise ValueError(f"preference {cell!r:.40} is not a number") from None
+    if value not in (0.0, 0.5, 1.0):
+        raise ValueError(f"preference {cell!r:.40} is not 1, 0 or 0.5")
+    return value
 
 
 # --- human ratings ---------------------------------------------------------------------------------
@@ -359,14 +381,12 @@ HUMAN_PREFERENCE_COLUMNS = ["chat_id", "turn", "variant", "sample_index", "model
 def load_human_csv(path: str | os.PathLike) -> tuple[str, list[dict], list[LoadProblem]]:
     """('ratings' | 'preferences', rows, problems) from one human-ratings CSV (see the module docstring)."""
     path = Path(path)
-    try:
-        text = read_bytes(path, "human ratings CSV").decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ValueError(f"{path} is not UTF-8 text") from None
+    # Bytes that are not UTF-8 survive as surrogate escapes: the record holding them is refused, not the file.
+    text = decode_keeping_bad_bytes(read_bytes(path, "human ratings CSV"))
     text, tail = without_unfinished_line(text)  # the drop-folder contract: never half a record
     table = csv_table(text)
-    if table.header_problem:
-        raise ValueError(f"{path}: {table.header_problem}")
+    if table.header_problem or has_bad_bytes("".join(table.header)):
+        raise ValueError(f"{path}: {table.header_problem or 'the header holds bytes that are not UTF-8'}")
     header = set(table.header)
     if {"model", "chat_id", "turn", "rating"} <= header:
         kind = "ratings"
@@ -382,6 +402,8 @@ def load_human_csv(path: str | os.PathLike) -> tuple[str, list[dict], list[LoadP
         try:
             if record.problem:
                 raise RowError(record.problem)
+            if has_bad_bytes("".join(record.cells)):
+                raise RowError("bytes that are not UTF-8")
             # A file named after its rater is stored under a pseudonym, like the rater.
             rows.append({**_human_row(kind, row, pseudonym(path.name)), "source_line": record.line})
         except RowError as exc:

@@ -19,7 +19,6 @@ without the required columns raises, naming the path. An empty reference answer 
 from __future__ import annotations
 
 import csv
-import io
 import os
 import re
 import sys
@@ -76,13 +75,12 @@ def load_urs_csv(path: str | os.PathLike) -> LoadResult:
     # Bad bytes survive as surrogate escapes; the rows holding them are reported below.
     text = read_text_keeping_bad_bytes(path, "URS dataset file")
     csv.field_size_limit(sys.maxsize)  # some reference answers are long
-    try:
-        rows = list(csv.reader(io.StringIO(text, newline="")))
-    except csv.Error as exc:
-        raise ValueError(f"{path} is not a readable CSV: {exc}") from None
-    if not rows:
-        raise ValueError(f"{path} is empty (no header row)")
-    header = [h.strip() for h in rows[0]]
+    # Read strictly: a stray quote or a quoted cell never closed is a problem of its record (the default csv
+    # reader would merge `"a"b` silently, or swallow every row after an open quote into one cell).
+    table = csv_table(text)
+    if table.header_problem:
+        raise ValueError(f"{path} is not a readable CSV: {table.header_problem}")
+    header = table.header
     missing = [c for c in REQUIRED_COLUMNS if c not in header]
     if missing:
         raise ValueError(f"{path} lacks required column(s): {', '.join(missing)} (header: {header})")
@@ -90,12 +88,12 @@ def load_urs_csv(path: str | os.PathLike) -> LoadResult:
     items: list[UrsItem] = []
     problems: list[LoadProblem] = []
     seen: set[str] = set()
-    for row_number, row in enumerate(rows[1:], start=1):
-        if not any(cell.strip() for cell in row):
-            continue
-        location = f"{path.name}:row {row_number}"
+    for record in table.records:
+        location = f"{path.name}:row {record.row}"
         try:
-            item = _item(header, row, row_number)
+            if record.problem:
+                raise RowError(record.problem)
+            item = _item(header, record.cells, record.row)
             if item.item_id in seen:
                 raise RowError(f"duplicate item_id {item.item_id!r}")
         except RowError as exc:
@@ -131,19 +129,17 @@ def _item(header: list[str], row: list[str], row_number: int) -> UrsItem:
 
 def _read_records(path: Path, required: tuple[str, ...], what: str) -> list[tuple[int, dict, str | None]]:
     """(row number, cells by column, why the row cannot be read or None) of every record of a CSV file."""
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{what} file not found: {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"cannot read {what} file {path}: {exc}") from None
+    # Bytes that are not UTF-8 survive as surrogate escapes: the record holding them is refused, not the file.
+    text = read_text_keeping_bad_bytes(path, f"{what} file")
     table = csv_table(text)
-    if table.header_problem:
-        raise ValueError(f"{path}: {table.header_problem}")
+    if table.header_problem or has_bad_bytes("".join(table.header)):
+        raise ValueError(f"{path}: {table.header_problem or 'the header holds bytes that are not UTF-8'}")
     missing = [c for c in required if c not in table.header]
     if missing:
         raise ValueError(f"{path} lacks required column(s): {', '.join(missing)} (header: {table.header})")
-    return [(record.row, dict(zip(table.header, record.cells)), record.problem) for record in table.records]
+    return [(record.row, dict(zip(table.header, record.cells)),
+             record.problem or ("bytes that are not UTF-8" if has_bad_bytes("".join(record.cells)) else None))
+            for record in table.records]
 
 
 def load_satisfaction_csv(path: str | os.PathLike) -> tuple[list[dict], list[LoadProblem]]:

@@ -472,20 +472,34 @@ def test_imported_judgments_show_up_in_the_creation_leaderboard(imported_home):
     assert len(ko) == 76 and ko.loc["o4-mini-high", "n"] == 999
 
 
-def test_a_bad_file_fails_the_import_and_leaves_the_previous_rows(imported_home, tmp_path):
-    warehouse = imported_home["resources"]["warehouse"]
-    before = warehouse.query("SELECT count(*) AS n FROM creation_pairwise_judgments "
-                             "WHERE source = 'arena_hard:ko-arena-hard-v0.1'")["n"][0]
+def test_a_bad_record_is_refused_and_counted_and_only_an_unreadable_file_fails(imported_home, tmp_path):
+    """A bad record is one located dataset_problems row, counted in the asset's metadata and in what the main
+    job's summary takes from a run; the file's other records land. A file that cannot be read at all fails
+    the import and leaves the previous rows."""
+    from scripts.orchestrate import _refused_records
+
+    warehouse, instance, resources = (imported_home["resources"]["warehouse"], imported_home["instance"],
+                                      imported_home["resources"])
     bad = tmp_path / "broken.jsonl"
     bad.write_text('{"question_id": "q1", "model": "m", "judge": "ensemble", "games": [{"score": "A>B"}]}\n{oops\n')
     config = {"ops": {"interop_arena_hard": {"config": {
-        "enabled": True, "paths": [str(KO_JUDGMENTS / "*.jsonl"), str(bad)]}}}}
-    result = materialize(["interop_arena_hard"], imported_home["instance"], imported_home["resources"],
-                         run_config=config)
+        "enabled": True, "paths": [str(bad)], "dataset": "broken", "style_metadata": ""}}}}
+    result = materialize(["interop_arena_hard"], instance, resources, run_config=config)
+    assert result.success
+    (event,) = result.get_asset_materialization_events()
+    assert event.materialization.metadata["refused_records"].value == 1
+    assert _refused_records(result) == {"interop_arena_hard": 1}  # the main job's summary counts it per asset
+    problems = warehouse.query("SELECT * FROM dataset_problems WHERE benchmark = 'interop' AND dataset = 'arena_hard:broken'")
+    assert list(problems["location"]) == [f"{bad}:2"] and problems["reason"][0].startswith("not valid JSON")
+    assert warehouse.query("SELECT count(*) AS n FROM creation_pairwise_judgments WHERE model = 'm'")["n"][0] == 1
+
+    before = warehouse.query("SELECT count(*) AS n FROM mmmt_if_release_responses")["n"][0]
+    empty = tmp_path / "MMMT-IF_public_release_data.SAMPLE_first_40_rows.csv"
+    empty.write_text("")
+    result = materialize(["interop_mmmt_if_release"], instance, resources,
+                         run_config={"ops": {"interop_mmmt_if_release": {"config": {"enabled": True,
+                                                                                    "path": str(empty)}}}})
     assert not result.success
     failure = result.get_step_failure_events()[0].step_failure_data.error
-    assert "broken.jsonl, line 2" in failure.message and "Nothing imported" in failure.message
-    after = warehouse.query("SELECT count(*) AS n FROM creation_pairwise_judgments "
-                            "WHERE source = 'arena_hard:ko-arena-hard-v0.1'")["n"][0]
-    assert after == before
-    assert warehouse.query("SELECT count(*) AS n FROM creation_pairwise_judgments WHERE model = 'm'")["n"][0] == 0
+    assert "is empty: no header line" in failure.message and "Nothing imported" in failure.message
+    assert warehouse.query("SELECT count(*) AS n FROM mmmt_if_release_responses")["n"][0] == before > 0

@@ -33,8 +33,10 @@ def test_arena_hard_style_metadata_sums_each_group_and_names_models_without_it(t
     assert import_arena_hard([judgments], "bench", "base").answer_style.empty
 
     metadata.write_text(f"{header}\nm,q1,120,1,2,0,0,0,3,4,5,6,1\nbase,q1,-80,0,0,0,0,0,0,0,0,0,0\n")
-    with pytest.raises(ImportFormatError, match=r"style\.csv, line 3"):
-        import_arena_hard([judgments], "bench", "base", metadata)
+    refused = import_arena_hard([judgments], "bench", "base", metadata)  # one bad row: that row refused
+    assert list(refused.answer_style["model"]) == ["m"]
+    assert [(p.location, p.reason) for p in refused.problems] == [
+        (f"{metadata}:3", "'token_len': style counts must be non-negative integers, found '-80'")]
     metadata.write_text("model,question_id,token_len\nm,q1,3\n")
     with pytest.raises(ImportFormatError, match="lacks columns"):
         import_arena_hard([judgments], "bench", "base", metadata)
@@ -67,21 +69,47 @@ def test_arena_hard_games_become_orders_with_displayed_verdicts(tmp_path):
     (json.dumps(arena_record("q9", games=[{"score": 3}])), "score must be"),
     (json.dumps(arena_record("q1")), "already read at m.jsonl, line 1"),
 ])
-def test_arena_hard_format_errors_name_file_and_line(tmp_path, bad_line, message):
-    path = write_lines(tmp_path / "m.jsonl", [arena_record("q1"), arena_record("q2"), bad_line])
-    with pytest.raises(ImportFormatError, match=message) as caught:
-        import_arena_hard([path], "bench", "base")
-    assert caught.value.line == 3 and caught.value.path == str(path)
-    assert f"{path}, line 3" in str(caught.value)
+def test_arena_hard_bad_records_are_refused_one_by_one_with_file_and_line(tmp_path, bad_line, message):
+    path = write_lines(tmp_path / "m.jsonl", [arena_record("q1"), arena_record("q2"), bad_line, arena_record("q4")])
+    imported = import_arena_hard([path], "bench", "base")
+    assert sorted(set(imported.judgments["item_id"])) == ["q1", "q2", "q4"] and len(imported.judgments) == 6
+    (problem,) = imported.problems
+    assert problem.location == f"{path}:3" and message in problem.reason
+    assert imported.refused == 1 and "1 records refused" in imported.notes
+
+
+def test_an_importer_still_refuses_a_file_it_cannot_read_at_all(tmp_path):
+    with pytest.raises(ImportFormatError, match="cannot be read"):
+        import_arena_hard([tmp_path / "missing.jsonl"], "bench", "base")
+    path = tmp_path / "annotations.json"
+    path.write_text('{"not": "an array"}')
+    with pytest.raises(ImportFormatError, match="expected a JSON array"):
+        import_alpaca_eval([path])
+    # The wrong kind of file: not one record can be used, so the file is refused whole, saying why.
+    csv_file = write_lines(tmp_path / "scores.jsonl", ["model,score", "m,1"])
+    with pytest.raises(ImportFormatError, match=r"scores.jsonl: holds no usable record \(2 refused, the first: "
+                                                r".*scores.jsonl:1: not valid JSON"):
+        import_arena_hard([csv_file], "bench", "base")
+    path.write_text(json.dumps([{"rows": 1}], indent=1))
+    with pytest.raises(ImportFormatError, match=r"holds no usable record \(1 refused.*missing field 'instruction'"):
+        import_alpaca_eval([path])
 
 
 def test_json_array_records_carry_the_line_they_start_on(tmp_path):
     path = tmp_path / "a.json"
     path.write_text('[\n  {"a": 1},\n  {"a":\n    2},\n  {"a": 3}\n]\n')
-    assert [line for line, _ in iter_json_array(path)] == [2, 3, 5]
-    path.write_text('[\n  {"a": 1}\n  {"a": 2}\n]')
-    with pytest.raises(ImportFormatError, match="line 3: expected ','"):
-        list(iter_json_array(path))
+    problems = []
+    assert [line for line, _ in iter_json_array(path, problems)] == [2, 3, 5] and problems == []
+    # A record with a stray quote, and one with bytes that are not UTF-8: each refused, reading goes on.
+    path.write_bytes(b'[\n  {\n    "a": 1\n  },\n  {\n    "a": "x"y"\n  },\n  {\n    "a": "\xff"\n  },\n  {\n    "a": 4\n  }\n]\n')
+    assert [(line, value) for line, value in iter_json_array(path, problems)] == [(2, {"a": 1}), (11, {"a": 4})]
+    assert [(p.location, p.reason.split(" (")[0]) for p in problems] == [
+        (f"{path}:5", "not valid JSON"), (f"{path}:8", "bytes that are not UTF-8")]
+    path.write_text('[\n  {"a": 1}\n  {"a": 2},\n  {"a": 3\n  {"a": 4}\n]')  # a comma missing, a brace missing
+    problems = []
+    assert [value for _, value in iter_json_array(path, problems)] == [{"a": 2}, {"a": 4}]
+    assert [p.location for p in problems] == [f"{path}:2", f"{path}:4"]
+    assert "expected ',' or ']'" in problems[0].reason
 
 
 def alpaca(preference, instruction="say hi", model="m", baseline="base", annotator="ann"):
@@ -106,11 +134,13 @@ def test_alpaca_eval_preferences_become_order_one_verdicts_and_are_kept(tmp_path
 def test_alpaca_eval_bad_preference_and_mixed_baselines_are_located(tmp_path):
     path = tmp_path / "annotations.json"
     path.write_text(json.dumps([alpaca(1.0, "a"), alpaca(3.0, "b")], indent=1))
-    with pytest.raises(ImportFormatError, match=r"line \d+: preference 3.0 is outside"):
-        import_alpaca_eval([path])
+    (imported,) = import_alpaca_eval([path])
+    assert imported.preferences["preference"].tolist() == [1.0]
+    assert [p.reason for p in imported.problems] == ["preference 3.0 is outside [1, 2] (0 means a draw)"]
+    assert imported.problems[0].location == f"{path}:{path.read_text().splitlines().index(' {', 2) + 1}"
     path.write_text(json.dumps([alpaca(1.0, "a"), alpaca(2.0, "b", baseline="other")], indent=1))
-    with pytest.raises(ImportFormatError, match="baseline 'other' differs"):
-        import_alpaca_eval([path])
+    (imported,) = import_alpaca_eval([path])
+    assert len(imported.judgments) == 1 and "baseline 'other' differs" in imported.problems[0].reason
 
 
 def auto_j_files(tmp_path, original=(0, 1, 2), swapped=(1, 1, 2)):
@@ -139,10 +169,16 @@ def test_auto_j_mismatched_lengths_and_bad_outputs_are_located(tmp_path):
     with pytest.raises(ImportFormatError, match="swap.jsonl has 2 outputs but pairs.jsonl has 3") as caught:
         import_auto_j(*auto_j_files(tmp_path, swapped=(1, 1)), judge="autoj")
     assert caught.value.line == 3 and caught.value.path.endswith("pairs.jsonl")
-    with pytest.raises(ImportFormatError, match=r"orig.jsonl, line 2: output must be 0, 1, 2 or null"):
-        import_auto_j(*auto_j_files(tmp_path, original=(0, "x", 2)), judge="autoj")
-    with pytest.raises(ImportFormatError, match="scenario 'poem' is in no group"):
-        import_auto_j(*auto_j_files(tmp_path), judge="autoj", scenario_groups={"code_generation": "Code"})
+    # A bad output takes out that order's judgment only; a bad pair takes out its item.
+    imported = import_auto_j(*auto_j_files(tmp_path, original=(0, "x", 2)), judge="autoj")
+    assert [(p.location.rsplit("/", 1)[1], p.reason) for p in imported.problems] == [
+        ("orig.jsonl:2", "output must be 0, 1, 2 or null, found 'x'")]
+    assert sorted(zip(imported.judgments["item_id"], imported.judgments["judge_order"])) == [
+        ("1", 1), ("1", 2), ("2", 2), ("3", 1), ("3", 2)] and len(imported.human_labels) == 3
+    imported = import_auto_j(*auto_j_files(tmp_path), judge="autoj", scenario_groups={"code_generation": "Code"})
+    assert [p.location.rsplit("/", 1)[1] for p in imported.problems] == ["pairs.jsonl:3"]
+    assert "'scenario' 'poem' is in no group" in imported.problems[0].reason
+    assert set(imported.judgments["item_id"]) == set(imported.human_labels["item_id"]) == {"1", "2"}
 
 
 def llmbar_file(tmp_path, winners, labels=(1, 2), evaluator="GPT-4/Vanilla"):
@@ -168,10 +204,15 @@ def test_llmbar_winners_are_mapped_to_displayed_verdicts(tmp_path):
     assert imported.human_labels["label"].tolist() == ["first", "second"]
 
 
-def test_llmbar_unknown_winner_and_disagreeing_gold_labels_are_errors(tmp_path):
-    with pytest.raises(ImportFormatError, match=r"line \d+: 'swap = True': winner must be"):
-        import_llmbar([llmbar_file(tmp_path, [("1", "tie"), ("2", "2")])])
+def test_llmbar_unknown_winner_and_disagreeing_gold_labels_are_refused_records(tmp_path):
+    path = llmbar_file(tmp_path, [("1", "tie"), ("2", "2")])
+    (imported,) = import_llmbar([path])
+    assert [p.location for p in imported.problems] == [f"{path}:2"]
+    assert imported.problems[0].reason.startswith("'swap = True': winner must be")
+    assert set(imported.judgments["item_id"]) == {"2"} and imported.human_labels["item_id"].tolist() == ["2"]
     first = llmbar_file(tmp_path / "a", [("1", "1"), ("2", "2")])
     second = llmbar_file(tmp_path / "a", [("1", "1"), ("2", "2")], labels=(1, 1), evaluator="GPT-4/CoT")
-    with pytest.raises(ImportFormatError, match="gold labels differ"):
-        import_llmbar([first, second])
+    (imported,) = import_llmbar([first, second])
+    assert len(imported.problems) == 1 and "gold label 'second' of item 2 differs" in imported.problems[0].reason
+    assert imported.human_labels["label"].tolist() == ["first", "first"]  # as read first (CoT sorts first)
+    assert len(imported.judgments) == 6  # item 2 of the second run is left out

@@ -42,6 +42,16 @@ def test_csv_table_locates_every_record_it_cannot_read_and_keeps_the_others():
     assert csv_table("a,b\nz\n", short_records_ok=True).records[0].cells == ["z", ""]
 
 
+def test_csv_table_reads_the_rest_of_a_record_with_broken_quoting_as_its_rest_not_as_records():
+    # Record 2's quoted cell runs over three lines and breaks on its first: its other lines are not records.
+    table = csv_table('a,b,c\nx,1,2\n"he said "hi" and\nthen, more\n\nstill",3,4\ny,5,6\n')
+    got = [(r.line, r.row, r.cells, r.problem) for r in table.records]
+    assert got == [
+        (2, 1, ["x", "1", "2"], None),
+        (3, 2, [], "not valid CSV (',' expected after '\"'); lines 3-6 not read"),
+        (7, 3, ["y", "5", "6"], None)]
+
+
 @pytest.mark.parametrize("text, problem", [
     ("", "the file is empty"),
     (" , \nx,y\n", "the header) is empty"),

@@ -61,17 +61,19 @@ def test_quirks_are_read_as_documented(tmp_path):
 @pytest.mark.parametrize(("bad", "message"), [
     (record(turn=2, preference="2"), "must be 1, 0 or 0.5"),
     (record(turn=2, count=2), "instruction count 2 but 1"),
-    (record(turn=2, instructions="Instruction: Other.", count=1), "previous turn's plus new ones"),
+    (record(turn=2, instructions="Instruction: Other.", count=1), "previous turn's instructions plus new ones"),
     (record(turn=1), "already read at line 2"),
     (record(turn=2, pif=(1.5, 0)), "outside \\[0, 1\\]"),
     (record(turn=2, scores=("seven", 7)), "must be a number"),
     (record(turn=2, weights="2 1 1 1 1 1 1 1 20"), "metric weights"),
 ])
-def test_a_bad_record_names_the_file_and_the_line_it_starts_on(tmp_path, bad, message):
-    path = write(tmp_path, record(turn=1), bad)
-    with pytest.raises(ImportFormatError, match=message) as caught:
-        import_mmmt_if_release(path)
-    assert caught.value.line == 4 and caught.value.path == str(path)
+def test_a_bad_record_is_refused_with_the_file_and_the_line_it_starts_on(tmp_path, bad, message):
+    path = write(tmp_path, record(turn=1), bad, record(chat="1", turn=1))
+    release = import_mmmt_if_release(path)
+    (problem,) = release.problems
+    assert problem.location == f"{path}:4" and message.replace("\\", "") in problem.reason.replace("\\", "")
+    assert sorted(set(zip(release.responses["chat_id"], release.responses["turn"]))) == [("0", 1), ("1", 1)]
+    assert "1 records refused" in release.notes
 
 
 def test_an_empty_file_a_column_twice_and_an_open_quote_are_located_errors(tmp_path):
@@ -88,9 +90,13 @@ def test_an_empty_file_a_column_twice_and_an_open_quote_are_located_errors(tmp_p
     text = path.read_text(encoding="utf-8")
     assert text.endswith(",1\n")
     path.write_text(text[:-2] + '"1\n', encoding="utf-8")  # the last record's last cell opens a quote
-    with pytest.raises(ImportFormatError, match="quoted cell is never closed") as caught:
-        import_mmmt_if_release(path)
-    assert caught.value.line == 4  # where that record starts (its prompt runs over two lines)
+    release = import_mmmt_if_release(path)  # that record is refused, where it starts (its prompt runs over two lines)
+    assert [p.location for p in release.problems] == [f"{path}:4"] and "never closed" in release.problems[0].reason
+    assert set(release.responses["turn"]) == {1}
+    path.write_text(text[:-2] + '"1\n', encoding="utf-8")
+    lone = write(tmp_path, record(turn=1, scores=("seven", 7)))
+    with pytest.raises(ImportFormatError, match="holds no usable record \\(1 refused, the first: .*:2: "):
+        import_mmmt_if_release(lone)  # nothing to import at all: the file is refused, saying why
 
 
 def test_a_preference_column_naming_an_unscored_model_is_refused(tmp_path):

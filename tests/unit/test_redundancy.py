@@ -36,6 +36,17 @@ def test_a_bad_file_is_reported(tmp_path, content, reason):
     assert all(r["model"] == "sim-weak" for r in rows)  # what came before the unfinished line is kept
 
 
+def test_a_record_with_bytes_that_are_not_utf8_is_refused_alone(tmp_path):
+    path = tmp_path / "scores.csv"
+    path.write_bytes(b"model,MMMU\nsim-weak,40\nsim-str\xffong,61\nstrongwriter,55\n")
+    rows, problems = read_scores_csv(path, ALIASES)
+    assert [(r["model"], r["score"]) for r in rows] == [("sim-weak", 40.0), ("sim-strong", 55.0)]
+    assert problems == [{"location": "scores.csv:3", "reason": "bytes that are not UTF-8"}]
+    path.write_bytes(b"model,MM\xffMU\nsim-weak,40\n")  # the header itself: nothing can be read
+    rows, problems = read_scores_csv(path, ALIASES)
+    assert rows == [] and problems == [{"location": "scores.csv:1", "reason": "the header holds bytes that are not UTF-8"}]
+
+
 def test_a_score_given_twice_counts_once(tmp_path):
     (tmp_path / "a.csv").write_text("model,MMMU\nsim-weak,40\n")
     (tmp_path / "b.csv").write_text("model,MMMU,MMBench\nSIM-WEAK,41\nsim-strong,60,70\n")

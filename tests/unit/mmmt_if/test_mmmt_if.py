@@ -472,9 +472,14 @@ def test_human_csv_cells_beyond_the_header_an_open_quote_and_a_column_twice_are_
     twice.write_text("model,chat_id,turn,rating,rating\nm1,c,1,7,3\n")
     with pytest.raises(ValueError, match="twice.csv: column 'rating' appears twice"):
         load_human_csv(twice)
+    bad_bytes = tmp_path / "bytes.csv"  # one record with a byte that is not UTF-8: that record only
+    bad_bytes.write_bytes(b"model,chat_id,turn,rating\nm1,c,1,7\nm1,c\xff,2,5\nm1,c,3,6\n")
+    kind, rows, problems = load_human_csv(bad_bytes)
+    assert [r["turn"] for r in rows] == [1, 3]
+    assert [(p.location, p.reason) for p in problems] == [("bytes.csv:3", "bytes that are not UTF-8")]
 
 
-def test_a_release_table_pandas_would_read_wrong_raises_located(tmp_path):
+def test_a_release_table_pandas_would_read_wrong_raises_or_refuses_the_record_located(tmp_path):
     empty = tmp_path / "empty.csv"
     empty.write_text("")
     with pytest.raises(ValueError, match="empty.csv, line 1: the file is empty"):
@@ -484,9 +489,13 @@ def test_a_release_table_pandas_would_read_wrong_raises_located(tmp_path):
     with pytest.raises(ValueError, match="twice.csv, line 1: column 'prompt' appears twice"):
         load_release_csv(twice)
     short = tmp_path / "short.csv"  # pandas would fill the short row with missing values
-    short.write_text("conversation id,turn count (x),prompt,all instructions,instruction count\n1,1,a,,0\n1,2,b\n")
-    with pytest.raises(ValueError, match="short.csv, line 3: has 3 fields, header has 5"):
-        load_release_csv(short)
+    short.write_text("conversation id,turn count (x),prompt,all instructions,instruction count\n1,1,a,,0\n1,2,b\n"
+                     "1,3,c,,x\n1,4,d,,0\n")
+    data = load_release_csv(short)  # the short record and the bad count are refused, the others read
+    assert [(p.location, p.reason) for p in data.problems] == [
+        ("short.csv:3", "has 3 fields, header has 5 (a torn line?)"),
+        ("short.csv:4", "invalid literal for int() with base 10: 'x'")]
+    assert data.turns["turn"].tolist() == [1, 4]
 
 
 def test_human_ratings_count_once_across_copies_and_an_unfinished_line_waits(tmp_path):

@@ -381,3 +381,8 @@ def test_a_satisfaction_file_read_wrong_by_a_dict_reader_gives_located_problems(
     (tmp_path / "twice.csv").write_text("intent,satisfaction,satisfaction\nLeisure,3,5\n")
     with pytest.raises(ValueError, match="twice.csv: column 'satisfaction' appears twice"):
         load_satisfaction_csv(tmp_path / "twice.csv")
+    # A byte that is not UTF-8 refuses its record only.
+    (tmp_path / "bytes.csv").write_bytes(b"intent,satisfaction\nFactual_QA,4.2\nLeis\xffure,3\nAPI,2\n")
+    rows, problems = load_satisfaction_csv(tmp_path / "bytes.csv")
+    assert [r["satisfaction"] for r in rows] == [4.2, 2.0]
+    assert [(p.location, p.reason) for p in problems] == [("bytes.csv:row 2", "bytes that are not UTF-8")]
