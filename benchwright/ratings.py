@@ -603,34 +603,197 @@ class _BattleRows:
         return lo[first], hi[first], battles, wins, self.prompt[first], oriented[first]
 
 
+# --- every bootstrap round at once ---------------------------------------------------------------
+
+# Elements (rows × rounds) of one block of rounds fitted together: a few MB per array, so the elementwise
+# passes of an iteration stay in cache.
+_BLOCK_ELEMENTS = 1 << 19
+# A round is fitted when its Newton step moves no parameter by more than this (logits); the step is still
+# taken, so what is left is of the order of its square.
+_STEP_TOLERANCE = 1e-4
+_MAX_BATCHED_STEPS = 30
+
+
+class _RoundRows:
+    """The rows of every bootstrap round's likelihood, sorted by pair of models: rows are pairs (no style
+    columns) or (pair, prompt) (with them); ``weights(rounds)`` gives their weighted battles and wins of i in
+    those rounds, as (rows × rounds) arrays. ``pair`` numbers the rows' pairs (``pair_i``, ``pair_j``)."""
+
+    def __init__(self, n_models: int, i: np.ndarray, j: np.ndarray, features: np.ndarray | None, weights):
+        self.n_models, self.k = n_models, 0 if features is None else features.shape[1]
+        order = np.lexsort((j, i))
+        self.order = order
+        i, j = i[order], j[order]
+        self.features = None if features is None else np.ascontiguousarray(features[order])
+        new_pair = np.r_[True, (i[1:] != i[:-1]) | (j[1:] != j[:-1])] if len(i) else np.zeros(0, dtype=bool)
+        self.pair = np.cumsum(new_pair) - 1
+        self.pair_i, self.pair_j = i[new_pair], j[new_pair]
+        self.rows_are_pairs = len(self.pair_i) == len(i)
+        n_pairs, rows = len(self.pair_i), len(i)
+        self.pair_sum = coo_matrix((np.ones(rows), (self.pair, np.arange(rows))), shape=(n_pairs, rows)).tocsr()
+        # pair -> models: +1 for i, -1 for j (gradient); |.| for the Hessian's diagonal
+        pairs = np.arange(n_pairs)
+        self.incidence = coo_matrix((np.r_[np.ones(n_pairs), -np.ones(n_pairs)],
+                                     (np.r_[self.pair_i, self.pair_j], np.r_[pairs, pairs])),
+                                    shape=(n_models, n_pairs)).tocsr()
+        self.degree = abs(self.incidence)
+        if self.k:
+            self.products = np.ascontiguousarray(
+                np.einsum("rk,rl->klr", self.features, self.features).reshape(self.k * self.k, rows))
+        self._weights = weights
+
+    def weights(self, rounds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        battles, wins = self._weights(rounds)
+        return battles[self.order], wins[self.order]
+
+
+def _newton_rounds(rows: _RoundRows, rounds: int, pinned: int, start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """[θ, γ] of every round (rounds × parameters) by Newton's method on all rounds at once, from ``start``
+    (θ[pinned] = 0); and which rounds got there (False: a Hessian that is singular, a step past the bound,
+    no convergence — those rounds are for the per-round fit)."""
+    n, k = rows.n_models, rows.k
+    size = n + k
+    start = start - np.concatenate([np.full(n, start[pinned]), np.zeros(k)])
+    parameters = np.tile(start, (rounds, 1))
+    fitted = np.zeros(rounds, dtype=bool)
+    block = max(1, min(rounds, _BLOCK_ELEMENTS // max(len(rows.pair), 1)))
+    for first in range(0, rounds, block):
+        index = np.arange(first, min(first + block, rounds))
+        battles, wins = rows.weights(index)
+        pair_battles = battles if rows.rows_are_pairs else rows.pair_sum @ battles  # pairs × rounds
+        played = (rows.degree @ pair_battles).T > 0  # rounds × n
+        played[:, pinned] = False
+        free = np.concatenate([played, np.ones((len(index), k), dtype=bool)], axis=1)
+        current = parameters[index]
+        # A round whose battles leave a played model unconnected to the pinned one has no unique optimum.
+        active = np.flatnonzero(_reaches_every_played_model(rows, pair_battles > 0, played, pinned))
+        for _ in range(_MAX_BATCHED_STEPS):
+            step, solved = _newton_steps(rows, current[active], battles[:, active], wins[:, active], free[active])
+            current[active] -= step
+            inside = np.all(np.abs(current[active, :n]) < RATING_BOUND_LOGITS, axis=1) & solved
+            done = inside & (np.max(np.abs(step), axis=1) <= _STEP_TOLERANCE)
+            fitted[index[active[done]]] = True
+            active = active[inside & ~done]
+            if not len(active):
+                break
+        parameters[index] = current
+    return parameters, fitted
+
+
+def _reaches_every_played_model(rows: _RoundRows, linked: np.ndarray, played: np.ndarray, pinned: int) -> np.ndarray:
+    """Per round: is every played model linked to the pinned one by pairs with battles (``linked``: pairs ×
+    rounds)? Grows the set reached from the pinned model, all rounds at once, until it stops growing."""
+    reached = np.zeros_like(played)
+    reached[:, pinned] = True
+    linked = linked.T  # rounds × pairs
+    while True:
+        touching = linked & (reached[:, rows.pair_i] | reached[:, rows.pair_j])
+        grown = reached | ((rows.degree @ touching.T.astype(float)).T > 0)
+        if np.array_equal(grown, reached):
+            return np.all(reached | ~played, axis=1)
+        reached = grown
+
+
+def _newton_steps(rows: _RoundRows, parameters: np.ndarray, battles: np.ndarray, wins: np.ndarray,
+                  free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One Newton step per round (rounds × parameters; 0 for a fixed parameter) and whether it could be
+    solved. ``battles``/``wins``: rows × rounds."""
+    n, k = rows.n_models, rows.k
+    transposed = parameters.T  # parameters × rounds
+    d = transposed[rows.pair_i] - transposed[rows.pair_j]  # pairs × rounds
+    if not rows.rows_are_pairs:
+        d = d[rows.pair]
+    if k:
+        d = d + rows.features @ transposed[n:]
+    # p = σ(d); residual = battles·p − wins; curvature = battles·p·(1 − p)
+    p = np.exp(-d, out=d)
+    p += 1.0
+    np.reciprocal(p, out=p)
+    expected = battles * p
+    residual = expected - wins
+    curvature = expected * p
+    np.subtract(expected, curvature, out=curvature)
+    if rows.rows_are_pairs:
+        pair_residual, pair_curvature = residual, curvature
+    else:
+        pair_residual, pair_curvature = rows.pair_sum @ residual, rows.pair_sum @ curvature
+    count = parameters.shape[0]
+    gradient = np.empty((count, n + k))
+    gradient[:, :n] = (rows.incidence @ pair_residual).T
+    hessian = np.zeros((count, n + k, n + k))
+    hessian[:, rows.pair_i, rows.pair_j] = -pair_curvature.T
+    hessian[:, rows.pair_j, rows.pair_i] = -pair_curvature.T
+    diagonal = np.arange(n)
+    hessian[:, diagonal, diagonal] = (rows.degree @ pair_curvature).T
+    if k:
+        gradient[:, n:] = (rows.features.T @ residual).T
+        cross = np.stack([rows.incidence @ (rows.pair_sum @ (curvature * rows.features[:, [c]])) for c in range(k)],
+                         axis=2)  # n × rounds × k
+        hessian[:, :n, n:] = cross.transpose(1, 0, 2)
+        hessian[:, n:, :n] = cross.transpose(1, 2, 0)
+        hessian[:, n:, n:] = (rows.products @ curvature).T.reshape(count, k, k)
+    gradient *= free
+    hessian *= free[:, :, None] & free[:, None, :]
+    fixed = np.flatnonzero(~free.ravel())
+    hessian.reshape(count, -1)[fixed // (n + k), (fixed % (n + k)) * (n + k + 1)] = 1.0
+    solved = np.ones(count, dtype=bool)
+    try:
+        step = np.linalg.solve(hessian, gradient[:, :, None])[:, :, 0]
+    except np.linalg.LinAlgError:
+        step = np.zeros_like(gradient)
+        for r in range(count):
+            try:
+                step[r] = np.linalg.solve(hessian[r], gradient[r])
+            except np.linalg.LinAlgError:
+                solved[r] = False
+    solved &= np.all(np.isfinite(step), axis=1)
+    step[~solved] = 0.0
+    return step, solved
+
+
 def _bootstrap_by_prompt(rows: _BattleRows, n_models: int, pinned: int, start: np.ndarray, rounds: int, seed: int,
                          features: np.ndarray | None) -> np.ndarray:
     """θ of every round (rounds × models): each round draws as many prompts as there are, with replacement,
-    and every battle of a drawn prompt counts once per draw. Fits start from the full-data fit."""
+    and every battle of a drawn prompt counts once per draw.
+
+    All rounds are fitted together (``_newton_rounds``, from the full-data fit); a round that it cannot fit
+    (a model that won or lost everything, a battle graph in pieces) is fitted alone as before
+    (``_fit_parameters``: Newton, then L-BFGS-B within the bounds). The draws are the ones the round-by-round
+    loop made: ``multinomial(..., size=rounds)`` gives the same numbers as ``rounds`` calls in a row.
+    """
     rng = np.random.default_rng(seed)
     n_prompts = int(rows.prompt.max()) + 1 if len(rows.prompt) else 0
+    draws = rng.multinomial(n_prompts, np.full(n_prompts, 1.0 / n_prompts), size=rounds).astype(float)
     if features is None:  # summed per pair of models in each round: the fit's cost does not grow with the battles
         lo, hi = np.minimum(rows.a, rows.b), np.maximum(rows.a, rows.b)
-        pair = lo * n_models + hi
+        pairs, pair = np.unique(lo * n_models + hi, return_inverse=True)
         lo_win = np.where(rows.a == lo, rows.win, rows.weight - rows.win)
-        weight, prompt = rows.weight, rows.prompt
+        shape = (n_prompts, len(pairs))
+        # prompts × pairs: a round's pair totals are its draws times these
+        battles_by_prompt = coo_matrix((rows.weight, (rows.prompt, pair)), shape=shape).tocsc().T.tocsr()
+        wins_by_prompt = coo_matrix((lo_win, (rows.prompt, pair)), shape=shape).tocsc().T.tocsr()
+        i, j = pairs // n_models, pairs % n_models
+
+        def weights(index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            chosen = draws[index].T
+            return battles_by_prompt @ chosen, wins_by_prompt @ chosen
+        round_rows = _RoundRows(n_models, i, j, None, weights)
     else:
         i, j, weight, wins, prompt, features = rows.by_pair_and_prompt(n_models, features)
-    thetas = np.empty((rounds, n_models))
-    for r in range(rounds):
-        draws = rng.multinomial(n_prompts, np.full(n_prompts, 1.0 / n_prompts)).astype(float)[prompt]
-        if features is None:
-            battles = np.bincount(pair, weights=weight * draws, minlength=n_models * n_models)
-            score = np.bincount(pair, weights=lo_win * draws, minlength=n_models * n_models)
-            kept = np.flatnonzero(battles)
-            parameters = _fit_parameters(n_models, kept // n_models, kept % n_models, battles[kept], score[kept],
-                                         pinned, start)
-        else:
-            kept = draws > 0
-            parameters = _fit_parameters(n_models, i[kept], j[kept], weight[kept] * draws[kept],
-                                         wins[kept] * draws[kept], pinned, start, features=features[kept])
-        thetas[r] = parameters[:n_models]
-    return thetas
+
+        def weights(index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            chosen = draws[index].T[prompt]
+            return chosen * weight[:, None], chosen * wins[:, None]
+        round_rows = _RoundRows(n_models, i, j, features, weights)
+    parameters, fitted = _newton_rounds(round_rows, rounds, pinned, start)
+    for r in np.flatnonzero(~fitted):
+        battles, won = (column[:, 0] for column in round_rows.weights(np.array([r])))
+        kept = battles > 0
+        order = round_rows.order
+        parameters[r] = _fit_parameters(
+            n_models, i[order][kept], j[order][kept], battles[kept], won[kept], pinned, start,
+            features=None if features is None else features[order][kept])
+    return parameters[:, :n_models]
 
 
 def rank_tiers(rating: Sequence[float], lower: Sequence[float], upper: Sequence[float]) -> list[int | None]:
