@@ -70,6 +70,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize
 from scipy.sparse import coo_matrix
+from scipy.sparse import vstack as sparse_vstack
 from scipy.sparse.csgraph import connected_components
 
 from benchwright.numeric import one_blas_thread
@@ -637,10 +638,23 @@ class _RoundRows:
                                      (np.r_[self.pair_i, self.pair_j], np.r_[pairs, pairs])),
                                     shape=(n_models, n_pairs)).tocsr()
         self.degree = abs(self.incidence)
+        # Rows -> what the Hessian sums per pair: the curvature, then the curvature times each style column.
+        self.curvature_sums = self.pair_sum
         if self.k:
             self.products = np.ascontiguousarray(
                 np.einsum("rk,rl->klr", self.features, self.features).reshape(self.k * self.k, rows))
+            self.curvature_sums = sparse_vstack(
+                [self.pair_sum, *(coo_matrix((self.features[:, c], (self.pair, np.arange(rows))), shape=(n_pairs, rows))
+                                  for c in range(self.k))]).tocsr()
         self._weights = weights
+        self._buffers: tuple[np.ndarray, ...] = ()
+
+    def buffers(self, rounds: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Three (rows × rounds) work arrays, kept between steps: allocating them anew each step (megabytes,
+        fresh pages) cost more than the arithmetic."""
+        if not self._buffers or self._buffers[0].shape[1] != rounds:
+            self._buffers = tuple(np.empty((len(self.pair), rounds)) for _ in range(3))
+        return self._buffers
 
     def weights(self, rounds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         battles, wins = self._weights(rounds)
@@ -699,25 +713,32 @@ def _newton_steps(rows: _RoundRows, parameters: np.ndarray, battles: np.ndarray,
     """One Newton step per round (rounds × parameters; 0 for a fixed parameter) and whether it could be
     solved. ``battles``/``wins``: rows × rounds."""
     n, k = rows.n_models, rows.k
+    count = parameters.shape[0]
     transposed = parameters.T  # parameters × rounds
-    d = transposed[rows.pair_i] - transposed[rows.pair_j]  # pairs × rounds
-    if not rows.rows_are_pairs:
-        d = d[rows.pair]
+    difference = transposed[rows.pair_i] - transposed[rows.pair_j]  # pairs × rounds
+    p, residual, curvature = rows.buffers(count)
+    if rows.rows_are_pairs:
+        p[...] = difference
+    else:
+        np.take(difference, rows.pair, axis=0, out=p)
     if k:
-        d = d + rows.features @ transposed[n:]
-    # p = σ(d); residual = battles·p − wins; curvature = battles·p·(1 − p)
-    p = np.exp(-d, out=d)
+        np.matmul(rows.features, transposed[n:], out=residual)
+        p += residual
+    # p = σ(d); residual = battles·p − wins; curvature = battles·p·(1 − p), in place
+    np.negative(p, out=p)
+    np.exp(p, out=p)
     p += 1.0
     np.reciprocal(p, out=p)
-    expected = battles * p
-    residual = expected - wins
-    curvature = expected * p
-    np.subtract(expected, curvature, out=curvature)
+    np.multiply(battles, p, out=residual)
+    np.multiply(residual, p, out=curvature)
+    np.subtract(residual, curvature, out=curvature)
+    residual -= wins
     if rows.rows_are_pairs:
-        pair_residual, pair_curvature = residual, curvature
+        pair_residual, sums = residual, curvature
     else:
-        pair_residual, pair_curvature = rows.pair_sum @ residual, rows.pair_sum @ curvature
-    count = parameters.shape[0]
+        pair_residual, sums = rows.pair_sum @ residual, rows.curvature_sums @ curvature
+    n_pairs = len(rows.pair_i)
+    pair_curvature = sums[:n_pairs]
     gradient = np.empty((count, n + k))
     gradient[:, :n] = (rows.incidence @ pair_residual).T
     hessian = np.zeros((count, n + k, n + k))
@@ -727,7 +748,7 @@ def _newton_steps(rows: _RoundRows, parameters: np.ndarray, battles: np.ndarray,
     hessian[:, diagonal, diagonal] = (rows.degree @ pair_curvature).T
     if k:
         gradient[:, n:] = (rows.features.T @ residual).T
-        cross = np.stack([rows.incidence @ (rows.pair_sum @ (curvature * rows.features[:, [c]])) for c in range(k)],
+        cross = np.stack([rows.incidence @ sums[n_pairs * (c + 1):n_pairs * (c + 2)] for c in range(k)],
                          axis=2)  # n × rounds × k
         hessian[:, :n, n:] = cross.transpose(1, 0, 2)
         hessian[:, n:, :n] = cross.transpose(1, 2, 0)
