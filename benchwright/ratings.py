@@ -607,32 +607,38 @@ class _BattleRows:
 # --- every bootstrap round at once ---------------------------------------------------------------
 
 # Elements (rows × rounds) of one block of rounds fitted together: a few MB per array, so the elementwise
-# passes of an iteration stay in cache.
+# passes of a step stay in cache.
 _BLOCK_ELEMENTS = 1 << 19
-# A round is fitted when its Newton step moves no parameter by more than this (logits); the step is still
-# taken, so what is left is of the order of its square.
+# A round is fitted when its Newton step moves no parameter by more than this (logits, ≈ 0.006 Elo); the
+# step is still taken, and Newton's method converging quadratically, what is left is of the order of its
+# square.
 _STEP_TOLERANCE = 1e-4
 _MAX_BATCHED_STEPS = 30
 
 
 class _RoundRows:
-    """The rows of every bootstrap round's likelihood, sorted by pair of models: rows are pairs (no style
-    columns) or (pair, prompt) (with them); ``weights(rounds)`` gives their weighted battles and wins of i in
-    those rounds, as (rows × rounds) arrays. ``pair`` numbers the rows' pairs (``pair_i``, ``pair_j``)."""
+    """The rows of every bootstrap round's likelihood: pairs of models (no style columns) or (pair, prompt)
+    (with them), sorted by pair. ``battles_by_prompt`` / ``wins_by_prompt`` (rows × prompts, sparse): the
+    weighted battles and wins of i that each prompt brings to a row, so a round's rows are these times its
+    draws of the prompts (``draws``: rounds × prompts)."""
 
-    def __init__(self, n_models: int, i: np.ndarray, j: np.ndarray, features: np.ndarray | None, weights):
-        self.n_models, self.k = n_models, 0 if features is None else features.shape[1]
+    def __init__(self, n_models: int, i: np.ndarray, j: np.ndarray, features: np.ndarray | None,
+                 battles_by_prompt, wins_by_prompt, draws: np.ndarray):
         order = np.lexsort((j, i))
-        self.order = order
         i, j = i[order], j[order]
+        self.n_models, self.k, self.i, self.j = n_models, 0 if features is None else features.shape[1], i, j
         self.features = None if features is None else np.ascontiguousarray(features[order])
-        new_pair = np.r_[True, (i[1:] != i[:-1]) | (j[1:] != j[:-1])] if len(i) else np.zeros(0, dtype=bool)
+        self.battles_by_prompt = battles_by_prompt.tocsr()[order]
+        self.wins_by_prompt = wins_by_prompt.tocsr()[order]
+        self.draws = draws.T.copy()  # prompts × rounds
+        rows = len(i)
+        new_pair = np.r_[True, (i[1:] != i[:-1]) | (j[1:] != j[:-1])] if rows else np.zeros(0, dtype=bool)
         self.pair = np.cumsum(new_pair) - 1
         self.pair_i, self.pair_j = i[new_pair], j[new_pair]
-        self.rows_are_pairs = len(self.pair_i) == len(i)
-        n_pairs, rows = len(self.pair_i), len(i)
+        self.rows_are_pairs = len(self.pair_i) == rows
+        n_pairs = len(self.pair_i)
         self.pair_sum = coo_matrix((np.ones(rows), (self.pair, np.arange(rows))), shape=(n_pairs, rows)).tocsr()
-        # pair -> models: +1 for i, -1 for j (gradient); |.| for the Hessian's diagonal
+        # pair -> models: +1 for i, -1 for j (the gradient); its absolute value sums the Hessian's diagonal
         pairs = np.arange(n_pairs)
         self.incidence = coo_matrix((np.r_[np.ones(n_pairs), -np.ones(n_pairs)],
                                      (np.r_[self.pair_i, self.pair_j], np.r_[pairs, pairs])),
@@ -646,8 +652,12 @@ class _RoundRows:
             self.curvature_sums = sparse_vstack(
                 [self.pair_sum, *(coo_matrix((self.features[:, c], (self.pair, np.arange(rows))), shape=(n_pairs, rows))
                                   for c in range(self.k))]).tocsr()
-        self._weights = weights
         self._buffers: tuple[np.ndarray, ...] = ()
+
+    def weights(self, rounds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Weighted battles and wins of i per row in these rounds (rows × rounds)."""
+        chosen = self.draws[:, rounds]
+        return self.battles_by_prompt @ chosen, self.wins_by_prompt @ chosen
 
     def buffers(self, rounds: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Three (rows × rounds) work arrays, kept between steps: allocating them anew each step (megabytes,
@@ -656,20 +666,21 @@ class _RoundRows:
             self._buffers = tuple(np.empty((len(self.pair), rounds)) for _ in range(3))
         return self._buffers
 
-    def weights(self, rounds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        battles, wins = self._weights(rounds)
-        return battles[self.order], wins[self.order]
 
-
-def _newton_rounds(rows: _RoundRows, rounds: int, pinned: int, start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _newton_rounds(rows: _RoundRows, pinned: int, start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """[θ, γ] of every round (rounds × parameters) by Newton's method on all rounds at once, from ``start``
-    (θ[pinned] = 0); and which rounds got there (False: a Hessian that is singular, a step past the bound,
-    no convergence — those rounds are for the per-round fit)."""
+    (θ[pinned] = 0); and which rounds got there (False: a battle graph in pieces, a singular Hessian, a step
+    past the bound, no convergence — those rounds are for the per-round fit).
+
+    The first step needs no pass over the rows: at ``start``, the same point for every round, a round's
+    gradient and Hessian are its draws times each prompt's share of them, computed once.
+    """
     n, k = rows.n_models, rows.k
-    size = n + k
+    rounds = rows.draws.shape[1]
     start = start - np.concatenate([np.full(n, start[pinned]), np.zeros(k)])
     parameters = np.tile(start, (rounds, 1))
     fitted = np.zeros(rounds, dtype=bool)
+    first_sums = _prompt_sums(rows, start)
     block = max(1, min(rounds, _BLOCK_ELEMENTS // max(len(rows.pair), 1)))
     for first in range(0, rounds, block):
         index = np.arange(first, min(first + block, rounds))
@@ -680,16 +691,25 @@ def _newton_rounds(rows: _RoundRows, rounds: int, pinned: int, start: np.ndarray
         free = np.concatenate([played, np.ones((len(index), k), dtype=bool)], axis=1)
         current = parameters[index]
         # A round whose battles leave a played model unconnected to the pinned one has no unique optimum.
-        active = np.flatnonzero(_reaches_every_played_model(rows, pair_battles > 0, played, pinned))
+        connected = _reaches_every_played_model(rows, pair_battles > 0, played, pinned)
+        active = np.flatnonzero(connected)
+        if not len(active):
+            continue
+        if not connected.all():
+            battles, wins = battles[:, connected], wins[:, connected]
+        sums = tuple(total @ rows.draws[:, index[active]] for total in first_sums)
         for _ in range(_MAX_BATCHED_STEPS):
-            step, solved = _newton_steps(rows, current[active], battles[:, active], wins[:, active], free[active])
+            step, solved = _newton_step(rows, sums, free[active])
             current[active] -= step
             inside = np.all(np.abs(current[active, :n]) < RATING_BOUND_LOGITS, axis=1) & solved
             done = inside & (np.max(np.abs(step), axis=1) <= _STEP_TOLERANCE)
             fitted[index[active[done]]] = True
-            active = active[inside & ~done]
-            if not len(active):
+            still = inside & ~done
+            if not still.any():
                 break
+            if not still.all():  # the rows of the rounds left, once, rather than at every step
+                battles, wins, active = battles[:, still], wins[:, still], active[still]
+            sums = _row_sums(rows, current[active], battles, wins)
         parameters[index] = current
     return parameters, fitted
 
@@ -708,15 +728,32 @@ def _reaches_every_played_model(rows: _RoundRows, linked: np.ndarray, played: np
         reached = grown
 
 
-def _newton_steps(rows: _RoundRows, parameters: np.ndarray, battles: np.ndarray, wins: np.ndarray,
-                  free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """One Newton step per round (rounds × parameters; 0 for a fixed parameter) and whether it could be
-    solved. ``battles``/``wins``: rows × rounds."""
+def _prompt_sums(rows: _RoundRows, parameters: np.ndarray) -> tuple:
+    """What ``_row_sums`` gives at ``parameters`` (one point for all rounds), per prompt (each × prompts):
+    a round's sums are these times its draws."""
     n, k = rows.n_models, rows.k
-    count = parameters.shape[0]
+    d = parameters[rows.i] - parameters[rows.j]
+    if k:
+        d = d + rows.features @ parameters[n:]
+    p = 1.0 / (1.0 + np.exp(-d))
+    residual = rows.battles_by_prompt.multiply(p[:, None]) - rows.wins_by_prompt  # rows × prompts
+    curvature = rows.battles_by_prompt.multiply((p * (1.0 - p))[:, None]).tocsr()
+    residual = residual.tocsr()
+    sums = [rows.pair_sum @ residual, rows.curvature_sums @ curvature]
+    if k:
+        sums += [(residual.T @ rows.features).T, (curvature.T @ rows.products.T).T]
+    return tuple(s.toarray() if hasattr(s, "toarray") else np.asarray(s) for s in sums)
+
+
+def _row_sums(rows: _RoundRows, parameters: np.ndarray, battles: np.ndarray, wins: np.ndarray) -> tuple:
+    """At each round's ``parameters`` (rounds × parameters), over its rows (``battles``/``wins``: rows ×
+    rounds): the residual (battles·σ(d) − wins) summed per pair, the curvature (battles·σ(d)·(1 − σ(d)))
+    summed per pair and, with style columns, per pair times each column, the residual times the columns and
+    the curvature times their products (each × rounds). All in place in the rows' work arrays."""
+    n, k = rows.n_models, rows.k
     transposed = parameters.T  # parameters × rounds
     difference = transposed[rows.pair_i] - transposed[rows.pair_j]  # pairs × rounds
-    p, residual, curvature = rows.buffers(count)
+    p, residual, curvature = rows.buffers(parameters.shape[0])
     if rows.rows_are_pairs:
         p[...] = difference
     else:
@@ -724,7 +761,6 @@ def _newton_steps(rows: _RoundRows, parameters: np.ndarray, battles: np.ndarray,
     if k:
         np.matmul(rows.features, transposed[n:], out=residual)
         p += residual
-    # p = σ(d); residual = battles·p − wins; curvature = battles·p·(1 − p), in place
     np.negative(p, out=p)
     np.exp(p, out=p)
     p += 1.0
@@ -734,11 +770,22 @@ def _newton_steps(rows: _RoundRows, parameters: np.ndarray, battles: np.ndarray,
     np.subtract(residual, curvature, out=curvature)
     residual -= wins
     if rows.rows_are_pairs:
-        pair_residual, sums = residual, curvature
+        sums = [residual.copy(), curvature.copy()]
     else:
-        pair_residual, sums = rows.pair_sum @ residual, rows.curvature_sums @ curvature
+        sums = [rows.pair_sum @ residual, rows.curvature_sums @ curvature]
+    if k:
+        sums += [rows.features.T @ residual, rows.products @ curvature]
+    return tuple(sums)
+
+
+def _newton_step(rows: _RoundRows, sums: tuple, free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One Newton step per round (rounds × parameters; 0 for a fixed parameter: the pinned model, a model
+    without battles in the round) from ``_row_sums``, and whether it could be solved."""
+    n, k = rows.n_models, rows.k
+    pair_residual, curvature_sums = sums[0], sums[1]
+    count = pair_residual.shape[1]
     n_pairs = len(rows.pair_i)
-    pair_curvature = sums[:n_pairs]
+    pair_curvature = curvature_sums[:n_pairs]
     gradient = np.empty((count, n + k))
     gradient[:, :n] = (rows.incidence @ pair_residual).T
     hessian = np.zeros((count, n + k, n + k))
@@ -747,12 +794,12 @@ def _newton_steps(rows: _RoundRows, parameters: np.ndarray, battles: np.ndarray,
     diagonal = np.arange(n)
     hessian[:, diagonal, diagonal] = (rows.degree @ pair_curvature).T
     if k:
-        gradient[:, n:] = (rows.features.T @ residual).T
-        cross = np.stack([rows.incidence @ sums[n_pairs * (c + 1):n_pairs * (c + 2)] for c in range(k)],
+        gradient[:, n:] = sums[2].T
+        cross = np.stack([rows.incidence @ curvature_sums[n_pairs * (c + 1):n_pairs * (c + 2)] for c in range(k)],
                          axis=2)  # n × rounds × k
         hessian[:, :n, n:] = cross.transpose(1, 0, 2)
         hessian[:, n:, :n] = cross.transpose(1, 2, 0)
-        hessian[:, n:, n:] = (rows.products @ curvature).T.reshape(count, k, k)
+        hessian[:, n:, n:] = sums[3].T.reshape(count, k, k)
     gradient *= free
     hessian *= free[:, :, None] & free[:, None, :]
     fixed = np.flatnonzero(~free.ravel())
@@ -779,8 +826,8 @@ def _bootstrap_by_prompt(rows: _BattleRows, n_models: int, pinned: int, start: n
 
     All rounds are fitted together (``_newton_rounds``, from the full-data fit); a round that it cannot fit
     (a model that won or lost everything, a battle graph in pieces) is fitted alone as before
-    (``_fit_parameters``: Newton, then L-BFGS-B within the bounds). The draws are the ones the round-by-round
-    loop made: ``multinomial(..., size=rounds)`` gives the same numbers as ``rounds`` calls in a row.
+    (``_fit_parameters``: Newton, then L-BFGS-B within the bounds). The draws are the ones a round-by-round
+    loop makes: ``multinomial(..., size=rounds)`` gives the same numbers as ``rounds`` calls in a row.
     """
     rng = np.random.default_rng(seed)
     n_prompts = int(rows.prompt.max()) + 1 if len(rows.prompt) else 0
@@ -789,31 +836,20 @@ def _bootstrap_by_prompt(rows: _BattleRows, n_models: int, pinned: int, start: n
         lo, hi = np.minimum(rows.a, rows.b), np.maximum(rows.a, rows.b)
         pairs, pair = np.unique(lo * n_models + hi, return_inverse=True)
         lo_win = np.where(rows.a == lo, rows.win, rows.weight - rows.win)
-        shape = (n_prompts, len(pairs))
-        # prompts × pairs: a round's pair totals are its draws times these
-        battles_by_prompt = coo_matrix((rows.weight, (rows.prompt, pair)), shape=shape).tocsc().T.tocsr()
-        wins_by_prompt = coo_matrix((lo_win, (rows.prompt, pair)), shape=shape).tocsc().T.tocsr()
-        i, j = pairs // n_models, pairs % n_models
-
-        def weights(index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            chosen = draws[index].T
-            return battles_by_prompt @ chosen, wins_by_prompt @ chosen
-        round_rows = _RoundRows(n_models, i, j, None, weights)
+        i, j, row, weight, wins = pairs // n_models, pairs % n_models, pair, rows.weight, lo_win
+        prompt = rows.prompt
     else:
         i, j, weight, wins, prompt, features = rows.by_pair_and_prompt(n_models, features)
-
-        def weights(index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            chosen = draws[index].T[prompt]
-            return chosen * weight[:, None], chosen * wins[:, None]
-        round_rows = _RoundRows(n_models, i, j, features, weights)
-    parameters, fitted = _newton_rounds(round_rows, rounds, pinned, start)
+        row = np.arange(len(i))
+    shape = (len(i), n_prompts)
+    round_rows = _RoundRows(n_models, i, j, features, coo_matrix((weight, (row, prompt)), shape=shape),
+                            coo_matrix((wins, (row, prompt)), shape=shape), draws)
+    parameters, fitted = _newton_rounds(round_rows, pinned, start)
     for r in np.flatnonzero(~fitted):
         battles, won = (column[:, 0] for column in round_rows.weights(np.array([r])))
         kept = battles > 0
-        order = round_rows.order
-        parameters[r] = _fit_parameters(
-            n_models, i[order][kept], j[order][kept], battles[kept], won[kept], pinned, start,
-            features=None if features is None else features[order][kept])
+        parameters[r] = _fit_parameters(n_models, round_rows.i[kept], round_rows.j[kept], battles[kept], won[kept],
+                                        pinned, start, features=None if features is None else round_rows.features[kept])
     return parameters[:, :n_models]
 
 
