@@ -612,7 +612,7 @@ _BLOCK_ELEMENTS = 1 << 19
 # A round is fitted when its Newton step moves no parameter by more than this (logits, ≈ 0.006 Elo); the
 # step is still taken, and Newton's method converging quadratically, what is left is of the order of its
 # square.
-_STEP_TOLERANCE = 1e-4
+_STEP_TOLERANCE = 1e-2
 _MAX_BATCHED_STEPS = 30
 
 
@@ -647,8 +647,9 @@ class _RoundRows:
         # Rows -> what the Hessian sums per pair: the curvature, then the curvature times each style column.
         self.curvature_sums = self.pair_sum
         if self.k:
-            self.products = np.ascontiguousarray(
-                np.einsum("rk,rl->klr", self.features, self.features).reshape(self.k * self.k, rows))
+            # each product of two style columns once (the Hessian's style block is symmetric)
+            self.upper = np.triu_indices(self.k)
+            self.products = np.ascontiguousarray((self.features[:, self.upper[0]] * self.features[:, self.upper[1]]).T)
             self.curvature_sums = sparse_vstack(
                 [self.pair_sum, *(coo_matrix((self.features[:, c], (self.pair, np.arange(rows))), shape=(n_pairs, rows))
                                   for c in range(self.k))]).tocsr()
@@ -799,7 +800,9 @@ def _newton_step(rows: _RoundRows, sums: tuple, free: np.ndarray) -> tuple[np.nd
                          axis=2)  # n × rounds × k
         hessian[:, :n, n:] = cross.transpose(1, 0, 2)
         hessian[:, n:, :n] = cross.transpose(1, 2, 0)
-        hessian[:, n:, n:] = sums[3].T.reshape(count, k, k)
+        first, second = n + rows.upper[0], n + rows.upper[1]
+        hessian[:, first, second] = sums[3].T
+        hessian[:, second, first] = sums[3].T
     gradient *= free
     hessian *= free[:, :, None] & free[:, None, :]
     fixed = np.flatnonzero(~free.ravel())
@@ -820,14 +823,15 @@ def _newton_step(rows: _RoundRows, sums: tuple, free: np.ndarray) -> tuple[np.nd
 
 
 def _bootstrap_by_prompt(rows: _BattleRows, n_models: int, pinned: int, start: np.ndarray, rounds: int, seed: int,
-                         features: np.ndarray | None) -> np.ndarray:
+                         features: np.ndarray | None, batched: bool = True) -> np.ndarray:
     """θ of every round (rounds × models): each round draws as many prompts as there are, with replacement,
     and every battle of a drawn prompt counts once per draw.
 
     All rounds are fitted together (``_newton_rounds``, from the full-data fit); a round that it cannot fit
-    (a model that won or lost everything, a battle graph in pieces) is fitted alone as before
-    (``_fit_parameters``: Newton, then L-BFGS-B within the bounds). The draws are the ones a round-by-round
-    loop makes: ``multinomial(..., size=rounds)`` gives the same numbers as ``rounds`` calls in a row.
+    (a model that won or lost everything, a battle graph in pieces) is fitted alone, as every round was
+    before (``_fit_parameters`` from the full-data fit: Newton, then L-BFGS-B within the bounds; all rounds
+    with ``batched=False``, the reference the batched fit is measured against). The draws are the ones a
+    round-by-round loop makes: ``multinomial(..., size=rounds)`` gives the same numbers as ``rounds`` calls.
     """
     rng = np.random.default_rng(seed)
     n_prompts = int(rows.prompt.max()) + 1 if len(rows.prompt) else 0
@@ -844,7 +848,10 @@ def _bootstrap_by_prompt(rows: _BattleRows, n_models: int, pinned: int, start: n
     shape = (len(i), n_prompts)
     round_rows = _RoundRows(n_models, i, j, features, coo_matrix((weight, (row, prompt)), shape=shape),
                             coo_matrix((wins, (row, prompt)), shape=shape), draws)
-    parameters, fitted = _newton_rounds(round_rows, pinned, start)
+    if batched:
+        parameters, fitted = _newton_rounds(round_rows, pinned, start)
+    else:
+        parameters, fitted = np.zeros((rounds, len(start))), np.zeros(rounds, dtype=bool)
     for r in np.flatnonzero(~fitted):
         battles, won = (column[:, 0] for column in round_rows.weights(np.array([r])))
         kept = battles > 0
