@@ -53,9 +53,14 @@ round draws as many prompts as there are, with replacement, and every battle of 
 orders, every model, the strong verdicts' repeats) counts once per draw, so the correlated battles of a
 prompt move together and a model entered twice under two slugs gets the same interval. 1,000 rounds by
 default, seeded with numpy's ``default_rng(seed)`` (the seed is stored with the result, so a re-run gives
-the same interval), 95 % percentile bounds (the 2.5 % and 97.5 % quantiles of the rounds). Each round's
-fit starts from the full-data one (two or three Newton steps); the style columns stay as standardized on
-the full data. Without prompts, ``bootstrap_ratings`` resamples judgments one by one. Rank tiers from the
+the same interval), 95 % percentile bounds (the 2.5 % and 97.5 % quantiles of the rounds). The rounds are
+fitted all at once (``_newton_rounds``): a round's battles are its prompt draws times each prompt's
+battles per row (pairs, or (pair, prompt) with style columns), and Newton's method runs on every round
+together from the full-data fit — one small dense solve per round (numpy's batched solve), the first step
+from per-prompt sums without a pass over the rows, until no step moves a parameter by more than 0.01
+logits (what is left is of its square: within 0.01 Elo of fitting each round alone). A round it cannot fit
+(a model that won or lost everything in it, a battle graph in pieces) is fitted alone as before
+(Newton, then L-BFGS-B within the bounds). The style columns stay as standardized on the full data. Without prompts, ``bootstrap_ratings`` resamples judgments one by one. Rank tiers from the
 intervals: ``rank_tiers``. (Arena-Hard resamples single battle rows, 100 rounds; its published *score* is
 the point estimate, not a bootstrap statistic.)
 """
