@@ -619,6 +619,9 @@ _BLOCK_ELEMENTS = 1 << 19
 # square.
 _STEP_TOLERANCE = 1e-2
 _MAX_BATCHED_STEPS = 30
+# A style direction with less curvature than this, relative to the columns' own, is a ridge: collinear with
+# the models in the round, or seen only in battles of a model at the bound (whose curvature is ~e^-20).
+_RIDGE = 1e-6
 
 
 class _RoundRows:
@@ -649,6 +652,8 @@ class _RoundRows:
                                      (np.r_[self.pair_i, self.pair_j], np.r_[pairs, pairs])),
                                     shape=(n_models, n_pairs)).tocsr()
         self.degree = abs(self.incidence)
+        self.as_i = coo_matrix((np.ones(n_pairs), (self.pair_i, pairs)), shape=(n_models, n_pairs)).tocsr()
+        self.as_j = coo_matrix((np.ones(n_pairs), (self.pair_j, pairs)), shape=(n_models, n_pairs)).tocsr()
         # Rows -> what the Hessian sums per pair: the curvature, then the curvature times each style column.
         self.curvature_sums = self.pair_sum
         if self.k:
@@ -694,8 +699,19 @@ def _newton_rounds(rows: _RoundRows, pinned: int, start: np.ndarray) -> tuple[np
         pair_battles = battles if rows.rows_are_pairs else rows.pair_sum @ battles  # pairs × rounds
         played = (rows.degree @ pair_battles).T > 0  # rounds × n
         played[:, pinned] = False
-        free = np.concatenate([played, np.ones((len(index), k), dtype=bool)], axis=1)
+        # A model that won (lost) every battle of the round has no finite optimum: it stays at the bound, as
+        # the bounded per-round fit leaves it, and Newton's method fits the others.
+        pair_wins = wins if rows.rows_are_pairs else rows.pair_sum @ wins
+        model_battles = (rows.degree @ pair_battles).T
+        model_wins = (rows.as_i @ pair_wins + rows.as_j @ (pair_battles - pair_wins)).T
+        won_all = played & (model_wins >= model_battles * (1.0 - 1e-12))
+        lost_all = played & (model_wins <= model_battles * 1e-12)
         current = parameters[index]
+        current[:, :n][won_all] = RATING_BOUND_LOGITS
+        current[:, :n][lost_all] = -RATING_BOUND_LOGITS
+        bounded = won_all | lost_all
+        played &= ~bounded
+        free = np.concatenate([played, np.ones((len(index), k), dtype=bool)], axis=1)
         # A round whose battles leave a played model unconnected to the pinned one has no unique optimum.
         connected = _reaches_every_played_model(rows, pair_battles > 0, played, pinned)
         active = np.flatnonzero(connected)
@@ -704,11 +720,13 @@ def _newton_rounds(rows: _RoundRows, pinned: int, start: np.ndarray) -> tuple[np
         if not connected.all():
             battles, wins = battles[:, connected], wins[:, connected]
         sums = tuple(total @ rows.draws[:, index[active]] for total in first_sums)
-        for _ in range(_MAX_BATCHED_STEPS):
-            step, solved = _newton_step(rows, sums, free[active])
+        for taken in range(_MAX_BATCHED_STEPS):
+            step, solved = _newton_step(rows, sums, free[active], check_rank=taken == 0 or bounded[active].any())
             current[active] -= step
-            inside = np.all(np.abs(current[active, :n]) < RATING_BOUND_LOGITS, axis=1) & solved
+            inside = solved & np.all((np.abs(current[active, :n]) < RATING_BOUND_LOGITS) | ~free[active, :n], axis=1)
             done = inside & (np.max(np.abs(step), axis=1) <= _STEP_TOLERANCE)
+            if taken == 0:  # the first step was taken at the start, not where a bounded model now stands
+                done &= ~bounded[active].any(axis=1)
             fitted[index[active[done]]] = True
             still = inside & ~done
             if not still.any():
@@ -784,9 +802,17 @@ def _row_sums(rows: _RoundRows, parameters: np.ndarray, battles: np.ndarray, win
     return tuple(sums)
 
 
-def _newton_step(rows: _RoundRows, sums: tuple, free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _newton_step(rows: _RoundRows, sums: tuple, free: np.ndarray,
+                 check_rank: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """One Newton step per round (rounds × parameters; 0 for a fixed parameter: the pinned model, a model
-    without battles in the round) from ``_row_sums``, and whether it could be solved."""
+    without battles in the round or at the bound) from ``_row_sums``, and whether it could be solved.
+
+    ``check_rank``: also count as unsolved a round whose style columns are collinear with the models (a few
+    drawn prompts whose style differences are the same for every battle): its optimum is a ridge, not a
+    point, and rounding would pick anywhere on it; the per-round fit handles it as it always did. Checked
+    on the style block's Schur complement, scaled to a unit diagonal (its smallest eigenvalue, ``_RIDGE``);
+    at the first step, and at every step of a round with a model at the bound (its battles' curvature
+    vanishes there)."""
     n, k = rows.n_models, rows.k
     pair_residual, curvature_sums = sums[0], sums[1]
     count = pair_residual.shape[1]
@@ -822,6 +848,18 @@ def _newton_step(rows: _RoundRows, sums: tuple, free: np.ndarray) -> tuple[np.nd
                 step[r] = np.linalg.solve(hessian[r], gradient[r])
             except np.linalg.LinAlgError:
                 solved[r] = False
+    if check_rank and k:
+        theta_block, cross = hessian[:, :n, :n], hessian[:, :n, n:]
+        try:
+            schur = hessian[:, n:, n:] - cross.transpose(0, 2, 1) @ np.linalg.solve(theta_block, cross)
+            scale = np.sqrt(np.diagonal(hessian[:, n:, n:], axis1=1, axis2=2))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                schur = schur / (scale[:, :, None] * scale[:, None, :])
+            full_rank = np.all(np.isfinite(schur), axis=(1, 2))
+            schur[~full_rank] = np.eye(k)
+            solved &= full_rank & (np.linalg.eigvalsh(schur)[:, 0] > _RIDGE)
+        except np.linalg.LinAlgError:
+            solved[:] = False
     solved &= np.all(np.isfinite(step), axis=1)
     step[~solved] = 0.0
     return step, solved
