@@ -11,7 +11,11 @@ one warm-started Newton / L-BFGS-B call per round, the code before), wall and CP
 ratio, and the largest difference of ratings and interval bounds between the two (target < 0.1 Elo).
 Then the four controls summed: seconds new and old (target ≤ 5 s for the new on a quiet machine).
 
-    .venv/bin/python bench/rating_intervals.py [--rounds 1000] [--controls none style ...]
+With ``--demo-home HOME`` (a home the demo graph was materialized in: ``BENCHWRIGHT_HOME=HOME python3.11
+dev.py demo``), also what ``interop_ratings`` computes there: ``ratings_by_source``
+over the home's pairwise judgments and answer style, every control, batched and per round (target ≤ 3 s).
+
+    .venv/bin/python bench/rating_intervals.py [--rounds 1000] [--controls none style ...] [--demo-home HOME]
 """
 
 import argparse
@@ -48,6 +52,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=1000)
     parser.add_argument("--controls", nargs="+", default=list(ratings.CONTROLS), choices=list(ratings.CONTROLS))
+    parser.add_argument("--demo-home", help="a materialized demo home: also time interop_ratings' computation there")
     args = parser.parse_args(argv)
     if not KO.is_dir():
         sys.exit(f"ko-arena-hard-auto not found at {KO}")
@@ -74,7 +79,41 @@ def main(argv: list[str] | None = None) -> None:
                f"per round {totals['old_s']:.1f} s ({totals['old_cpu_s']:.1f} s CPU): "
                f"{totals['old_s'] / totals['new_s']:.1f}x; largest difference of ratings and bounds {largest:.4f} Elo "
                f"(target < 0.1: {'met' if largest < 0.1 else 'missed'})")
+    if args.demo_home:
+        summary += "; " + demo(args.demo_home, args.rounds)
     emit("Rating intervals, batched vs per-round bootstrap", summary, largest_difference_elo=largest, **totals)
+
+
+def demo(home: str, rounds: int) -> str:
+    """``ratings_by_source`` as ``interop_ratings`` calls it on a materialized demo home, both ways."""
+    import os
+
+    os.environ["BENCHWRIGHT_HOME"] = home
+    from assets import interop
+    from tests.support.pipeline import resources_for
+
+    warehouse = resources_for(Path(home))["warehouse"]
+    judgments, anchors = warehouse.query_file(interop.PAIRWISE_SQL), interop._anchors(warehouse)
+    style = interop._answer_style(warehouse, anchors["benchwright"])
+    tables, seconds = {}, {}
+    for batched in (True, False):
+        original = ratings._bootstrap_by_prompt
+        if not batched:
+            ratings._bootstrap_by_prompt = functools.partial(original, batched=False)
+        try:
+            started = time.perf_counter()
+            tables[batched], _ = ratings.ratings_by_source(judgments, anchors, {}, set(), rounds=rounds, seed=42,
+                                                           controls=list(ratings.CONTROLS), style=style)
+            seconds[batched] = time.perf_counter() - started
+        finally:
+            ratings._bootstrap_by_prompt = original
+    key = ["source", "judge", "control", "model"]
+    new, old = (tables[b].set_index(key) for b in (True, False))
+    difference = max(float((new[c] - old.loc[new.index, c]).abs().max()) for c in COLUMNS)
+    line = (f"demo ratings_by_source ({len(judgments)} judgments, every control): batched {seconds[True]:.2f} s, "
+            f"per round {seconds[False]:.2f} s, largest difference {difference:.4f} Elo")
+    print(line)
+    return line
 
 
 if __name__ == "__main__":

@@ -558,18 +558,26 @@ class _BattleRows:
 
     def __init__(self, battles: pd.DataFrame, weights: Mapping[str, float], models: list[str]):
         frame = battles[battles[BATTLE_COLUMNS].notna().all(axis=1)]
-        frame = frame[frame["model_a"].astype(str) != frame["model_b"].astype(str)]
-        self.frame = frame.reset_index(drop=True)
-        code = {name: k for k, name in enumerate(models)}
-        self.a = self.frame["model_a"].astype(str).map(code).to_numpy(dtype=np.int64)
-        self.b = self.frame["model_b"].astype(str).map(code).to_numpy(dtype=np.int64)
-        verdicts = self.frame["verdict"].astype(str)
-        self.weight = verdicts.map(weights).to_numpy(dtype=float)
-        self.win = self.weight * verdicts.map(_A_SCORE).to_numpy(dtype=float)  # weighted battles won by A
+        # Integer codes, each distinct name looked up once (a categorical's strings are not touched per row).
+        # A model outside ``models`` only met itself: its battles are self-battles, left out here.
+        a, b = (self._codes(frame[column], models) for column in ("model_a", "model_b"))
+        other = a != b
+        self.frame = frame[other].reset_index(drop=True)
+        self.a, self.b = a[other], b[other]
+        verdict = self._codes(self.frame["verdict"], list(CANONICAL_VERDICTS))
+        self.weight = np.array([float(weights.get(v, np.nan)) for v in CANONICAL_VERDICTS])[verdict]
+        self.win = self.weight * np.array([_A_SCORE[v] for v in CANONICAL_VERDICTS])[verdict]  # weighted wins of A
         if "prompt" in self.frame.columns:
             self.prompt, _ = pd.factorize(self.frame["prompt"].astype(str))
         else:  # no prompts: every battle is a prompt of its own
             self.prompt = np.arange(len(self.frame))
+
+    @staticmethod
+    def _codes(column: pd.Series, names: list[str]) -> np.ndarray:
+        """Position of each value's string in ``names`` (-1 when absent)."""
+        codes, values = _sorted_codes(column)
+        lookup = {name: k for k, name in enumerate(names)}
+        return np.array([lookup.get(v, -1) for v in values] + [-1], dtype=np.int64)[codes]
 
     def style_columns(self, features: Sequence[str], anchor_code: int | None) -> tuple[np.ndarray, list[str]]:
         """Standardized style differences, one column per feature that varies (and the names of those).
