@@ -469,25 +469,36 @@ def _fit(counts, weights, anchor, scale, base, init):
 @one_blas_thread
 def bootstrap_ratings(counts: pd.DataFrame, weights: Mapping[str, float] | None = None, anchor: str | None = None,
                       rounds: int = 100, seed: int = 0, scale: float = SCALE, base: float = BASE,
-                      init: float = INIT_RATING) -> pd.DataFrame:
+                      init: float = INIT_RATING, batched: bool = True) -> pd.DataFrame:
     """Ratings refitted on ``rounds`` resamples of the judgments one by one: one row per round, one column per model.
 
     For battles without prompts (``rating_table`` resamples prompts when it has them). Each round draws as
     many judgments as there are, with replacement (a multinomial over the pair-and-verdict cells), using
     ``numpy.random.default_rng(seed)``; weights apply after the draw. A model that drew no battle in a
-    round keeps its full-data rating in that round.
+    round keeps its full-data rating in that round. The rounds are fitted all at once (``_newton_rounds``,
+    the cells in the place of prompts), those it cannot fit one by one (all of them with ``batched=False``).
     """
     _, (cells, theta, pinned) = _fit(counts, weights, anchor, scale, base, init)
     rng = np.random.default_rng(seed)
     total = int(cells.judgments.sum())
     shares = cells.judgments / total
-    rows = []
-    for _ in range(rounds):
-        drawn = rng.multinomial(total, shares).astype(float)
-        i, j, battles, score = cells.pair_totals(drawn)
-        refit = _fit_logits(len(cells.models), i, j, battles, score, pinned, theta)
-        rows.append(_ratings_from_logits(refit, cells.models, anchor, scale, base, init))
-    return pd.DataFrame(rows, columns=cells.models)
+    draws = rng.multinomial(total, shares, size=rounds).astype(float)  # the numbers of `rounds` calls in a row
+    n = len(cells.models)
+    lo, hi = np.minimum(cells.a, cells.b), np.maximum(cells.a, cells.b)
+    pairs, pair = np.unique(lo * n + hi, return_inverse=True)
+    lo_score = cells.weight * np.where(cells.a == lo, cells.a_score, 1.0 - cells.a_score)
+    shape, cell = (len(pairs), len(cells.a)), np.arange(len(cells.a))
+    rows = _RoundRows(n, pairs // n, pairs % n, None, coo_matrix((cells.weight, (pair, cell)), shape=shape),
+                      coo_matrix((lo_score, (pair, cell)), shape=shape), draws)
+    if batched:
+        thetas, fitted = _newton_rounds(rows, pinned, theta)
+    else:
+        thetas, fitted = np.zeros((rounds, n)), np.zeros(rounds, dtype=bool)
+    for r in np.flatnonzero(~fitted):
+        i, j, battles, score = cells.pair_totals(draws[r])
+        thetas[r] = _fit_logits(n, i, j, battles, score, pinned, theta)
+    return pd.DataFrame([_ratings_from_logits(t, cells.models, anchor, scale, base, init) for t in thetas],
+                        columns=cells.models)
 
 
 # --- style control ------------------------------------------------------------------------------

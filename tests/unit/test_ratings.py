@@ -448,3 +448,14 @@ def test_rounds_whose_style_columns_are_collinear_with_the_models_are_fitted_one
     data, style = _length_biased_battles(seed=3, prompts=4)
     (batched, per_round), _ = _bootstrap_both_ways(data, style, "length", rounds=17, seed=2)
     np.testing.assert_allclose(batched, per_round, atol=0.01)
+
+
+def test_the_judgment_bootstrap_fits_every_round_at_once_to_the_per_round_optimum():
+    data = battles(("anchor", "x", "B>A", 30), ("anchor", "x", "A>B", 20), ("anchor", "y", "A>B", 35),
+                   ("anchor", "y", "A=B", 15), ("x", "y", "A>B", 10), ("z", "anchor", "B>>A", 9), ("z", "anchor", "A>B", 1))
+    counts = ratings.pair_counts(data)
+    batched = ratings.bootstrap_ratings(counts, ratings.arena_hard_weights(), "anchor", rounds=120, seed=4)
+    per_round = ratings.bootstrap_ratings(counts, ratings.arena_hard_weights(), "anchor", rounds=120, seed=4,
+                                          batched=False)
+    np.testing.assert_allclose(batched.to_numpy(), per_round.to_numpy(), atol=0.01)
+    assert (batched["z"] < 1000 - 3000).sum() > 10  # rounds in which z drew only its losses: at the bound
