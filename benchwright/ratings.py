@@ -58,10 +58,13 @@ fitted all at once (``_newton_rounds``): a round's battles are its prompt draws 
 battles per row (pairs, or (pair, prompt) with style columns), and Newton's method runs on every round
 together from the full-data fit — one small dense solve per round (numpy's batched solve), the first step
 from per-prompt sums without a pass over the rows, until no step moves a parameter by more than 0.01
-logits (what is left is of its square: within 0.01 Elo of fitting each round alone). A round it cannot fit
-(a model that won or lost everything in it, a battle graph in pieces) is fitted alone as before
-(Newton, then L-BFGS-B within the bounds). The style columns stay as standardized on the full data. Without prompts, ``bootstrap_ratings`` resamples judgments one by one. Rank tiers from the
-intervals: ``rank_tiers``. (Arena-Hard resamples single battle rows, 100 rounds; its published *score* is
+logits (what is left is of its square: within 0.01 Elo of fitting each round alone). A model that won or
+lost every battle of a round stays at the bound there and the others are fitted; a round the batched fit
+cannot take (a battle graph in pieces, style columns collinear with the models so that the optimum is a
+ridge, a step past the bound, no convergence) is fitted alone as every round used to be (Newton, then
+L-BFGS-B within the bounds), so that it gets the same numbers as before. The style columns stay as
+standardized on the full data. Without prompts, ``bootstrap_ratings`` resamples judgments one by one (its
+rounds fitted at once the same way). Rank tiers from the intervals: ``rank_tiers``. (Arena-Hard resamples single battle rows, 100 rounds; its published *score* is
 the point estimate, not a bootstrap statistic.)
 """
 
