@@ -485,20 +485,23 @@ def bootstrap_ratings(counts: pd.DataFrame, weights: Mapping[str, float] | None 
     rng = np.random.default_rng(seed)
     total = int(cells.judgments.sum())
     shares = cells.judgments / total
-    draws = rng.multinomial(total, shares, size=rounds).astype(float)  # the numbers of `rounds` calls in a row
+    if rounds * len(shares) > _MAX_BATCHED_DRAWS:  # every round's draw of every cell would not fit: one at a time
+        batched = False
+    draws = rng.multinomial(total, shares, size=rounds).astype(float) if batched else None  # = `rounds` calls
     n = len(cells.models)
     lo, hi = np.minimum(cells.a, cells.b), np.maximum(cells.a, cells.b)
     pairs, pair = np.unique(lo * n + hi, return_inverse=True)
     lo_score = cells.weight * np.where(cells.a == lo, cells.a_score, 1.0 - cells.a_score)
     shape, cell = (len(pairs), len(cells.a)), np.arange(len(cells.a))
-    rows = _RoundRows(n, pairs // n, pairs % n, None, coo_matrix((cells.weight, (pair, cell)), shape=shape),
-                      coo_matrix((lo_score, (pair, cell)), shape=shape), draws)
     if batched:
+        rows = _RoundRows(n, pairs // n, pairs % n, None, coo_matrix((cells.weight, (pair, cell)), shape=shape),
+                          coo_matrix((lo_score, (pair, cell)), shape=shape), draws)
         thetas, fitted = _newton_rounds(rows, pinned, theta)
     else:
         thetas, fitted = np.zeros((rounds, n)), np.zeros(rounds, dtype=bool)
     for r in np.flatnonzero(~fitted):
-        i, j, battles, score = cells.pair_totals(draws[r])
+        drawn = draws[r] if batched else rng.multinomial(total, shares).astype(float)
+        i, j, battles, score = cells.pair_totals(drawn)
         thetas[r] = _fit_logits(n, i, j, battles, score, pinned, theta)
     return pd.DataFrame([_ratings_from_logits(t, cells.models, anchor, scale, base, init) for t in thetas],
                         columns=cells.models)
@@ -641,6 +644,8 @@ _BLOCK_ELEMENTS = 1 << 20
 # square.
 _STEP_TOLERANCE = 1e-2
 _MAX_BATCHED_STEPS = 30
+# Largest rounds × cells that bootstrap_ratings draws at once (8 bytes each: 128 MB); beyond, round by round.
+_MAX_BATCHED_DRAWS = 1 << 24
 # A style direction with less curvature than this, relative to the columns' own, is a ridge: collinear with
 # the models in the round, or seen only in battles of a model at the bound (whose curvature is ~e^-20).
 _RIDGE = 1e-6

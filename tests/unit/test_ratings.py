@@ -450,7 +450,7 @@ def test_rounds_whose_style_columns_are_collinear_with_the_models_are_fitted_one
     np.testing.assert_allclose(batched, per_round, atol=0.01)
 
 
-def test_the_judgment_bootstrap_fits_every_round_at_once_to_the_per_round_optimum():
+def test_the_judgment_bootstrap_fits_every_round_at_once_to_the_per_round_optimum(monkeypatch):
     data = battles(("anchor", "x", "B>A", 30), ("anchor", "x", "A>B", 20), ("anchor", "y", "A>B", 35),
                    ("anchor", "y", "A=B", 15), ("x", "y", "A>B", 10), ("z", "anchor", "B>>A", 9), ("z", "anchor", "A>B", 1))
     counts = ratings.pair_counts(data)
@@ -459,3 +459,7 @@ def test_the_judgment_bootstrap_fits_every_round_at_once_to_the_per_round_optimu
                                           batched=False)
     np.testing.assert_allclose(batched.to_numpy(), per_round.to_numpy(), atol=0.01)
     assert (batched["z"] < 1000 - 3000).sum() > 10  # rounds in which z drew only its losses: at the bound
+    # Too many rounds × cells to draw at once: round by round, the same draws.
+    monkeypatch.setattr(ratings, "_MAX_BATCHED_DRAWS", 10)
+    pd.testing.assert_frame_equal(ratings.bootstrap_ratings(counts, ratings.arena_hard_weights(), "anchor", rounds=120,
+                                                            seed=4), per_round)
