@@ -53,10 +53,18 @@ round draws as many prompts as there are, with replacement, and every battle of 
 orders, every model, the strong verdicts' repeats) counts once per draw, so the correlated battles of a
 prompt move together and a model entered twice under two slugs gets the same interval. 1,000 rounds by
 default, seeded with numpy's ``default_rng(seed)`` (the seed is stored with the result, so a re-run gives
-the same interval), 95 % percentile bounds (the 2.5 % and 97.5 % quantiles of the rounds). Each round's
-fit starts from the full-data one (two or three Newton steps); the style columns stay as standardized on
-the full data. Without prompts, ``bootstrap_ratings`` resamples judgments one by one. Rank tiers from the
-intervals: ``rank_tiers``. (Arena-Hard resamples single battle rows, 100 rounds; its published *score* is
+the same interval), 95 % percentile bounds (the 2.5 % and 97.5 % quantiles of the rounds). The rounds are
+fitted all at once (``_newton_rounds``): a round's battles are its prompt draws times each prompt's
+battles per row (pairs, or (pair, prompt) with style columns), and Newton's method runs on every round
+together from the full-data fit — one small dense solve per round (numpy's batched solve), the first step
+from per-prompt sums without a pass over the rows, until no step moves a parameter by more than 0.01
+logits (what is left is of its square: within 0.01 Elo of fitting each round alone). A model that won or
+lost every battle of a round stays at the bound there and the others are fitted; a round the batched fit
+cannot take (a battle graph in pieces, style columns collinear with the models so that the optimum is a
+ridge, a step past the bound, no convergence) is fitted alone as every round used to be (Newton, then
+L-BFGS-B within the bounds), so that it gets the same numbers as before. The style columns stay as
+standardized on the full data. Without prompts, ``bootstrap_ratings`` resamples judgments one by one (its
+rounds fitted at once the same way). Rank tiers from the intervals: ``rank_tiers``. (Arena-Hard resamples single battle rows, 100 rounds; its published *score* is
 the point estimate, not a bootstrap statistic.)
 """
 
@@ -70,6 +78,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize
 from scipy.sparse import coo_matrix
+from scipy.sparse import vstack as sparse_vstack
 from scipy.sparse.csgraph import connected_components
 
 from benchwright.numeric import one_blas_thread
@@ -463,25 +472,39 @@ def _fit(counts, weights, anchor, scale, base, init):
 @one_blas_thread
 def bootstrap_ratings(counts: pd.DataFrame, weights: Mapping[str, float] | None = None, anchor: str | None = None,
                       rounds: int = 100, seed: int = 0, scale: float = SCALE, base: float = BASE,
-                      init: float = INIT_RATING) -> pd.DataFrame:
+                      init: float = INIT_RATING, batched: bool = True) -> pd.DataFrame:
     """Ratings refitted on ``rounds`` resamples of the judgments one by one: one row per round, one column per model.
 
     For battles without prompts (``rating_table`` resamples prompts when it has them). Each round draws as
     many judgments as there are, with replacement (a multinomial over the pair-and-verdict cells), using
     ``numpy.random.default_rng(seed)``; weights apply after the draw. A model that drew no battle in a
-    round keeps its full-data rating in that round.
+    round keeps its full-data rating in that round. The rounds are fitted all at once (``_newton_rounds``,
+    the cells in the place of prompts), those it cannot fit one by one (all of them with ``batched=False``).
     """
     _, (cells, theta, pinned) = _fit(counts, weights, anchor, scale, base, init)
     rng = np.random.default_rng(seed)
     total = int(cells.judgments.sum())
     shares = cells.judgments / total
-    rows = []
-    for _ in range(rounds):
-        drawn = rng.multinomial(total, shares).astype(float)
+    if rounds * len(shares) > _MAX_BATCHED_DRAWS:  # every round's draw of every cell would not fit: one at a time
+        batched = False
+    draws = rng.multinomial(total, shares, size=rounds).astype(float) if batched else None  # = `rounds` calls
+    n = len(cells.models)
+    lo, hi = np.minimum(cells.a, cells.b), np.maximum(cells.a, cells.b)
+    pairs, pair = np.unique(lo * n + hi, return_inverse=True)
+    lo_score = cells.weight * np.where(cells.a == lo, cells.a_score, 1.0 - cells.a_score)
+    shape, cell = (len(pairs), len(cells.a)), np.arange(len(cells.a))
+    if batched:
+        rows = _RoundRows(n, pairs // n, pairs % n, None, coo_matrix((cells.weight, (pair, cell)), shape=shape),
+                          coo_matrix((lo_score, (pair, cell)), shape=shape), draws)
+        thetas, fitted = _newton_rounds(rows, pinned, theta)
+    else:
+        thetas, fitted = np.zeros((rounds, n)), np.zeros(rounds, dtype=bool)
+    for r in np.flatnonzero(~fitted):
+        drawn = draws[r] if batched else rng.multinomial(total, shares).astype(float)
         i, j, battles, score = cells.pair_totals(drawn)
-        refit = _fit_logits(len(cells.models), i, j, battles, score, pinned, theta)
-        rows.append(_ratings_from_logits(refit, cells.models, anchor, scale, base, init))
-    return pd.DataFrame(rows, columns=cells.models)
+        thetas[r] = _fit_logits(n, i, j, battles, score, pinned, theta)
+    return pd.DataFrame([_ratings_from_logits(t, cells.models, anchor, scale, base, init) for t in thetas],
+                        columns=cells.models)
 
 
 # --- style control ------------------------------------------------------------------------------
@@ -552,18 +575,26 @@ class _BattleRows:
 
     def __init__(self, battles: pd.DataFrame, weights: Mapping[str, float], models: list[str]):
         frame = battles[battles[BATTLE_COLUMNS].notna().all(axis=1)]
-        frame = frame[frame["model_a"].astype(str) != frame["model_b"].astype(str)]
-        self.frame = frame.reset_index(drop=True)
-        code = {name: k for k, name in enumerate(models)}
-        self.a = self.frame["model_a"].astype(str).map(code).to_numpy(dtype=np.int64)
-        self.b = self.frame["model_b"].astype(str).map(code).to_numpy(dtype=np.int64)
-        verdicts = self.frame["verdict"].astype(str)
-        self.weight = verdicts.map(weights).to_numpy(dtype=float)
-        self.win = self.weight * verdicts.map(_A_SCORE).to_numpy(dtype=float)  # weighted battles won by A
+        # Integer codes, each distinct name looked up once (a categorical's strings are not touched per row).
+        # A model outside ``models`` only met itself: its battles are self-battles, left out here.
+        a, b = (self._codes(frame[column], models) for column in ("model_a", "model_b"))
+        other = a != b
+        self.frame = frame[other].reset_index(drop=True)
+        self.a, self.b = a[other], b[other]
+        verdict = self._codes(self.frame["verdict"], list(CANONICAL_VERDICTS))
+        self.weight = np.array([float(weights.get(v, np.nan)) for v in CANONICAL_VERDICTS])[verdict]
+        self.win = self.weight * np.array([_A_SCORE[v] for v in CANONICAL_VERDICTS])[verdict]  # weighted wins of A
         if "prompt" in self.frame.columns:
             self.prompt, _ = pd.factorize(self.frame["prompt"].astype(str))
         else:  # no prompts: every battle is a prompt of its own
             self.prompt = np.arange(len(self.frame))
+
+    @staticmethod
+    def _codes(column: pd.Series, names: list[str]) -> np.ndarray:
+        """Position of each value's string in ``names`` (-1 when absent)."""
+        codes, values = _sorted_codes(column)
+        lookup = {name: k for k, name in enumerate(names)}
+        return np.array([lookup.get(v, -1) for v in values] + [-1], dtype=np.int64)[codes]
 
     def style_columns(self, features: Sequence[str], anchor_code: int | None) -> tuple[np.ndarray, list[str]]:
         """Standardized style differences, one column per feature that varies (and the names of those).
@@ -603,34 +634,300 @@ class _BattleRows:
         return lo[first], hi[first], battles, wins, self.prompt[first], oriented[first]
 
 
+# --- every bootstrap round at once ---------------------------------------------------------------
+
+# Elements (rows × rounds) of one block of rounds fitted together: 8 MB per work array (measured on
+# ko-arena-hard: 2^18 to 2^21 within 15 %, 2^20 the fastest; smaller blocks pay more calls per element).
+_BLOCK_ELEMENTS = 1 << 20
+# A round is fitted when its Newton step moves no parameter by more than this (logits, ≈ 0.006 Elo); the
+# step is still taken, and Newton's method converging quadratically, what is left is of the order of its
+# square.
+_STEP_TOLERANCE = 1e-2
+_MAX_BATCHED_STEPS = 30
+# Largest rounds × cells that bootstrap_ratings draws at once (8 bytes each: 128 MB); beyond, round by round.
+_MAX_BATCHED_DRAWS = 1 << 24
+# A style direction with less curvature than this, relative to the columns' own, is a ridge: collinear with
+# the models in the round, or seen only in battles of a model at the bound (whose curvature is ~e^-20).
+_RIDGE = 1e-6
+
+
+class _RoundRows:
+    """The rows of every bootstrap round's likelihood: pairs of models (no style columns) or (pair, prompt)
+    (with them), sorted by pair. ``battles_by_prompt`` / ``wins_by_prompt`` (rows × prompts, sparse): the
+    weighted battles and wins of i that each prompt brings to a row, so a round's rows are these times its
+    draws of the prompts (``draws``: rounds × prompts)."""
+
+    def __init__(self, n_models: int, i: np.ndarray, j: np.ndarray, features: np.ndarray | None,
+                 battles_by_prompt, wins_by_prompt, draws: np.ndarray):
+        order = np.lexsort((j, i))
+        i, j = i[order], j[order]
+        self.n_models, self.k, self.i, self.j = n_models, 0 if features is None else features.shape[1], i, j
+        self.features = None if features is None else np.ascontiguousarray(features[order])
+        self.battles_by_prompt = battles_by_prompt.tocsr()[order]
+        self.wins_by_prompt = wins_by_prompt.tocsr()[order]
+        self.draws = draws.T.copy()  # prompts × rounds
+        rows = len(i)
+        new_pair = np.r_[True, (i[1:] != i[:-1]) | (j[1:] != j[:-1])] if rows else np.zeros(0, dtype=bool)
+        self.pair = np.cumsum(new_pair) - 1
+        self.pair_i, self.pair_j = i[new_pair], j[new_pair]
+        self.rows_are_pairs = len(self.pair_i) == rows
+        n_pairs = len(self.pair_i)
+        self.pair_sum = coo_matrix((np.ones(rows), (self.pair, np.arange(rows))), shape=(n_pairs, rows)).tocsr()
+        # pair -> models: +1 for i, -1 for j (the gradient); its absolute value sums the Hessian's diagonal
+        pairs = np.arange(n_pairs)
+        self.incidence = coo_matrix((np.r_[np.ones(n_pairs), -np.ones(n_pairs)],
+                                     (np.r_[self.pair_i, self.pair_j], np.r_[pairs, pairs])),
+                                    shape=(n_models, n_pairs)).tocsr()
+        self.degree = abs(self.incidence)
+        self.as_i = coo_matrix((np.ones(n_pairs), (self.pair_i, pairs)), shape=(n_models, n_pairs)).tocsr()
+        self.as_j = coo_matrix((np.ones(n_pairs), (self.pair_j, pairs)), shape=(n_models, n_pairs)).tocsr()
+        # Rows -> what the Hessian sums per pair: the curvature, then the curvature times each style column.
+        self.curvature_sums = self.pair_sum
+        if self.k:
+            # each product of two style columns once (the Hessian's style block is symmetric)
+            self.upper = np.triu_indices(self.k)
+            self.products = np.ascontiguousarray((self.features[:, self.upper[0]] * self.features[:, self.upper[1]]).T)
+            self.curvature_sums = sparse_vstack(
+                [self.pair_sum, *(coo_matrix((self.features[:, c], (self.pair, np.arange(rows))), shape=(n_pairs, rows))
+                                  for c in range(self.k))]).tocsr()
+        self._buffers: tuple[np.ndarray, ...] = ()
+
+    def weights(self, rounds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Weighted battles and wins of i per row in these rounds (rows × rounds)."""
+        chosen = self.draws[:, rounds]
+        return self.battles_by_prompt @ chosen, self.wins_by_prompt @ chosen
+
+    def buffers(self, rounds: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Three (rows × rounds) work arrays, kept between steps: allocating them anew each step (megabytes,
+        fresh pages) cost more than the arithmetic."""
+        if not self._buffers or self._buffers[0].shape[1] != rounds:
+            self._buffers = tuple(np.empty((len(self.pair), rounds)) for _ in range(3))
+        return self._buffers
+
+
+def _newton_rounds(rows: _RoundRows, pinned: int, start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """[θ, γ] of every round (rounds × parameters) by Newton's method on all rounds at once, from ``start``
+    (θ[pinned] = 0); and which rounds got there (False: a battle graph in pieces, a singular Hessian, a step
+    past the bound, no convergence — those rounds are for the per-round fit).
+
+    The first step needs no pass over the rows: at ``start``, the same point for every round, a round's
+    gradient and Hessian are its draws times each prompt's share of them, computed once.
+    """
+    n, k = rows.n_models, rows.k
+    rounds = rows.draws.shape[1]
+    start = start - np.concatenate([np.full(n, start[pinned]), np.zeros(k)])
+    parameters = np.tile(start, (rounds, 1))
+    fitted = np.zeros(rounds, dtype=bool)
+    first_sums = _prompt_sums(rows, start)
+    block = max(1, min(rounds, _BLOCK_ELEMENTS // max(len(rows.pair), 1)))
+    for first in range(0, rounds, block):
+        index = np.arange(first, min(first + block, rounds))
+        battles, wins = rows.weights(index)
+        pair_battles = battles if rows.rows_are_pairs else rows.pair_sum @ battles  # pairs × rounds
+        played = (rows.degree @ pair_battles).T > 0  # rounds × n
+        played[:, pinned] = False
+        # A model that won (lost) every battle of the round has no finite optimum: it stays at the bound, as
+        # the bounded per-round fit leaves it, and Newton's method fits the others.
+        pair_wins = wins if rows.rows_are_pairs else rows.pair_sum @ wins
+        model_battles = (rows.degree @ pair_battles).T
+        model_wins = (rows.as_i @ pair_wins + rows.as_j @ (pair_battles - pair_wins)).T
+        won_all = played & (model_wins >= model_battles * (1.0 - 1e-12))
+        lost_all = played & (model_wins <= model_battles * 1e-12)
+        current = parameters[index]
+        current[:, :n][won_all] = RATING_BOUND_LOGITS
+        current[:, :n][lost_all] = -RATING_BOUND_LOGITS
+        bounded = won_all | lost_all
+        played &= ~bounded
+        free = np.concatenate([played, np.ones((len(index), k), dtype=bool)], axis=1)
+        # A round whose battles leave a played model unconnected to the pinned one has no unique optimum.
+        connected = _reaches_every_played_model(rows, pair_battles > 0, played, pinned)
+        active = np.flatnonzero(connected)
+        if not len(active):
+            continue
+        if not connected.all():
+            battles, wins = battles[:, connected], wins[:, connected]
+        sums = tuple(total @ rows.draws[:, index[active]] for total in first_sums)
+        for taken in range(_MAX_BATCHED_STEPS):
+            step, solved = _newton_step(rows, sums, free[active], check_rank=taken == 0 or bounded[active].any())
+            current[active] -= step
+            inside = solved & np.all((np.abs(current[active, :n]) < RATING_BOUND_LOGITS) | ~free[active, :n], axis=1)
+            done = inside & (np.max(np.abs(step), axis=1) <= _STEP_TOLERANCE)
+            if taken == 0:  # the first step was taken at the start, not where a bounded model now stands
+                done &= ~bounded[active].any(axis=1)
+            fitted[index[active[done]]] = True
+            still = inside & ~done
+            if not still.any():
+                break
+            if not still.all():  # the rows of the rounds left, once, rather than at every step
+                battles, wins, active = battles[:, still], wins[:, still], active[still]
+            sums = _row_sums(rows, current[active], battles, wins)
+        parameters[index] = current
+    return parameters, fitted
+
+
+def _reaches_every_played_model(rows: _RoundRows, linked: np.ndarray, played: np.ndarray, pinned: int) -> np.ndarray:
+    """Per round: is every played model linked to the pinned one by pairs with battles (``linked``: pairs ×
+    rounds)? Grows the set reached from the pinned model, all rounds at once, until it stops growing."""
+    reached = np.zeros_like(played)
+    reached[:, pinned] = True
+    linked = linked.T  # rounds × pairs
+    while True:
+        touching = linked & (reached[:, rows.pair_i] | reached[:, rows.pair_j])
+        grown = reached | ((rows.degree @ touching.T.astype(float)).T > 0)
+        if np.array_equal(grown, reached):
+            return np.all(reached | ~played, axis=1)
+        reached = grown
+
+
+def _prompt_sums(rows: _RoundRows, parameters: np.ndarray) -> tuple:
+    """What ``_row_sums`` gives at ``parameters`` (one point for all rounds), per prompt (each × prompts):
+    a round's sums are these times its draws."""
+    n, k = rows.n_models, rows.k
+    d = parameters[rows.i] - parameters[rows.j]
+    if k:
+        d = d + rows.features @ parameters[n:]
+    p = 1.0 / (1.0 + np.exp(-d))
+    residual = rows.battles_by_prompt.multiply(p[:, None]) - rows.wins_by_prompt  # rows × prompts
+    curvature = rows.battles_by_prompt.multiply((p * (1.0 - p))[:, None]).tocsr()
+    residual = residual.tocsr()
+    sums = [rows.pair_sum @ residual, rows.curvature_sums @ curvature]
+    if k:
+        sums += [(residual.T @ rows.features).T, (curvature.T @ rows.products.T).T]
+    return tuple(s.toarray() if hasattr(s, "toarray") else np.asarray(s) for s in sums)
+
+
+def _row_sums(rows: _RoundRows, parameters: np.ndarray, battles: np.ndarray, wins: np.ndarray) -> tuple:
+    """At each round's ``parameters`` (rounds × parameters), over its rows (``battles``/``wins``: rows ×
+    rounds): the residual (battles·σ(d) − wins) summed per pair, the curvature (battles·σ(d)·(1 − σ(d)))
+    summed per pair and, with style columns, per pair times each column, the residual times the columns and
+    the curvature times their products (each × rounds). All in place in the rows' work arrays."""
+    n, k = rows.n_models, rows.k
+    transposed = parameters.T  # parameters × rounds
+    difference = transposed[rows.pair_i] - transposed[rows.pair_j]  # pairs × rounds
+    p, residual, curvature = rows.buffers(parameters.shape[0])
+    if rows.rows_are_pairs:
+        p[...] = difference
+    else:
+        np.take(difference, rows.pair, axis=0, out=p)
+    if k:
+        np.matmul(rows.features, transposed[n:], out=residual)
+        p += residual
+    np.negative(p, out=p)
+    np.exp(p, out=p)
+    p += 1.0
+    np.reciprocal(p, out=p)
+    np.multiply(battles, p, out=residual)
+    np.multiply(residual, p, out=curvature)
+    np.subtract(residual, curvature, out=curvature)
+    residual -= wins
+    if rows.rows_are_pairs:
+        sums = [residual.copy(), curvature.copy()]
+    else:
+        sums = [rows.pair_sum @ residual, rows.curvature_sums @ curvature]
+    if k:
+        sums += [rows.features.T @ residual, rows.products @ curvature]
+    return tuple(sums)
+
+
+def _newton_step(rows: _RoundRows, sums: tuple, free: np.ndarray,
+                 check_rank: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """One Newton step per round (rounds × parameters; 0 for a fixed parameter: the pinned model, a model
+    without battles in the round or at the bound) from ``_row_sums``, and whether it could be solved.
+
+    ``check_rank``: also count as unsolved a round whose style columns are collinear with the models (a few
+    drawn prompts whose style differences are the same for every battle): its optimum is a ridge, not a
+    point, and rounding would pick anywhere on it; the per-round fit handles it as it always did. Checked
+    on the style block's Schur complement, scaled to a unit diagonal (its smallest eigenvalue, ``_RIDGE``);
+    at the first step, and at every step of a round with a model at the bound (its battles' curvature
+    vanishes there)."""
+    n, k = rows.n_models, rows.k
+    pair_residual, curvature_sums = sums[0], sums[1]
+    count = pair_residual.shape[1]
+    n_pairs = len(rows.pair_i)
+    pair_curvature = curvature_sums[:n_pairs]
+    gradient = np.empty((count, n + k))
+    gradient[:, :n] = (rows.incidence @ pair_residual).T
+    hessian = np.zeros((count, n + k, n + k))
+    hessian[:, rows.pair_i, rows.pair_j] = -pair_curvature.T
+    hessian[:, rows.pair_j, rows.pair_i] = -pair_curvature.T
+    diagonal = np.arange(n)
+    hessian[:, diagonal, diagonal] = (rows.degree @ pair_curvature).T
+    if k:
+        gradient[:, n:] = sums[2].T
+        cross = np.stack([rows.incidence @ curvature_sums[n_pairs * (c + 1):n_pairs * (c + 2)] for c in range(k)],
+                         axis=2)  # n × rounds × k
+        hessian[:, :n, n:] = cross.transpose(1, 0, 2)
+        hessian[:, n:, :n] = cross.transpose(1, 2, 0)
+        first, second = n + rows.upper[0], n + rows.upper[1]
+        hessian[:, first, second] = sums[3].T
+        hessian[:, second, first] = sums[3].T
+    gradient *= free
+    hessian *= free[:, :, None] & free[:, None, :]
+    fixed = np.flatnonzero(~free.ravel())
+    hessian.reshape(count, -1)[fixed // (n + k), (fixed % (n + k)) * (n + k + 1)] = 1.0
+    solved = np.ones(count, dtype=bool)
+    try:
+        step = np.linalg.solve(hessian, gradient[:, :, None])[:, :, 0]
+    except np.linalg.LinAlgError:
+        step = np.zeros_like(gradient)
+        for r in range(count):
+            try:
+                step[r] = np.linalg.solve(hessian[r], gradient[r])
+            except np.linalg.LinAlgError:
+                solved[r] = False
+    if check_rank and k:
+        theta_block, cross = hessian[:, :n, :n], hessian[:, :n, n:]
+        try:
+            schur = hessian[:, n:, n:] - cross.transpose(0, 2, 1) @ np.linalg.solve(theta_block, cross)
+            scale = np.sqrt(np.diagonal(hessian[:, n:, n:], axis1=1, axis2=2))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                schur = schur / (scale[:, :, None] * scale[:, None, :])
+            full_rank = np.all(np.isfinite(schur), axis=(1, 2))
+            schur[~full_rank] = np.eye(k)
+            solved &= full_rank & (np.linalg.eigvalsh(schur)[:, 0] > _RIDGE)
+        except np.linalg.LinAlgError:
+            solved[:] = False
+    solved &= np.all(np.isfinite(step), axis=1)
+    step[~solved] = 0.0
+    return step, solved
+
+
 def _bootstrap_by_prompt(rows: _BattleRows, n_models: int, pinned: int, start: np.ndarray, rounds: int, seed: int,
-                         features: np.ndarray | None) -> np.ndarray:
+                         features: np.ndarray | None, batched: bool = True) -> np.ndarray:
     """θ of every round (rounds × models): each round draws as many prompts as there are, with replacement,
-    and every battle of a drawn prompt counts once per draw. Fits start from the full-data fit."""
+    and every battle of a drawn prompt counts once per draw.
+
+    All rounds are fitted together (``_newton_rounds``, from the full-data fit); a round that it cannot fit
+    (a model that won or lost everything, a battle graph in pieces) is fitted alone, as every round was
+    before (``_fit_parameters`` from the full-data fit: Newton, then L-BFGS-B within the bounds; all rounds
+    with ``batched=False``, the reference the batched fit is measured against). The draws are the ones a
+    round-by-round loop makes: ``multinomial(..., size=rounds)`` gives the same numbers as ``rounds`` calls.
+    """
     rng = np.random.default_rng(seed)
     n_prompts = int(rows.prompt.max()) + 1 if len(rows.prompt) else 0
+    draws = rng.multinomial(n_prompts, np.full(n_prompts, 1.0 / n_prompts), size=rounds).astype(float)
     if features is None:  # summed per pair of models in each round: the fit's cost does not grow with the battles
         lo, hi = np.minimum(rows.a, rows.b), np.maximum(rows.a, rows.b)
-        pair = lo * n_models + hi
+        pairs, pair = np.unique(lo * n_models + hi, return_inverse=True)
         lo_win = np.where(rows.a == lo, rows.win, rows.weight - rows.win)
-        weight, prompt = rows.weight, rows.prompt
+        i, j, row, weight, wins = pairs // n_models, pairs % n_models, pair, rows.weight, lo_win
+        prompt = rows.prompt
     else:
         i, j, weight, wins, prompt, features = rows.by_pair_and_prompt(n_models, features)
-    thetas = np.empty((rounds, n_models))
-    for r in range(rounds):
-        draws = rng.multinomial(n_prompts, np.full(n_prompts, 1.0 / n_prompts)).astype(float)[prompt]
-        if features is None:
-            battles = np.bincount(pair, weights=weight * draws, minlength=n_models * n_models)
-            score = np.bincount(pair, weights=lo_win * draws, minlength=n_models * n_models)
-            kept = np.flatnonzero(battles)
-            parameters = _fit_parameters(n_models, kept // n_models, kept % n_models, battles[kept], score[kept],
-                                         pinned, start)
-        else:
-            kept = draws > 0
-            parameters = _fit_parameters(n_models, i[kept], j[kept], weight[kept] * draws[kept],
-                                         wins[kept] * draws[kept], pinned, start, features=features[kept])
-        thetas[r] = parameters[:n_models]
-    return thetas
+        row = np.arange(len(i))
+    shape = (len(i), n_prompts)
+    round_rows = _RoundRows(n_models, i, j, features, coo_matrix((weight, (row, prompt)), shape=shape),
+                            coo_matrix((wins, (row, prompt)), shape=shape), draws)
+    if batched:
+        parameters, fitted = _newton_rounds(round_rows, pinned, start)
+    else:
+        parameters, fitted = np.zeros((rounds, len(start))), np.zeros(rounds, dtype=bool)
+    for r in np.flatnonzero(~fitted):
+        battles, won = (column[:, 0] for column in round_rows.weights(np.array([r])))
+        kept = battles > 0
+        parameters[r] = _fit_parameters(n_models, round_rows.i[kept], round_rows.j[kept], battles[kept], won[kept],
+                                        pinned, start, features=None if features is None else round_rows.features[kept])
+    return parameters[:, :n_models]
 
 
 def rank_tiers(rating: Sequence[float], lower: Sequence[float], upper: Sequence[float]) -> list[int | None]:
