@@ -155,9 +155,11 @@ def _merged_stats(batches: list[tuple[list, CallStats]]) -> CallStats:
     merged = CallStats()
     fresh_latencies = []
     for results, stats in batches:
+        merged.requests += stats.requests
         merged.api_calls += stats.api_calls
         merged.cache_hits += stats.cache_hits
         merged.errors += stats.errors
+        merged.given_up += stats.given_up
         merged.cost_usd += stats.cost_usd
         merged.retries += stats.retries
         fresh_latencies += [r.latency_ms for r in results if not r.cached and r.error is None]

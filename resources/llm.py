@@ -26,6 +26,8 @@ class LLMClient(dg.ConfigurableResource):
     batch_poll_max_s: float = 600.0
     # Each provider's limits across processes and runs (registry/providers.yaml; no file: defaults)
     providers_path: str = ""
+    # Ask requests given up after repeated permanent failures (benchwright/llm/failures.py) again
+    retry_given_up: bool = False
 
     def run(
         self,
@@ -44,6 +46,7 @@ class LLMClient(dg.ConfigurableResource):
             batch_poll_s=self.batch_poll_s,
             batch_poll_max_s=self.batch_poll_max_s,
             provider_limits=load_providers(self.providers_path)[0] if self.providers_path else None,
+            retry_given_up=self.retry_given_up,
         ) as runner:
             return runner.run(requests, limits=limits, progress=progress, scope=scope or _asking_asset())
 
