@@ -11,6 +11,7 @@ import pandas as pd
 
 from benchwright import answer_injection
 from benchwright.images import NormalizedImage, data_url
+from benchwright.llm.failures import failed_calls
 from benchwright.pii import redacted
 from benchwright.report import markdown_table
 from benchwright.paths import ROOT, plugin_modules
@@ -105,6 +106,20 @@ def graph_assets(keep: Callable[[dg.AssetsDefinition], bool], besides: tuple[str
 
 def llm_metadata(stats) -> dict[str, Any]:
     return {key: (value if value is not None else float("nan")) for key, value in stats.as_metadata().items()}
+
+
+def llm_result(context, metadata: dict[str, Any]) -> dg.MaterializeResult:
+    """What an asset that calls models returns: its metadata (with `llm_metadata`'s counts) and, when some of
+    its calls failed, a data version of this run's own.
+
+    Without failed calls Dagster's own version stands (code version and inputs), so a re-run with nothing new
+    changes nothing downstream. With failed calls the rows are partial: the next run (asked by the main job or
+    `failed_calls_sensor`, see benchwright/llm/failures.py) fills them in from the same inputs, and Dagster's
+    version would then be the same as the partial one's, leaving the readers of the holes looking fresh. A
+    version of the partial run's own makes the filled-in one differ from it, so the readers run again.
+    """
+    version = None if failed_calls(metadata) == 0 else dg.DataVersion(f"with-failed-calls-{context.run_id}")
+    return dg.MaterializeResult(metadata=metadata, data_version=version)
 
 
 IMAGE_BATCH_BYTES = 32 * 2**20

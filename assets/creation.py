@@ -10,7 +10,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import CREATION_DATASET, JUDGE_ENTRY, creation_dataset_files, model_entries, registry_labels, registry_roles
-from assets.common import (EAGER, LOAD_WHEN_MISSING, ImageWriter, call_scope, store_generations, add_labels, answers_by_item, image_urls, llm_metadata, record_problems,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, ImageWriter, call_scope, store_generations, add_labels, answers_by_item, image_urls, llm_metadata, llm_result, record_problems,
                            repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import pairwise, steps
@@ -134,7 +134,7 @@ def creation_references(context: dg.AssetExecutionContext, warehouse: Warehouse,
               "request_key": r.key, "simulated": baseline.simulated} for p, r in zip(plan, results)]
     df = pd.DataFrame(rows)
     warehouse.replace_rows("creation_references", df, match={})
-    return dg.MaterializeResult(metadata=table_metadata(df, ["item_id", "baseline", "answer", "error"], **llm_metadata(stats)))
+    return llm_result(context, table_metadata(df, ["item_id", "baseline", "answer", "error"], **llm_metadata(stats)))
 
 
 @dg.asset(
@@ -154,7 +154,7 @@ def creation_image_descriptions(context: dg.AssetExecutionContext, config: Descr
     if describer is None:
         context.log.warning("No `role: describer` model in the registry: text-only candidates will be skipped")
         warehouse.replace_rows("creation_image_descriptions", pd.DataFrame(), match={})
-        return dg.MaterializeResult(metadata={"rows": 0})
+        return llm_result(context, {"rows": 0})
     items = load_items(warehouse)
     limits = limits_for([describer])
     focus, focus_stats = {}, None
@@ -171,10 +171,10 @@ def creation_image_descriptions(context: dg.AssetExecutionContext, config: Descr
                         "simulated": describer.simulated} for p, r in zip(plan, results)])
     warehouse.replace_rows("creation_image_descriptions", df, match={})
     meta = llm_metadata(stats)
-    if focus_stats:
-        meta["api_calls"] += focus_stats.api_calls
-        meta["cache_hits"] += focus_stats.cache_hits
-    return dg.MaterializeResult(metadata=table_metadata(df, ["item_id", "mode", "description", "error"], **meta))
+    if focus_stats:  # the focus calls' failures count as the step's too (failed_calls check, re-runs)
+        for name in ("requests", "api_calls", "cache_hits", "errors", "given_up"):
+            meta[name] += getattr(focus_stats, name)
+    return llm_result(context, table_metadata(df, ["item_id", "mode", "description", "error"], **meta))
 
 
 @dg.asset(
@@ -200,7 +200,7 @@ def creation_generations(context: dg.AssetExecutionContext, warehouse: Warehouse
                              scope=call_scope(context, "creation", model.slug))
     df = creation_steps.generation_rows(model, plan, results)
     store_generations(warehouse, df, creation_steps.BENCHMARK, model.slug)
-    return dg.MaterializeResult(metadata=table_metadata(
+    return llm_result(context, table_metadata(
         df, ["item_id", "variant", "response", "error"], **llm_metadata(stats),
         model=model.model, simulated=model.simulated, skipped=len(skipped),
         pii_redactions=int(df["pii_redactions"].sum())))
@@ -243,7 +243,7 @@ def creation_pairwise_judgments(context: dg.AssetExecutionContext, warehouse: Wa
                              scope=call_scope(context, "creation", model.slug, judge.slug))
     df = creation_steps.pairwise_rows(model, judge, plan, results)
     warehouse.replace_rows("creation_pairwise_judgments", df, match={"model": model.slug, "judge": judge.slug})
-    return dg.MaterializeResult(metadata=table_metadata(
+    return llm_result(context, table_metadata(
         df, ["item_id", "judge_order", "verdict", "outcome", "error"], **llm_metadata(stats),
         parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()), skipped_items=len(skipped),
         aggregation=("dual evaluation: both orders count as separate judgments; n = parsed judgments"),
@@ -270,7 +270,7 @@ def creation_vfs_judgments(context: dg.AssetExecutionContext, warehouse: Warehou
                              scope=call_scope(context, "creation", model.slug, judge.slug))
     df = creation_steps.vfs_rows(model, judge, plan, results)
     warehouse.replace_rows("creation_vfs_judgments", df, match={"model": model.slug, "judge": judge.slug})
-    return dg.MaterializeResult(metadata=table_metadata(
+    return llm_result(context, table_metadata(
         df, ["item_id", "score_a", "score_b", "parse_ok", "error"], **llm_metadata(stats),
         parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()), skipped_items=len(skipped),
     ))

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from assets.sources import MMMT_IF_DATASET, JUDGE_ENTRY, mmmt_if_dataset_files, mmmt_if_human_files, model_entries, registry_labels
-from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, add_labels, image_urls, llm_metadata,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, add_labels, image_urls, llm_metadata, llm_result,
                            record_problems, repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import paths, ratings, steps
@@ -211,7 +211,7 @@ def mmmt_if_generations(context: dg.AssetExecutionContext, config: MMMTIFGenerat
     df = pd.concat(frames, ignore_index=True)
     store_generations(warehouse, df, prompts.BENCHMARK, model.slug)
     failed_history = sum(answer is None for answers in history.values() for answer in answers)
-    return dg.MaterializeResult(metadata=table_metadata(
+    return llm_result(context, table_metadata(
         df, ["item_id", "variant", "sample_index", "response", "error"], **llm_metadata(merged),
         model=model.model, simulated=model.simulated, samples=config.samples, turns=last_turn,
         variants=dg.MetadataValue.json(list(variants)), turns_without_answer=failed_history,
@@ -275,7 +275,7 @@ def mmmt_if_autorater_judgments(context: dg.AssetExecutionContext, warehouse: Wa
                              progress=context.log.info)
     df = mmmt_if_steps.autorater_rows(model, judge, plan, results)
     warehouse.replace_rows("mmmt_if_autorater_judgments", df, match={"model": model.slug, "judge": judge.slug})
-    return dg.MaterializeResult(metadata=table_metadata(
+    return llm_result(context, table_metadata(
         df, ["turn_id", "variant", "instruction_following", "overall_quality", "parse_ok", "error"],
         **llm_metadata(stats), parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()),
         skipped_failed_generations=skipped,
