@@ -99,7 +99,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Analyst snapshot: {warehouse.snapshot_path}   (query: duckdb -readonly {warehouse.snapshot_path})")
     print(f"LLM cache:        {resources['llm'].cache_path}")
     print(f"Dagster runs:     DAGSTER_HOME={os.environ['DAGSTER_HOME']}  (python3.11 dev.py ui)")
-    # A step whose every call failed (a provider down, a wrong api_base) produced nothing: the job failed.
+    return exit_status(summary)
+
+
+def exit_status(summary: dict) -> int:
+    """1 when a run failed (a blocking check's ERROR fails its run: more than 10 % of a step's calls failed, say)
+    or a step's every call failed (a provider down, a wrong api_base: it produced nothing), else 0."""
     return 1 if summary["failed_runs"] or summary["all_calls_failed"] else 0
 
 

@@ -19,6 +19,7 @@ import time
 import dagster as dg
 
 from benchwright.llm.failures import calls_to_ask_again
+from sensors import TICK_INTERVAL_S
 
 RETRY_AFTER_S_DEFAULT = 300
 
@@ -42,7 +43,8 @@ def llm_asset_keys() -> list[dg.AssetKey]:
     return [key for asset in llm_assets() for key in asset.keys]
 
 
-@dg.sensor(minimum_interval_seconds=30, default_status=dg.DefaultSensorStatus.RUNNING,
+@dg.sensor(minimum_interval_seconds=TICK_INTERVAL_S, default_status=dg.DefaultSensorStatus.RUNNING,
+           asset_selection=llm_asset_keys(),
            description="Runs again the asset partitions whose latest materialization recorded failed LLM calls "
                        "that are not given up (benchwright/llm/failures.py); only those calls are asked again.")
 def failed_calls_sensor(context: dg.SensorEvaluationContext):
