@@ -6,6 +6,7 @@ import sqlite3
 from pathlib import Path
 
 import dagster as dg
+import duckdb
 
 from scripts.compare_warehouses import compare
 from scripts.materialize_all import exit_status
@@ -47,6 +48,18 @@ def _asked_in(resources: dict, run_ids: list[str]) -> set[str]:
                                "AND llm_model IN (?, ?)", [*run_ids, *HTTP_MODELS])
 
 
+def _missing(resources: dict) -> dict[tuple, int]:
+    """(view, judge) -> items the HTTP writer's figures miss, from the analyst snapshot's leaderboards."""
+    con = duckdb.connect(resources["warehouse"].snapshot_path, read_only=True)
+    try:
+        return {(view, judge): missing for view in ("creation_leaderboard_overall", "urs_leaderboard_overall",
+                                                    "gap_leaderboard")
+                for judge, missing in con.execute(f"SELECT judge, missing FROM {view} WHERE model = 'http-writer'")
+                .fetchall()}
+    finally:
+        con.close()
+
+
 def test_failed_calls_are_asked_again_until_the_warehouse_is_a_healthy_ones(tmp_path):
     with OpenAIServer(reply=simulated_reply, fault_kinds=("500",), seed=3, max_lifetime_s=600) as srv:
         healthy = _home(tmp_path, "healthy", srv.base_url)
@@ -68,6 +81,9 @@ def test_failed_calls_are_asked_again_until_the_warehouse_is_a_healthy_ones(tmp_
             assert {check for _, check in flagged} == {"failed_calls"}
             assert {"creation_generations", "creation_pairwise_judgments"} <= {asset for asset, _ in flagged}
 
+            # The leaderboards say how partial each figure is.
+            assert _missing(faulty) and max(_missing(faulty).values()) > 0
+
             srv.fault_rate = srv.sticky_rate = 0.0
             srv.reset_counts()
             second = materialize_everything(instance, faulty, asset_config=SMALLER)
@@ -84,6 +100,7 @@ def test_failed_calls_are_asked_again_until_the_warehouse_is_a_healthy_ones(tmp_
 
             third = materialize_everything(instance, faulty, asset_config=SMALLER)
             assert (third["runs"], third["api_calls"]) == (0, 0)
+            assert set(_missing(faulty).values()) == {0}
 
     differing = [row for row in compare(healthy["warehouse"].database, faulty["warehouse"].database)
                  if row[1] < 0 or row[3] or row[4]]
