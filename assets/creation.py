@@ -10,7 +10,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import CREATION_DATASET, JUDGE_ENTRY, creation_dataset_files, model_entries, registry_labels, registry_roles
-from assets.common import (EAGER, LOAD_WHEN_MISSING, ImageWriter, call_scope, store_generations, add_labels, answers_by_item, image_urls, llm_metadata, llm_result, record_problems,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, ImageWriter, call_scope, store_generations, add_labels, answers_by_item, image_urls, failed_calls_spec, llm_metadata, llm_result, record_problems,
                            repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import pairwise, steps
@@ -110,6 +110,7 @@ class DescriptionConfig(dg.Config):
 
 
 @dg.asset(
+    check_specs=[failed_calls_spec("creation_references", None)],
     group_name="generations",
     deps=[registry_roles, creation_items],
     code_version=prompts.CANDIDATE_PROMPT_VERSION,
@@ -138,6 +139,7 @@ def creation_references(context: dg.AssetExecutionContext, warehouse: Warehouse,
 
 
 @dg.asset(
+    check_specs=[failed_calls_spec("creation_image_descriptions", None)],
     group_name="generations",
     deps=[registry_roles, creation_items],
     code_version=prompts.DESCRIBE_PROMPT_VERSION,
@@ -178,6 +180,7 @@ def creation_image_descriptions(context: dg.AssetExecutionContext, config: Descr
 
 
 @dg.asset(
+    check_specs=[failed_calls_spec("creation_generations", models_partitions)],
     group_name="generations",
     deps=[model_entries, creation_items, creation_image_descriptions],
     partitions_def=models_partitions,
@@ -221,6 +224,7 @@ def _inputs(warehouse: Warehouse, model_slug: str):
 
 
 @dg.asset(
+    check_specs=[failed_calls_spec("creation_pairwise_judgments", model_judge_partitions)],
     deps=[JUDGE_ENTRY, *_DEPS],
     group_name="judgments",
     partitions_def=model_judge_partitions,
@@ -251,6 +255,7 @@ def creation_pairwise_judgments(context: dg.AssetExecutionContext, warehouse: Wa
 
 
 @dg.asset(
+    check_specs=[failed_calls_spec("creation_vfs_judgments", model_judge_partitions)],
     deps=[JUDGE_ENTRY, *_DEPS],
     group_name="judgments",
     partitions_def=model_judge_partitions,

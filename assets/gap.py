@@ -11,7 +11,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import GAP_SAMPLE_LOGS, JUDGE_ENTRY, gap_log_files, model_entries, registry_labels, registry_roles
-from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, add_labels, image_urls, llm_metadata, llm_result,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, add_labels, image_urls, failed_calls_spec, llm_metadata, llm_result,
                            log_first, record_problems, repo_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import paths, steps
@@ -271,6 +271,7 @@ def _val_items(warehouse: Warehouse, limit: int | None = None) -> pd.DataFrame:
 
 
 @dg.asset(
+    check_specs=[failed_calls_spec("gap_generations", models_partitions)],
     group_name="generations",
     deps=[model_entries, gap_vqa_dataset],
     partitions_def=models_partitions,
@@ -293,6 +294,7 @@ def gap_generations(context: dg.AssetExecutionContext, config: GapGenerationsCon
 
 
 @dg.asset(
+    check_specs=[failed_calls_spec("gap_score_judgments", model_judge_partitions)],
     group_name="judgments",
     deps=[JUDGE_ENTRY, dg.AssetDep(gap_generations, partition_mapping=by_model), gap_vqa_dataset],
     partitions_def=model_judge_partitions,
@@ -366,6 +368,7 @@ class GapTaintedConfig(dg.Config):
 
 
 @dg.asset(
+    check_specs=[failed_calls_spec("gap_tainted_answers", None)],
     group_name="generations",
     code_version=answering.TAINT_PROMPT_VERSION,
     deps=[registry_roles, gap_images],

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from assets.sources import MMMT_IF_DATASET, JUDGE_ENTRY, mmmt_if_dataset_files, mmmt_if_human_files, model_entries, registry_labels
-from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, add_labels, image_urls, llm_metadata, llm_result,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, add_labels, image_urls, failed_calls_spec, llm_metadata, llm_result,
                            record_problems, repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import paths, ratings, steps
@@ -170,6 +170,7 @@ def _merged_stats(batches: list[tuple[list, CallStats]]) -> CallStats:
 
 
 @dg.asset(
+    check_specs=[failed_calls_spec("mmmt_if_generations", models_partitions)],
     group_name="generations",
     deps=[model_entries, mmmt_if_chats, mmmt_if_source_chats],  # turns from the chat set, images from the source load
     partitions_def=models_partitions,
@@ -250,6 +251,7 @@ def mmmt_if_turn_scores(context: dg.AssetExecutionContext, warehouse: Warehouse)
 
 
 @dg.asset(
+    check_specs=[failed_calls_spec("mmmt_if_autorater_judgments", model_judge_partitions)],
     group_name="judgments",
     deps=[JUDGE_ENTRY, dg.AssetDep(mmmt_if_generations, partition_mapping=by_model), mmmt_if_chats],
     partitions_def=model_judge_partitions,

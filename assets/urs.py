@@ -11,7 +11,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import JUDGE_ENTRY, human_pairwise_files, model_entries, URS_DATASET, registry_labels, registry_roles, urs_dataset_files
-from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, add_labels, llm_metadata, llm_result, record_problems, repo_path, shown_path,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, add_labels, failed_calls_spec, llm_metadata, llm_result, record_problems, repo_path, shown_path,
                            table_metadata)
 from assets.human_pairwise import human_pairwise_drop_folder, known_models, load_human_pairwise_drops
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
@@ -95,6 +95,7 @@ class UrsReferenceConfig(dg.Config):
 
 
 @dg.asset(
+    check_specs=[failed_calls_spec("urs_references", None)],
     group_name="generations",
     deps=[registry_roles, urs_items],
     code_version=prompts.CANDIDATE_PROMPT_VERSION,
@@ -130,6 +131,7 @@ def urs_references(context: dg.AssetExecutionContext, config: UrsReferenceConfig
 
 
 @dg.asset(
+    check_specs=[failed_calls_spec("urs_generations", models_partitions)],
     group_name="generations",
     # After the references: this also puts it on creation_generations' level of the graph, so the
     # orchestrator (scripts/orchestrate.py) runs both in one run per model instead of two.
@@ -179,6 +181,7 @@ def _answers(warehouse: Warehouse, models: list[str], sample_indexes: list[int],
 
 
 @dg.asset(
+    check_specs=[failed_calls_spec("urs_judgments", model_judge_partitions)],
     group_name="judgments",
     deps=[JUDGE_ENTRY, dg.AssetDep(urs_generations, partition_mapping=by_model), urs_references],
     partitions_def=model_judge_partitions,
@@ -214,6 +217,7 @@ class CrossValidationConfig(dg.Config):
 
 
 @dg.asset(
+    check_specs=[failed_calls_spec("urs_cross_judgments", None)],
     group_name="judgments",
     # After the main judgments, so a new judge (whose judgments partitions run first) joins the grid.
     deps=[urs_generations, urs_judgments],
