@@ -15,6 +15,7 @@ import assets
 import checks
 from benchwright.paths import plugin_modules
 from resources import default_resources
+from sensors.failed_calls import failed_calls_sensor
 from sensors.gap import gap_log_drop_sensor
 from sensors.human_pairwise import human_pairwise_drop_sensor
 from sensors.mmmt_if import mmmt_if_human_ratings_sensor
@@ -65,7 +66,7 @@ defs = dg.Definitions(
     assets=[*dg.load_assets_from_package_module(assets), *dg.load_assets_from_modules(_plugins)],
     asset_checks=[*dg.load_asset_checks_from_package_module(checks), *dg.load_asset_checks_from_modules(_plugins)],
     sensors=[registry_sensor, automation_sensor, mmmt_if_human_ratings_sensor, gap_log_drop_sensor,
-             human_pairwise_drop_sensor, benchmark_scores_sensor, orphaned_run_sensor],
+             human_pairwise_drop_sensor, benchmark_scores_sensor, orphaned_run_sensor, failed_calls_sensor],
     resources=default_resources(),
     executor=executor,
 )

@@ -11,6 +11,7 @@ import pandas as pd
 
 from benchwright import answer_injection
 from benchwright.images import NormalizedImage, data_url
+from benchwright.llm.failures import FAILED_CALLS_ERROR_SHARE, failed_calls, failed_share_severity, requests_of
 from benchwright.pii import redacted
 from benchwright.report import markdown_table
 from benchwright.paths import ROOT, plugin_modules
@@ -111,6 +112,45 @@ def graph_assets(keep: Callable[[dg.AssetsDefinition], bool], besides: tuple[str
 
 def llm_metadata(stats) -> dict[str, Any]:
     return {key: (value if value is not None else float("nan")) for key, value in stats.as_metadata().items()}
+
+
+FAILED_CALLS_CHECK = "failed_calls"
+
+
+def failed_calls_spec(asset: str, partitions_def: dg.PartitionsDefinition | None = None) -> dg.AssetCheckSpec:
+    """The `failed_calls` check of an asset that calls models, computed by the asset itself (`llm_result`), so it
+    costs no step of its own. Blocking: an ERROR fails the step and the readers in the same run wait."""
+    return dg.AssetCheckSpec(FAILED_CALLS_CHECK, asset=asset, blocking=True, partitions_def=partitions_def,
+                             description=f"Share of the step's LLM requests that failed (ERROR above "
+                                         f"{FAILED_CALLS_ERROR_SHARE:.0%}, WARN above 0); asked again by the next run")
+
+
+def failed_calls_result(metadata: dict[str, Any]) -> dg.AssetCheckResult:
+    """The `failed_calls` check from a step's LLM metadata (benchwright/llm/failures.py)."""
+    errors, requests = failed_calls(metadata), requests_of(metadata)
+    given_up = failed_calls({"errors": metadata.get("given_up")})
+    severity = failed_share_severity(errors, requests)
+    share = errors / requests if requests else 0.0
+    return dg.AssetCheckResult(
+        check_name=FAILED_CALLS_CHECK, passed=severity is None,
+        severity=dg.AssetCheckSeverity.ERROR if severity == "ERROR" else dg.AssetCheckSeverity.WARN,
+        description=(f"{errors} of {requests} requests failed ({share:.1%}); {given_up} given up, the others are "
+                     "asked again by the next run" if errors else f"none of {requests} requests failed"),
+        metadata={"failed_calls": errors, "requests": requests, "failed_share": share, "given_up": given_up})
+
+
+def llm_result(context, metadata: dict[str, Any]) -> dg.MaterializeResult:
+    """What an asset that calls models returns: its metadata (with `llm_metadata`'s counts), its `failed_calls`
+    check (declared with `failed_calls_spec`) and, when some of its calls failed, a data version of this run's own.
+
+    Without failed calls Dagster's own version stands (code version and inputs), so a re-run with nothing new
+    changes nothing downstream. With failed calls the rows are partial: the next run (asked by the main job or
+    `failed_calls_sensor`, see benchwright/llm/failures.py) fills them in from the same inputs, and Dagster's
+    version would then be the same as the partial one's, leaving the readers of the holes looking fresh. A
+    version of the partial run's own makes the filled-in one differ from it, so the readers run again.
+    """
+    version = None if failed_calls(metadata) == 0 else dg.DataVersion(f"with-failed-calls-{context.run_id}")
+    return dg.MaterializeResult(metadata=metadata, data_version=version, check_results=[failed_calls_result(metadata)])
 
 
 IMAGE_BATCH_BYTES = 32 * 2**20

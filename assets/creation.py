@@ -10,7 +10,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import CREATION_DATASET, JUDGE_ENTRY, creation_dataset_files, model_entries, registry_labels, registry_roles
-from assets.common import (EAGER, LOAD_WHEN_MISSING, ImageWriter, call_scope, store_generations, add_labels, answers_by_item, image_urls, llm_metadata, record_problems,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, ImageWriter, call_scope, store_generations, add_labels, answers_by_item, image_urls, failed_calls_spec, llm_metadata, llm_result, record_problems,
                            repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import pairwise, steps
@@ -110,6 +110,7 @@ class DescriptionConfig(dg.Config):
 
 
 @dg.asset(
+    check_specs=[failed_calls_spec("creation_references", None)],
     group_name="generations",
     deps=[registry_roles, creation_items],
     code_version=prompts.CANDIDATE_PROMPT_VERSION,
@@ -134,10 +135,11 @@ def creation_references(context: dg.AssetExecutionContext, warehouse: Warehouse,
               "request_key": r.key, "simulated": baseline.simulated} for p, r in zip(plan, results)]
     df = pd.DataFrame(rows)
     warehouse.replace_rows("creation_references", df, match={})
-    return dg.MaterializeResult(metadata=table_metadata(df, ["item_id", "baseline", "answer", "error"], **llm_metadata(stats)))
+    return llm_result(context, table_metadata(df, ["item_id", "baseline", "answer", "error"], **llm_metadata(stats)))
 
 
 @dg.asset(
+    check_specs=[failed_calls_spec("creation_image_descriptions", None)],
     group_name="generations",
     deps=[registry_roles, creation_items],
     code_version=prompts.DESCRIBE_PROMPT_VERSION,
@@ -154,7 +156,7 @@ def creation_image_descriptions(context: dg.AssetExecutionContext, config: Descr
     if describer is None:
         context.log.warning("No `role: describer` model in the registry: text-only candidates will be skipped")
         warehouse.replace_rows("creation_image_descriptions", pd.DataFrame(), match={})
-        return dg.MaterializeResult(metadata={"rows": 0})
+        return llm_result(context, {"rows": 0})
     items = load_items(warehouse)
     limits = limits_for([describer])
     focus, focus_stats = {}, None
@@ -171,13 +173,14 @@ def creation_image_descriptions(context: dg.AssetExecutionContext, config: Descr
                         "simulated": describer.simulated} for p, r in zip(plan, results)])
     warehouse.replace_rows("creation_image_descriptions", df, match={})
     meta = llm_metadata(stats)
-    if focus_stats:
-        meta["api_calls"] += focus_stats.api_calls
-        meta["cache_hits"] += focus_stats.cache_hits
-    return dg.MaterializeResult(metadata=table_metadata(df, ["item_id", "mode", "description", "error"], **meta))
+    if focus_stats:  # the focus calls' failures count as the step's too (failed_calls check, re-runs)
+        for name in ("requests", "api_calls", "cache_hits", "errors", "given_up"):
+            meta[name] += getattr(focus_stats, name)
+    return llm_result(context, table_metadata(df, ["item_id", "mode", "description", "error"], **meta))
 
 
 @dg.asset(
+    check_specs=[failed_calls_spec("creation_generations", models_partitions)],
     group_name="generations",
     deps=[model_entries, creation_items, creation_image_descriptions],
     partitions_def=models_partitions,
@@ -200,7 +203,7 @@ def creation_generations(context: dg.AssetExecutionContext, warehouse: Warehouse
                              scope=call_scope(context, "creation", model.slug))
     df = creation_steps.generation_rows(model, plan, results)
     store_generations(warehouse, df, creation_steps.BENCHMARK, model.slug)
-    return dg.MaterializeResult(metadata=table_metadata(
+    return llm_result(context, table_metadata(
         df, ["item_id", "variant", "response", "error"], **llm_metadata(stats),
         model=model.model, simulated=model.simulated, skipped=len(skipped),
         pii_redactions=int(df["pii_redactions"].sum())))
@@ -221,6 +224,7 @@ def _inputs(warehouse: Warehouse, model_slug: str):
 
 
 @dg.asset(
+    check_specs=[failed_calls_spec("creation_pairwise_judgments", model_judge_partitions)],
     deps=[JUDGE_ENTRY, *_DEPS],
     group_name="judgments",
     partitions_def=model_judge_partitions,
@@ -243,7 +247,7 @@ def creation_pairwise_judgments(context: dg.AssetExecutionContext, warehouse: Wa
                              scope=call_scope(context, "creation", model.slug, judge.slug))
     df = creation_steps.pairwise_rows(model, judge, plan, results)
     warehouse.replace_rows("creation_pairwise_judgments", df, match={"model": model.slug, "judge": judge.slug})
-    return dg.MaterializeResult(metadata=table_metadata(
+    return llm_result(context, table_metadata(
         df, ["item_id", "judge_order", "verdict", "outcome", "error"], **llm_metadata(stats),
         parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()), skipped_items=len(skipped),
         aggregation=("dual evaluation: both orders count as separate judgments; n = parsed judgments"),
@@ -251,6 +255,7 @@ def creation_pairwise_judgments(context: dg.AssetExecutionContext, warehouse: Wa
 
 
 @dg.asset(
+    check_specs=[failed_calls_spec("creation_vfs_judgments", model_judge_partitions)],
     deps=[JUDGE_ENTRY, *_DEPS],
     group_name="judgments",
     partitions_def=model_judge_partitions,
@@ -270,7 +275,7 @@ def creation_vfs_judgments(context: dg.AssetExecutionContext, warehouse: Warehou
                              scope=call_scope(context, "creation", model.slug, judge.slug))
     df = creation_steps.vfs_rows(model, judge, plan, results)
     warehouse.replace_rows("creation_vfs_judgments", df, match={"model": model.slug, "judge": judge.slug})
-    return dg.MaterializeResult(metadata=table_metadata(
+    return llm_result(context, table_metadata(
         df, ["item_id", "score_a", "score_b", "parse_ok", "error"], **llm_metadata(stats),
         parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()), skipped_items=len(skipped),
     ))

@@ -11,7 +11,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import GAP_SAMPLE_LOGS, JUDGE_ENTRY, gap_log_files, model_entries, registry_labels, registry_roles
-from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, add_labels, image_urls, llm_metadata,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, add_labels, image_urls, failed_calls_spec, llm_metadata, llm_result,
                            log_first, record_problems, repo_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import paths, steps
@@ -271,6 +271,7 @@ def _val_items(warehouse: Warehouse, limit: int | None = None) -> pd.DataFrame:
 
 
 @dg.asset(
+    check_specs=[failed_calls_spec("gap_generations", models_partitions)],
     group_name="generations",
     deps=[model_entries, gap_vqa_dataset],
     partitions_def=models_partitions,
@@ -289,10 +290,11 @@ def gap_generations(context: dg.AssetExecutionContext, config: GapGenerationsCon
                              scope=call_scope(context, "gap", model.slug))
     df = gap_steps.answer_rows(model, plan, results)
     store_generations(warehouse, df, gap_steps.BENCHMARK, model.slug)
-    return dg.MaterializeResult(metadata=table_metadata(df, ["item_id", "response", "error"], **llm_metadata(stats)))
+    return llm_result(context, table_metadata(df, ["item_id", "response", "error"], **llm_metadata(stats)))
 
 
 @dg.asset(
+    check_specs=[failed_calls_spec("gap_score_judgments", model_judge_partitions)],
     group_name="judgments",
     deps=[JUDGE_ENTRY, dg.AssetDep(gap_generations, partition_mapping=by_model), gap_vqa_dataset],
     partitions_def=model_judge_partitions,
@@ -316,7 +318,7 @@ def gap_score_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse,
                              scope=call_scope(context, "gap", model.slug, judge.slug))
     df = gap_steps.score_rows(model, judge, answers[answers["item_id"].isin(val["item_id"])], plan, results)
     warehouse.replace_rows("gap_score_judgments", df, match={"model": model.slug, "judge": judge.slug})
-    return dg.MaterializeResult(metadata=table_metadata(
+    return llm_result(context, table_metadata(
         df, ["item_id", "score", "parse_problem", "judge_error"], **llm_metadata(stats),
         parse_failures=int((~df["parse_ok"] & df["judge_error"].isna() & df["answer_error"].isna()).sum())))
 
@@ -366,6 +368,7 @@ class GapTaintedConfig(dg.Config):
 
 
 @dg.asset(
+    check_specs=[failed_calls_spec("gap_tainted_answers", None)],
     group_name="generations",
     code_version=answering.TAINT_PROMPT_VERSION,
     deps=[registry_roles, gap_images],
@@ -388,7 +391,7 @@ def gap_tainted_answers(context: dg.AssetExecutionContext, config: GapTaintedCon
                              scope=call_scope(context, "gap", entry.slug))
     df = gap_steps.tainted_rows(entry, plan, results)
     warehouse.replace_rows("gap_tainted_answers", df, match={})
-    return dg.MaterializeResult(metadata=table_metadata(
+    return llm_result(context, table_metadata(
         df, ["image_id", "question", "true_answer", "instructed_wrong", "answer"], **llm_metadata(stats), model=entry.slug,
         **gap_steps.tainted_summary(df)))
 

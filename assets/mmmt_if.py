@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from assets.sources import MMMT_IF_DATASET, JUDGE_ENTRY, mmmt_if_dataset_files, mmmt_if_human_files, model_entries, registry_labels
-from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, add_labels, image_urls, llm_metadata,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, add_labels, image_urls, failed_calls_spec, llm_metadata, llm_result,
                            record_problems, repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import paths, ratings, steps
@@ -155,9 +155,11 @@ def _merged_stats(batches: list[tuple[list, CallStats]]) -> CallStats:
     merged = CallStats()
     fresh_latencies = []
     for results, stats in batches:
+        merged.requests += stats.requests
         merged.api_calls += stats.api_calls
         merged.cache_hits += stats.cache_hits
         merged.errors += stats.errors
+        merged.given_up += stats.given_up
         merged.cost_usd += stats.cost_usd
         merged.retries += stats.retries
         fresh_latencies += [r.latency_ms for r in results if not r.cached and r.error is None]
@@ -168,6 +170,7 @@ def _merged_stats(batches: list[tuple[list, CallStats]]) -> CallStats:
 
 
 @dg.asset(
+    check_specs=[failed_calls_spec("mmmt_if_generations", models_partitions)],
     group_name="generations",
     deps=[model_entries, mmmt_if_chats, mmmt_if_source_chats],  # turns from the chat set, images from the source load
     partitions_def=models_partitions,
@@ -209,7 +212,7 @@ def mmmt_if_generations(context: dg.AssetExecutionContext, config: MMMTIFGenerat
     df = pd.concat(frames, ignore_index=True)
     store_generations(warehouse, df, prompts.BENCHMARK, model.slug)
     failed_history = sum(answer is None for answers in history.values() for answer in answers)
-    return dg.MaterializeResult(metadata=table_metadata(
+    return llm_result(context, table_metadata(
         df, ["item_id", "variant", "sample_index", "response", "error"], **llm_metadata(merged),
         model=model.model, simulated=model.simulated, samples=config.samples, turns=last_turn,
         variants=dg.MetadataValue.json(list(variants)), turns_without_answer=failed_history,
@@ -248,6 +251,7 @@ def mmmt_if_turn_scores(context: dg.AssetExecutionContext, warehouse: Warehouse)
 
 
 @dg.asset(
+    check_specs=[failed_calls_spec("mmmt_if_autorater_judgments", model_judge_partitions)],
     group_name="judgments",
     deps=[JUDGE_ENTRY, dg.AssetDep(mmmt_if_generations, partition_mapping=by_model), mmmt_if_chats],
     partitions_def=model_judge_partitions,
@@ -273,7 +277,7 @@ def mmmt_if_autorater_judgments(context: dg.AssetExecutionContext, warehouse: Wa
                              progress=context.log.info)
     df = mmmt_if_steps.autorater_rows(model, judge, plan, results)
     warehouse.replace_rows("mmmt_if_autorater_judgments", df, match={"model": model.slug, "judge": judge.slug})
-    return dg.MaterializeResult(metadata=table_metadata(
+    return llm_result(context, table_metadata(
         df, ["turn_id", "variant", "instruction_following", "overall_quality", "parse_ok", "error"],
         **llm_metadata(stats), parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()),
         skipped_failed_generations=skipped,

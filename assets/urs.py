@@ -11,7 +11,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import JUDGE_ENTRY, human_pairwise_files, model_entries, URS_DATASET, registry_labels, registry_roles, urs_dataset_files
-from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, add_labels, llm_metadata, record_problems, repo_path, shown_path,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, add_labels, failed_calls_spec, llm_metadata, llm_result, record_problems, repo_path, shown_path,
                            table_metadata)
 from assets.human_pairwise import human_pairwise_drop_folder, known_models, load_human_pairwise_drops
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
@@ -95,6 +95,7 @@ class UrsReferenceConfig(dg.Config):
 
 
 @dg.asset(
+    check_specs=[failed_calls_spec("urs_references", None)],
     group_name="generations",
     deps=[registry_roles, urs_items],
     code_version=prompts.CANDIDATE_PROMPT_VERSION,
@@ -124,12 +125,13 @@ def urs_references(context: dg.AssetExecutionContext, config: UrsReferenceConfig
               "request_key": r.key, "simulated": model.simulated} for p, r in zip(plan, results)]
     df = pd.DataFrame(rows)
     warehouse.replace_rows("urs_references", df, match={})
-    return dg.MaterializeResult(metadata=table_metadata(
+    return llm_result(context, table_metadata(
         df, ["item_id", "reference_model", "answer", "error"], **llm_metadata(stats),
         from_model=len(plan), from_dataset=len(rows) - len(plan)))
 
 
 @dg.asset(
+    check_specs=[failed_calls_spec("urs_generations", models_partitions)],
     group_name="generations",
     # After the references: this also puts it on creation_generations' level of the graph, so the
     # orchestrator (scripts/orchestrate.py) runs both in one run per model instead of two.
@@ -152,7 +154,7 @@ def urs_generations(context: dg.AssetExecutionContext, warehouse: Warehouse, llm
                              scope=call_scope(context, "urs", model.slug))
     df = urs_steps.generation_rows(model, plan, results)
     store_generations(warehouse, df, urs_steps.BENCHMARK, model.slug)
-    return dg.MaterializeResult(metadata=table_metadata(
+    return llm_result(context, table_metadata(
         df, ["item_id", "sample_index", "response", "error"], **llm_metadata(stats),
         model=model.model, simulated=model.simulated))
 
@@ -179,6 +181,7 @@ def _answers(warehouse: Warehouse, models: list[str], sample_indexes: list[int],
 
 
 @dg.asset(
+    check_specs=[failed_calls_spec("urs_judgments", model_judge_partitions)],
     group_name="judgments",
     deps=[JUDGE_ENTRY, dg.AssetDep(urs_generations, partition_mapping=by_model), urs_references],
     partitions_def=model_judge_partitions,
@@ -203,7 +206,7 @@ def urs_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: 
     items_by_id = {item["item_id"]: item for item in items}
     df = urs_steps.judgment_rows(items_by_id, judge, model.simulated or judge.simulated, plan, results)
     warehouse.replace_rows("urs_judgments", df, match={"model": model.slug, "judge": judge.slug})
-    return dg.MaterializeResult(metadata=table_metadata(
+    return llm_result(context, table_metadata(
         df, ["item_id", "intent", "language", "final_score", "error"], **llm_metadata(stats),
         parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()), skipped_items=len(skipped)))
 
@@ -214,6 +217,7 @@ class CrossValidationConfig(dg.Config):
 
 
 @dg.asset(
+    check_specs=[failed_calls_spec("urs_cross_judgments", None)],
     group_name="judgments",
     # After the main judgments, so a new judge (whose judgments partitions run first) joins the grid.
     deps=[urs_generations, urs_judgments],
@@ -245,7 +249,7 @@ def urs_cross_judgments(context: dg.AssetExecutionContext, config: CrossValidati
     items_by_id = {item["item_id"]: item for item in items}
     df = urs_steps.cross_rows(items_by_id, plan, results, {c.slug: c.simulated for c in candidates})
     warehouse.replace_rows("urs_cross_judgments", df, match={})
-    return dg.MaterializeResult(metadata=table_metadata(
+    return llm_result(context, table_metadata(
         df, ["judge", "reference_model", "model", "item_id", "final_score"], **llm_metadata(stats),
         sample=dg.MetadataValue.json([item["item_id"] for item in sample]), skipped_cells=skipped,
         parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum())))

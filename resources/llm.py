@@ -27,6 +27,8 @@ class LLMClient(dg.ConfigurableResource):
     # Each provider's limits across processes and runs (registry/providers.yaml; no file: defaults; a refused
     # entry: its provider's models are not called)
     providers_path: str = ""
+    # Ask requests given up after repeated permanent failures (benchwright/llm/failures.py) again
+    retry_given_up: bool = False
 
     def run(
         self,
@@ -47,6 +49,7 @@ class LLMClient(dg.ConfigurableResource):
             batch_poll_max_s=self.batch_poll_max_s,
             provider_limits=provider_limits,
             refused_providers=refused_providers(problems),  # their models are not called at the defaults
+            retry_given_up=self.retry_given_up,
         ) as runner:
             return runner.run(requests, limits=limits, progress=progress, scope=scope or _asking_asset())
 

@@ -8,8 +8,10 @@ where the results are and the leaderboard.
     .venv/bin/python scripts/materialize_all.py --workers 2  # up to 2 steps at once, each in its own process
     .venv/bin/python scripts/materialize_all.py --parallel-runs 4  # up to 4 runs of a level at once
 
-Only what is missing or stale runs (Dagster's staleness, as the UI shows it): re-running with nothing new
-runs nothing. A forced run makes zero LLM calls too: every answer comes from the response cache.
+Only what is missing or stale runs (Dagster's staleness, as the UI shows it), and what holds failed LLM calls
+that are not given up (asked again; benchwright/llm/failures.py): re-running with nothing new runs nothing. A
+forced run makes zero LLM calls too: every answer comes from the response cache. The exit status is 1 when a run
+failed or when every call of some step failed.
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--force", action="store_true", help="run every asset, not only what is missing or stale")
     parser.add_argument("--workers", type=_at_least_one, default=None,
                         help="steps run at once, each in its own process (default: BENCHWRIGHT_WORKERS or 1)")
+    parser.add_argument("--retry-given-up", action="store_true",
+                        help="ask again the requests given up after failing with the same permanent 4xx three runs "
+                             "in a row (benchwright/llm/failures.py); their partitions run again")
     parser.add_argument("--parallel-runs", type=_at_least_one, default=None,
                         help="runs of one level at once, e.g. several models' generations (default: "
                              "BENCHWRIGHT_PARALLEL_RUNS, else 8 with a model that calls a provider, else 1)")
@@ -63,6 +68,10 @@ def main(argv: list[str] | None = None) -> int:
     from benchwright.llm.providers import ProviderEntriesRefused
 
     resources = default_resources(llm_mode="replay" if args.replay else None)
+    if args.retry_given_up:
+        llm = resources["llm"]
+        resources["llm"] = type(llm)(**{**{name: getattr(llm, name) for name in type(llm).model_fields},
+                                        "retry_given_up": True})
     started = time.monotonic()
     with dg.DagsterInstance.get() as instance:
         try:
@@ -90,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
               f"${costs['cost_usd'].sum():.4f} (per model and judge, with latencies: the cost_ledger view)")
         print(text_table(costs))
     print(f"\nRuns: {summary['runs']} ({summary['failed_runs']} failed), LLM calls made: {summary['api_calls']}, "
+          f"failed calls: {summary['failed_calls']} ({summary['given_up']} given up), "
           f"cache hits: {summary['cache_hits']}, failed checks: {summary['failed_checks']}, "
           f"up to date (not run): {summary['up_to_date']}, {elapsed:.0f} s")
     for line in summary["check_failures"]:
@@ -99,6 +109,11 @@ def main(argv: list[str] | None = None) -> int:
               f"{sum(summary['refused_records'].values())}")
         for asset, count in sorted(summary["refused_records"].items()):
             print(f"  refused: {asset}: {count}")
+    if summary["failed_calls"] > summary["given_up"]:
+        print(f"Failed calls are asked again by the next run (or the daemon's failed_calls_sensor); "
+              f"given-up ones by --retry-given-up.")
+    for line in summary["all_calls_failed"]:
+        print(f"  every call failed: {line}")
     if summary["registry_problems"]:
         print(f"Registry entries refused (not evaluated until fixed): {len(summary['registry_problems'])}")
         for line in summary["registry_problems"]:
@@ -107,7 +122,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Analyst snapshot: {warehouse.snapshot_path}   (query: duckdb -readonly {warehouse.snapshot_path})")
     print(f"LLM cache:        {resources['llm'].cache_path}")
     print(f"Dagster runs:     DAGSTER_HOME={os.environ['DAGSTER_HOME']}  (python3.11 dev.py ui)")
-    return 1 if summary["failed_runs"] else 0
+    return exit_status(summary)
+
+
+def exit_status(summary: dict) -> int:
+    """1 when a run failed (a blocking check's ERROR fails its run: more than 10 % of a step's calls failed, say)
+    or a step's every call failed (a provider down, a wrong api_base: it produced nothing), else 0."""
+    return 1 if summary["failed_runs"] or summary["all_calls_failed"] else 0
 
 
 if __name__ == "__main__":

@@ -14,7 +14,9 @@ slower than one (bench/README.md), so parallel steps are a choice, not the defau
 What to run is Dagster's own staleness, the one the UI shows: the observable sources (assets/sources.py)
 are observed first, so a changed registry entry or dataset file has a new data version; then, level by
 level, an asset partition runs when it is missing or stale (a new code version, or an input with a new
-data version). With nothing new, nothing runs and no model is called.
+data version), or when its latest run left failed LLM calls that are not given up (benchwright/llm/failures.py):
+those are asked again, the cache serving the rest. With nothing new and no failed call, nothing runs and no
+model is called.
 
 The runs of one level do not depend on each other (a level's assets read only earlier levels), so with
 `parallel_runs` > 1 up to that many of them run at once: one model's generations, another's, each judge's
@@ -45,9 +47,11 @@ from dagster._time import get_current_datetime
 
 from assets.partitions import (judges_partitions, model_judge_partitions, model_panel_partitions, models_partitions,
                                panels_partitions)
+from benchwright.llm.failures import all_calls_failed, calls_to_ask_again
 from benchwright.paths import ROOT, count_setting
 from benchwright.registry import checked_providers
 from checks.registry import REGISTRY_CHECK, report_registry_check
+from sensors.failed_calls import latest_metadata, llm_asset_keys
 from sensors.runs import fail_orphaned_runs
 
 
@@ -90,8 +94,12 @@ def _execute_on(instance: dg.DagsterInstance, job: ReconstructableJob, run_confi
     with dg.execute_job(job, instance, run_config=run_config, tags=tags,
                         asset_selection=[dg.AssetKey(key) for key in keys]) as result:
         return {"run_id": result.run_id, "success": result.success, "api_calls": _stat(result, "api_calls"),
-                "cache_hits": _stat(result, "cache_hits"),
-                "refused_records": _refused_records(result),
+                "cache_hits": _stat(result, "cache_hits"), "refused_records": _refused_records(result),
+                "failed_calls": _stat(result, "errors"),
+                "given_up": _stat(result, "given_up"),
+                # Steps that asked for something and got nothing: every request failed (a provider down).
+                "all_failed": [e.asset_key.to_user_string() for e in result.get_asset_materialization_events()
+                               if all_calls_failed(e.materialization.metadata)],
                 "checks": [(e.asset_key.to_user_string(), e.check_name, e.passed, e.severity.value)
                            for e in result.get_asset_check_evaluations()]}
 
@@ -251,10 +259,12 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
         model_panel_partitions: [dg.MultiPartitionKey({"model": m, "judge": p}) for m in models for p in panels],
     }
     graph = defs.resolve_asset_graph()
-    summary = {"runs": 0, "failed_runs": 0, "api_calls": 0, "cache_hits": 0, "failed_checks": 0, "check_failures": [],
+    summary = {"runs": 0, "failed_runs": 0, "api_calls": 0, "cache_hits": 0, "failed_calls": 0, "given_up": 0,
+               "all_calls_failed": [], "asked_again": 0, "failed_checks": 0, "check_failures": [],
                "checks": [], "registry_problems": registry_problems, "up_to_date": 0, "materialized": [],
                "run_ids": []}
     summary["refused_records"] = {}  # asset -> records its loader or import refused (files still read)
+    calling = set(llm_asset_keys())
     observe_sources(instance, observed_inputs or resources, log)
     # The refusals are also a check on registry_labels (checks/registry.py), recorded without a run like the sources.
     registry_check = report_registry_check(instance, resources["registry"])
@@ -285,6 +295,9 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
         summary["cache_hits"] += outcome["cache_hits"]
         for asset, count in outcome.get("refused_records", {}).items():
             summary["refused_records"][asset] = summary["refused_records"].get(asset, 0) + count
+        summary["failed_calls"] += outcome["failed_calls"]
+        summary["given_up"] += outcome["given_up"]
+        summary["all_calls_failed"] += [f"{key}{outcome['label']}" for key in outcome["all_failed"]]
         for asset, check, passed, severity in outcome["checks"]:
             summary["checks"].append({"asset": asset, "check": check, "partition": outcome["partition_key"],
                                       "passed": passed, "severity": severity})
@@ -309,6 +322,11 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
 
     def needs_run(key: dg.AssetKey, partition_key, resolver: CachingStaleStatusResolver) -> bool:
         if force or resolver.get_status(key, partition_key) != StaleStatus.FRESH:
+            return True
+        # Fresh to Dagster, but its last run left failed calls that are not given up: ask them again
+        # (benchwright/llm/failures.py; the cache serves everything else).
+        if key in calling and calls_to_ask_again(latest_metadata(instance, key, partition_key)):
+            summary["asked_again"] += 1
             return True
         # An unpartitioned asset also runs after any of its parents ran in this job: its data version in
         # Dagster does not always change with a partitioned parent's (and past 100 upstream partitions Dagster
@@ -345,5 +363,6 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     finally:
         if pool is not None:
             pool.shutdown()
-    log(f"{summary['runs']} runs; {summary['up_to_date']} asset partitions were up to date and not run")
+    log(f"{summary['runs']} runs; {summary['up_to_date']} asset partitions were up to date and not run"
+        + (f"; {summary['asked_again']} ran again to ask their failed calls again" if summary["asked_again"] else ""))
     return summary

@@ -25,6 +25,8 @@ import time
 from dataclasses import dataclass
 from typing import Iterable
 
+from benchwright.llm.failures import GIVE_UP_AFTER, given_up_error
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
     key TEXT PRIMARY KEY,
@@ -46,7 +48,8 @@ CREATE TABLE IF NOT EXISTS errors (
     prompt_version TEXT NOT NULL,
     error TEXT NOT NULL,
     attempts INTEGER NOT NULL,
-    created_at REAL NOT NULL
+    created_at REAL NOT NULL,
+    status INTEGER  -- the last attempt's HTTP status, when it had one (the give-up rule reads it)
 );
 CREATE INDEX IF NOT EXISTS errors_key ON errors(key);
 -- The cost ledger: one row per result a step asked for, whether a call or a cache hit (see CallScope).
@@ -147,6 +150,13 @@ class ResponseCache:
         os.makedirs(parent, exist_ok=True)
         with self._conn() as conn:
             conn.executescript(_SCHEMA)
+            # A journal written before errors had a status: add the column (its old rows have none).
+            if "status" not in {row[1] for row in conn.execute("PRAGMA table_info(errors)")}:
+                try:
+                    conn.execute("ALTER TABLE errors ADD COLUMN status INTEGER")
+                except sqlite3.OperationalError as err:  # another process added it first
+                    if "duplicate column" not in str(err):
+                        raise
 
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
@@ -206,16 +216,37 @@ class ResponseCache:
                 ),
             )
 
-    def put_error(self, key: str, model: str, prompt_version: str, error: str, attempts: int) -> None:
+    def put_error(self, key: str, model: str, prompt_version: str, error: str, attempts: int,
+                  status: int | None = None) -> None:
         with self._conn() as conn:
             conn.execute(
-                "INSERT INTO errors (key, model, prompt_version, error, attempts, created_at) VALUES (?,?,?,?,?,?)",
-                (key, model, prompt_version, error, int(attempts), time.time()),
+                "INSERT INTO errors (key, model, prompt_version, error, attempts, created_at, status) "
+                "VALUES (?,?,?,?,?,?,?)",
+                (key, model, prompt_version, error, int(attempts), time.time(), status),
             )
 
     def errors_for(self, key: str) -> list[str]:
         rows = self._conn().execute("SELECT error FROM errors WHERE key = ? ORDER BY id", (key,)).fetchall()
         return [r[0] for r in rows]
+
+    def given_up(self, keys: Iterable[str]) -> dict[str, str]:
+        """Request key -> the error to serve, for the keys given up by the rule in `failures.py`."""
+        keys = list(dict.fromkeys(keys))
+        found: dict[str, str] = {}
+        conn = self._conn()
+        for start in range(0, len(keys), 500):  # stay under SQLite's bound-parameter limit
+            chunk = keys[start : start + 500]
+            # Only keys with enough permanent failures can be given up: the common case reads nothing more.
+            rows = conn.execute(
+                f"SELECT key FROM errors WHERE key IN ({','.join('?' * len(chunk))}) AND status BETWEEN 400 AND 499 "
+                "GROUP BY key HAVING count(*) >= ?", [*chunk, GIVE_UP_AFTER]).fetchall()
+            for (key,) in rows:
+                history = conn.execute("SELECT error, status FROM errors WHERE key = ? ORDER BY id DESC LIMIT ?",
+                                       (key, GIVE_UP_AFTER)).fetchall()
+                error = given_up_error(list(reversed(history)))
+                if error is not None:
+                    found[key] = error
+        return found
 
     def put_batch(self, batch_id: str, model: str, api_base: str, input_file_id: str, status: str,
                   prompt_versions: dict[str, str]) -> None:

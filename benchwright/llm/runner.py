@@ -68,14 +68,18 @@ class LLMResult:
 class CallStats:
     """Aggregated over one run() call.
 
-    api_calls: distinct requests sent to a model (retries not counted); cache_hits: results served without
-    a call (from the cache, or a duplicate of a request answered earlier in the same run); errors: results
-    with an error; cost_usd: spent in this run; latencies over this run's successful calls.
+    requests: results asked for (duplicates included); api_calls: distinct requests sent to a model (retries
+    not counted); cache_hits: results served without a call (from the cache, or a duplicate of a request
+    answered earlier in the same run); errors: results with an error, `given_up` ones included; given_up:
+    results of requests given up (failures.py), served their last error without a call; cost_usd: spent in
+    this run; latencies over this run's successful calls.
     """
 
+    requests: int = 0
     api_calls: int = 0
     cache_hits: int = 0
     errors: int = 0
+    given_up: int = 0
     cost_usd: float = 0.0
     latency_p50_ms: float | None = None
     latency_p95_ms: float | None = None
@@ -83,9 +87,11 @@ class CallStats:
 
     def as_metadata(self) -> dict:
         return {
+            "requests": self.requests,
             "api_calls": self.api_calls,
             "cache_hits": self.cache_hits,
             "errors": self.errors,
+            "given_up": self.given_up,
             "cost_usd": round(self.cost_usd, 6),
             "latency_p50_ms": None if self.latency_p50_ms is None else round(self.latency_p50_ms, 1),
             "latency_p95_ms": None if self.latency_p95_ms is None else round(self.latency_p95_ms, 1),
@@ -319,6 +325,7 @@ class LLMRunner:
         provider_limits: Mapping[str, ProviderLimits] | None = None,
         refused_providers: Mapping[str, Sequence[str]] | None = None,
         provider_gate: ProviderGate | None = None,
+        retry_given_up: bool = False,
     ):
         if mode not in ("live", "replay", "plan"):
             raise ValueError(f"mode must be 'live', 'replay' or 'plan', not {mode!r}")
@@ -330,6 +337,8 @@ class LLMRunner:
         self.mode = mode
         self.timeout_s = timeout_s
         self.max_retries = max_retries
+        # Ask requests given up by the rule in failures.py again (the operator fixed what made them fail).
+        self.retry_given_up = retry_given_up
         self.backoff_base_s = backoff_base_s
         self.backoff_max_s = backoff_max_s
         self.default_limits = default_limits
@@ -381,6 +390,8 @@ class LLMRunner:
             unique.setdefault(key, req)  # duplicates inside one run are called once
         cached = self.cache.get_many(unique)
         misses = {k: r for k, r in unique.items() if k not in cached}
+        given_up = {} if self.retry_given_up else self.cache.given_up(misses)
+        misses = {k: r for k, r in misses.items() if k not in given_up}
 
         if misses and self.mode == "replay":
             by_model = Counter(r.model for r in misses.values())
@@ -405,7 +416,9 @@ class LLMRunner:
         results: list[LLMResult] = []
         seen: set[str] = set()
         for key in keys:
-            if key in fresh:
+            if key in given_up:
+                result = _given_up_result(key, unique[key], given_up[key])
+            elif key in fresh:
                 result = fresh[key]
                 if key in seen and result.error is None:  # a duplicate, answered by the first occurrence
                     result = LLMResult(**{**result.__dict__, "cached": True})
@@ -415,9 +428,11 @@ class LLMRunner:
             results.append(result)
 
         calls = list(fresh.values())
+        stats.requests = len(results)
         stats.api_calls = len(calls)
         stats.cache_hits = sum(r.cached for r in results)
         stats.errors = sum(r.error is not None for r in results)
+        stats.given_up = sum(r.key in given_up for r in results)
         stats.cost_usd = sum(r.cost_usd for r in calls)
         latencies = [r.latency_ms for r in calls if r.error is None and r.key not in batched]
         stats.latency_p50_ms = _percentile(latencies, 0.50)
@@ -425,8 +440,9 @@ class LLMRunner:
         if scope is not None:
             self.cache.put_ledger(ledger_rows(scope, requests, results))
         log.info(
-            "LLM run: %d requests, %d api calls, %d cache hits, %d errors, %d retries, $%.4f",
-            len(requests), stats.api_calls, stats.cache_hits, stats.errors, stats.retries, stats.cost_usd,
+            "LLM run: %d requests, %d api calls, %d cache hits, %d errors (%d given up), %d retries, $%.4f",
+            len(requests), stats.api_calls, stats.cache_hits, stats.errors, stats.given_up, stats.retries,
+            stats.cost_usd,
         )
         return results, stats
 
@@ -845,7 +861,9 @@ class LLMRunner:
     def _failure(self, key: str, req: LLMRequest, err: BaseException, attempts: int, simulated: bool) -> LLMResult:
         # Provider errors can echo parts of the prompt, so they are redacted like responses.
         message, _ = _redact(_LONE_SURROGATE.sub("\ufffd", _describe(err)))
-        self.cache.put_error(key, req.model, req.prompt_version, message, attempts)
+        status = getattr(err, "status_code", None)
+        self.cache.put_error(key, req.model, req.prompt_version, message, attempts,
+                             status=status if isinstance(status, int) else None)
         return LLMResult(
             key=key,
             model=req.model,
@@ -870,6 +888,12 @@ def _send_stamp(gate: ProviderGate, lease: int) -> Callable[[dict], None]:
             gate.sent(lease)
 
     return stamp
+
+
+def _given_up_result(key: str, req: LLMRequest, error: str) -> LLMResult:
+    """The result of a request given up (failures.py): its last error, without a call."""
+    return LLMResult(key=key, model=req.model, text=None, error=error, tokens_in=0, tokens_out=0, latency_ms=0.0,
+                     cost_usd=0.0, cached=False, simulated=False, pii_redactions=0)
 
 
 def reserved_tokens_out(cache: ResponseCache, req: LLMRequest) -> int:

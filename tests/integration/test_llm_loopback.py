@@ -71,7 +71,8 @@ def test_generation_records_tokens_cost_and_caches(tmp_path):
         assert all(r.cached for r in again) and [r.text for r in again] == [r.text for r in results]
         assert stats2.api_calls == 0 and stats2.cache_hits == 3 and stats2.cost_usd == 0
         assert set(stats2.as_metadata()) == {
-            "api_calls", "cache_hits", "errors", "cost_usd", "latency_p50_ms", "latency_p95_ms", "retries"
+            "requests", "api_calls", "cache_hits", "errors", "given_up", "cost_usd", "latency_p50_ms", "latency_p95_ms",
+            "retries"
         }
     # The cache holds no prompt text.
     dump = "\n".join(sqlite3.connect(str(tmp_path / "llm.sqlite")).iterdump())

@@ -143,7 +143,12 @@ def test_answers_without_content_are_failed_calls_asked_again_and_do_not_fail_th
             instance.add_dynamic_partitions("judges", ["http-judge"])
             assert materialize(["creation_items", "creation_image_descriptions", "creation_references"],
                                instance, resources).success
-            assert materialize(["creation_generations"], instance, resources, partition_key="http-writer").success
+            generated = materialize(["creation_generations"], instance, resources, partition_key="http-writer")
+            # 3 of 15 calls failed: the blocking failed_calls check is an ERROR (above 10 %), which fails the run.
+            failed_calls = check_results(generated)["failed_calls"]
+            assert not generated.success and not failed_calls.passed
+            assert failed_calls.severity == dg.AssetCheckSeverity.ERROR
+            assert failed_calls.metadata["failed_calls"].value == 3 and failed_calls.metadata["requests"].value == ITEMS
             answers = wh.query("SELECT response, error FROM generations WHERE model = 'http-writer'")
             failed = answers[answers["error"].notna()]
             assert len(answers) == ITEMS and len(failed) == 3 and failed["response"].isna().all()
@@ -152,6 +157,8 @@ def test_answers_without_content_are_failed_calls_asked_again_and_do_not_fail_th
             srv.faults = ["no_content"] * 2
             first = materialize(["creation_pairwise_judgments"], instance, resources, partition_key=pair)
             checks = check_results(first)
+            # 2 of 24 judge calls failed: a WARN, which does not fail the run
+            assert checks["failed_calls"].severity == dg.AssetCheckSeverity.WARN and not checks["failed_calls"].passed
             assert first.success and checks["schema_and_ranges"].passed, checks["schema_and_ranges"].metadata
             assert checks["schema_and_ranges"].metadata["failed_calls"].value == 2
             assert checks["pairwise_parse_failures"].passed

@@ -12,8 +12,11 @@ with a body that is not JSON), "truncated" (Content-Length larger than the body,
 closes), "slow" (200 and headers at once, then the body in pieces ``slow_chunk_s`` apart: a slow
 stream), "no_content" / "empty_content" (200 with ``"content": null`` / ``""`` and finish_reason
 ``content_filter``: a refusal). ``faults`` is consumed in arrival order; after it runs out, ``always`` (e.g. "500") applies
-to every request, else ``fault_rate`` draws from ``fault_kinds`` with a seeded RNG. The server stops
-itself after ``max_lifetime_s`` so a stuck test cannot leave it running.
+to every request, else ``fault_rate`` draws from ``fault_kinds`` with a seeded RNG. Sticky faults come first:
+with ``sticky_rate``, that share of the distinct requests (chosen by a seeded hash of the model and messages, so
+the same ones whatever the arrival order) get ``sticky_kind`` on every attempt, until ``sticky_rate`` is set to
+0 (a request that fails for a whole run, whatever its retries). The server stops itself after
+``max_lifetime_s`` so a stuck test cannot leave it running.
 
 Requests with ``"stream": true`` are answered as server-sent events (``chat.completion.chunk`` objects,
 one per word, ``stream_chunk_s`` apart, then ``data: [DONE]``), as OpenAI does.
@@ -24,6 +27,7 @@ The batch API (files, batches, file content) is served by ``tests.support.batch_
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import threading
@@ -75,8 +79,10 @@ class OpenAIServer:
         stream_chunk_s: float = 0.0,
         batch: BatchOptions | None = None,
         image_tokens: int | None = None,
+        sticky_rate: float = 0.0,
+        sticky_kind: str = "500",
     ):
-        for kind in list(faults or []) + list(fault_kinds) + [always]:
+        for kind in list(faults or []) + list(fault_kinds) + [always, sticky_kind]:
             if kind is not None and kind not in FAULT_KINDS:
                 raise ValueError(f"unknown fault kind {kind!r}")
         self.latency_s = latency_s
@@ -84,6 +90,9 @@ class OpenAIServer:
         self.always = always
         self.fault_rate = fault_rate
         self.fault_kinds = fault_kinds
+        self.sticky_rate = sticky_rate
+        self.sticky_kind = sticky_kind
+        self.seed = seed
         self.retry_after = retry_after
         self.hang_s = hang_s
         self.slow_chunk_s = slow_chunk_s
@@ -176,8 +185,18 @@ class OpenAIServer:
         with self._lock:
             return [b - a for a, b in zip(self.arrivals, self.arrivals[1:])]
 
-    def _next_fault(self) -> str | None:
+    def is_sticky(self, body: dict) -> bool:
+        """Whether this request fails on every attempt while ``sticky_rate`` is set."""
+        if not self.sticky_rate:
+            return False
+        text = json.dumps([self.seed, body.get("model"), body.get("messages")], sort_keys=True)
+        draw = int(hashlib.sha256(text.encode()).hexdigest()[:8], 16) / 2**32
+        return draw < self.sticky_rate
+
+    def _next_fault(self, body: dict | None = None) -> str | None:
         # Called under the lock, in arrival order, so the sequence is deterministic.
+        if body is not None and self.is_sticky(body):
+            return self.sticky_kind
         if self.faults:
             return self.faults.pop(0)
         if self.always:
@@ -260,7 +279,7 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                 server.in_flight += 1
                 server.max_in_flight = max(server.max_in_flight, server.in_flight)
                 server.in_flight_at_arrival.append(server.in_flight)
-                fault = server._next_fault() if self.path.endswith("/chat/completions") else None
+                fault = server._next_fault(body) if self.path.endswith("/chat/completions") else None
                 if fault:
                     server.faults_served[fault] += 1
             try:
