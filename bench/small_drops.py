@@ -12,7 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import emit
+from _common import emit, event_log_breakdown
 
 
 def measure() -> dict:
@@ -41,8 +41,11 @@ def measure() -> dict:
             summary = materialize_everything(instance, resources)
             seconds = time.perf_counter() - t0
             partitions = sorted({key for key, partition in summary["materialized"] if partition is not None})
+            split = event_log_breakdown(instance, set(summary["run_ids"]))
             rounds[name] = {"s": seconds, "runs": summary["runs"], "calls": summary["api_calls"],
-                            "ratio": seconds / cold_s, "partitioned": partitions,
+                            "ratio": seconds / cold_s, "partitioned": partitions, "in_runs_s": split["in_runs_s"],
+                            "in_steps_s": split["in_steps_s"],
+                            "slowest": sorted(split["by_step_s"].items(), key=lambda kv: -kv[1])[:3],
                             "assets": [key if partition is None else f"{key} [{partition}]"
                                        for key, partition in summary["materialized"]]}
         noop = materialize_everything(instance, resources)
@@ -50,10 +53,12 @@ def measure() -> dict:
     for name, r in rounds.items():
         met = "met" if r["ratio"] <= 0.10 and not r["partitioned"] else "missed"
         parts.append(f"one {name} round {r['s']:.1f} s / {r['runs']} runs / {r['calls']} calls: ÷ cold {r['ratio']:.2f} "
-                     f"(target ≤ 0.10: {met}); ran {', '.join(r['assets']) or 'nothing'}")
+                     f"(target ≤ 0.10: {met}); ran {', '.join(r['assets']) or 'nothing'}; inside runs {r['in_runs_s']:.1f} s, "
+                     f"inside steps {r['in_steps_s']:.1f} s, slowest steps "
+                     + ", ".join(f"{step} {s:.1f} s" for step, s in r["slowest"]))
     parts.append(f"then nothing new: {noop['runs']} runs / {noop['api_calls']} calls")
     return {"summary": "; ".join(parts), "cold_s": cold_s, "cold_runs": cold["runs"],
-            **{f"{name}_{k}": v for name, r in rounds.items() for k, v in r.items() if k != "assets"},
+            **{f"{name}_{k}": v for name, r in rounds.items() for k, v in r.items() if k not in ("assets", "slowest")},
             "noop_runs": noop["runs"], "noop_calls": noop["api_calls"]}
 
 
