@@ -1,7 +1,9 @@
 """Wiring helpers shared by the asset modules: reading inputs, metadata for the UI."""
 
 
+import hashlib
 import importlib
+import json
 import pkgutil
 from pathlib import Path
 from typing import Any, Callable
@@ -98,6 +100,22 @@ def table_metadata(df: pd.DataFrame, preview_columns: list[str] | None = None, *
     shown = df if preview is None else preview
     shown = shown[preview_columns] if preview_columns else shown
     return {"rows": len(df), "preview": dg.MetadataValue.md(markdown_table(shown)), **extra}
+
+
+def rows_version(warehouse, tables: list[str | tuple[str, dict]]) -> dg.DataVersion:
+    """The data version of what an asset wrote: a hash of the rows of its tables (a table name, or (name, the
+    column values of its own rows) when it owns a part of the table), computed in DuckDB in a stable order.
+
+    Returned as ``MaterializeResult(data_version=...)``, it is what Dagster compares for the asset's readers:
+    a re-run that wrote the same rows leaves them fresh (a game mark that changes no VQA item leaves every
+    `gap_generations` partition fresh); without it, an asset's data version is a hash of its code and its
+    inputs' versions, new whenever an input is, whatever the rows."""
+    parts = []
+    for table in tables:
+        name, owned = (table, {}) if isinstance(table, str) else table
+        found = warehouse.query_file("queries/rows_version.sql", [name, json.dumps(owned, sort_keys=True)]).iloc[0]
+        parts.append(f"{name}{json.dumps(owned, sort_keys=True)}:{int(found['n_rows'])}:{found['rows_md5']}")
+    return dg.DataVersion(hashlib.sha256("\n".join(parts).encode()).hexdigest())
 
 
 def graph_assets(keep: Callable[[dg.AssetsDefinition], bool], besides: tuple[str, ...]) -> list[dg.AssetsDefinition]:

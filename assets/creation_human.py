@@ -10,7 +10,7 @@ import pandas as pd
 from assets.sources import human_pairwise_files, registry_labels
 from assets.common import EAGER, add_labels, problems_frame, table_metadata
 from assets.creation import PANEL_JUDGMENTS, creation_pairwise_judgments, creation_references
-from assets.human_pairwise import human_pairwise_drop_folder, load_human_pairwise_drops
+from assets.human_pairwise import alignment_version, human_pairwise_drop_folder, load_human_pairwise_drops
 from benchwright import agreement, human_pairwise, steps
 from benchwright.creation import human as creation_human
 from benchwright.human_pairwise import ROW_COLUMNS
@@ -61,7 +61,9 @@ def creation_human_alignment(context: dg.AssetExecutionContext, config: Creation
         ("creation_human_alignment", table, {}),
         ("dataset_problems", problems_frame(problems, **BASELINE_PROBLEMS), BASELINE_PROBLEMS),
     ])
-    return dg.MaterializeResult(metadata=table_metadata(
+    return dg.MaterializeResult(data_version=alignment_version(
+                                    warehouse, ["creation_human_pairwise", "creation_human_alignment"], BASELINE_PROBLEMS),
+                                metadata=table_metadata(
         table, ["judge", "model", "mode", "items", "judge_failures", "mae", "consistency"],
         folder=dg.MetadataValue.path(str(folder)), files=int(everything["source_file"].nunique()),
         choices=len(choices), excluded_undetermined=int((choices["winner"] == "undetermined").sum()),

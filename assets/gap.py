@@ -11,8 +11,9 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import GAP_SAMPLE_LOGS, JUDGE_ENTRY, gap_log_files, model_entries, registry_labels, registry_roles
-from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, add_labels, image_urls, failed_calls_spec, llm_metadata, llm_result,
-                           log_first, record_problems, repo_path, table_metadata)
+from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, add_labels, image_urls,
+                           failed_calls_spec, llm_metadata, llm_result, log_first, record_problems, repo_path,
+                           rows_version, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import paths, steps
 from benchwright.gap import answering, engagement, interaction, logs, reliability, scoring, vqa
@@ -73,6 +74,11 @@ def gap_images(context: dg.AssetExecutionContext, config: GapImagesConfig, wareh
     record_problems(context, warehouse, problems, "gap", "images")
     return dg.MaterializeResult(metadata=table_metadata(rows, ["image_id", "image_set", "sha256"], new_images=new,
                                                         problems=len(problems), refused_records=len(problems)))
+
+
+# What the ingest writes, so its data version (and so whether its readers and the snapshot run) follows them all.
+GAME_LOG_TABLES = ["gap_marks", "gap_log_quarantine", "gap_log_files", ("dataset_problems", {"benchmark": "gap",
+                                                                                            "dataset": "game_logs"})]
 
 
 class GapLogsConfig(dg.Config):
@@ -144,7 +150,8 @@ def gap_game_logs(context: dg.AssetExecutionContext, config: GapLogsConfig, ware
                              "(SELECT count(*) FROM gap_log_quarantine) AS quarantined").iloc[0]
     return dg.MaterializeResult(metadata={**counts, "marks_total": int(totals["marks"]),
                                           "quarantined_total": int(totals["quarantined"]),
-                                          "folders": dg.MetadataValue.json([str(f) for f in folders])})
+                                          "folders": dg.MetadataValue.json([str(f) for f in folders])},
+                               data_version=rows_version(warehouse, GAME_LOG_TABLES))
 
 
 # --- metrics -----------------------------------------------------------------------------------------
@@ -173,13 +180,18 @@ def gap_reliability(context: dg.AssetExecutionContext, config: GapSelectionConfi
     board = reliability.weekly_leaderboard(marks) if len(marks) else pd.DataFrame(columns=["week", "player_id", "points", "rank"])
     rotation = reliability.image_rotation(kept)
     # One transaction: the kept questions never disagree with the estimates they came from.
-    warehouse.write_tables([("gap_player_reliability", players, {}), ("gap_reliability_history", history, {}),
-                            ("gap_adversarial_questions", kept, {}), ("gap_weekly_leaderboard", board, {}),
-                            ("gap_image_rotation", rotation, {})])
-    return dg.MaterializeResult(metadata=table_metadata(
+    written = [("gap_player_reliability", players, {}), ("gap_reliability_history", history, {}),
+               ("gap_adversarial_questions", kept, {}), ("gap_weekly_leaderboard", board, {}),
+               ("gap_image_rotation", rotation, {})]
+    warehouse.write_tables(written)
+    return dg.MaterializeResult(data_version=rows_version(warehouse, [table for table, _, _ in written]),
+                                metadata=table_metadata(
         players.sort_values("reliability", ascending=False), ["player_id", "planted_total", "honest_total", "reliability"],
         kept_questions=len(kept), players_above_theta=int((players["reliability"] > config.theta).sum()),
         images_to_rotate=int(rotation["move_to_tainted"].sum()) if len(rotation) else 0))
+
+
+INTERACTION_TABLES = ["gap_interaction_parameters", "gap_interaction_cv", "gap_interaction_calibration"]
 
 
 class GapInteractionConfig(dg.Config):
@@ -202,9 +214,9 @@ def gap_interaction_model(context: dg.AssetExecutionContext, config: GapInteract
     rows = interaction.interaction_outcomes(marks)
     if rows["revealed"].nunique() < 2 or len(rows) < 2 * config.folds:
         context.log.warning(f"{len(rows)} tainted marks: too few (or one outcome only) to fit the model")
-        warehouse.write_tables([(table, pd.DataFrame(), {}) for table in
-                                ("gap_interaction_parameters", "gap_interaction_cv", "gap_interaction_calibration")])
-        return dg.MaterializeResult(metadata={"rows": len(rows), "fitted": False})
+        warehouse.write_tables([(table, pd.DataFrame(), {}) for table in INTERACTION_TABLES])
+        return dg.MaterializeResult(metadata={"rows": len(rows), "fitted": False},
+                                    data_version=rows_version(warehouse, INTERACTION_TABLES))
     model = interaction.fit_interaction_model(rows)
     cv, out_of_fold = interaction.cross_validate(rows, config.folds, config.seed)
     calibration = interaction.calibration_table(rows["revealed"].to_numpy(), out_of_fold)
@@ -213,7 +225,7 @@ def gap_interaction_model(context: dg.AssetExecutionContext, config: GapInteract
     warehouse.write_tables([("gap_interaction_parameters", params, {}), ("gap_interaction_cv", cv, {}),
                             ("gap_interaction_calibration", calibration, {})])
     pooled_auc = interaction.roc_auc(rows["revealed"].to_numpy(), out_of_fold)
-    return dg.MaterializeResult(metadata={
+    return dg.MaterializeResult(data_version=rows_version(warehouse, INTERACTION_TABLES), metadata={
         "rows": len(rows), "fitted": True, "cv_auc": float(pooled_auc),
         "untainted_above_theta": above,
         **{name: float(getattr(model, name)) for name in interaction.STRUCTURAL},
@@ -251,7 +263,9 @@ def gap_vqa_dataset(context: dg.AssetExecutionContext, config: GapVqaConfig, war
     vqa.write_export(folder, df, images["data"])
     warehouse.replace_rows("gap_vqa_items", df, match={})
     record_problems(context, warehouse, problems, "gap", "vqa")
-    return dg.MaterializeResult(metadata=table_metadata(
+    # The same items (a game round that keeps the same questions) leave every model's answers fresh.
+    version = rows_version(warehouse, ["gap_vqa_items", ("dataset_problems", {"benchmark": "gap", "dataset": "vqa"})])
+    return dg.MaterializeResult(data_version=version, metadata=table_metadata(
         df, ["item_id", "image_id", "question", "answer", "category", "split"],
         train=int((df["split"] == "train").sum()), val=int((df["split"] == "val").sum()),
         problems=len(problems), refused_records=len(problems), export=dg.MetadataValue.path(str(folder)),
@@ -356,7 +370,8 @@ def gap_engagement(context: dg.AssetExecutionContext, warehouse: Warehouse) -> d
     for measure in ("sessions_per_player_week", "images_per_session", "tainted_accuracy"):
         png = engagement.histogram_png(table[table["measure"] == measure], measure.replace("_", " "))
         charts[f"chart_{measure}"] = dg.MetadataValue.md(data_url_markdown(png, measure))
-    return dg.MaterializeResult(metadata={**table_metadata(table), **charts})
+    return dg.MaterializeResult(metadata={**table_metadata(table), **charts},
+                                data_version=rows_version(warehouse, ["gap_engagement"]))
 
 
 class GapTaintedConfig(dg.Config):

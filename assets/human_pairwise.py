@@ -8,7 +8,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from assets.common import record_problems
+from assets.common import record_problems, rows_version
 from benchwright import paths
 from benchwright.human_pairwise import load_folder, with_known_models
 from resources.registry import Registry
@@ -36,6 +36,12 @@ def load_human_pairwise_drops(context: dg.AssetExecutionContext, warehouse: Ware
     problems = problems + unknown
     record_problems(context, warehouse, problems, **FOLDER_PROBLEMS)
     return rows, problems
+
+
+def alignment_version(warehouse: Warehouse, tables: list[str], problems: dict) -> dg.DataVersion:
+    """An alignment asset's data version: its tables, its own `dataset_problems` rows and the folder's, so a
+    round of the other benchmark's choices leaves it unchanged."""
+    return rows_version(warehouse, [*tables, ("dataset_problems", problems), ("dataset_problems", FOLDER_PROBLEMS)])
 
 
 def known_models(registry: Registry) -> set[str]:

@@ -13,7 +13,7 @@ import pandas as pd
 from assets.sources import JUDGE_ENTRY, human_pairwise_files, model_entries, URS_DATASET, registry_labels, registry_roles, urs_dataset_files
 from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, add_labels, failed_calls_spec, llm_metadata, llm_result, record_problems, repo_path, shown_path,
                            table_metadata)
-from assets.human_pairwise import human_pairwise_drop_folder, known_models, load_human_pairwise_drops
+from assets.human_pairwise import alignment_version, human_pairwise_drop_folder, known_models, load_human_pairwise_drops
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import human_pairwise, ratings, steps
 from benchwright.urs import loader as urs_loader
@@ -384,6 +384,7 @@ class HumanPairwiseConfig(dg.Config):
     """The annotation app's drop folder, read too (its `urs` rows); empty means `<warehouse folder>/drops/human_pairwise`."""
 
 
+URS_ALIGNMENT_TABLES = ["urs_human_pairwise", "urs_bradley_terry", "urs_human_alignment"]
 URS_PAIRWISE_COLUMNS = ["item_id", "model_a", "model_b", "winner", "strength", "annotator", "left_model", "item_position",
                         "round_id", "recorded_at", "seconds_taken", "source_file"]
 
@@ -411,16 +412,17 @@ def urs_human_alignment(context: dg.AssetExecutionContext, config: HumanPairwise
     rows, repeated = without_duplicates([*sample, *(r for r in dropped if r["benchmark"] == "urs")])
     problems = problems + unknown + repeated
     record_problems(context, warehouse, problems, "urs", path.name)
+    own_problems = {"benchmark": "urs", "dataset": path.name}
     both = pd.DataFrame(rows, columns=ROW_COLUMNS)
     frames = [frame for frame in [both[URS_PAIRWISE_COLUMNS]] if len(frame)]
     source = shown_path(path) if path.is_file() else f"missing: {shown_path(path)}"
     if not frames:
         context.log.warning(f"no human pairwise choices at {path} or in {folder}: nothing to align with")
-        warehouse.write_tables([(table, pd.DataFrame(), {}) for table in
-                                ("urs_human_pairwise", "urs_bradley_terry", "urs_human_alignment")])
+        warehouse.write_tables([(table, pd.DataFrame(), {}) for table in URS_ALIGNMENT_TABLES])
         return dg.MaterializeResult(metadata={"rows": 0, "source": source, "folder": dg.MetadataValue.path(str(folder)),
                                               "problems": len(problems) + len(folder_problems),
-                                              "refused_records": len(problems) + len(folder_problems)})
+                                              "refused_records": len(problems) + len(folder_problems)},
+                                    data_version=alignment_version(warehouse, URS_ALIGNMENT_TABLES, own_problems))
     comparisons = pd.concat(frames, ignore_index=True)
     files = ", ".join(sorted(comparisons["source_file"].unique()))
     try:
@@ -435,7 +437,8 @@ def urs_human_alignment(context: dg.AssetExecutionContext, config: HumanPairwise
     # One transaction: the coefficients never disagree with the choices they were fitted on.
     warehouse.write_tables([("urs_human_pairwise", comparisons, {}), ("urs_bradley_terry", coefficients, {}),
                             ("urs_human_alignment", table, {})])
-    return dg.MaterializeResult(metadata=table_metadata(
+    return dg.MaterializeResult(data_version=alignment_version(warehouse, URS_ALIGNMENT_TABLES, own_problems),
+                                metadata=table_metadata(
         table, ["judge", "n_models", "pearson_r", "spearman_rho", "ranks_agree"],
         problems=len(problems) + len(folder_problems), refused_records=len(problems) + len(folder_problems),
         comparisons=len(comparisons),

@@ -42,6 +42,7 @@ import dagster as dg
 from dagster._core.asset_graph_view.asset_graph_view import AssetGraphView, TemporalContext
 from dagster._core.definitions.assets.job.asset_job import IMPLICIT_ASSET_JOB_NAME
 from dagster._core.definitions.data_version import DATA_VERSION_TAG, CachingStaleStatusResolver, StaleStatus
+from dagster._core.definitions.events import AssetKeyPartitionKey
 from dagster._core.definitions.reconstruct import ReconstructableJob, ReconstructableRepository
 from dagster._time import get_current_datetime
 
@@ -330,8 +331,16 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
             return True
         # An unpartitioned asset also runs after any of its parents ran in this job: its data version in
         # Dagster does not always change with a partitioned parent's (and past 100 upstream partitions Dagster
-        # stops comparing them), so a reader of all models' judgments could look fresh when it is not.
-        return graph.get(key).partitions_def is None and any(parent in ran for parent in graph.get(key).parent_keys)
+        # stops comparing them), so a reader of all models' judgments could look fresh when it is not. Not after
+        # an unpartitioned parent that reports its rows' data version: there the resolver's answer is exact.
+        return graph.get(key).partitions_def is None and any(parent in ran and not reports_rows_version(parent, resolver)
+                                                             for parent in graph.get(key).parent_keys)
+
+    def reports_rows_version(parent: dg.AssetKey, resolver: CachingStaleStatusResolver) -> bool:
+        """An unpartitioned parent whose data version is its rows' (assets.common.rows_version): the resolver
+        already compares it, so a re-run that wrote the same rows leaves its children fresh."""
+        return graph.get(parent).partitions_def is None and \
+            resolver._is_current_data_version_user_provided(key=AssetKeyPartitionKey(parent, None))
 
     def plan_level(level) -> list[tuple]:
         """(asset names, partitions definition, partition key) of each run a level needs."""

@@ -1,7 +1,7 @@
 """The main job runs only what is missing or stale, by Dagster's own staleness (the one the UI shows):
 nothing new runs nothing; a new candidate runs its own partitions and what reads all of them; a changed
 judge entry re-runs that judge's judgments only; a new file in a drop folder re-runs its benchmark's
-readers only. And the rows left by the incremental runs are the rows a forced run of everything leaves."""
+readers only, and of those only the ones whose input rows changed (a game round runs no model's partition). And the rows left by the incremental runs are the rows a forced run of everything leaves."""
 
 import shutil
 
@@ -11,6 +11,7 @@ from benchwright.paths import ROOT
 from definitions import defs
 from scripts.compare_warehouses import compare
 from scripts.orchestrate import materialize_everything, stale_status_resolver
+from tests.support.drops import write_game_round
 from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, pick, resources_for, write_registry
 
 GENERATIONS = {"creation_generations", "urs_generations", "mmmt_if_generations", "gap_generations"}
@@ -81,9 +82,21 @@ def test_only_what_is_new_runs(tmp_path):
         sample = sorted((ROOT / "sample_data" / "gap" / "logs").glob("*"))[0]
         shutil.copy(sample, drop / f"redelivered-{sample.name}")
         logs = materialize_everything(instance, resources)
-        ran = {key for key, _ in _ran(logs)}
-        assert "gap_game_logs" in ran and logs["api_calls"] == 0
-        assert not {key for key in ran if key.startswith(("creation", "urs", "mmmt_if"))}
+        # Every mark of a re-delivered log is known already: the ingest records the file and the duplicates, the
+        # readers of the marks run and find their rows unchanged, so the VQA set and every model's partition stay.
+        assert _ran(logs) == {(key, None) for key in ("gap_game_logs", "gap_reliability", "gap_interaction_model",
+                                                      "gap_engagement", "analyst_snapshot")}
+        assert logs["api_calls"] == 0
+
+        # One game round (a new player's marks on one picture): the assets whose rows change, and no model's
+        # answers or judgments, since the VQA items are the same (gap_vqa_dataset reports its rows' version).
+        vqa_before = resources["warehouse"].query("SELECT * FROM gap_vqa_items ORDER BY item_id")
+        write_game_round(resources["warehouse"], drop)
+        game = materialize_everything(instance, resources)
+        assert resources["warehouse"].query("SELECT * FROM gap_vqa_items ORDER BY item_id").equals(vqa_before)
+        assert (game["failed_runs"], game["api_calls"]) == (0, 0)
+        assert _ran(game) == {(key, None) for key in ("gap_game_logs", "gap_reliability", "gap_interaction_model",
+                                                      "gap_engagement", "gap_vqa_dataset", "analyst_snapshot")}
 
         # The incremental runs left what a forced run of everything leaves, row for row.
         incremental = tmp_path / "incremental.duckdb"
