@@ -585,7 +585,9 @@ class _BattleRows:
         self.weight = np.array([float(weights.get(v, np.nan)) for v in CANONICAL_VERDICTS])[verdict]
         self.win = self.weight * np.array([_A_SCORE[v] for v in CANONICAL_VERDICTS])[verdict]  # weighted wins of A
         if "prompt" in self.frame.columns:
-            self.prompt, _ = pd.factorize(self.frame["prompt"].astype(str))
+            # Numbered in sorted order, so a seed draws the same prompts whatever order the rows came in (a
+            # forced re-run writes the judgment partitions in another order than the first run did).
+            self.prompt, _ = pd.factorize(self.frame["prompt"].astype(str), sort=True)
         else:  # no prompts: every battle is a prompt of its own
             self.prompt = np.arange(len(self.frame))
 

@@ -8,3 +8,4 @@ UNION ALL
 SELECT baseline AS model, item_id, answer, TRUE AS is_reference
 FROM creation_references
 WHERE answer IS NOT NULL
+ORDER BY model, item_id, is_reference
