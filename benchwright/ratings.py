@@ -1144,7 +1144,9 @@ def ratings_by_source(judgments: pd.DataFrame, anchors: Mapping[str, str], weigh
             try:
                 table = rating_table(battles, anchor=anchor, weights=source_weights, rounds=rounds,
                                      quantiles=quantiles, seed=seed, control=control, style=source_style)
-            except ValueError as error:
+            except (ValueError, RuntimeError) as error:
+                # RuntimeError: no maximum to find — under a style control a judge whose verdicts the style columns
+                # separate perfectly sends γ to infinity. Reported as not rated; the other controls still stand.
                 problems.append(f"{source} / {judge} / {control}: {error}")
                 continue
             tables.append(table.assign(source=source, judge=judge, anchor=anchor,

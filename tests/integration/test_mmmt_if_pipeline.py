@@ -75,7 +75,13 @@ def test_sample_chats_run_end_to_end_and_every_check_passes(run):
     for name, result in results.items():
         assert result.success or name == "garbage", name
     for name in ("datasets", "metrics", *MODELS):
-        failed = [c for c, e in check_results(results[name]).items() if not e.passed]
+        checks = check_results(results[name])
+        if name == "sim-flaky":
+            # Its calls on one question fail by design: shown as failed calls, a warning below the share that fails
+            # a run (checks/failed_calls.py).
+            flaky = checks.pop("failed_calls")
+            assert not flaky.passed and flaky.severity == dg.AssetCheckSeverity.WARN
+        failed = [c for c, e in checks.items() if not e.passed]
         assert not failed, (name, failed)
     wh = run["wh"]
     chats = wh.query("SELECT * FROM mmmt_if_chats")
