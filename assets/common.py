@@ -226,14 +226,28 @@ def answers_by_item(df: pd.DataFrame, column: str) -> dict[str, str]:
     return {row.item_id: getattr(row, column) for row in df.itertuples(index=False) if isinstance(getattr(row, column), str)}
 
 
+def simulation_flags(slugs: pd.Series, labels: dict) -> pd.Series:
+    """Per slug: is that registry entry a simulation? A slug no longer in the registry counts as real (False)."""
+    return slugs.map(lambda s: labels.get(s, (s, False))[1]).astype(bool)
+
+
 def add_labels(df: pd.DataFrame, registry, columns: dict[str, str]) -> pd.DataFrame:
-    """Add display-name columns and the simulated flag (true if any named model is a simulation)."""
+    """Add display-name columns and the simulation flags, the one place they are computed.
+
+    `model_simulated` (when a `model` column is named) and `judge_simulated` (when a `judge` column is named)
+    say whether that registry entry is a simulation; a table without the column leaves its flag NULL (no
+    judge in MMMT-IF, for instance). `simulated` = any named slug column is a simulation, i.e.
+    model_simulated OR judge_simulated (OR another named model's, such as URS's reference model).
+    """
     labels = registry.labels()
     df = df.copy()
     simulated = pd.Series(False, index=df.index)
     for slug_column, display_column in columns.items():
         df[display_column] = df[slug_column].map(lambda s: labels.get(s, (s, False))[0])
         # Slugs no longer in the registry keep their slug as name; imported rows say so in `source`.
-        simulated |= df[slug_column].map(lambda s: labels.get(s, (s, False))[1]).astype(bool)
+        flags = simulation_flags(df[slug_column], labels)
+        if slug_column in ("model", "judge"):
+            df[f"{slug_column}_simulated"] = flags
+        simulated |= flags
     df["simulated"] = simulated
     return df

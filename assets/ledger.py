@@ -6,9 +6,10 @@ import datetime as dt
 import dagster as dg
 import pandas as pd
 
-from assets.common import EAGER, graph_assets
+from assets.common import EAGER, graph_assets, simulation_flags
 from benchwright.llm import LEDGER_COLUMNS, ResponseCache
 from resources.llm import LLMClient
+from resources.registry import Registry
 from resources.warehouse import Warehouse
 
 # Rows are copied by their id, so reading a little before the last copied row loses nothing and adds nothing:
@@ -21,6 +22,12 @@ def llm_assets() -> list[dg.AssetsDefinition]:
     return graph_assets(lambda a: "llm" in a.required_resource_keys, besides=("publish", "ledger"))
 
 
+def side_flags(slugs: pd.Series, labels: dict) -> pd.Series:
+    """model_simulated / judge_simulated of ledger rows (the same rule as add_labels); NULL where the row
+    names no such entry ('' in the journal: an answer has no judge)."""
+    return simulation_flags(slugs, labels).astype("boolean").mask(slugs.eq(""))
+
+
 @dg.asset(
     group_name="metrics",
     deps=llm_assets(),
@@ -30,7 +37,8 @@ def llm_assets() -> list[dg.AssetsDefinition]:
                 "(asset), partition, model and judge, with tokens, cost and latency. Per benchmark × model × "
                 "judge × stage in the `cost_ledger` view of the analyst snapshot.",
 )
-def llm_ledger(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: LLMClient) -> dg.MaterializeResult:
+def llm_ledger(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: LLMClient,
+               registry: Registry) -> dg.MaterializeResult:
     last = warehouse.query("SELECT max(recorded_at) AS last FROM llm_ledger")["last"].iloc[0]
     since = 0.0 if pd.isna(last) else (pd.Timestamp(last).tz_localize("UTC") - _OVERLAP).timestamp()
     cache = ResponseCache(llm.cache_path)
@@ -43,6 +51,9 @@ def llm_ledger(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: LLM
     rows = rows[~rows["ledger_id"].isin(copied)].assign(recorded_at=lambda r: pd.to_datetime(r["recorded_at"], unit="s"))
     for column in ("cached", "error", "simulated"):
         rows[column] = rows[column].astype(bool)
+    labels = registry.labels()
+    for role in ("model", "judge"):
+        rows[f"{role}_simulated"] = side_flags(rows[role], labels)
     added = warehouse.add_new_rows("llm_ledger", rows, key=["ledger_id"])
     calls = rows[~rows["cached"]]
     context.log.info(f"cost ledger: {added} new rows, {len(calls)} of them calls, ${calls['cost_usd'].sum():.4f}")

@@ -62,3 +62,9 @@ CREATE TABLE IF NOT EXISTS llm_ledger (
     latency_ms      DOUBLE NOT NULL,
     simulated       BOOLEAN NOT NULL
 );
+
+-- Which side is a simulation (assets.common.add_labels; the ledger: assets.ledger): model_simulated for the
+-- `model` slug, judge_simulated for the `judge` slug, NULL where the table has no such column;
+-- `simulated` = either.
+ALTER TABLE llm_ledger ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
+ALTER TABLE llm_ledger ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;

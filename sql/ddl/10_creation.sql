@@ -110,3 +110,11 @@ CREATE TABLE IF NOT EXISTS judge_quality (
     judge_display        VARCHAR,
     simulated            BOOLEAN NOT NULL
 );
+
+-- Which side is a simulation (assets.common.add_labels; the ledger: assets.ledger): model_simulated for the
+-- `model` slug, judge_simulated for the `judge` slug, NULL where the table has no such column;
+-- `simulated` = either.
+ALTER TABLE creation_leaderboard ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
+ALTER TABLE creation_leaderboard ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;
+ALTER TABLE judge_quality ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
+ALTER TABLE judge_quality ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;

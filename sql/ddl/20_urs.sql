@@ -181,3 +181,21 @@ CREATE TABLE IF NOT EXISTS urs_human_alignment (
 -- Judge panels average their members' scores (benchwright/panels.py): warehouses written before panels
 -- widen the column; whole numbers stay what they were.
 ALTER TABLE urs_judgments ALTER final_score SET DATA TYPE DOUBLE;
+
+-- Which side is a simulation (assets.common.add_labels; the ledger: assets.ledger): model_simulated for the
+-- `model` slug, judge_simulated for the `judge` slug, NULL where the table has no such column;
+-- `simulated` = either.
+ALTER TABLE urs_leaderboard ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
+ALTER TABLE urs_leaderboard ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;
+ALTER TABLE urs_criterion_means ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
+ALTER TABLE urs_criterion_means ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;
+ALTER TABLE urs_cross_validation ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
+ALTER TABLE urs_cross_validation ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;
+ALTER TABLE urs_rating_bias ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
+ALTER TABLE urs_rating_bias ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;
+ALTER TABLE urs_user_alignment ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
+ALTER TABLE urs_user_alignment ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;
+ALTER TABLE urs_human_alignment ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
+ALTER TABLE urs_human_alignment ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;
+ALTER TABLE urs_bradley_terry ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
+ALTER TABLE urs_bradley_terry ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;

@@ -147,3 +147,11 @@ CREATE TABLE IF NOT EXISTS interop_agreement (
     judge_display            VARCHAR,
     simulated                BOOLEAN NOT NULL
 );
+
+-- Which side is a simulation (assets.common.add_labels; the ledger: assets.ledger): model_simulated for the
+-- `model` slug, judge_simulated for the `judge` slug, NULL where the table has no such column;
+-- `simulated` = either.
+ALTER TABLE interop_ratings ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
+ALTER TABLE interop_ratings ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;
+ALTER TABLE interop_agreement ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
+ALTER TABLE interop_agreement ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;

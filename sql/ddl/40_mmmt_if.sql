@@ -311,3 +311,21 @@ CREATE TABLE IF NOT EXISTS mmmt_if_release_agreement (
     human_agrees_with_pif   DOUBLE,   -- 'all' row only: share of non-tied choices that follow the PIF order
     human_pif_pairs         INTEGER
 );
+
+-- Which side is a simulation (assets.common.add_labels; the ledger: assets.ledger): model_simulated for the
+-- `model` slug, judge_simulated for the `judge` slug, NULL where the table has no such column;
+-- `simulated` = either.
+ALTER TABLE mmmt_if_summary ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
+ALTER TABLE mmmt_if_summary ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;
+ALTER TABLE mmmt_if_pif_by_turn ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
+ALTER TABLE mmmt_if_pif_by_turn ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;
+ALTER TABLE mmmt_if_pif_by_count ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
+ALTER TABLE mmmt_if_pif_by_count ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;
+ALTER TABLE mmmt_if_pif_by_instruction ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
+ALTER TABLE mmmt_if_pif_by_instruction ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;
+ALTER TABLE mmmt_if_pif_n_k ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
+ALTER TABLE mmmt_if_pif_n_k ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;
+ALTER TABLE mmmt_if_uplift ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
+ALTER TABLE mmmt_if_uplift ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;
+ALTER TABLE mmmt_if_ratings ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
+ALTER TABLE mmmt_if_ratings ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;

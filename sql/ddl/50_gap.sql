@@ -184,3 +184,9 @@ CREATE TABLE IF NOT EXISTS gap_tainted_answers (
     error             VARCHAR,
     matches_truth     BOOLEAN             -- exact match with the true answer (templated questions)
 );
+
+-- Which side is a simulation (assets.common.add_labels; the ledger: assets.ledger): model_simulated for the
+-- `model` slug, judge_simulated for the `judge` slug, NULL where the table has no such column;
+-- `simulated` = either.
+ALTER TABLE gap_scores ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
+ALTER TABLE gap_scores ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;

@@ -36,3 +36,9 @@ CREATE TABLE IF NOT EXISTS creation_human_alignment (
     model_display   VARCHAR,
     simulated       BOOLEAN NOT NULL    -- the judge or the candidate is a simulation (the choices are people's)
 );
+
+-- Which side is a simulation (assets.common.add_labels; the ledger: assets.ledger): model_simulated for the
+-- `model` slug, judge_simulated for the `judge` slug, NULL where the table has no such column;
+-- `simulated` = either.
+ALTER TABLE creation_human_alignment ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
+ALTER TABLE creation_human_alignment ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;

@@ -2,6 +2,9 @@
 -- requests sent to a provider (failed ones included, see `errors`); `cache_hits` were served without a
 -- call. Tokens, cost and latency count the calls only: a cache hit cost nothing this time. `judge` is NULL
 -- for answers (and `model` for a call that answers for no registry model).
+-- model_simulated / judge_simulated: that registry entry is a simulation (flagged when the row was copied,
+-- by the rule of assets.common.add_labels; NULL when the row has no model / judge); simulated = either. Rows
+-- copied before those flags existed carry neither and keep the old meaning (every call went to a simulator).
 CREATE OR REPLACE VIEW cost_ledger AS
 SELECT benchmark, nullif(model, '') AS model, nullif(judge, '') AS judge, stage,
        count(*) FILTER (WHERE NOT cached)                                    AS calls,
@@ -12,7 +15,11 @@ SELECT benchmark, nullif(model, '') AS model, nullif(judge, '') AS judge, stage,
        round(coalesce(sum(cost_usd) FILTER (WHERE NOT cached), 0), 6)        AS cost_usd,
        quantile_cont(latency_ms, 0.5) FILTER (WHERE NOT cached AND NOT error)  AS latency_p50_ms,
        quantile_cont(latency_ms, 0.95) FILTER (WHERE NOT cached AND NOT error) AS latency_p95_ms,
-       bool_and(simulated)                                                   AS simulated,
+       bool_and(model_simulated)                                             AS model_simulated,
+       bool_and(judge_simulated)                                             AS judge_simulated,
+       CASE WHEN count(model_simulated) + count(judge_simulated) = 0 THEN bool_and(simulated)
+            ELSE coalesce(bool_and(model_simulated), FALSE) OR coalesce(bool_and(judge_simulated), FALSE)
+       END                                                                   AS simulated,
        count(DISTINCT run_id)                                                AS runs,
        max(recorded_at)                                                      AS last_recorded_at
 FROM llm_ledger

@@ -5,7 +5,7 @@ CREATE OR REPLACE VIEW creation_human_alignment_by_judge AS
 SELECT a.model_display AS model_name, a.judge_display AS judge_name, a.mode, a.items, a.human_choices,
        a.judge_failures, a.judge_errors, round(a.mae, 3) AS mae, round(100 * a.consistency, 1) AS consistency_pct,
        round(h.mae, 3) AS human_human_mae, round(100 * h.consistency, 1) AS human_human_consistency_pct,
-       a.simulated, a.judge, a.model
+       a.model_simulated, a.judge_simulated, a.simulated, a.judge, a.model
 FROM creation_human_alignment a
 LEFT JOIN creation_human_alignment h ON h.model = a.model AND h.mode = 'human_human'
 WHERE a.mode <> 'human_human'

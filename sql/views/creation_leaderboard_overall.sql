@@ -10,7 +10,8 @@ WITH failed AS (
     UNION SELECT model, judge, item_id FROM creation_vfs_judgments WHERE error IS NOT NULL
 ), missing AS (SELECT model, judge, count(DISTINCT item_id) AS missing FROM failed GROUP BY model, judge)
 SELECT judge_display AS judge_name, model_display AS model_name, vfs, reward, win_rate,
-       mb, better, tie, worse, mw, fail, n, coalesce(m.missing, 0) AS missing, simulated, l.judge, l.model,
+       mb, better, tie, worse, mw, fail, n, coalesce(m.missing, 0) AS missing,
+       model_simulated, judge_simulated, simulated, l.judge, l.model,
        coalesce(f.flagged_injection, FALSE) AS flagged_injection
 FROM creation_leaderboard l
 LEFT JOIN answer_injection_flags f ON f.benchmark = 'creation' AND f.model = l.model

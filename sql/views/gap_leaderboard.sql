@@ -7,7 +7,8 @@ WITH missing AS (
 )
 SELECT s.judge, s.model, s.gpt_score, s.n, coalesce(m.missing, 0) AS missing, s.parse_failures,
        coalesce(f.flagged_injection, FALSE) AS flagged_injection,
-       s.judge_display AS judge_name, s.model_display AS model_name, s.simulated
+       s.judge_display AS judge_name, s.model_display AS model_name,
+       s.model_simulated, s.judge_simulated, s.simulated
 FROM gap_scores s
 LEFT JOIN answer_injection_flags f ON f.benchmark = 'gap' AND f.model = s.model
 LEFT JOIN missing m ON m.judge = s.judge AND m.model = s.model

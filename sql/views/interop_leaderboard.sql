@@ -11,7 +11,8 @@ SELECT r.source, r.judge_display AS judge_name, coalesce(r.control, 'none') AS c
        round(r.rating, 1) AS rating, round(r.rating_lower, 1) AS rating_lower, round(r.rating_upper, 1) AS rating_upper,
        round(r.win_rate, 2) AS win_rate, round(r.win_rate_lower, 2) AS win_rate_lower,
        round(r.win_rate_upper, 2) AS win_rate_upper, r.judgments, r.wins, r.ties, r.losses, r.at_bound,
-       r.style_coefficients, r.outcome_weights, r.bootstrap_rounds, r.seed, r.simulated, r.judge, r.model,
+       r.style_coefficients, r.outcome_weights, r.bootstrap_rounds, r.seed,
+       r.model_simulated, r.judge_simulated, r.simulated, r.judge, r.model,
        coalesce(f.flagged_injection, FALSE) AS flagged_injection
 FROM interop_ratings r
 LEFT JOIN answer_injection_flags f ON r.source = 'benchwright' AND f.benchmark = 'creation' AND f.model = r.model

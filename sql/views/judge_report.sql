@@ -2,7 +2,8 @@
 -- (registry/panels.yaml) also how far its members agree with one another (table panel_agreement, on the
 -- five-point verdicts): Fleiss' kappa and the share of units where all members said the same, each member
 -- pair's Cohen's kappa (their mean and the list), and the members' parse failures and failed calls, which
--- are counted and never votes. The panel_* columns are NULL for a single judge.
+-- are counted and never votes. The panel_* columns are NULL for a single judge. model_simulated is NULL: a
+-- row covers every model the judge saw.
 CREATE OR REPLACE VIEW judge_report AS
 WITH panels AS (
     SELECT panel AS judge,
@@ -18,7 +19,7 @@ WITH panels AS (
     GROUP BY panel
 )
 SELECT q.judge_display AS judge_name, q.pairs, q.exact_consistency, q.relaxed_consistency, q.parse_rate,
-       q.p_prefer_first, q.p_prefer_longer, q.simulated, q.judge,
+       q.p_prefer_first, q.p_prefer_longer, q.model_simulated, q.judge_simulated, q.simulated, q.judge,
        p.panel_units, p.panel_fleiss_kappa, p.panel_exact_agreement, p.panel_mean_cohen_kappa, p.panel_cohen_kappas,
        p.panel_member_parse_failures, p.panel_member_errors
 FROM judge_quality q

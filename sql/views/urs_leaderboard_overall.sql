@@ -9,7 +9,7 @@ WITH failed AS (
     UNION SELECT model, judge, item_id FROM urs_judgments WHERE error IS NOT NULL
 ), missing AS (SELECT model, judge, count(DISTINCT item_id) AS missing FROM failed GROUP BY model, judge)
 SELECT judge_display AS judge_name, model_display AS model_name, final_score, n, coalesce(m.missing, 0) AS missing,
-       parse_failures, simulated, l.judge, l.model, coalesce(f.flagged_injection, FALSE) AS flagged_injection
+       parse_failures, model_simulated, judge_simulated, simulated, l.judge, l.model, coalesce(f.flagged_injection, FALSE) AS flagged_injection
 FROM urs_leaderboard l
 LEFT JOIN answer_injection_flags f ON f.benchmark = 'urs' AND f.model = l.model
 LEFT JOIN missing m ON m.model = l.model AND m.judge = l.judge
