@@ -60,7 +60,7 @@ CREATE TABLE IF NOT EXISTS llm_ledger (
     tokens_out      BIGINT NOT NULL,
     cost_usd        DOUBLE NOT NULL,
     latency_ms      DOUBLE NOT NULL,
-    simulated       BOOLEAN NOT NULL
+    simulated       BOOLEAN NOT NULL    -- this one call went to the offline simulator
 );
 
 -- Which side is a simulation (assets.common.add_labels; the ledger: assets.ledger): model_simulated for the

@@ -19,11 +19,12 @@ from resources.llm import LLMClient
 from scripts.orchestrate import materialize_everything
 from tests.support.openai_server import OpenAIServer
 from tests.support.processes import kill_when
-from tests.support.pipeline import (SHIPPED_MODELS, check_results, materialize, metadata_total, pick, resources_for,
-                                    write_registry)
+from tests.support.pipeline import (SHIPPED_JUDGES, SHIPPED_MODELS, check_results, materialize, metadata_total, pick,
+                                    resources_for, write_registry)
 
 ROOT = Path(__file__).resolve().parents[2]
 ITEMS, VFS_ITEMS = 15, 14
+SIM_JUDGE = "sim-fair-judge"
 
 
 def simulated_reply(body: dict) -> str:
@@ -45,7 +46,10 @@ def test_generation_and_judgment_through_litellm_with_faults(tmp_path):
     faults = ["429", "500", "hang", "malformed"]
     with OpenAIServer(faults=faults, retry_after="1", hang_s=20, reply=simulated_reply, max_lifetime_s=120) as srv:
         models, judges = registry_for(srv.base_url)
-        write_registry(tmp_path, models, judges)
+        # A simulated judge too: the real model it judges must read as real, the judge as simulated, everywhere.
+        # Never malformed, like the HTTP judge, so URS's small cross grid (6 verdicts) stays under its parse check.
+        sim_judge = {**SHIPPED_JUDGES[SIM_JUDGE], "params": {**SHIPPED_JUDGES[SIM_JUDGE]["params"], "malformed_rate": 0.0}}
+        write_registry(tmp_path, models, {**judges, SIM_JUDGE: sim_judge})
         resources = resources_for(tmp_path)
         resources["llm"] = LLMClient(cache_path=resources["llm"].cache_path, timeout_s=3, max_retries=3)
         with dg.instance_for_test() as instance:
@@ -64,9 +68,49 @@ def test_generation_and_judgment_through_litellm_with_faults(tmp_path):
     judgments = wh.query("SELECT * FROM creation_pairwise_judgments WHERE judge = 'http-judge'")
     assert len(judgments) == 2 * ITEMS and judgments["error"].isna().all()
     assert judgments["parse_ok"].mean() > 0.8
-    board = wh.query("SELECT * FROM creation_leaderboard WHERE scope = 'overall'")
-    assert board[["judge", "model"]].values.tolist() == [["http-judge", "http-writer"]]
-    assert not board["simulated"].iloc[0]
+    board = wh.query("SELECT * FROM creation_leaderboard WHERE scope = 'overall' ORDER BY judge")
+    assert board[["judge", "model"]].values.tolist() == [["http-judge", "http-writer"], [SIM_JUDGE, "http-writer"]]
+    assert board["simulated"].tolist() == [False, True]
+    con = duckdb.connect(wh.snapshot_path, read_only=True)
+    try:
+        checked = _simulation_flags_by_view(con)
+    finally:
+        con.close()
+    # The real model judged by the simulated judge, in each benchmark's board and in the cost ledger.
+    for view in ("creation_leaderboard_overall", "urs_leaderboard_overall", "gap_leaderboard", "cost_ledger"):
+        assert (SIM_JUDGE, "http-writer") in checked[view], view
+    assert (None, "http-writer") in checked["mmmt_if_leaderboard"]  # code checks PIF: no judge
+    assert (SIM_JUDGE, None) in checked["judge_report"]
+
+
+def _simulation_flags_by_view(con) -> dict[str, set]:
+    """Every published view with the flags (found by column, so a new view is covered): rows of the real
+    model read model_simulated = false, rows of the simulated judge judge_simulated = true, and simulated =
+    either. Returns the (judge, model) pairs seen per view, to check that the rows were there."""
+    views = [name for (name,) in con.execute(
+        "SELECT DISTINCT c.table_name FROM information_schema.columns c JOIN duckdb_views() v "
+        "ON v.view_name = c.table_name AND NOT v.internal WHERE c.column_name = 'model_simulated'").fetchall()]
+    seen = {}
+    for view in views:
+        cursor = con.execute(f"SELECT * FROM {view}")
+        columns = [d[0] for d in cursor.description]
+        assert {"judge_simulated", "simulated"} <= set(columns), view
+        pairs = set()
+        for row in (dict(zip(columns, values)) for values in cursor.fetchall()):
+            model = row.get("model") if row.get("model") in ("http-writer",) else None
+            judge = row.get("judge") if row.get("judge") in (SIM_JUDGE, "http-judge") else None
+            if model:
+                assert row["model_simulated"] is False, (view, row)
+            if judge:
+                assert row["judge_simulated"] is (judge == SIM_JUDGE), (view, row)
+            # (URS's cross-validation grid counts its reference model too; here that is the real model.)
+            if (model or judge) and row.get("reference_model", model) in (model, "http-writer"):
+                sides = [row[f] for f in ("model_simulated", "judge_simulated") if isinstance(row[f], bool)]
+                assert row["simulated"] is any(sides), (view, row)
+            if model or judge:
+                pairs.add((judge, model))
+        seen[view] = pairs
+    return seen
 
 
 CHILD = """
