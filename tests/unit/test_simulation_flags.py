@@ -1,10 +1,12 @@
 """The one rule for the simulation flags (assets.common.add_labels, and the ledger's per-row flags): a real
 model judged by a simulated judge is model_simulated = false, judge_simulated = true, simulated = true."""
 
+import duckdb
 import pandas as pd
 
 from assets.common import add_labels
 from assets.ledger import side_flags
+from benchwright.paths import sql_files
 from resources.registry import Registry
 from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, pick, write_registry
 
@@ -37,3 +39,22 @@ def test_ledger_rows_are_flagged_by_the_same_rule_and_null_where_a_side_is_missi
     labels = registry(tmp_path).labels()
     assert side_flags(pd.Series(["http-writer", "sim-baseline", ""]), labels).tolist() == [False, True, pd.NA]
     assert side_flags(pd.Series(["", "sim-fair-judge"]), labels).tolist() == [pd.NA, True]
+
+
+def test_the_cost_ledger_view_reads_the_row_flags_and_old_rows_keep_their_meaning():
+    con = duckdb.connect()
+    con.execute(next(p for p in sql_files("ddl") if p.name == "00_core.sql").read_text(encoding="utf-8"))
+    con.execute(next(p for p in sql_files("views") if p.name == "cost_ledger.sql").read_text(encoding="utf-8"))
+    row = "(?, now(), 'r', 'creation', ?, '', ?, ?, 'sim/x', 'k', FALSE, FALSE, 1, 1, 0, 1, ?, ?, ?)"
+    con.executemany(f"INSERT INTO llm_ledger BY POSITION VALUES {row}", [
+        # a real model's answer, then a simulated judge's verdict on it
+        ["1", "creation_generations", "http-writer", "", False, False, None],
+        ["2", "creation_pairwise_judgments", "http-writer", "sim-fair-judge", True, False, True],
+        # copied before the flags existed: the call itself was simulated
+        ["3", "creation_vfs_judgments", "sim-weak", "sim-fair-judge", True, None, None],
+    ])
+    view = {stage: flags for stage, *flags in con.execute(
+        "SELECT stage, model_simulated, judge_simulated, simulated FROM cost_ledger").fetchall()}
+    assert view == {"creation_generations": [False, None, False],
+                    "creation_pairwise_judgments": [False, True, True],
+                    "creation_vfs_judgments": [None, None, True]}
