@@ -48,7 +48,8 @@ def test_generation_and_judgment_through_litellm_with_faults(tmp_path):
         models, judges = registry_for(srv.base_url)
         # A simulated judge too: the real model it judges must read as real, the judge as simulated, everywhere.
         # Never malformed, like the HTTP judge, so URS's small cross grid (6 verdicts) stays under its parse check.
-        sim_judge = {**SHIPPED_JUDGES[SIM_JUDGE], "params": {**SHIPPED_JUDGES[SIM_JUDGE]["params"], "malformed_rate": 0.0}}
+        shipped = SHIPPED_JUDGES[SIM_JUDGE]
+        sim_judge = {**shipped, "params": {**shipped["params"], "malformed_rate": 0.0}}
         write_registry(tmp_path, models, {**judges, SIM_JUDGE: sim_judge})
         resources = resources_for(tmp_path)
         resources["llm"] = LLMClient(cache_path=resources["llm"].cache_path, timeout_s=3, max_retries=3)
