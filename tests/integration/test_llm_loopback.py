@@ -152,7 +152,7 @@ def test_provider_limit_holds_across_runners_and_counts_each_provider_apart(tmp_
     # Two runners (two assets' calls at once, in their own event loops) share the home's provider leases:
     # `lab-a` allows 2 calls in flight, `lab-b` 1, whatever the models' own limits (8 each) would allow.
     providers = {"lab-a": ProviderLimits(max_in_flight=2), "lab-b": ProviderLimits(max_in_flight=1)}
-    with OpenAIServer(latency_s=0.2, max_lifetime_s=30) as srv:
+    with OpenAIServer(latency_s=0.2, max_lifetime_s=120) as srv:  # a cap for a stuck test, not a timing
         def run(model: str, provider: str, prefix: str) -> None:
             runner = _runner(tmp_path, provider_limits=providers)
             results, _ = runner.run(_reqs(srv, 6, model=model, prefix=prefix),
