@@ -5,21 +5,14 @@ BENCHWRIGHT_SENSOR_INTERVAL_S seconds (default 30). Dagster's daemon loops every
 does not make ticks come sooner than that; a larger one suits a deployment with many partitions.
 """
 
-import os
+from benchwright.paths import count_setting
 
 INTERVAL_VARIABLE = "BENCHWRIGHT_SENSOR_INTERVAL_S"
 
 
 def tick_interval_s() -> int:
     """The sensors' minimum interval in seconds, from BENCHWRIGHT_SENSOR_INTERVAL_S (default 30)."""
-    text = os.environ.get(INTERVAL_VARIABLE, "").strip() or "30"
-    try:
-        seconds = int(text)
-    except ValueError:
-        raise ValueError(f"{INTERVAL_VARIABLE} must be a whole number of seconds, not {text!r}") from None
-    if seconds < 1:
-        raise ValueError(f"{INTERVAL_VARIABLE} must be at least 1 second, not {seconds}")
-    return seconds
+    return count_setting(INTERVAL_VARIABLE, 30)
 
 
 TICK_INTERVAL_S = tick_interval_s()
