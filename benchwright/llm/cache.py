@@ -176,12 +176,9 @@ class ResponseCache:
             self._local.conn = None
 
     def get_many(self, keys: Iterable[str]) -> dict[str, CachedResponse]:
-        keys = list(dict.fromkeys(keys))
         found: dict[str, CachedResponse] = {}
         conn = self._conn()
-        for start in range(0, len(keys), 500):  # stay under SQLite's bound-parameter limit
-            chunk = keys[start : start + 500]
-            marks = ",".join("?" * len(chunk))
+        for chunk, marks in _key_chunks(keys):
             rows = conn.execute(
                 "SELECT key, model, prompt_version, text, tokens_in, tokens_out, latency_ms, cost_usd,"
                 f" simulated, pii_redactions, created_at FROM responses WHERE key IN ({marks})",
@@ -231,14 +228,12 @@ class ResponseCache:
 
     def given_up(self, keys: Iterable[str]) -> dict[str, str]:
         """Request key -> the error to serve, for the keys given up by the rule in `failures.py`."""
-        keys = list(dict.fromkeys(keys))
         found: dict[str, str] = {}
         conn = self._conn()
-        for start in range(0, len(keys), 500):  # stay under SQLite's bound-parameter limit
-            chunk = keys[start : start + 500]
+        for chunk, marks in _key_chunks(keys):
             # Only keys with enough permanent failures can be given up: the common case reads nothing more.
             rows = conn.execute(
-                f"SELECT key FROM errors WHERE key IN ({','.join('?' * len(chunk))}) AND status BETWEEN 400 AND 499 "
+                f"SELECT key FROM errors WHERE key IN ({marks}) AND status BETWEEN 400 AND 499 "
                 "GROUP BY key HAVING count(*) >= ?", [*chunk, GIVE_UP_AFTER]).fetchall()
             for (key,) in rows:
                 history = conn.execute("SELECT error, status FROM errors WHERE key = ? ORDER BY id DESC LIMIT ?",
@@ -335,3 +330,12 @@ class ResponseCache:
 
     def count_errors(self) -> int:
         return self._conn().execute("SELECT count(*) FROM errors").fetchone()[0]
+
+
+def _key_chunks(keys: Iterable[str], size: int = 500):
+    """The distinct keys in chunks of `size`, each with its `?,?,…` placeholders: SQLite bounds the parameters of
+    one statement."""
+    keys = list(dict.fromkeys(keys))
+    for start in range(0, len(keys), size):
+        chunk = keys[start:start + size]
+        yield chunk, ",".join("?" * len(chunk))
