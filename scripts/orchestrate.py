@@ -263,8 +263,8 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     summary = {"runs": 0, "failed_runs": 0, "api_calls": 0, "cache_hits": 0, "failed_calls": 0, "given_up": 0,
                "all_calls_failed": [], "asked_again": 0, "failed_checks": 0, "check_failures": [],
                "checks": [], "registry_problems": registry_problems, "up_to_date": 0, "materialized": [],
-               "run_ids": []}
-    summary["refused_records"] = {}  # asset -> records its loader or import refused (files still read)
+               "run_ids": [],
+               "refused_records": {}}  # asset -> records its loader or import refused (files still read)
     calling = set(llm_asset_keys())
     observe_sources(instance, observed_inputs or resources, log)
     # The refusals are also a check on registry_labels (checks/registry.py), recorded without a run like the sources.
