@@ -188,8 +188,10 @@ CREATE TABLE IF NOT EXISTS mmmt_if_dominance (
 CREATE TABLE IF NOT EXISTS mmmt_if_wilcoxon (
     variant VARCHAR NOT NULL, model_a VARCHAR NOT NULL, model_b VARCHAR NOT NULL,
     pairs INTEGER NOT NULL, nonzero_pairs INTEGER NOT NULL, mean_difference DOUBLE,
-    p_a_greater DOUBLE, p_b_greater DOUBLE   -- one-sided: H1 model_a > model_b, and the reverse
+    p_a_greater DOUBLE, p_b_greater DOUBLE,  -- one-sided: H1 model_a > model_b, and the reverse
+    method VARCHAR  -- the test scipy's method="auto" runs: exact, asymptotic or all sign flips; NULL: no pair differs
 );
+ALTER TABLE mmmt_if_wilcoxon ADD COLUMN IF NOT EXISTS method VARCHAR;
 
 CREATE TABLE IF NOT EXISTS mmmt_if_preference_scores (
     judge VARCHAR NOT NULL, model VARCHAR NOT NULL, variant VARCHAR NOT NULL, chat_id VARCHAR NOT NULL,

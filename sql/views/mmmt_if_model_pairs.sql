@@ -1,8 +1,10 @@
--- MMMT-IF: every model pair per variant — Wilcoxon p-values on paired per-turn PIF, the ECDF
+-- MMMT-IF: every model pair per variant — Wilcoxon p-values on paired per-turn PIF (wilcoxon_method: the test
+-- scipy's method="auto" chooses for that pair's differences: exact, asymptotic or all sign flips), the ECDF
 -- dominance verdict, and each judge's autorater win/tie/loss record.
 -- flagged_injection_a / _b: that model wrote judge-format strings into its MMMT-IF answers.
 CREATE OR REPLACE VIEW mmmt_if_model_pairs AS
 SELECT w.variant, w.model_a, w.model_b, w.pairs, w.mean_difference, w.p_a_greater, w.p_b_greater,
+       w.method AS wilcoxon_method,
        d.verdict AS dominance, d.turns_a_dominates, d.turns_b_dominates,
        p.judge, p.wins, p.ties, p.losses, p.win_rate,
        coalesce(fa.flagged_injection, FALSE) AS flagged_injection_a,

@@ -622,3 +622,23 @@ def test_charts_are_pngs_with_one_panel_per_variant():
     assert mmmt_if_plots.spread_turns(range(1, 13)) == [1, 5, 8, 12]
     assert data_url_markdown(b"png", "x").startswith("![x](data:image/png;base64,")
 
+
+
+@pytest.mark.parametrize("pairs, levels, samples", [(7, 3, 3), (10, 9, 2), (13, 4, 1), (14, 4, 2), (30, 1000, 3),
+                                                    (60, 4, 2)])
+def test_wilcoxon_gives_scipys_p_values_for_the_method_scipy_chooses(pairs, levels, samples):
+    """Small samples with ties or zeros go through every sign flip (scipy's slow permutation test, counted here at
+    once), tie-free ones through the exact distribution, large ones through the normal approximation: each p-value
+    equals scipy's method="auto" result, and the method is named. (13 pairs, the last with every flip, costs scipy
+    about a second: one sample.)"""
+    rng = np.random.default_rng(pairs * 7 + levels)
+    for _ in range(samples):
+        x, y = rng.integers(0, levels, pairs) / levels, rng.integers(0, levels, pairs) / levels
+        greater, less, nonzero, method = comparisons.wilcoxon_one_sided(x, y)
+        diff = x - y
+        expected_method = ("asymptotic" if pairs > 50 else
+                           "exact" if np.all(diff != 0) and len(np.unique(np.abs(diff))) == pairs else
+                           "all sign flips" if pairs <= 13 else "asymptotic")
+        assert method == expected_method and nonzero == int(np.sum(diff != 0))
+        assert greater == pytest.approx(stats.wilcoxon(x, y, alternative="greater").pvalue, rel=1e-12, abs=1e-15)
+        assert less == pytest.approx(stats.wilcoxon(x, y, alternative="less").pvalue, rel=1e-12, abs=1e-15)
