@@ -123,6 +123,7 @@ def test_models_rank_by_instruction_following_skill_on_pif_and_pif_4_4(run):
         assert set(summary.loc[variant, "n_samples"]) == {4}
     pairs = run["wh"].query("SELECT * FROM mmmt_if_wilcoxon WHERE variant = 'standard'").set_index(["model_a", "model_b"])
     assert pairs.loc[("sim-if-high", "sim-if-low"), "p_a_greater"] < 0.01
+    assert set(pairs["method"]) <= {"exact", "asymptotic", "all sign flips"}  # each pair's test is named
     dominance = run["wh"].query("SELECT * FROM mmmt_if_dominance WHERE variant = 'standard'")
     assert (dominance.set_index(["model_a", "model_b"]).loc[("sim-if-high", "sim-if-low"), "turns_a_dominates"]
             > dominance["turns"].max() / 2)
