@@ -155,9 +155,19 @@ def _to_rgb(img: Image.Image) -> Image.Image:
     return img.convert("RGB")
 
 
-def data_url(img: NormalizedImage) -> str:
-    """The image as a `data:` URL, the form chat APIs accept inline."""
-    return f"data:{img.mime};base64,{base64.b64encode(img.data).decode('ascii')}"
+class DataURL(str):
+    """A `data:` URL that carries the sha256 of its bytes (`digest`, "sha256:<hex>"): a request's cache key names a
+    picture by that hash, and a picture shown in hundreds of requests is then hashed once, not once per request.
+    It is a str everywhere else (JSON, litellm)."""
+
+    digest: str
+
+
+def data_url(img: NormalizedImage) -> DataURL:
+    """The image as a `data:` URL, the form chat APIs accept inline, hashed once here."""
+    url = DataURL(f"data:{img.mime};base64,{base64.b64encode(img.data).decode('ascii')}")
+    url.digest = "sha256:" + hashlib.sha256(img.data).hexdigest()
+    return url
 
 
 def decode_data_url(url: str) -> bytes:

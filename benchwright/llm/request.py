@@ -11,6 +11,8 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchwright.images import DataURL
+
 # Parameters that carry credentials or transport details: they never enter the key (nor the cache).
 _NOT_IN_KEY = frozenset({"api_key", "api_base", "base_url", "extra_headers", "headers"})
 
@@ -42,6 +44,8 @@ def data_url_digest(url: str) -> str:
 def _canonical(value: Any) -> Any:
     # Replace every data: URL (wherever it sits in a message) by the hash of its decoded bytes.
     if isinstance(value, str):
+        if isinstance(value, DataURL):  # hashed when it was made
+            return value.digest
         if _DATA_URL.match(value):
             try:
                 return data_url_digest(value)

@@ -93,6 +93,22 @@ def test_data_url_is_replaced_by_hash_of_decoded_bytes():
     assert canonical_request(prose)["messages"][0]["content"] == "data: 1,2,3"
 
 
+def test_a_picture_made_into_a_data_url_is_hashed_once_and_keyed_as_any_copy_of_it(monkeypatch):
+    from benchwright import images
+    from benchwright.llm import request
+
+    picture = images.NormalizedImage(sha256="", mime="image/png", width=1, height=1, data=PNG_A)
+    url = images.data_url(picture)
+    plain = LLMRequest(model="m", messages=[{"role": "user", "content": [
+        {"type": "image_url", "image_url": {"url": str(url)}}]}])  # the same URL, as a plain string
+    expected = request_key(plain)
+    monkeypatch.setattr(request, "data_url_digest", lambda _: pytest.fail("the picture was hashed again"))
+    keyed = [request_key(LLMRequest(model="m", messages=[{"role": "user", "content": [
+        {"type": "image_url", "image_url": {"url": url}}]}], sample_index=0)) for _ in range(3)]
+    assert keyed == [expected] * 3
+    assert url.digest == "sha256:" + hashlib.sha256(picture.data).hexdigest()
+
+
 # -- cache -------------------------------------------------------------------------------------
 def _row(key: str, text: str = "hello") -> CachedResponse:
     return CachedResponse(key, "openai/x", "v1", text, 12, 3, 45.0, 0.001, False, 0, time.time())
