@@ -33,8 +33,9 @@ def side_flags(slugs: pd.Series, labels: dict) -> pd.Series:
     deps=llm_assets(),
     automation_condition=EAGER,
     kinds={"duckdb"},
-    description="Every result a step asked the LLM layer for (a call or a cache hit), by benchmark, stage "
-                "(asset), partition, model and judge, with tokens, cost and latency. Per benchmark × model × "
+    description="What each step asked the LLM layer for, by benchmark, stage (asset), partition, model and judge: "
+                "a row per call (tokens, cost, latency) and a row per run and partition counting its cache hits "
+                "(`results`). Per benchmark × model × "
                 "judge × stage in the `cost_ledger` view of the analyst snapshot.",
 )
 def llm_ledger(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: LLMClient,
@@ -56,8 +57,9 @@ def llm_ledger(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: LLM
         rows[f"{role}_simulated"] = side_flags(rows[role], labels)
     added = warehouse.add_new_rows("llm_ledger", rows, key=["ledger_id"])
     calls = rows[~rows["cached"]]
-    context.log.info(f"cost ledger: {added} new rows, {len(calls)} of them calls, ${calls['cost_usd'].sum():.4f}")
+    hits = int(rows.loc[rows["cached"], "results"].sum())
+    context.log.info(f"cost ledger: {added} new rows: {len(calls)} calls, {hits} cache hits, "
+                     f"${calls['cost_usd'].sum():.4f}")
     # Not named api_calls / cache_hits: the main job adds those up over every step that called a model.
-    return dg.MaterializeResult(metadata={"new_rows": added, "new_calls": len(calls),
-                                          "new_cache_hits": len(rows) - len(calls),
+    return dg.MaterializeResult(metadata={"new_rows": added, "new_calls": len(calls), "new_cache_hits": hits,
                                           "new_cost_usd": round(float(calls["cost_usd"].sum()), 6)})

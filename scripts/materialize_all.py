@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     from benchwright.paths import benchwright_home, count_setting
 
     try:  # a bad setting is refused here, by name, before anything runs
-        for variable in ("BENCHWRIGHT_WORKERS", "BENCHWRIGHT_PARALLEL_RUNS"):
+        for variable in ("BENCHWRIGHT_WORKERS", "BENCHWRIGHT_PARALLEL_RUNS", "BENCHWRIGHT_KEEP_RUNS"):
             count_setting(variable, 1)
     except ValueError as exc:
         parser.error(str(exc))
@@ -63,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     from benchwright.report import text_table
     from definitions import reports
     from resources import default_resources
+    from scripts.compact_runs import KEEP_RUNS_DEFAULT, KEEP_RUNS_VARIABLE, keep_the_home_bounded
     from scripts.orchestrate import materialize_everything
 
     from benchwright.llm.providers import ProviderEntriesRefused
@@ -80,6 +81,10 @@ def main(argv: list[str] | None = None) -> int:
         except ProviderEntriesRefused as refused:  # nothing ran: the providers' limits must be fixed first
             print(f"Not started: {refused}")
             return 2
+        compacted = keep_the_home_bounded(instance, count_setting(KEEP_RUNS_VARIABLE, KEEP_RUNS_DEFAULT))
+        if compacted:
+            print(f"Dagster home: {compacted['deleted_runs']} superseded runs deleted (over {KEEP_RUNS_VARIABLE}), "
+                  f"{compacted['bytes_freed'] / 1e6:.1f} MB freed")
     elapsed = time.monotonic() - started
 
     warehouse = resources["warehouse"]

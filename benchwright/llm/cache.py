@@ -52,9 +52,10 @@ CREATE TABLE IF NOT EXISTS errors (
     status INTEGER  -- the last attempt's HTTP status, when it had one (the give-up rule reads it)
 );
 CREATE INDEX IF NOT EXISTS errors_key ON errors(key);
--- The cost ledger: one row per result a step asked for, whether a call or a cache hit (see CallScope).
--- A cache hit keeps the usage, cost and latency of the call that first answered it; `cached` says
--- that this step did not pay for it. No text, no messages: nothing personal.
+-- The cost ledger (see CallScope): one row per call a step made (failed ones included), and one row per run, scope
+-- and called model for the cache hits it was served (`results` counts them, request_key is ''), so a re-run that
+-- calls nothing adds a few rows, not one per hit. A hit keeps the usage, cost and latency of the call that first
+-- answered it (summed over the hits); `cached` says this step did not pay for it. No text, no messages.
 CREATE TABLE IF NOT EXISTS ledger (
     ledger_id TEXT PRIMARY KEY,
     recorded_at REAL NOT NULL,
@@ -72,7 +73,8 @@ CREATE TABLE IF NOT EXISTS ledger (
     tokens_out INTEGER NOT NULL,
     cost_usd REAL NOT NULL,
     latency_ms REAL NOT NULL,
-    simulated INTEGER NOT NULL
+    simulated INTEGER NOT NULL,
+    results INTEGER NOT NULL DEFAULT 1
 );
 CREATE INDEX IF NOT EXISTS ledger_recorded ON ledger(recorded_at);
 -- Provider batches: one row per batch created, `final` once its results are in the cache or the errors.
@@ -99,7 +101,7 @@ CREATE TABLE IF NOT EXISTS batch_requests (
 
 LEDGER_COLUMNS = ["ledger_id", "recorded_at", "run_id", "benchmark", "stage", "partition_key", "model", "judge",
                   "llm_model", "request_key", "cached", "error", "tokens_in", "tokens_out", "cost_usd", "latency_ms",
-                  "simulated"]
+                  "simulated", "results"]
 
 
 # The status of a batch journalled before its create: its id is still our tag (see `put_batch_intent`).
@@ -150,13 +152,15 @@ class ResponseCache:
         os.makedirs(parent, exist_ok=True)
         with self._conn() as conn:
             conn.executescript(_SCHEMA)
-            # A journal written before errors had a status: add the column (its old rows have none).
-            if "status" not in {row[1] for row in conn.execute("PRAGMA table_info(errors)")}:
-                try:
-                    conn.execute("ALTER TABLE errors ADD COLUMN status INTEGER")
-                except sqlite3.OperationalError as err:  # another process added it first
-                    if "duplicate column" not in str(err):
-                        raise
+            # A journal written before errors had a status, or the ledger counted its hits: add the column (old
+            # error rows have no status; an old ledger row stands for one result).
+            for table, column in (("errors", "status INTEGER"), ("ledger", "results INTEGER NOT NULL DEFAULT 1")):
+                if column.split()[0] not in {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}:
+                    try:
+                        conn.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
+                    except sqlite3.OperationalError as err:  # another process added it first
+                        if "duplicate column" not in str(err):
+                            raise
 
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
@@ -312,7 +316,7 @@ class ResponseCache:
             SELECT benchmark, model, judge, llm_model,
                    sum({made}), sum(CASE WHEN {made} THEN tokens_in ELSE 0 END),
                    sum(CASE WHEN {made} THEN tokens_out ELSE 0 END), sum(CASE WHEN {made} THEN cost_usd ELSE 0 END),
-                   sum(cached), sum(simulated AND NOT cached)
+                   sum(CASE WHEN cached THEN results ELSE 0 END), sum(simulated AND NOT cached)
             FROM ledger WHERE run_id IN ({", ".join("?" * len(run_ids))})
             GROUP BY benchmark, model, judge, llm_model ORDER BY benchmark, model, judge, llm_model""",
                                     list(run_ids)).fetchall()

@@ -925,17 +925,30 @@ def price_usd(model: str, tokens_in: int, tokens_out: int) -> float | None:
 
 def ledger_rows(scope: CallScope | Sequence[CallScope], requests: list[LLMRequest],
                 results: list[LLMResult]) -> list[tuple]:
-    """The ledger's rows for one run (LEDGER_COLUMNS order). Ids are this run's random prefix and the
-    result's position, so copying the ledger anywhere is idempotent on them."""
+    """The ledger's rows for one run (LEDGER_COLUMNS order): one per call made, failed ones included, and one per
+    scope × called model × (error, simulated) for the cache hits, counting them in `results` with their usage
+    summed. Ids are this run's random prefix and a result's position (a hit row: its first hit's), so copying the
+    ledger anywhere is idempotent on them."""
     scopes = [scope] * len(requests) if isinstance(scope, CallScope) else list(scope)
     if len(scopes) != len(requests):
         raise ValueError(f"{len(scopes)} ledger scopes for {len(requests)} requests")
     prefix, now = secrets.token_hex(8), time.time()
-    return [(f"{prefix}:{position}", now, s.run_id, s.benchmark, s.stage, s.partition_key, s.model, s.judge,
-             req.model, result.key, int(result.cached), int(result.error is not None), int(result.tokens_in or 0),
-             int(result.tokens_out or 0), float(result.cost_usd or 0.0), float(result.latency_ms or 0.0),
-             int(result.simulated))
-            for position, (s, req, result) in enumerate(zip(scopes, requests, results))]
+    rows, hits = [], {}
+    for position, (s, req, result) in enumerate(zip(scopes, requests, results)):
+        who = (s.run_id, s.benchmark, s.stage, s.partition_key, s.model, s.judge, req.model)
+        error, simulated = int(result.error is not None), int(result.simulated)
+        usage = (int(result.tokens_in or 0), int(result.tokens_out or 0), float(result.cost_usd or 0.0),
+                 float(result.latency_ms or 0.0))
+        if not result.cached:
+            rows.append((f"{prefix}:{position}", now, *who, result.key, 0, error, *usage, simulated, 1))
+            continue
+        total = hits.setdefault((*who, error, simulated), [position, 0, 0, 0, 0.0, 0.0])
+        total[1] += 1
+        for i, value in enumerate(usage, start=2):
+            total[i] += value
+    for (*who, error, simulated), (first, count, *usage) in hits.items():
+        rows.append((f"{prefix}:{first}", now, *who, "", 1, error, *usage, simulated, count))
+    return rows
 
 
 def _parse(response: Any) -> tuple[str, int, int]:

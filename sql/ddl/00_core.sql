@@ -40,9 +40,11 @@ CREATE TABLE IF NOT EXISTS generations (
 );
 ALTER TABLE generations ADD COLUMN IF NOT EXISTS injection_kinds VARCHAR;
 
--- The cost ledger (benchwright.llm: CallScope): one row per result a step asked the LLM layer for, a call
--- or a cache hit, copied from the response cache's journal by the `llm_ledger` asset. A cache hit keeps the
--- usage, cost and latency of the call that first answered it; `cached` says this step did not pay for it.
+-- The cost ledger (benchwright.llm: CallScope), copied from the response cache's journal by the `llm_ledger`
+-- asset: one row per call a step made (failed ones included), and one row per run × stage × partition × called
+-- model for the cache hits it was served, `results` counting them (request_key ''). A hit keeps the usage, cost
+-- and latency of the call that first answered it (summed); `cached` says this step did not pay for it. Count
+-- results with sum(results), never count(*).
 CREATE TABLE IF NOT EXISTS llm_ledger (
     ledger_id       VARCHAR NOT NULL,   -- unique per result; copying again adds nothing
     recorded_at     TIMESTAMP NOT NULL, -- UTC
@@ -68,3 +70,5 @@ CREATE TABLE IF NOT EXISTS llm_ledger (
 -- `simulated` = either.
 ALTER TABLE llm_ledger ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
 ALTER TABLE llm_ledger ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;
+-- Rows copied before hits were counted stand for one result each.
+ALTER TABLE llm_ledger ADD COLUMN IF NOT EXISTS results INTEGER DEFAULT 1;

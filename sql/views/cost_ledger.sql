@@ -1,15 +1,16 @@
 -- What the LLM calls cost, per benchmark × model × judge × stage, over the whole ledger. `calls` are
 -- requests sent to a provider (failed ones included, see `errors`); `cache_hits` were served without a
--- call. Tokens, cost and latency count the calls only: a cache hit cost nothing this time. `judge` is NULL
--- for answers (and `model` for a call that answers for no registry model).
+-- call (one ledger row counts a run's hits per stage and partition: `results`). Tokens, cost and latency
+-- count the calls only: a cache hit cost nothing this time. `judge` is NULL for answers (and `model` for a
+-- call that answers for no registry model).
 -- model_simulated / judge_simulated: that registry entry is a simulation (flagged when the row was copied,
 -- by the rule of assets.common.add_labels; NULL when the row has no model / judge); simulated = either. Rows
 -- copied before those flags existed carry neither and keep the old meaning (every call went to a simulator).
 CREATE OR REPLACE VIEW cost_ledger AS
 SELECT benchmark, nullif(model, '') AS model, nullif(judge, '') AS judge, stage,
-       count(*) FILTER (WHERE NOT cached)                                    AS calls,
-       count(*) FILTER (WHERE cached)                                        AS cache_hits,
-       count(*) FILTER (WHERE error)                                         AS errors,
+       coalesce(sum(results) FILTER (WHERE NOT cached), 0)                   AS calls,
+       coalesce(sum(results) FILTER (WHERE cached), 0)                       AS cache_hits,
+       coalesce(sum(results) FILTER (WHERE error), 0)                        AS errors,
        coalesce(sum(tokens_in) FILTER (WHERE NOT cached), 0)                 AS tokens_in,
        coalesce(sum(tokens_out) FILTER (WHERE NOT cached), 0)                AS tokens_out,
        round(coalesce(sum(cost_usd) FILTER (WHERE NOT cached), 0), 6)        AS cost_usd,

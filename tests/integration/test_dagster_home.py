@@ -1,6 +1,7 @@
 """The Dagster home stays small: the dagster.yaml that prepare_dagster_home writes has Dagster's tick retention,
-steps log LLM progress in a few lines, and `compact_runs` deletes old runs but keeps each asset partition's
-latest materialization, so a following no-op main job still runs nothing and calls no model."""
+steps log LLM progress in a few lines, and `compact_runs` deletes old runs (by default, past the newest N: the
+main job's `keep_the_home_bounded`) but keeps each asset partition's latest materialization, so a following no-op
+main job still runs nothing and calls no model."""
 
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from dagster._core.scheduler.instigation import TickStatus
 
 from assets.common import log_first
 from resources import prepare_dagster_home
-from scripts.compact_runs import compact_runs, main as compact_main
+from scripts.compact_runs import compact_runs, keep_the_home_bounded, main as compact_main
 from scripts.orchestrate import materialize_everything
 from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, pick, resources_for, write_registry
 
@@ -63,6 +64,15 @@ def test_compaction_keeps_the_latest_state_and_a_no_op_stays_a_no_op(tmp_path, m
         latest = _latest_materialization_runs(instance)
         assert set(latest.values()) <= set(forced["run_ids"])  # the forced runs superseded every cold one
 
+        # Bounded by default (the main job after its runs): under the limit nothing is due; over it, the
+        # superseded runs beyond the newest N go (here all but the 3 newest cold ones), and once done it is not
+        # due again until a quarter of N more runs arrive.
+        assert keep_the_home_bounded(instance, keep_runs=len(cold["run_ids"]) + len(forced["run_ids"])) is None
+        keep = len(forced["run_ids"]) + 3
+        assert keep_the_home_bounded(instance, keep_runs=keep)["deleted_runs"] == len(cold["run_ids"]) - 3
+        assert instance.get_runs_count() == keep and keep_the_home_bounded(instance, keep_runs=keep) is None
+        assert _latest_materialization_runs(instance) == latest
+
         # Nothing is old enough to go with a 30-day window.
         assert compact_runs(instance, keep_days=30)["deleted_runs"] == 0
         run_files = Path(instance.event_log_storage.path_for_shard(cold["run_ids"][0])).parent
@@ -70,9 +80,9 @@ def test_compaction_keeps_the_latest_state_and_a_no_op_stays_a_no_op(tmp_path, m
 
         result = compact_runs(instance, keep_days=0)
         remaining = {r.dagster_run.run_id for r in instance.get_run_records()}
-        assert result["deleted_runs"] == len(cold["run_ids"]) and remaining == set(forced["run_ids"])
+        assert result["deleted_runs"] == 3 and remaining == set(forced["run_ids"])
         assert not any(Path(instance.event_log_storage.path_for_shard(run_id)).exists() for run_id in cold["run_ids"])
-        assert len(list(run_files.glob("*.db"))) == files_before - len(cold["run_ids"])
+        assert len(list(run_files.glob("*.db"))) == files_before - 3
         assert _latest_materialization_runs(instance) == latest
 
         noop = materialize_everything(instance, resources)

@@ -30,15 +30,17 @@ def test_a_scoped_run_enters_every_result_with_who_asked(tmp_path):
     assert len(rows) == 3 and len({r["ledger_id"] for r in rows}) == 3
     assert {(r["benchmark"], r["stage"], r["model"], r["judge"], r["partition_key"], r["run_id"]) for r in rows} == {
         ("creation", "creation_generations", "writer", "", "writer", "run-1")}
-    assert [r["request_key"] for r in rows] == [r.key for r in results]
+    assert [r["request_key"] for r in rows] == [results[0].key, results[1].key, ""]  # the hit row has no one key
     assert [bool(r["cached"]) for r in rows] == [False, False, True] and stats.api_calls == 2
+    assert [r["results"] for r in rows] == [1, 1, 1]
     assert all(r["llm_model"] == "sim/steady" and r["simulated"] and r["tokens_in"] > 0 for r in rows)
 
-    # Again: every result is a cache hit that keeps the usage of the call that first answered it.
+    # Again: every result is a cache hit, the three counted in one row that keeps the usage of the calls that
+    # first answered them (summed).
     runner.run(requests, scope=dataclasses.replace(SCOPE, run_id="run-2"))
-    second = [r for r in _rows(runner) if r["run_id"] == "run-2"]
-    assert len(second) == 3 and all(r["cached"] for r in second)
-    assert [r["tokens_out"] for r in second] == [r["tokens_out"] for r in rows]
+    [second] = [r for r in _rows(runner) if r["run_id"] == "run-2"]
+    assert second["cached"] and second["results"] == 3
+    assert second["tokens_out"] == sum(r.tokens_out for r in results)
 
 
 def test_an_unscoped_run_enters_nothing_and_scopes_may_be_per_request(tmp_path):

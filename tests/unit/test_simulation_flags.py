@@ -45,7 +45,7 @@ def test_the_cost_ledger_view_reads_the_row_flags_and_old_rows_keep_their_meanin
     con = duckdb.connect()
     con.execute(next(p for p in sql_files("ddl") if p.name == "00_core.sql").read_text(encoding="utf-8"))
     con.execute(next(p for p in sql_files("views") if p.name == "cost_ledger.sql").read_text(encoding="utf-8"))
-    row = "(?, now(), 'r', 'creation', ?, '', ?, ?, 'sim/x', 'k', FALSE, FALSE, 1, 1, 0, 1, ?, ?, ?)"
+    row = "(?, now(), 'r', 'creation', ?, '', ?, ?, 'sim/x', 'k', FALSE, FALSE, 1, 1, 0, 1, ?, ?, ?, 1)"
     con.executemany(f"INSERT INTO llm_ledger BY POSITION VALUES {row}", [
         # a real model's answer, then a simulated judge's verdict on it
         ["1", "creation_generations", "http-writer", "", False, False, None],
