@@ -4,8 +4,8 @@
     .venv/bin/python bench/run_all.py --quick    # smaller metrics benchmark (100,000 rows)
     .venv/bin/python bench/run_all.py --only llm_throughput llm_overhead
 
-Every script in bench/ not starting with "_" is a benchmark (the long full_size, image_memory and
-provider_latency run only with --only). A benchmark's last line starting with "RESULT " (JSON, see bench/_common.py) is its result;
+Every script in bench/ not starting with "_" is a benchmark (the long full_size, image_memory,
+provider_latency and versus_commit run only with --only). A benchmark's last line starting with "RESULT " (JSON, see bench/_common.py) is its result;
 for a script without one, its last output line. The table (date, machine, benchmark, result) is
 printed and written, with the raw results, under $BENCHWRIGHT_HOME/bench/ (default
 .benchwright/bench/), ready to copy into bench/README.md.
@@ -27,7 +27,7 @@ BENCH = ROOT / "bench"
 QUICK_ARGS = {"metrics_scale": ["--items", "500"], "schema_checks": ["--repeats", "2", "--rounds", "1"]}
 # Too long for the default list (full_size about 12 minutes here, image_memory about 20, provider_latency about 8:
 # it waits on 2-3 s calls by design); run with --only.
-ONLY_WHEN_NAMED = {"full_size", "image_memory", "provider_latency"}
+ONLY_WHEN_NAMED = {"full_size", "image_memory", "provider_latency", "versus_commit"}
 
 
 def benchmarks() -> list[str]:
