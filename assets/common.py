@@ -31,7 +31,7 @@ LOAD_WHEN_MISSING = (dg.AutomationCondition.missing() & ~dg.AutomationCondition.
                      & ~dg.AutomationCondition.execution_failed())
 
 
-PROBLEM_COLUMNS = ["location", "reason"]
+PROBLEM_COLUMNS = ["location", "field", "reason"]
 
 
 def store_generations(warehouse, rows: pd.DataFrame, benchmark: str, model: str, registry) -> None:
@@ -45,9 +45,13 @@ def store_generations(warehouse, rows: pd.DataFrame, benchmark: str, model: str,
 
 
 def problems_frame(problems: list, benchmark: str, dataset: str) -> pd.DataFrame:
-    """`dataset_problems` rows from LoadProblem objects or {location, reason} dicts."""
-    rows = [p if isinstance(p, dict) else {"location": p.location, "reason": p.reason} for p in problems]
-    return pd.DataFrame(rows, columns=PROBLEM_COLUMNS).assign(benchmark=benchmark, dataset=dataset)
+    """`dataset_problems` rows from LoadProblem objects or {location, reason[, field]} dicts; `field` is the
+    column or key at fault as the file names it, None when the record (or file) as a whole is."""
+    rows = [p if isinstance(p, dict) else {"location": p.location, "field": p.field, "reason": p.reason}
+            for p in problems]
+    frame = pd.DataFrame(rows, columns=PROBLEM_COLUMNS).assign(benchmark=benchmark, dataset=dataset)
+    frame["field"] = frame["field"].astype(object).where(frame["field"].notna(), None)  # a dict without one: NULL
+    return frame
 
 
 # Log lines per list of row problems: each line is an event-log row kept for every run, and a bad file can have
@@ -69,6 +73,7 @@ def stored_problems(problems: list, benchmark: str, dataset: str) -> pd.DataFram
     frame = problems_frame(problems, benchmark, dataset)
     frame["reason"] = frame["reason"].map(redacted)
     frame["location"] = frame["location"].map(redacted)
+    frame["field"] = frame["field"].map(lambda name: redacted(name) if isinstance(name, str) else None)
     return frame
 
 

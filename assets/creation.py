@@ -19,7 +19,7 @@ from benchwright.creation import steps as creation_steps
 from benchwright.creation import loader as creation_loader
 from benchwright.paths import sql_file
 from benchwright.steps import limits_for
-from benchwright.creation.loader import normalize_item_images, stream_creation_items
+from benchwright.creation.loader import images_field, normalize_item_images, stream_creation_items
 from benchwright.loading import LoadProblem
 from benchwright.pii import redact
 from resources.llm import LLMClient
@@ -70,11 +70,12 @@ def creation_items(context: dg.AssetExecutionContext, config: CreationDatasetCon
     images = ImageWriter(warehouse)
     for entry in stream_creation_items(path):
         if isinstance(entry, LoadProblem):
-            load_problems.append({"location": entry.location, "reason": entry.reason})
+            load_problems.append(entry)
             continue
         normalized, problem = normalize_item_images(entry)
         if problem:
-            image_problems.append({"location": f"{path.name}: item {entry.item_id}", "reason": problem})
+            image_problems.append({"location": f"{path.name}: item {entry.item_id}", "reason": problem,
+                                   "field": images_field(path)})
             continue
         row = entry.to_row()
         for field in CREATION_TEXT_FIELDS:

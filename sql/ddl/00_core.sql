@@ -14,9 +14,14 @@ CREATE TABLE IF NOT EXISTS images (
 CREATE TABLE IF NOT EXISTS dataset_problems (
     benchmark   VARCHAR NOT NULL,
     dataset     VARCHAR NOT NULL,
-    location    VARCHAR NOT NULL,
-    reason      VARCHAR NOT NULL
+    location    VARCHAR NOT NULL,   -- <file>:<line> (or row)
+    reason      VARCHAR NOT NULL,
+    field       VARCHAR             -- the column or key at fault, as the file names it (a dotted path inside a
+                                    -- record: games[1].score); NULL when the record as a whole is (not JSON,
+                                    -- torn, a duplicate) or the file is
 );
+-- A warehouse made before gains the column, NULL for its rows until their dataset is loaded again.
+ALTER TABLE dataset_problems ADD COLUMN IF NOT EXISTS field VARCHAR;
 
 
 -- Every model answer of every benchmark (partition: model; benchmark is a column).
