@@ -44,7 +44,9 @@ def registry_for(base_url: str, max_concurrency: int = 8):
 def test_generation_and_judgment_through_litellm_with_faults(tmp_path):
     # The first requests meet a 429 with Retry-After, a 500, a timeout and a malformed body.
     faults = ["429", "500", "hang", "malformed"]
-    with OpenAIServer(faults=faults, retry_after="1", hang_s=20, reply=simulated_reply, max_lifetime_s=120) as srv:
+    # The whole graph runs against the server (≈ 2 min on a machine shared at a load of 10+): its lifetime, a cap
+    # for a stuck test only, must not end it mid-run (the HTTP judge's last steps then failed with 500s).
+    with OpenAIServer(faults=faults, retry_after="1", hang_s=20, reply=simulated_reply, max_lifetime_s=360) as srv:
         models, judges = registry_for(srv.base_url)
         # A simulated judge too: the real model it judges must read as real, the judge as simulated, everywhere.
         # Never malformed, like the HTTP judge, so URS's small cross grid (6 verdicts) stays under its parse check.
