@@ -31,21 +31,27 @@ LOAD_WHEN_MISSING = (dg.AutomationCondition.missing() & ~dg.AutomationCondition.
                      & ~dg.AutomationCondition.execution_failed())
 
 
-PROBLEM_COLUMNS = ["location", "reason"]
+PROBLEM_COLUMNS = ["location", "field", "reason"]
 
 
-def store_generations(warehouse, rows: pd.DataFrame, benchmark: str, model: str) -> None:
+def store_generations(warehouse, rows: pd.DataFrame, benchmark: str, model: str, registry) -> None:
     """Replace one model's answers to one benchmark in ``generations``, each answer flagged with the judge
-    formats it contains (``injection_kinds``, read by the ``answer_injection`` check and the leaderboards).
-    Every generation asset stores through here, so no benchmark's answers go unflagged."""
+    formats it contains (``injection_kinds``, read by the ``answer_injection`` check and the leaderboards) and
+    with whether its model is a simulation (`flagged_rows`: `model_simulated`; an answer has no judge, so
+    `judge_simulated` is NULL). Every generation asset stores through here, so no benchmark's answers go
+    unflagged."""
     flagged = rows.assign(injection_kinds=[answer_injection.kinds_text(text) for text in rows["response"]])
-    warehouse.replace_rows("generations", flagged, match={"benchmark": benchmark, "model": model})
+    store_flagged(warehouse, "generations", flagged, registry, match={"benchmark": benchmark, "model": model})
 
 
 def problems_frame(problems: list, benchmark: str, dataset: str) -> pd.DataFrame:
-    """`dataset_problems` rows from LoadProblem objects or {location, reason} dicts."""
-    rows = [p if isinstance(p, dict) else {"location": p.location, "reason": p.reason} for p in problems]
-    return pd.DataFrame(rows, columns=PROBLEM_COLUMNS).assign(benchmark=benchmark, dataset=dataset)
+    """`dataset_problems` rows from LoadProblem objects or {location, reason[, field]} dicts; `field` is the
+    column or key at fault as the file names it, None when the record (or file) as a whole is."""
+    rows = [p if isinstance(p, dict) else {"location": p.location, "field": p.field, "reason": p.reason}
+            for p in problems]
+    frame = pd.DataFrame(rows, columns=PROBLEM_COLUMNS).assign(benchmark=benchmark, dataset=dataset)
+    frame["field"] = frame["field"].astype(object).where(frame["field"].notna(), None)  # a dict without one: NULL
+    return frame
 
 
 # Log lines per list of row problems: each line is an event-log row kept for every run, and a bad file can have
@@ -67,6 +73,7 @@ def stored_problems(problems: list, benchmark: str, dataset: str) -> pd.DataFram
     frame = problems_frame(problems, benchmark, dataset)
     frame["reason"] = frame["reason"].map(redacted)
     frame["location"] = frame["location"].map(redacted)
+    frame["field"] = frame["field"].map(lambda name: redacted(name) if isinstance(name, str) else None)
     return frame
 
 
@@ -231,8 +238,59 @@ def simulation_flags(slugs: pd.Series, labels: dict) -> pd.Series:
     return slugs.map(lambda s: labels.get(s, (s, False))[1]).astype(bool)
 
 
+def with_simulation_flags(df: pd.DataFrame, labels: dict, sides: dict[str, str]) -> pd.DataFrame:
+    """The one place the three simulation columns are computed, for every table that has them.
+
+    ``sides``: slug column -> what it names: ``"model"`` (the answering model: `model_simulated`), ``"judge"``
+    (`judge_simulated`) or ``"other"`` (another model the row rests on, such as URS's reference model: counted
+    in `simulated` only). A side the table does not have is left out, so its flag is NULL in the table (no
+    judge of an answer, no model of a per-judge figure). `simulated` = any named slug is a simulation, i.e.
+    model_simulated OR judge_simulated (OR another named model's)."""
+    df = df.copy()
+    if df.empty and not set(sides) <= set(df.columns):  # an empty table written to clear a table
+        return df
+    simulated = pd.Series(False, index=df.index)
+    for slug_column, side in sides.items():
+        flags = simulation_flags(df[slug_column], labels)
+        if side in ("model", "judge"):
+            df[f"{side}_simulated"] = flags
+        simulated |= flags
+    df["simulated"] = simulated
+    return df
+
+
+# The answer and verdict tables, with the slug columns their simulation flags read (`flagged_rows`): who
+# answered (a baseline, a describer, a reference model answers too), who judged, and for URS's cross grid the
+# model whose other answer is the reference.
+_JUDGED = {"model": "model", "judge": "judge"}
+SIMULATION_SIDES: dict[str, dict[str, str]] = {
+    "generations": {"model": "model"},
+    "creation_references": {"baseline": "model"},
+    "creation_image_descriptions": {"describer": "model"},
+    "urs_references": {"reference_model": "model"},
+    "creation_pairwise_judgments": _JUDGED,
+    "creation_vfs_judgments": _JUDGED,
+    "mmmt_if_autorater_judgments": _JUDGED,
+    "urs_judgments": _JUDGED,
+    "urs_cross_judgments": {**_JUDGED, "reference_model": "other"},
+}
+
+
+def flagged_rows(table: str, rows: pd.DataFrame, registry, sides: dict[str, str] | None = None) -> pd.DataFrame:
+    """An answer or verdict table's rows with their simulation flags, as they are stored: every asset (and
+    importer) writing one of those tables passes its rows through here. ``sides``: the table's slug columns
+    (`with_simulation_flags`), by default its entry in `SIMULATION_SIDES` (a plugin's own table names its own)."""
+    return with_simulation_flags(rows, registry.labels(), SIMULATION_SIDES[table] if sides is None else sides)
+
+
+def store_flagged(warehouse, table: str, rows: pd.DataFrame, registry, match: dict,
+                  sides: dict[str, str] | None = None) -> int:
+    """`warehouse.replace_rows` of an answer or verdict table, its rows flagged by `flagged_rows`."""
+    return warehouse.replace_rows(table, flagged_rows(table, rows, registry, sides), match=match)
+
+
 def add_labels(df: pd.DataFrame, registry, columns: dict[str, str]) -> pd.DataFrame:
-    """Add display-name columns and the simulation flags, the one place they are computed.
+    """Add display-name columns and the simulation flags (`with_simulation_flags`) to a metric table.
 
     `model_simulated` (when a `model` column is named) and `judge_simulated` (when a `judge` column is named)
     say whether that registry entry is a simulation; a table without the column leaves its flag NULL (no
@@ -241,13 +299,8 @@ def add_labels(df: pd.DataFrame, registry, columns: dict[str, str]) -> pd.DataFr
     """
     labels = registry.labels()
     df = df.copy()
-    simulated = pd.Series(False, index=df.index)
     for slug_column, display_column in columns.items():
-        df[display_column] = df[slug_column].map(lambda s: labels.get(s, (s, False))[0])
         # Slugs no longer in the registry keep their slug as name; imported rows say so in `source`.
-        flags = simulation_flags(df[slug_column], labels)
-        if slug_column in ("model", "judge"):
-            df[f"{slug_column}_simulated"] = flags
-        simulated |= flags
-    df["simulated"] = simulated
-    return df
+        df[display_column] = df[slug_column].map(lambda s: labels.get(s, (s, False))[0])
+    sides = {c: c if c in ("model", "judge") else "other" for c in columns}
+    return with_simulation_flags(df, labels, sides)

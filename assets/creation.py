@@ -10,7 +10,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import CREATION_DATASET, JUDGE_ENTRY, creation_dataset_files, model_entries, registry_labels, registry_roles
-from assets.common import (EAGER, LOAD_WHEN_MISSING, ImageWriter, call_scope, store_generations, add_labels, answers_by_item, image_urls, failed_calls_spec, llm_metadata, llm_result, record_problems,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, ImageWriter, call_scope, store_generations, store_flagged, add_labels, answers_by_item, image_urls, failed_calls_spec, llm_metadata, llm_result, record_problems,
                            repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import pairwise, steps
@@ -19,7 +19,7 @@ from benchwright.creation import steps as creation_steps
 from benchwright.creation import loader as creation_loader
 from benchwright.paths import sql_file
 from benchwright.steps import limits_for
-from benchwright.creation.loader import normalize_item_images, stream_creation_items
+from benchwright.creation.loader import images_field, normalize_item_images, stream_creation_items
 from benchwright.loading import LoadProblem
 from benchwright.pii import redact
 from resources.llm import LLMClient
@@ -70,11 +70,12 @@ def creation_items(context: dg.AssetExecutionContext, config: CreationDatasetCon
     images = ImageWriter(warehouse)
     for entry in stream_creation_items(path):
         if isinstance(entry, LoadProblem):
-            load_problems.append({"location": entry.location, "reason": entry.reason})
+            load_problems.append(entry)
             continue
         normalized, problem = normalize_item_images(entry)
         if problem:
-            image_problems.append({"location": f"{path.name}: item {entry.item_id}", "reason": problem})
+            image_problems.append({"location": f"{path.name}: item {entry.item_id}", "reason": problem,
+                                   "field": images_field(path)})
             continue
         row = entry.to_row()
         for field in CREATION_TEXT_FIELDS:
@@ -134,7 +135,7 @@ def creation_references(context: dg.AssetExecutionContext, warehouse: Warehouse,
     rows += [{"item_id": p.item_id, "baseline": baseline.slug, "answer": r.text, "error": r.error,
               "request_key": r.key, "simulated": baseline.simulated} for p, r in zip(plan, results)]
     df = pd.DataFrame(rows)
-    warehouse.replace_rows("creation_references", df, match={})
+    store_flagged(warehouse, "creation_references", df, registry, match={})
     return llm_result(context, table_metadata(df, ["item_id", "baseline", "answer", "error"], **llm_metadata(stats)))
 
 
@@ -171,7 +172,7 @@ def creation_image_descriptions(context: dg.AssetExecutionContext, config: Descr
     df = pd.DataFrame([{"item_id": p.item_id, "describer": describer.slug, "mode": config.mode,
                         "focus": focus.get(p.item_id), "description": r.text, "error": r.error,
                         "simulated": describer.simulated} for p, r in zip(plan, results)])
-    warehouse.replace_rows("creation_image_descriptions", df, match={})
+    store_flagged(warehouse, "creation_image_descriptions", df, registry, match={})
     meta = llm_metadata(stats)
     if focus_stats:  # the focus calls' failures count as the step's too (failed_calls check, re-runs)
         for name in ("requests", "api_calls", "cache_hits", "errors", "given_up"):
@@ -202,7 +203,7 @@ def creation_generations(context: dg.AssetExecutionContext, warehouse: Warehouse
     results, stats = llm.run([p.request for p in plan], limits=limits_for([model]), progress=context.log.info,
                              scope=call_scope(context, "creation", model.slug))
     df = creation_steps.generation_rows(model, plan, results)
-    store_generations(warehouse, df, creation_steps.BENCHMARK, model.slug)
+    store_generations(warehouse, df, creation_steps.BENCHMARK, model.slug, registry)
     return llm_result(context, table_metadata(
         df, ["item_id", "variant", "response", "error"], **llm_metadata(stats),
         model=model.model, simulated=model.simulated, skipped=len(skipped),
@@ -246,7 +247,7 @@ def creation_pairwise_judgments(context: dg.AssetExecutionContext, warehouse: Wa
     results, stats = llm.run([p.request for p in plan], limits=limits_for([judge]), progress=context.log.info,
                              scope=call_scope(context, "creation", model.slug, judge.slug))
     df = creation_steps.pairwise_rows(model, judge, plan, results)
-    warehouse.replace_rows("creation_pairwise_judgments", df, match={"model": model.slug, "judge": judge.slug})
+    store_flagged(warehouse, "creation_pairwise_judgments", df, registry, match={"model": model.slug, "judge": judge.slug})
     return llm_result(context, table_metadata(
         df, ["item_id", "judge_order", "verdict", "outcome", "error"], **llm_metadata(stats),
         parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()), skipped_items=len(skipped),
@@ -274,7 +275,7 @@ def creation_vfs_judgments(context: dg.AssetExecutionContext, warehouse: Warehou
     results, stats = llm.run([p.request for p in plan], limits=limits_for([judge]), progress=context.log.info,
                              scope=call_scope(context, "creation", model.slug, judge.slug))
     df = creation_steps.vfs_rows(model, judge, plan, results)
-    warehouse.replace_rows("creation_vfs_judgments", df, match={"model": model.slug, "judge": judge.slug})
+    store_flagged(warehouse, "creation_vfs_judgments", df, registry, match={"model": model.slug, "judge": judge.slug})
     return llm_result(context, table_metadata(
         df, ["item_id", "score_a", "score_b", "parse_ok", "error"], **llm_metadata(stats),
         parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()), skipped_items=len(skipped),

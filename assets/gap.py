@@ -303,7 +303,7 @@ def gap_generations(context: dg.AssetExecutionContext, config: GapGenerationsCon
     results, stats = llm.run([p.request for p in plan], limits=limits_for([model]), progress=context.log.info,
                              scope=call_scope(context, "gap", model.slug))
     df = gap_steps.answer_rows(model, plan, results)
-    store_generations(warehouse, df, gap_steps.BENCHMARK, model.slug)
+    store_generations(warehouse, df, gap_steps.BENCHMARK, model.slug, registry)
     return llm_result(context, table_metadata(df, ["item_id", "response", "error"], **llm_metadata(stats)))
 
 

@@ -22,7 +22,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import registry_labels
-from assets.common import EAGER, LOAD_WHEN_MISSING, add_labels, log_first, repo_path, stored_problems, table_metadata
+from assets.common import EAGER, LOAD_WHEN_MISSING, add_labels, flagged_rows, log_first, repo_path, stored_problems, table_metadata
 from assets.creation import PANEL_JUDGMENTS, creation_pairwise_judgments
 from benchwright import agreement, importers, length_control, ratings, steps
 from benchwright.mmmt_if import release as release_method
@@ -75,12 +75,14 @@ def _parse(read):
         raise dg.Failure(f"Nothing imported: {error}", metadata={"file": error.path, "line": error.line or 0}) from error
 
 
-def _write(warehouse: Warehouse, sets: list[ImportedSet]) -> None:
-    """Replace the imported sources' rows in every import table, in one transaction."""
+def _write(warehouse: Warehouse, sets: list[ImportedSet], registry: Registry) -> None:
+    """Replace the imported sources' rows in every import table, in one transaction; the verdicts flagged like
+    ours (`flagged_rows`: a file's model and judge names are no registry entry, so they read as real)."""
     sources = [s.source for s in sets]
     now = datetime.now(timezone.utc).replace(tzinfo=None)
     frames = {
-        "creation_pairwise_judgments": pd.concat([s.judgments for s in sets], ignore_index=True),
+        "creation_pairwise_judgments": flagged_rows("creation_pairwise_judgments",
+                                                    pd.concat([s.judgments for s in sets], ignore_index=True), registry),
         "interop_human_labels": pd.concat([s.human_labels for s in sets], ignore_index=True),
         "interop_preferences": pd.concat([s.preferences for s in sets], ignore_index=True),
         "answer_style": pd.concat([s.answer_style for s in sets], ignore_index=True),
@@ -100,8 +102,9 @@ def _log_refused(context: dg.AssetExecutionContext, source: str, problems: list)
               "the dataset_problems table")
 
 
-def _result(context: dg.AssetExecutionContext, warehouse: Warehouse, sets: list[ImportedSet]) -> dg.MaterializeResult:
-    _write(warehouse, sets)
+def _result(context: dg.AssetExecutionContext, warehouse: Warehouse, sets: list[ImportedSet],
+            registry: Registry) -> dg.MaterializeResult:
+    _write(warehouse, sets, registry)
     summary = pd.DataFrame([{"source": s.source, "files": len(s.files), "judgments": len(s.judgments),
                              "parse_failures": s.parse_failures, "human_labels": len(s.human_labels),
                              "refused_records": s.refused, "baseline": s.baseline, "notes": "; ".join(s.notes)}
@@ -136,10 +139,11 @@ def import_asset(name: str, config_type: type[dg.Config], read, description: str
         automation_condition=LOAD_WHEN_MISSING,
         description=description,
     )
-    def _import(context: dg.AssetExecutionContext, config: config_type, warehouse: Warehouse) -> dg.MaterializeResult:
+    def _import(context: dg.AssetExecutionContext, config: config_type, warehouse: Warehouse,
+                registry: Registry) -> dg.MaterializeResult:
         if not config.enabled:
             return _skipped(context)
-        return _result(context, warehouse, _parse(lambda: read(config)))
+        return _result(context, warehouse, _parse(lambda: read(config)), registry)
 
     return _import
 

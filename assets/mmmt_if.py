@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from assets.sources import MMMT_IF_DATASET, JUDGE_ENTRY, mmmt_if_dataset_files, mmmt_if_human_files, model_entries, registry_labels
-from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, add_labels, image_urls, failed_calls_spec, llm_metadata, llm_result,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, store_flagged, add_labels, image_urls, failed_calls_spec, llm_metadata, llm_result,
                            record_problems, repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import paths, ratings, steps
@@ -210,7 +210,7 @@ def mmmt_if_generations(context: dg.AssetExecutionContext, config: MMMTIFGenerat
     context.log.info(f"{last_turn} turns: {sum(len(f) for f in frames)} requests, {merged.api_calls} calls, "
                      f"{merged.cache_hits} cache hits, {merged.errors} errors")
     df = pd.concat(frames, ignore_index=True)
-    store_generations(warehouse, df, prompts.BENCHMARK, model.slug)
+    store_generations(warehouse, df, prompts.BENCHMARK, model.slug, registry)
     failed_history = sum(answer is None for answers in history.values() for answer in answers)
     return llm_result(context, table_metadata(
         df, ["item_id", "variant", "sample_index", "response", "error"], **llm_metadata(merged),
@@ -276,7 +276,7 @@ def mmmt_if_autorater_judgments(context: dg.AssetExecutionContext, warehouse: Wa
                              scope=call_scope(context, "mmmt_if", model.slug, judge.slug),
                              progress=context.log.info)
     df = mmmt_if_steps.autorater_rows(model, judge, plan, results)
-    warehouse.replace_rows("mmmt_if_autorater_judgments", df, match={"model": model.slug, "judge": judge.slug})
+    store_flagged(warehouse, "mmmt_if_autorater_judgments", df, registry, match={"model": model.slug, "judge": judge.slug})
     return llm_result(context, table_metadata(
         df, ["turn_id", "variant", "instruction_following", "overall_quality", "parse_ok", "error"],
         **llm_metadata(stats), parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()),

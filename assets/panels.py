@@ -9,7 +9,7 @@ its own entry (`panel_entries`), so a changed member list does too. No LLM call 
 import dagster as dg
 import pandas as pd
 
-from assets.common import EAGER, table_metadata
+from assets.common import EAGER, store_flagged, table_metadata
 from assets.creation import creation_pairwise_judgments, creation_vfs_judgments
 from assets.urs import urs_judgments
 from assets.partitions import all_judges_of_model, model_and_judge, model_panel_partitions
@@ -47,7 +47,7 @@ def creation_panel_pairwise_judgments(context: dg.AssetExecutionContext, warehou
     if missing:  # a member's partition ran but stored nothing for this model (no answers yet)
         context.log.warning(f"panel {panel.slug}: no judgments of {missing} for {model}")
     df = panels.pairwise_rows(panel, members, PAIRWISE_COLUMNS)
-    warehouse.replace_rows("creation_pairwise_judgments", df, match={"model": model, "judge": panel.slug})
+    store_flagged(warehouse, "creation_pairwise_judgments", df, registry, match={"model": model, "judge": panel.slug})
     answered = members["error"].isna()
     return dg.MaterializeResult(metadata=table_metadata(
         df, ["item_id", "judge_order", "verdict", "outcome", "raw_text"],
@@ -76,7 +76,7 @@ def creation_panel_vfs_judgments(context: dg.AssetExecutionContext, warehouse: W
     members = _member_rows(warehouse, "creation_vfs_judgments", model, panel)
     df = panels.score_rows(panel, members, keys=["item_id"], scores=["score_a", "score_b"], parsed_score="score_b",
                            columns=VFS_COLUMNS)
-    warehouse.replace_rows("creation_vfs_judgments", df, match={"model": model, "judge": panel.slug})
+    store_flagged(warehouse, "creation_vfs_judgments", df, registry, match={"model": model, "judge": panel.slug})
     return dg.MaterializeResult(metadata=table_metadata(
         df, ["item_id", "score_a", "score_b", "parse_ok", "raw_text"],
         members=dg.MetadataValue.json(list(panel.members)), rule=panel.rule,
@@ -101,7 +101,7 @@ def urs_panel_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse,
     members = _member_rows(warehouse, "urs_judgments", model, panel)
     df = panels.score_rows(panel, members, keys=["item_id"], scores=["final_score"], parsed_score="final_score",
                            columns=URS_COLUMNS, score_dicts=["criterion_scores"])
-    warehouse.replace_rows("urs_judgments", df, match={"model": model, "judge": panel.slug})
+    store_flagged(warehouse, "urs_judgments", df, registry, match={"model": model, "judge": panel.slug})
     return dg.MaterializeResult(metadata=table_metadata(
         df, ["item_id", "intent", "language", "final_score", "raw_text"],
         members=dg.MetadataValue.json(list(panel.members)), rule=panel.rule,

@@ -11,7 +11,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import JUDGE_ENTRY, human_pairwise_files, model_entries, URS_DATASET, registry_labels, registry_roles, urs_dataset_files
-from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, add_labels, failed_calls_spec, llm_metadata, llm_result, record_problems, repo_path, shown_path,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, store_flagged, add_labels, failed_calls_spec, llm_metadata, llm_result, record_problems, repo_path, shown_path,
                            table_metadata)
 from assets.human_pairwise import alignment_version, human_pairwise_drop_folder, known_models, load_human_pairwise_drops
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
@@ -124,7 +124,7 @@ def urs_references(context: dg.AssetExecutionContext, config: UrsReferenceConfig
     rows += [{"item_id": p.item_id, "reference_model": model.slug, "answer": r.text, "error": r.error,
               "request_key": r.key, "simulated": model.simulated} for p, r in zip(plan, results)]
     df = pd.DataFrame(rows)
-    warehouse.replace_rows("urs_references", df, match={})
+    store_flagged(warehouse, "urs_references", df, registry, match={})
     return llm_result(context, table_metadata(
         df, ["item_id", "reference_model", "answer", "error"], **llm_metadata(stats),
         from_model=len(plan), from_dataset=len(rows) - len(plan)))
@@ -153,7 +153,7 @@ def urs_generations(context: dg.AssetExecutionContext, warehouse: Warehouse, llm
     results, stats = llm.run([p.request for p in plan], limits=limits_for([model]), progress=context.log.info,
                              scope=call_scope(context, "urs", model.slug))
     df = urs_steps.generation_rows(model, plan, results)
-    store_generations(warehouse, df, urs_steps.BENCHMARK, model.slug)
+    store_generations(warehouse, df, urs_steps.BENCHMARK, model.slug, registry)
     return llm_result(context, table_metadata(
         df, ["item_id", "sample_index", "response", "error"], **llm_metadata(stats),
         model=model.model, simulated=model.simulated))
@@ -205,7 +205,7 @@ def urs_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: 
                              scope=call_scope(context, "urs", model.slug, judge.slug))
     items_by_id = {item["item_id"]: item for item in items}
     df = urs_steps.judgment_rows(items_by_id, judge, model.simulated or judge.simulated, plan, results)
-    warehouse.replace_rows("urs_judgments", df, match={"model": model.slug, "judge": judge.slug})
+    store_flagged(warehouse, "urs_judgments", df, registry, match={"model": model.slug, "judge": judge.slug})
     return llm_result(context, table_metadata(
         df, ["item_id", "intent", "language", "final_score", "error"], **llm_metadata(stats),
         parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()), skipped_items=len(skipped)))
@@ -248,7 +248,7 @@ def urs_cross_judgments(context: dg.AssetExecutionContext, config: CrossValidati
                                     for judge, p in plan])
     items_by_id = {item["item_id"]: item for item in items}
     df = urs_steps.cross_rows(items_by_id, plan, results, {c.slug: c.simulated for c in candidates})
-    warehouse.replace_rows("urs_cross_judgments", df, match={})
+    store_flagged(warehouse, "urs_cross_judgments", df, registry, match={})
     return llm_result(context, table_metadata(
         df, ["judge", "reference_model", "model", "item_id", "final_score"], **llm_metadata(stats),
         sample=dg.MetadataValue.json([item["item_id"] for item in sample]), skipped_cells=skipped,

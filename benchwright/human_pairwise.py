@@ -40,8 +40,8 @@ import os
 from datetime import datetime, timezone
 from pathlib import Path
 
-from benchwright.loading import (LoadProblem, RowError, csv_table, decode_keeping_bad_bytes, has_bad_bytes,
-                                  once_each, read_text_keeping_bad_bytes, without_unfinished_line)
+from benchwright.loading import (LoadProblem, RowError, bad_bytes_cell, csv_table, decode_keeping_bad_bytes,
+                                  once_each, problem_of, read_text_keeping_bad_bytes, without_unfinished_line)
 from benchwright.pii import pseudonym, redacted
 
 COLUMNS = ["benchmark", "item_id", "model_a", "model_b", "winner", "strength", "annotator", "left_model",
@@ -112,7 +112,7 @@ def _parse(text: str, path: Path) -> tuple[list[dict], list[LoadProblem]]:
                 raise RowError(record.problem)
             row = _row(header, record.cells)
         except RowError as exc:
-            problems.append(LoadProblem(f"{path.name}:row {number}", str(exc)))
+            problems.append(problem_of(f"{path.name}:row {number}", exc))
             continue
         # A file named after its annotator (``jean.dupont@exemple.fr.csv``) is stored under a pseudonym.
         rows.append({**row, "source_file": pseudonym(path.name), "source_row": number})
@@ -162,32 +162,33 @@ def without_duplicates(rows: list[dict]) -> tuple[list[dict], list[LoadProblem]]
 # --- one row ----------------------------------------------------------------------------------
 
 def _row(header: list[str], record: list[str]) -> dict:
-    if any(has_bad_bytes(cell) for cell in record):
-        raise RowError("not valid UTF-8")
+    if bad_cell := bad_bytes_cell(header, record):
+        raise RowError("not valid UTF-8", bad_cell)
     cells = {name: value.strip() for name, value in zip(header, record)}
 
     benchmark = cells.get("benchmark", LEGACY_BENCHMARK).lower()
     if benchmark not in BENCHMARKS:
-        raise RowError(f"unknown benchmark {cells['benchmark']!r} (expected one of {', '.join(BENCHMARKS)})")
+        raise RowError(f"unknown benchmark {cells['benchmark']!r} (expected one of {', '.join(BENCHMARKS)})", "benchmark")
     item_id = cells.get("item_id") or None
     if benchmark == "creation" and item_id is None:
-        raise RowError("a creation choice needs an item_id")
+        raise RowError("a creation choice needs an item_id", "item_id")
     model_a, model_b = cells["model_a"], cells["model_b"]
     if not model_a or not model_b:
-        raise RowError("model_a and model_b are required")
+        raise RowError("model_a and model_b are required", "model_b" if model_a else "model_a")
     if model_a == model_b:
-        raise RowError(f"a model compared with itself ({model_a!r})")
+        raise RowError(f"a model compared with itself ({model_a!r})", "model_b")
     winner = _WINNER_SPELLINGS.get(cells["winner"].lower())
     if winner is None:
-        raise RowError(f"unknown winner {cells['winner']!r} (expected A, B, tie or undetermined)")
+        raise RowError(f"unknown winner {cells['winner']!r} (expected A, B, tie or undetermined)", "winner")
     strength = _strength(cells["strength"]) if "strength" in cells else _DEFAULT_STRENGTH[winner]
     try:
         value_for_b(winner, strength)
     except ValueError as exc:
-        raise RowError(f"strength {cells.get('strength', '')!r} does not fit winner {winner!r}: {exc}") from None
+        raise RowError(f"strength {cells.get('strength', '')!r} does not fit winner {winner!r}: {exc}",
+                       "strength") from None
     left_model = cells.get("left_model") or None
     if left_model is not None and left_model not in (model_a, model_b):
-        raise RowError(f"left_model {left_model!r} is neither model_a nor model_b")
+        raise RowError(f"left_model {left_model!r} is neither model_a nor model_b", "left_model")
     return {
         "benchmark": benchmark, "item_id": item_id, "model_a": model_a, "model_b": model_b,
         # An annotator name that is personal data (an e-mail) is stored as a stable pseudonym.
@@ -202,7 +203,7 @@ def _strength(cell: str) -> int | None:
     if cell == "":
         return None
     if cell not in ("0", "1", "2"):
-        raise RowError(f"strength {cell!r} is not 0, 1 or 2 (or empty for undetermined)")
+        raise RowError(f"strength {cell!r} is not 0, 1 or 2 (or empty for undetermined)", "strength")
     return int(cell)
 
 
@@ -210,7 +211,7 @@ def _position(cell: str) -> int | None:
     if cell == "":
         return None
     if not cell.isdigit() or int(cell) < 1:
-        raise RowError(f"item_position {cell!r} is not a whole number from 1")
+        raise RowError(f"item_position {cell!r} is not a whole number from 1", "item_position")
     return int(cell)
 
 
@@ -220,7 +221,7 @@ def _utc_time(cell: str) -> str | None:
     try:
         moment = datetime.fromisoformat(cell)
     except ValueError:
-        raise RowError(f"recorded_at {cell!r} is not an ISO-8601 time") from None
+        raise RowError(f"recorded_at {cell!r} is not an ISO-8601 time", "recorded_at") from None
     moment = moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
     return moment.isoformat()
 
@@ -231,9 +232,9 @@ def _seconds(cell: str) -> float | None:
     try:
         seconds = float(cell)
     except ValueError:
-        raise RowError(f"seconds_taken {cell!r} is not a number") from None
+        raise RowError(f"seconds_taken {cell!r} is not a number", "seconds_taken") from None
     if not math.isfinite(seconds) or seconds < 0:
-        raise RowError(f"seconds_taken {cell!r} is not a number of seconds ≥ 0")
+        raise RowError(f"seconds_taken {cell!r} is not a number of seconds ≥ 0", "seconds_taken")
     return seconds
 
 
@@ -250,10 +251,12 @@ def with_known_models(rows: list[dict], known: set[str]) -> tuple[list[dict], li
     allowed = set(known) | {DATASET_AUTHOR}
     kept, problems = [], []
     for row in rows:
-        unknown = [m for m in (row["model_a"], row["model_b"]) if m not in allowed]
+        unknown = [(side, m) for side, m in (("model_a", row["model_a"]), ("model_b", row["model_b"]))
+                   if m not in allowed]
         if unknown:
             problems.append(LoadProblem(f"{row['source_file']}:row {row['source_row']}",
-                                        f"unknown model slug(s) {', '.join(map(repr, unknown))}: not in the registry"))
+                                        f"unknown model slug(s) {', '.join(repr(m) for _, m in unknown)}: not in the "
+                                        "registry", unknown[0][0]))
         else:
             kept.append(row)
     return kept, problems

@@ -16,14 +16,27 @@ from pathlib import Path
 
 @dataclass
 class LoadProblem:
-    """Where a row or file could not be used (``file:row``) and why."""
+    """Where a row or file could not be used (``file:row``), why, and the field at fault: the column or key as
+    the file names it (a dotted path inside a record, ``games[1].score``), None when the record as a whole is
+    wrong (not JSON, not UTF-8, torn, a duplicate) or the problem is the file's."""
 
     location: str
     reason: str
+    field: str | None = None
 
 
 class RowError(ValueError):
-    """A reason to skip one row; the loaders turn it into a located problem."""
+    """A reason to skip one row, naming the field at fault when one is; the loaders turn it into a located
+    problem (`problem_of`)."""
+
+    def __init__(self, reason: str, field: str | None = None):
+        super().__init__(reason)
+        self.field = field
+
+
+def problem_of(location: str, error: Exception) -> LoadProblem:
+    """The located problem of an error that refused a row: its text, and its field when it names one."""
+    return LoadProblem(location, str(error), getattr(error, "field", None))
 
 
 def json_object(line: str) -> dict:
@@ -47,7 +60,8 @@ def _check_unicode(value: object, where: str = "") -> None:
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
-            raise RowError(f"field {where or '?'!r} holds an escaped lone surrogate, not valid Unicode") from None
+            raise RowError(f"field {where or '?'!r} holds an escaped lone surrogate, not valid Unicode",
+                           where or None) from None
     elif isinstance(value, dict):
         for key, inner in value.items():
             _check_unicode(inner, where or str(key))
@@ -92,6 +106,35 @@ def decode_keeping_bad_bytes(raw: bytes) -> str:
 def has_bad_bytes(text: str) -> bool:
     """True when `text` holds a byte that was not UTF-8 (kept as a surrogate escape by the reader above)."""
     return any("\udc80" <= ch <= "\udcff" for ch in text)
+
+
+def bad_bytes_cell(header: list[str], cells: list[str]) -> str | None:
+    """The column of a record's first cell holding bytes that are not UTF-8 (the problem's field), or None."""
+    return next((name for name, cell in zip(header, cells) if has_bad_bytes(cell)), None)
+
+
+def bad_bytes_field(value: object, where: str = "") -> str | None:
+    """Where in a parsed JSON record (decoded keeping bad bytes) the first text holding bytes that are not UTF-8
+    is, as a dotted path (``games[1].judgment``; a key that holds them is named itself), or None."""
+    if isinstance(value, str):
+        return (where or None) if has_bad_bytes(value) else None
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, inner in items:
+        if isinstance(key, str) and has_bad_bytes(key):
+            return f"{where}.{key}" if where else key
+        path = f"{where}[{key}]" if isinstance(key, int) else f"{where}.{key}" if where else key
+        found = bad_bytes_field(inner, path)
+        if found:
+            return found
+    return None
+
+
+def bad_bytes_json_field(text: str) -> str | None:
+    """`bad_bytes_field` of a JSON record's text, or None when the text is not JSON (then no field can be told)."""
+    try:
+        return bad_bytes_field(json.loads(text))
+    except (ValueError, RecursionError):
+        return None
 
 
 # --- CSV files: every record located, none read silently wrong ---------------------------------------------

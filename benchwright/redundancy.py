@@ -25,7 +25,8 @@ from pathlib import Path
 import pandas as pd
 from scipy import stats
 
-from benchwright.loading import csv_table, decode_keeping_bad_bytes, has_bad_bytes, once_each, without_unfinished_line
+from benchwright.loading import (bad_bytes_cell, csv_table, decode_keeping_bad_bytes, has_bad_bytes, once_each,
+                                 without_unfinished_line)
 
 MIN_MODELS = 3
 SCORE_COLUMNS = ["benchmark", "model", "model_as_written", "score", "source_file", "source_line"]
@@ -59,18 +60,20 @@ def read_scores_csv(path: Path, aliases: Mapping[str, str]) -> tuple[list[dict],
     for record in table.records:
         line, cells = record.line, record.cells
         if record.problem or has_bad_bytes("".join(cells)):
-            problems.append({"location": f"{path.name}:{line}", "reason": record.problem or "bytes that are not UTF-8"})
+            problems.append({"location": f"{path.name}:{line}", "reason": record.problem or "bytes that are not UTF-8",
+                             "field": None if record.problem else bad_bytes_cell(header, cells)})
             continue
         written = cells[0].strip()
         if not written:
-            problems.append({"location": f"{path.name}:{line}", "reason": "no model name"})
+            problems.append({"location": f"{path.name}:{line}", "reason": "no model name", "field": header[0]})
             continue
-        for benchmark, cell in zip(benchmarks, cells[1:]):
+        for position, (benchmark, cell) in enumerate(zip(benchmarks, cells[1:]), start=2):
             if not cell.strip():
                 continue
             if not benchmark:
                 problems.append({"location": f"{path.name}:{line}",
-                                 "reason": f"score {cell.strip()!r} of {written} is in a column without a name"})
+                                 "reason": f"score {cell.strip()!r} of {written} is in a column without a name",
+                                 "field": f"column {position}"})
                 continue
             try:
                 score = float(cell)
@@ -78,7 +81,8 @@ def read_scores_csv(path: Path, aliases: Mapping[str, str]) -> tuple[list[dict],
                 score = math.nan
             if not math.isfinite(score):
                 problems.append({"location": f"{path.name}:{line}",
-                                 "reason": f"score of {written} on {benchmark} is not a number: {cell.strip()!r}"})
+                                 "reason": f"score of {written} on {benchmark} is not a number: {cell.strip()!r}",
+                                 "field": benchmark})
                 continue
             rows.append({"benchmark": benchmark, "model": aliases.get(model_key(written), written),
                          "model_as_written": written, "score": score, "source_file": path.name, "source_line": line})

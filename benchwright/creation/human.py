@@ -55,10 +55,12 @@ def check_baselines(choices: pd.DataFrame, baselines: Mapping[str, str]) -> tupl
         baseline = baselines.get(row.item_id)
         where = f"{row.source_file}: item {row.item_id}, model_b {row.model_b}, annotator {row.annotator}"
         if baseline is None:
-            problems.append({"location": where, "reason": f"item {row.item_id!r} has no Creation reference answer"})
+            problems.append({"location": where, "reason": f"item {row.item_id!r} has no Creation reference answer",
+                             "field": "item_id"})
         elif row.model_a != baseline:
             problems.append({"location": where, "reason": f"model_a {row.model_a!r} is not the item's baseline "
-                                                          f"{baseline!r}: a different comparison from the judges'"})
+                                                          f"{baseline!r}: a different comparison from the judges'",
+                             "field": "model_a"})
         keep.append(baseline is not None and row.model_a == baseline)
     return choices[pd.Series(keep, index=choices.index, dtype=bool)].reset_index(drop=True), problems
 

@@ -75,7 +75,8 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from benchwright.loading import LoadProblem, LoadResult, read_bytes, RowError, has_bad_bytes, json_object
+from benchwright.loading import (LoadProblem, LoadResult, read_bytes, RowError, bad_bytes_cell, has_bad_bytes, json_object,
+                                 problem_of)
 from benchwright.images import ImageError, NormalizedImage, normalize_image
 
 CATEGORIES = (
@@ -155,6 +156,12 @@ def stream_creation_items(path: str | os.PathLike) -> Iterator[CreationItem | Lo
     return stream_creation_tsv(path) if path.suffix.lower() == ".tsv" else stream_creation_jsonl(path)
 
 
+def images_field(path: str | os.PathLike) -> str:
+    """The field that holds an item's pictures in the file at `path`: the TSV's `image` column, the JSONL's
+    `images` key (where a picture that cannot be normalized is located)."""
+    return "image" if Path(path).suffix.lower() == ".tsv" else "images"
+
+
 def _collect(stream: Iterator[CreationItem | LoadProblem]) -> LoadResult:
     items: list[CreationItem] = []
     problems: list[LoadProblem] = []
@@ -191,9 +198,9 @@ def stream_creation_jsonl(path: str | os.PathLike) -> Iterator[CreationItem | Lo
         try:
             item = _item_from_json(line, base)
             if item.item_id in seen:
-                raise RowError(f"duplicate item_id {item.item_id!r}")
+                raise RowError(f"duplicate item_id {item.item_id!r}", "item_id")
         except RowError as exc:
-            yield LoadProblem(location, str(exc))
+            yield problem_of(location, exc)
             continue
         seen.add(item.item_id)
         yield item
@@ -214,12 +221,12 @@ def _item_from_json(line: str, base: Path) -> CreationItem:
 
 def _required_text(obj: dict, name: str) -> str:
     if name not in obj or obj[name] is None:
-        raise RowError(f"missing required field {name!r}")
+        raise RowError(f"missing required field {name!r}", name)
     value = obj[name]
     if not isinstance(value, str):
-        raise RowError(f"field {name!r} must be a string, got {type(value).__name__}")
+        raise RowError(f"field {name!r} must be a string, got {type(value).__name__}", name)
     if not value.strip():
-        raise RowError(f"field {name!r} is empty")
+        raise RowError(f"field {name!r} is empty", name)
     return value
 
 
@@ -228,46 +235,46 @@ def _optional_text(obj: dict, name: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise RowError(f"field {name!r} must be a string or null, got {type(value).__name__}")
+        raise RowError(f"field {name!r} must be a string or null, got {type(value).__name__}", name)
     return value if value.strip() else None
 
 
 def _string_list(obj: dict, name: str) -> list[str]:
     value = obj.get(name)
     if value is None:
-        raise RowError(f"missing required field {name!r}")
+        raise RowError(f"missing required field {name!r}", name)
     if not isinstance(value, list):
-        raise RowError(f"field {name!r} must be a list, got {type(value).__name__}")
+        raise RowError(f"field {name!r} must be a list, got {type(value).__name__}", name)
     if not value:
-        raise RowError(f"field {name!r} is empty")
+        raise RowError(f"field {name!r} is empty", name)
     for i, entry in enumerate(value, start=1):
         if not isinstance(entry, str) or not entry.strip():
-            raise RowError(f"field {name!r} entry {i} must be a non-empty string")
+            raise RowError(f"field {name!r} entry {i} must be a non-empty string", f"{name}[{i - 1}]")
     return value
 
 
 def _check_category(category: str) -> None:
     if category not in CATEGORIES:
-        raise RowError(f"unknown category {category!r} (expected one of {', '.join(CATEGORIES)})")
+        raise RowError(f"unknown category {category!r} (expected one of {', '.join(CATEGORIES)})", "category")
 
 
 def _read_image_file(base: Path, rel: str) -> bytes:
     if "\x00" in rel:
-        raise RowError(f"image path {rel!r} contains a NUL byte")
+        raise RowError(f"image path {rel!r} contains a NUL byte", "images")
     # Refuse anything that could read outside the dataset folder: absolute paths, drive
     # letters, '..' and symlinks are all caught by resolving and comparing with the folder.
     if os.path.isabs(rel) or rel.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", rel):
         raise RowError(f"image path {rel!r} is absolute; it must be relative to the "
-                        "dataset folder")
+                       "dataset folder", "images")
     target = (base / rel).resolve()
     if not target.is_relative_to(base):
-        raise RowError(f"image path {rel!r} escapes the dataset folder")
+        raise RowError(f"image path {rel!r} escapes the dataset folder", "images")
     if not target.is_file():
-        raise RowError(f"image file not found: {rel!r}")
+        raise RowError(f"image file not found: {rel!r}", "images")
     try:
         return target.read_bytes()
     except OSError as exc:
-        raise RowError(f"cannot read image {rel!r}: {exc.strerror or exc}") from None
+        raise RowError(f"cannot read image {rel!r}: {exc.strerror or exc}", "images") from None
 
 
 # --------------------------------------------------------------------------- TSV
@@ -329,13 +336,14 @@ def stream_creation_tsv(path: str | os.PathLike) -> Iterator[CreationItem | Load
                                 "the rows after it are read on their own)")
             if len(row) != len(header):
                 raise RowError(f"has {len(row)} columns, header has {len(header)}")
-            if any(has_bad_bytes(cell) for cell in row):
-                raise RowError("not valid UTF-8")
+            bad_cell = bad_bytes_cell(header, row)
+            if bad_cell is not None:
+                raise RowError("not valid UTF-8", bad_cell)
             item = _item_from_tsv(record, image_of_index)
             if item.item_id in seen:
-                raise RowError(f"duplicate index {item.item_id!r}")
+                raise RowError(f"duplicate index {item.item_id!r}", "index")
         except RowError as exc:
-            yield LoadProblem(location, str(exc))
+            yield problem_of(location, exc)
             continue
         seen.add(item.item_id)
         yield item
@@ -446,16 +454,16 @@ def _cell(record: dict, name: str) -> str | None:
 def _item_from_tsv(record: dict, image_of_index: Callable[[str], str]) -> CreationItem:
     item_id = _cell(record, "index")
     if item_id is None:
-        raise RowError("missing index")
+        raise RowError("missing index", "index")
     task = _cell(record, "task_name")
     if task is None:
-        raise RowError("missing task_name")
+        raise RowError("missing task_name", "task_name")
 
     category = _cell(record, "category")
     if category is None:
         category = TASK_CATEGORIES.get(task)
         if category is None:
-            raise RowError(f"unknown task_name {task!r} and no category column")
+            raise RowError(f"unknown task_name {task!r} and no category column", "task_name")
     _check_category(category)
 
     role, background, instruction, requirement_text = (
@@ -466,10 +474,10 @@ def _item_from_tsv(record: dict, image_of_index: Callable[[str], str]) -> Creati
         role, background, instruction, requirement_text = _split_question(_cell(record, "question"))
     for name, value in (("role", role), ("background", background), ("instruction", instruction)):
         if value is None:
-            raise RowError(f"missing {name}")
+            raise RowError(f"missing {name}", name)
     requirements = _split_requirements(requirement_text or "")
     if not requirements:
-        raise RowError("missing requirement")
+        raise RowError("missing requirement", "requirement")
 
     subjective, visual = _split_criteria(_cell(record, "criteria"))
     images = _decode_image_cell(_cell(record, "image"), image_of_index)
@@ -491,10 +499,10 @@ def _item_from_tsv(record: dict, image_of_index: Callable[[str], str]) -> Creati
 
 def _split_question(question: str | None) -> tuple[str, str, str, str]:
     if question is None:
-        raise RowError("missing role/background/instruction and no question to split")
+        raise RowError("missing role/background/instruction and no question to split", "question")
     match = _TEMPLATE.match(question.replace("\r\n", "\n"))
     if not match:
-        raise RowError("question does not follow the 'Assume you are ...' template")
+        raise RowError("question does not follow the 'Assume you are ...' template", "question")
     return (match["role"].strip(), match["background"].strip(),
             match["instruction"].strip(), match["requirements"])
 
@@ -520,19 +528,19 @@ def _meaningful(text: Any) -> bool:
 
 def _split_criteria(value: str | None) -> tuple[str, str | None]:
     if value is None:
-        raise RowError("missing criteria")
+        raise RowError("missing criteria", "criteria")
     parsed: Any = value
     if value.startswith("{"):
         try:
             parsed = ast.literal_eval(value)
         except (ValueError, SyntaxError, MemoryError, RecursionError):
-            raise RowError("criteria looks like a dict but cannot be parsed") from None
+            raise RowError("criteria looks like a dict but cannot be parsed", "criteria") from None
     if isinstance(parsed, str):
         if not _meaningful(parsed):
-            raise RowError("criteria is empty")
+            raise RowError("criteria is empty", "criteria")
         return parsed, None
     if not isinstance(parsed, dict):
-        raise RowError(f"criteria must be text or a dict, got {type(parsed).__name__}")
+        raise RowError(f"criteria must be text or a dict, got {type(parsed).__name__}", "criteria")
 
     subjective = visual = None
     for key, text in parsed.items():
@@ -541,17 +549,17 @@ def _split_criteria(value: str | None) -> tuple[str, str | None]:
         else:
             visual = text
     if not _meaningful(subjective):
-        raise RowError("criteria has no subjective part")
+        raise RowError("criteria has no subjective part", "criteria")
     return subjective, (visual if _meaningful(visual) else None)
 
 
 def _decode_image_cell(value: str | None, image_of_index: Callable[[str], str]) -> list[bytes]:
     if value is None:
-        raise RowError("missing image")
+        raise RowError("missing image", "image")
     if len(value) <= _IMAGE_REF_MAX:
         target = image_of_index(value).strip()
         if len(target) <= _IMAGE_REF_MAX:
-            raise RowError(f"image refers to index {value!r}, which has no image of its own")
+            raise RowError(f"image refers to index {value!r}, which has no image of its own", "image")
         value = target
 
     encoded: Any = value
@@ -562,22 +570,22 @@ def _decode_image_cell(value: str | None, image_of_index: Callable[[str], str]) 
             try:
                 encoded = ast.literal_eval(value)
             except (ValueError, SyntaxError, MemoryError, RecursionError):
-                raise RowError("image list cannot be parsed") from None
+                raise RowError("image list cannot be parsed", "image") from None
     if isinstance(encoded, str):
         encoded = [encoded]
     if not isinstance(encoded, list) or not encoded:
-        raise RowError("image must be base64 text or a non-empty list of it")
+        raise RowError("image must be base64 text or a non-empty list of it", "image")
 
     images = []
     for i, b64 in enumerate(encoded, start=1):
         if not isinstance(b64, str):
-            raise RowError(f"image {i} is not text")
+            raise RowError(f"image {i} is not text", "image")
         try:
             data = base64.b64decode("".join(b64.split()), validate=True)
         except (binascii.Error, ValueError):
-            raise RowError(f"image {i} is not valid base64") from None
+            raise RowError(f"image {i} is not valid base64", "image") from None
         if not data:
-            raise RowError(f"image {i} is empty")
+            raise RowError(f"image {i} is empty", "image")
         images.append(data)
     return images
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import pandas as pd
 
 from benchwright.gap.images import true_answer
-from benchwright.loading import LoadProblem, RowError, has_bad_bytes, json_object, read_text_keeping_bad_bytes
+from benchwright.loading import (LoadProblem, RowError, bad_bytes_json_field, has_bad_bytes, json_object, problem_of,
+                                 read_text_keeping_bad_bytes)
 from benchwright.pii import redacted
 
 CATEGORIES = ["Object Recognition", "Scene Understanding", "Activity Recognition", "Object Attributes",
@@ -83,17 +84,19 @@ def read_labels(path: Path) -> tuple[dict[tuple[str, str], str], list[LoadProble
         location = f"{path.name}:{number}"
         try:
             if has_bad_bytes(line):
-                raise RowError("bytes that are not UTF-8")
+                raise RowError("bytes that are not UTF-8", bad_bytes_json_field(line))
             record = json_object(line)
             values = [record.get(key) for key in ("image_id", "question", "answer")]
-            if not all(isinstance(v, str) and v.strip() for v in values):
-                raise RowError("needs text fields image_id, question and answer")
+            wrong = [k for k, v in zip(("image_id", "question", "answer"), values) if not (isinstance(v, str) and v.strip())]
+            if wrong:
+                raise RowError("needs text fields image_id, question and answer", wrong[0])
         except RowError as exc:
-            problems.append(LoadProblem(location, str(exc)))
+            problems.append(problem_of(location, exc))
             continue
         key = (values[0], values[1])
         if key in labels:
-            problems.append(LoadProblem(location, f"second label for {key[0]}: {key[1]!r} (the first is kept)"))
+            problems.append(LoadProblem(location, f"second label for {key[0]}: {key[1]!r} (the first is kept)",
+                                        "answer"))
             continue
         labels[key] = values[2]
     return labels, problems
@@ -111,13 +114,13 @@ def vqa_items(kept: pd.DataFrame, images: pd.DataFrame, labels: Mapping[tuple[st
     for row in kept.itertuples(index=False):
         location = f"{row.image_id}: {row.question}"
         if row.image_id not in images.index:
-            problems.append(LoadProblem(location, "image not in gap_images"))
+            problems.append(LoadProblem(location, "image not in gap_images", "image_id"))
             continue
         answer, source = labels.get((row.image_id, row.question)), "labels_file"
         if answer is None:
             answer, source = true_answer(json.loads(images.at[row.image_id, "truth"]), row.question), "ground_truth"
         if answer is None:
-            problems.append(LoadProblem(location, "no label and no ground-truth answer"))
+            problems.append(LoadProblem(location, "no label and no ground-truth answer", "answer"))
             continue
         items.append({"image_id": row.image_id, "sha256": images.at[row.image_id, "sha256"], "question": row.question,
                       "answer": redacted(answer), "answer_source": source, "category": categorize(row.question)})

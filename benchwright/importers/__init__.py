@@ -32,7 +32,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchwright.loading import LoadProblem, decode_keeping_bad_bytes, has_bad_bytes
+from benchwright.loading import (LoadProblem, bad_bytes_field, bad_bytes_json_field, decode_keeping_bad_bytes,
+                                 has_bad_bytes)
 from benchwright.pairwise import outcome, parse_pairwise
 from benchwright.ratings import STYLE_COLUMNS as ANSWER_STYLE_COLUMNS
 
@@ -45,17 +46,18 @@ PREFERENCE_COLUMNS = ["source", "judge", "model", "baseline", "item_id", "prefer
 
 
 class ImportFormatError(ValueError):
-    """A file does not match the format its importer reads; names the file and the line."""
+    """A file does not match the format its importer reads; names the file and the line, and the field at fault
+    when it is one record's (its key or column as the file names it; see ``LoadProblem.field``)."""
 
-    def __init__(self, path: str | Path, line: int | None, reason: str):
-        self.path, self.line, self.reason = str(path), line, reason
+    def __init__(self, path: str | Path, line: int | None, reason: str, field: str | None = None):
+        self.path, self.line, self.reason, self.field = str(path), line, reason, field
         where = f"{path}, line {line}" if line is not None else str(path)
         super().__init__(f"{where}: {reason}")
 
 
-def record_problem(path: str | Path, line: int | None, reason: str) -> LoadProblem:
-    """A refused record, located as ``<file>:<line>``."""
-    return LoadProblem(f"{path}:{line}" if line is not None else str(path), reason)
+def record_problem(path: str | Path, line: int | None, reason: str, field: str | None = None) -> LoadProblem:
+    """A refused record, located as ``<file>:<line>``, with the field at fault when one is."""
+    return LoadProblem(f"{path}:{line}" if line is not None else str(path), reason, field)
 
 
 def no_usable_record(path: str | Path, problems: list[LoadProblem]) -> ImportFormatError:
@@ -67,7 +69,7 @@ def no_usable_record(path: str | Path, problems: list[LoadProblem]) -> ImportFor
 
 def refused(error: ImportFormatError) -> LoadProblem:
     """The located problem of a record an importer refused (the error raised while reading it)."""
-    return record_problem(error.path, error.line, error.reason)
+    return record_problem(error.path, error.line, error.reason, error.field)
 
 
 @dataclass
@@ -136,15 +138,25 @@ def _read_text(path: Path) -> str:
         raise ImportFormatError(path, None, f"cannot be read: {error}") from error
 
 
-def jsonl_records(path: Path) -> list[tuple[int, object, LoadProblem | None]]:
+def jsonl_records(path: Path, blank_is_missing: bool = False) -> list[tuple[int, object, LoadProblem | None]]:
     """(line number, parsed value or None, the line's problem or None) for every non-blank line, in order:
-    bad JSON or bytes that are not UTF-8 make that line's problem, never the file's."""
+    bad JSON or bytes that are not UTF-8 make that line's problem, never the file's.
+
+    ``blank_is_missing``: for a format whose records are keyed by their line (Auto-J's outputs: line i answers
+    pair i), a blank line before the file's last record is a record missing in its place, a problem of its own;
+    blank lines after the last record are only the file's end."""
     out = []
-    for number, line in enumerate(_read_text(path).split("\n"), start=1):
+    lines = _read_text(path).split("\n")
+    last = max((n for n, line in enumerate(lines, start=1) if line.strip()), default=0)
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
+            if blank_is_missing and number < last:
+                out.append((number, None, record_problem(path, number, "blank line: the record of this line is "
+                                                                       "missing")))
             continue
         if has_bad_bytes(line):
-            out.append((number, None, record_problem(path, number, "bytes that are not UTF-8")))
+            out.append((number, None, record_problem(path, number, "bytes that are not UTF-8",
+                                                     bad_bytes_json_field(line))))
             continue
         try:
             out.append((number, json.loads(line), None))
@@ -215,7 +227,7 @@ def iter_json_array(path: Path, problems: list[LoadProblem], keep_places: bool =
             at = found.start() + 1 + indent
             continue
         if has_bad_bytes(text[at:end]):
-            problems.append(record_problem(path, start_line, "bytes that are not UTF-8"))
+            problems.append(record_problem(path, start_line, "bytes that are not UTF-8", bad_bytes_field(element)))
             if keep_places:
                 yield start_line, SKIPPED
         else:
@@ -236,10 +248,10 @@ def require(record: object, path: Path, line: int, key: str, kinds: tuple[type, 
     if not isinstance(record, dict):
         raise ImportFormatError(path, line, f"expected a JSON object, found {type(record).__name__}")
     if key not in record:
-        raise ImportFormatError(path, line, f"missing field {key!r} ({what})")
+        raise ImportFormatError(path, line, f"missing field {key!r} ({what})", key)
     value = record[key]
     if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
-        raise ImportFormatError(path, line, f"field {key!r} must be {what}, found {value!r:.60}")
+        raise ImportFormatError(path, line, f"field {key!r} must be {what}, found {value!r:.60}", key)
     return value
 
 

@@ -64,17 +64,17 @@ def verdict_from_preference(preference: float | None) -> str | None:
 
 def _preference(record: dict, path: Path, line: int) -> float | None:
     if "preference" not in record:
-        raise ImportFormatError(path, line, "missing field 'preference'")
+        raise ImportFormatError(path, line, "missing field 'preference'", "preference")
     value = record["preference"]
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ImportFormatError(path, line, f"preference must be a number or null, found {value!r:.40}")
+        raise ImportFormatError(path, line, f"preference must be a number or null, found {value!r:.40}", "preference")
     value = float(value)
     if math.isnan(value):
         return None
     if value != 0 and not 1.0 <= value <= 2.0:
-        raise ImportFormatError(path, line, f"preference {value} is outside [1, 2] (0 means a draw)")
+        raise ImportFormatError(path, line, f"preference {value} is outside [1, 2] (0 means a draw)", "preference")
     return value
 
 
@@ -128,13 +128,13 @@ def import_alpaca_eval(paths: list[str | Path]) -> list[ImportedSet]:
                 first_path, first_line = group["baseline_at"]
                 group["problems"].append(record_problem(
                     path, line, f"'generator_1': baseline {record['baseline']!r} differs from {group['baseline']!r} "
-                                f"({first_path.name}, line {first_line}) for annotator {annotator!r}"))
+                                f"({first_path.name}, line {first_line}) for annotator {annotator!r}", "generator_1"))
                 continue
             key = (record["model"], record["item_id"])
             if key in group["seen"]:
                 group["problems"].append(record_problem(
                     path, line, f"this instruction was already annotated for model {record['model']!r} at "
-                                f"{group['seen'][key]}"))
+                                f"{group['seen'][key]}", "instruction"))
                 continue
             group["seen"][key] = f"{path.name}, line {line}"
             source = source_name(IMPORTER, annotator)

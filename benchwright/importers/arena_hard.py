@@ -37,7 +37,7 @@ from benchwright.importers import (
     require,
     source_name,
 )
-from benchwright.loading import csv_table, has_bad_bytes, read_text_keeping_bad_bytes
+from benchwright.loading import bad_bytes_cell, csv_table, has_bad_bytes, read_text_keeping_bad_bytes
 
 IMPORTER = "arena_hard"
 
@@ -70,17 +70,17 @@ def _record_rows(record: object, path: Path, line: int, source: str) -> list[dic
     judge = require(record, path, line, "judge", (str,), "the judge name")
     games = require(record, path, line, "games", (list,), "a list of one or two games")
     if not model or not judge:
-        raise ImportFormatError(path, line, "model and judge must not be empty")
+        raise ImportFormatError(path, line, "model and judge must not be empty", "judge" if model else "model")
     if not 1 <= len(games) <= 2:
-        raise ImportFormatError(path, line, f"'games': expected one or two games, found {len(games)}")
+        raise ImportFormatError(path, line, f"'games': expected one or two games, found {len(games)}", "games")
     rows = []
     for order, game in enumerate(games, start=1):
         if not isinstance(game, dict) or "score" not in game:
-            raise ImportFormatError(path, line, f"game {order} has no 'score' field")
+            raise ImportFormatError(path, line, f"game {order} has no 'score' field", f"games[{order - 1}].score")
         score = game["score"]
         if score is not None and not isinstance(score, str):
             raise ImportFormatError(path, line, f"game {order}: score must be a verdict string or null, "
-                                                f"found {score!r:.40}")
+                                                f"found {score!r:.40}", f"games[{order - 1}].score")
         verdict = canonical_verdict(score) if score else None
         rows.append(judgment_row(source=source, model=model, judge=judge, item_id=str(question_id),
                                  judge_order=order, verdict=verdict,
@@ -113,7 +113,7 @@ def import_arena_hard(paths: list[str | Path], dataset: str, baseline: str,
             if key in seen:
                 problems.append(record_problem(path, line, f"question {first['item_id']} of model "
                                                            f"{first['model']!r} (judge {first['judge']!r}) was "
-                                                           f"already read at {seen[key]}"))
+                                                           f"already read at {seen[key]}", "question_id"))
                 single_game -= len(record_rows) == 1
                 continue
             seen[key] = f"{path.name}, line {line}"
@@ -164,10 +164,11 @@ def read_answer_style(path: str | Path, source: str, problems: list[LoadProblem]
         cells = dict(zip(table.header, record.cells))
         bad = [c for c in STYLE_METADATA_COLUMNS[2:] if not cells.get(c, "").isascii() or not cells.get(c, "").isdigit()]
         if record.problem or has_bad_bytes("".join(record.cells)):
-            refused_rows.append(record_problem(path, record.line, record.problem or "bytes that are not UTF-8"))
+            refused_rows.append(record_problem(path, record.line, record.problem or "bytes that are not UTF-8",
+                                               None if record.problem else bad_bytes_cell(table.header, record.cells)))
         elif bad:
             refused_rows.append(record_problem(path, record.line, f"{bad[0]!r}: style counts must be non-negative "
-                                                                  f"integers, found {cells[bad[0]]!r:.40}"))
+                                                                  f"integers, found {cells[bad[0]]!r:.40}", bad[0]))
         else:
             rows.append(cells)
     if problems is None and refused_rows:

@@ -41,7 +41,7 @@ from pathlib import Path
 import pandas as pd
 
 from benchwright.importers import ImportFormatError, no_usable_record, record_problem, refused
-from benchwright.loading import LoadProblem, csv_table, decode_keeping_bad_bytes, has_bad_bytes
+from benchwright.loading import LoadProblem, bad_bytes_cell, csv_table, decode_keeping_bad_bytes, has_bad_bytes
 
 IMPORTER = "mmmt_if_release"
 
@@ -102,7 +102,7 @@ def _number(cell: str, path: Path, line: int, column: str) -> float:
     except ValueError:
         value = math.nan
     if not math.isfinite(value):
-        raise ImportFormatError(path, line, f"{column!r} must be a number, found {cell!r:.40}")
+        raise ImportFormatError(path, line, f"{column!r} must be a number, found {cell!r:.40}", column)
     return value
 
 
@@ -124,7 +124,8 @@ def _records(path: Path, problems: list[LoadProblem]) -> tuple[list[str], list[t
     records = []
     for record in table.records:
         if record.problem or has_bad_bytes("".join(record.cells)):
-            problems.append(record_problem(path, record.line, record.problem or "bytes that are not UTF-8"))
+            problems.append(record_problem(path, record.line, record.problem or "bytes that are not UTF-8",
+                                           None if record.problem else bad_bytes_cell(table.header, record.cells)))
         else:
             records.append((record.line, record.cells))
     return table.header, records
@@ -196,29 +197,31 @@ def _record(row: dict[str, str], path: Path, line: int, source: str, models: lis
     turn_text = row[FIXED["turn"]].strip()
     if not chat_id or not turn_text.isdigit() or int(turn_text) < 1:
         raise ImportFormatError(path, line, f"needs a conversation id and a turn number ≥ 1, found "
-                                            f"{chat_id!r} / {turn_text!r}")
+                                            f"{chat_id!r} / {turn_text!r}", FIXED["turn"] if chat_id else FIXED["chat"])
     turn = int(turn_text)
     if (chat_id, turn) in seen:
         raise ImportFormatError(path, line, f"conversation {chat_id} turn {turn} was already read at line "
-                                            f"{seen[(chat_id, turn)]}")
+                                            f"{seen[(chat_id, turn)]}", FIXED["turn"])
     weights = [_number(w, path, line, FIXED["weights"]) for w in row[FIXED["weights"]].split()]
     if len(weights) != len(CRITERIA) + 1 or any(w != 1.0 for w in weights[:-1]):
         raise ImportFormatError(path, line, f"{FIXED['weights']!r}: expected '1 ×8 then the PIF weight', found "
-                                            f"{row[FIXED['weights']]!r:.60}")
+                                            f"{row[FIXED['weights']]!r:.60}", FIXED["weights"])
     if weights_seen is not None and weights[-1] != weights_seen:
-        raise ImportFormatError(path, line, f"PIF weight {weights[-1]:g} differs from {weights_seen:g} above")
+        raise ImportFormatError(path, line, f"PIF weight {weights[-1]:g} differs from {weights_seen:g} above",
+                                FIXED["weights"])
     instructions = split_instructions(row[FIXED["instructions"]])
     count_number = _number(row[FIXED["count"]], path, line, FIXED["count"])
     if not count_number.is_integer():
-        raise ImportFormatError(path, line, f"{FIXED['count']!r} must be a whole number, found {row[FIXED['count']]!r}")
+        raise ImportFormatError(path, line, f"{FIXED['count']!r} must be a whole number, found {row[FIXED['count']]!r}",
+                                FIXED["count"])
     count = int(count_number)
     if count != len(instructions):
         raise ImportFormatError(path, line, f"{FIXED['instructions']!r}: instruction count {count} but "
-                                            f"{len(instructions)} instructions listed")
+                                            f"{len(instructions)} instructions listed", FIXED["instructions"])
     earlier = previous.get(chat_id, [])
     if instructions[:len(earlier)] != earlier:
         raise ImportFormatError(path, line, f"{FIXED['instructions']!r}: not the previous turn's instructions "
-                                            f"plus new ones")
+                                            f"plus new ones", FIXED["instructions"])
     topic_raw = unwrap(row[FIXED["topic"]])
     responses = []
     for model in models:
@@ -226,7 +229,7 @@ def _record(row: dict[str, str], path: Path, line: int, source: str, models: lis
                   for criterion, column in CRITERIA.items()}
         pif = _number(row[PIF_PREFIX + model], path, line, PIF_PREFIX + model)
         if not 0.0 <= pif <= 1.0:
-            raise ImportFormatError(path, line, f"{PIF_PREFIX + model!r}: {pif} is outside [0, 1]")
+            raise ImportFormatError(path, line, f"{PIF_PREFIX + model!r}: {pif} is outside [0, 1]", PIF_PREFIX + model)
         responses.append({"source": source, "chat_id": chat_id, "turn": turn, "model": model, "line": line,
                           "n_instructions": count, "instructions": instructions,
                           "prompt": unwrap(row[FIXED["prompt"]]), "topic": clean_label(topic_raw),
@@ -236,7 +239,7 @@ def _record(row: dict[str, str], path: Path, line: int, source: str, models: lis
     for column, first, second in preference_columns:
         value = _number(row[column], path, line, column)
         if value not in HUMAN_VALUES:
-            raise ImportFormatError(path, line, f"{column!r} must be 1, 0 or 0.5, found {row[column]!r}")
+            raise ImportFormatError(path, line, f"{column!r} must be 1, 0 or 0.5, found {row[column]!r}", column)
         humans.append({"source": source, "chat_id": chat_id, "turn": turn, "model_a": first, "model_b": second,
                        "value": value, "preferred": HUMAN_VALUES[value], "line": line})
     return responses, humans, (chat_id, turn), instructions, weights[-1]

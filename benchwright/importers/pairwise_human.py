@@ -12,8 +12,12 @@ response's side, METHODS §1.5).
 - the judge's outputs in the original order, JSONL ``{"output": 0|1|2}`` in the same meaning;
 - the judge's outputs with the two responses swapped, same format, *not* mapped back: there 0 means
   the response shown first (response 2) is better.
-The three files must have the same number of (non-blank) lines, else nothing can be matched and the
-import raises. ``item_id`` is the pair's place (1-based). An optional scenario → group mapping
+Line i of each output file answers the pair on line i: the outputs hold nothing else, so the line is the
+key the three files are matched by (not the count of records read). A blank line before a file's last record
+is that record missing in its place, and a file that ends early lacks the records after its end: each is a
+located problem taking out its own judgment (or, in the pairs file, its item), never the import; an output
+past the pairs file's end is one too. A line deleted before the end would shift the lines after it, which no
+key can show: the notes say when the files end at different lines. ``item_id`` is the pair's line. An optional scenario → group mapping
 (Auto-J's ``scenario_groups.json``) sets ``item_group``; without it the group is the scenario. An
 output of null is an unparsed judgment. A bad line (invalid JSON, bytes that are not UTF-8, a label
 or output outside 0/1/2, a missing field, a scenario in no group) is refused as a located problem:
@@ -71,12 +75,12 @@ def _human_row(source: str, item_id: str, group: str, annotator: str, label: str
 
 def _auto_j_output(record: object, path: Path, line: int) -> int | None:
     if not isinstance(record, dict) or "output" not in record:
-        raise ImportFormatError(path, line, "expected an object with an 'output' field")
+        raise ImportFormatError(path, line, "expected an object with an 'output' field", "output")
     value = record["output"]
     if value is None:
         return None
     if isinstance(value, bool) or value not in (0, 1, 2):
-        raise ImportFormatError(path, line, f"output must be 0, 1, 2 or null, found {value!r:.40}")
+        raise ImportFormatError(path, line, f"output must be 0, 1, 2 or null, found {value!r:.40}", "output")
     return int(value)
 
 
@@ -98,42 +102,55 @@ def import_auto_j(pairs_path: str | Path, original_path: str | Path, swapped_pat
     pairs_path, original_path, swapped_path = Path(pairs_path), Path(original_path), Path(swapped_path)
     dataset = dataset or pairs_path.stem
     source = source_name(AUTO_J, dataset)
-    pairs = jsonl_records(pairs_path)
-    outputs = {1: jsonl_records(original_path), 2: jsonl_records(swapped_path)}
-    for order, path in ((1, original_path), (2, swapped_path)):
-        if len(outputs[order]) != len(pairs):
-            shorter = min(len(outputs[order]), len(pairs))
-            line = (outputs[order][shorter][0] if len(outputs[order]) > shorter else pairs[shorter][0])
-            raise ImportFormatError(path if len(outputs[order]) > shorter else pairs_path, line,
-                                    f"{path.name} has {len(outputs[order])} outputs but {pairs_path.name} has "
-                                    f"{len(pairs)} pairs; the files must match line for line")
+    # Line i of each output file answers the pair on line i of the pairs file: the line is the format's only key
+    # (the outputs hold nothing else), so records are matched by it, and a record missing in its place (a blank
+    # line, a file that ends early) takes out its own judgment, not the import.
+    pairs = jsonl_records(pairs_path, blank_is_missing=True)
+    paths = {1: original_path, 2: swapped_path}
+    outputs = {order: {line: (record, problem) for line, record, problem in jsonl_records(path, blank_is_missing=True)}
+               for order, path in paths.items()}
+    last_pair = pairs[-1][0] if pairs else 0
+    judgments, humans, problems, notes = [], [], [], []
+    for order, path in paths.items():
+        last_output = max(outputs[order], default=0)
+        if last_output != last_pair:
+            notes.append(f"{path.name} ends at line {last_output}, {pairs_path.name} at line {last_pair}: the records "
+                         "without a partner are refused (matched by line; a line deleted before the end would shift "
+                         "the rest, which no key can show)")
+        problems += [record_problem(path, line, f"an output without a pair: {pairs_path.name} ends at line "
+                                                f"{last_pair}") for line in sorted(outputs[order]) if line > last_pair]
 
-    judgments, humans, problems = [], [], []
-    for index, (line, pair, pair_problem) in enumerate(pairs):
-        item_id = str(index + 1)
+    for line, pair, pair_problem in pairs:
+        item_id = str(line)
         try:
             if pair_problem is not None:
                 problems.append(pair_problem)
                 continue
             label = require(pair, pairs_path, line, "label", (int,), "0, 1 or 2")
             if label not in _AUTO_J_LABEL:
-                raise ImportFormatError(pairs_path, line, f"'label' must be 0, 1 or 2, found {label!r}")
+                raise ImportFormatError(pairs_path, line, f"'label' must be 0, 1 or 2, found {label!r}", "label")
             scenario = require(pair, pairs_path, line, "scenario", (str,), "the scenario name")
             if scenario_groups is not None and scenario not in scenario_groups:
-                raise ImportFormatError(pairs_path, line, f"'scenario' {scenario!r} is in no group of the mapping")
+                raise ImportFormatError(pairs_path, line, f"'scenario' {scenario!r} is in no group of the mapping",
+                                        "scenario")
         except ImportFormatError as error:
             problems.append(refused(error))
             continue
         group = scenario_groups[scenario] if scenario_groups is not None else scenario
         first, second = pair.get("response 1"), pair.get("response 2")
         humans.append(_human_row(source, item_id, group, "human", _AUTO_J_LABEL[label]))
-        for order, path in ((1, original_path), (2, swapped_path)):
-            out_line, record, out_problem = outputs[order][index]
+        for order, path in paths.items():
+            if line not in outputs[order]:  # the output file ends before this pair (a blank line is its own problem)
+                problems.append(record_problem(path, line, f"no output for the pair on line {line} of "
+                                                           f"{pairs_path.name}: the file ends at line "
+                                                           f"{max(outputs[order], default=0)}", "output"))
+                continue
+            record, out_problem = outputs[order][line]
             try:
                 if out_problem is not None:
                     problems.append(out_problem)
                     continue
-                value = _auto_j_output(record, path, out_line)
+                value = _auto_j_output(record, path, line)
             except ImportFormatError as error:
                 problems.append(refused(error))
                 continue
@@ -146,7 +163,7 @@ def import_auto_j(pairs_path: str | Path, original_path: str | Path, swapped_pat
     return ImportedSet(importer=AUTO_J, dataset=dataset, judgments=judgments_frame(judgments),
                        human_labels=pd.DataFrame(humans, columns=HUMAN_LABEL_COLUMNS),
                        files=[str(pairs_path), str(original_path), str(swapped_path)],
-                       notes=["swapped outputs read in displayed positions (not re-mapped by the source)",
+                       notes=["swapped outputs read in displayed positions (not re-mapped by the source)", *notes,
                               f"{len(problems)} records refused"], problems=problems)
 
 
@@ -162,13 +179,14 @@ def llmbar_names(result_path: str | Path) -> tuple[str, str]:
     return dataset, judge
 
 
-def _llmbar_winner(side: object, path: Path, line: int, key: str) -> tuple[str | None, str | None]:
-    """(winner '1' | '2' | None, the judge's text) of one order."""
+def _llmbar_winner(side: object, path: Path, line: int, key: str, where: str) -> tuple[str | None, str | None]:
+    """(winner '1' | '2' | None, the judge's text) of one order; ``where``: the path of ``key`` in the record."""
     if not isinstance(side, dict) or "winner" not in side:
-        raise ImportFormatError(path, line, f"{key!r} must be an object with a 'winner'")
+        raise ImportFormatError(path, line, f"{key!r} must be an object with a 'winner'", f"{where}.winner")
     winner = side["winner"]
     if winner not in ("1", "2", None):
-        raise ImportFormatError(path, line, f"{key!r}: winner must be \"1\", \"2\" or null, found {winner!r:.40}")
+        raise ImportFormatError(path, line, f"{key!r}: winner must be \"1\", \"2\" or null, found {winner!r:.40}",
+                                f"{where}.winner")
     completion = side.get("completion")
     if isinstance(completion, list) and completion and isinstance(completion[0], str):
         text = completion[0]
@@ -204,15 +222,16 @@ def _llmbar_record(record: object, path: Path, line: int, source: str, dataset: 
                    item_id: str) -> tuple[list[dict], str]:
     label = require(record, path, line, "label", (int,), "1 or 2")
     if label not in (1, 2):
-        raise ImportFormatError(path, line, f"'label' must be 1 or 2, found {label!r}")
+        raise ImportFormatError(path, line, f"'label' must be 1 or 2, found {label!r}", "label")
     results = require(record, path, line, "results", (list,), "a list of evaluator results")
     final = results[-1] if results else None
     if not isinstance(final, dict) or "swap = False" not in final or "swap = True" not in final:
-        raise ImportFormatError(path, line, "the last element of 'results' must hold 'swap = False' and 'swap = True'")
+        raise ImportFormatError(path, line, "the last element of 'results' must hold 'swap = False' and 'swap = True'",
+                                f"results[{max(len(results) - 1, 0)}]")
     first, second = record.get("output_1"), record.get("output_2")
     judgments = []
     for order, key in ((1, "swap = False"), (2, "swap = True")):
-        winner, text = _llmbar_winner(final[key], path, line, key)
+        winner, text = _llmbar_winner(final[key], path, line, key, f"results[{len(results) - 1}].{key}")
         # Winners name the original output; order 1 shows output_1 in A, order 2 shows it in B.
         first_shown_in = "A" if order == 1 else "B"
         if winner is None:
@@ -251,7 +270,8 @@ def import_llmbar(paths: list[str | Path]) -> list[ImportedSet]:
                 problems.append(record_problem(path, human["_line"], f"'label': gold label {human['label']!r} of item "
                                                                      f"{human['item_id']} differs from "
                                                                      f"{known['label']!r} in "
-                                                                     f"{group['labels_from'][human['item_id']]}"))
+                                                                     f"{group['labels_from'][human['item_id']]}",
+                                               "label"))
             elif known is None:
                 group["labels"][human["item_id"]] = {k: v for k, v in human.items() if k != "_line"}
                 group["labels_from"][human["item_id"]] = str(path)

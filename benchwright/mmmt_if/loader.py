@@ -63,8 +63,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchwright.loading import (LoadProblem, read_bytes, RowError, csv_table, decode_keeping_bad_bytes,
-                                  has_bad_bytes, json_object, once_each, without_unfinished_line)
+from benchwright.loading import (LoadProblem, read_bytes, RowError, bad_bytes_cell, csv_table, decode_keeping_bad_bytes,
+                                  has_bad_bytes, json_object, once_each, problem_of, without_unfinished_line)
 from benchwright.pii import pseudonym
 from benchwright.images import ImageError, NormalizedImage, normalize_image
 from benchwright.mmmt_if.chat_set import Chat, ChatCandidate, filter_chat, truncate
@@ -108,7 +108,7 @@ def load_chats_jsonl(path: str | os.PathLike) -> tuple[list[ChatCandidate], list
         try:
             chats.append(_chat_from_json(line, base, location))
         except RowError as exc:
-            problems.append(LoadProblem(location, str(exc)))
+            problems.append(problem_of(location, exc))
     return chats, problems
 
 
@@ -116,12 +116,12 @@ def _chat_from_json(line: str, base: Path, location: str) -> ChatCandidate:
     obj = json_object(line)
     chat_id = obj.get("chat_id")
     if not isinstance(chat_id, str) or not chat_id.strip():
-        raise RowError("missing chat_id")
+        raise RowError("missing chat_id", "chat_id")
     turns, images = obj.get("turns"), obj.get("images")
     if not isinstance(turns, list):
-        raise RowError("'turns' must be a list of questions")
+        raise RowError("'turns' must be a list of questions", "turns")
     if not isinstance(images, list):
-        raise RowError("'images' must be a list of paths")
+        raise RowError("'images' must be a list of paths", "images")
     questions = [t if isinstance(t, str) else None for t in turns]
     return ChatCandidate(chat_id.strip(), questions, [_image(base, rel) for rel in images],
                          f"{location} (chat {chat_id.strip()})", str(obj.get("topic") or ""))
@@ -153,7 +153,7 @@ def load_mmdu_json(path: str | os.PathLike) -> tuple[list[ChatCandidate], list[L
         try:
             chats.append(_mmdu_chat(entry, key, base, location))
         except RowError as exc:
-            problems.append(LoadProblem(location, str(exc)))
+            problems.append(problem_of(location, exc))
     return chats, problems
 
 
@@ -165,15 +165,16 @@ def _mmdu_chat(entry: object, key: str, base: Path, location: str) -> ChatCandid
     if isinstance(images, str):
         images = [images]
     if not isinstance(images, list):
-        raise RowError("'image' must be a list of paths")
+        raise RowError("'image' must be a list of paths", "image")
     if not isinstance(conversation, list) or not conversation:
-        raise RowError("'conversations' must be a non-empty list")
+        raise RowError("'conversations' must be a non-empty list", "conversations")
     questions: list[str | None] = []
     expecting = "user"
     for number, message in enumerate(conversation, start=1):
         role = _ROLE.get(str(message.get("from", "")).lower()) if isinstance(message, dict) else None
         if role is None:
-            raise RowError(f"message {number} has no known speaker ('from': user/assistant)")
+            raise RowError(f"message {number} has no known speaker ('from': user/assistant)",
+                           f"conversations[{number - 1}].from")
         if role != expecting:
             # A question without an answer, or an answer without a question: a skipped turn.
             questions.append(None)
@@ -213,7 +214,7 @@ def prepare_chats(candidates: list[ChatCandidate], source: str = "", max_turns: 
     seen: set[str] = set()
     for candidate in candidates:
         if candidate.chat_id in seen:
-            prepared.problems.append(LoadProblem(candidate.location, f"duplicate chat_id {candidate.chat_id!r}"))
+            prepared.problems.append(LoadProblem(candidate.location, f"duplicate chat_id {candidate.chat_id!r}", "chat_id"))
             continue
         reason = filter_chat(candidate, max_turns, max_images)
         images: list[NormalizedImage] = []
@@ -305,7 +306,8 @@ def load_release_csv(path: str | os.PathLike) -> ReleaseData:
     good = []
     for record in table.records:
         if record.problem or has_bad_bytes("".join(record.cells)):
-            problems.append(LoadProblem(f"{path.name}:{record.line}", record.problem or "bytes that are not UTF-8"))
+            problems.append(LoadProblem(f"{path.name}:{record.line}", record.problem or "bytes that are not UTF-8",
+                                        None if record.problem else bad_bytes_cell(table.header, record.cells)))
         else:
             good.append(record)
     frame = pd.DataFrame([record.cells for record in good], columns=table.header, dtype=str)
@@ -322,13 +324,18 @@ def load_release_csv(path: str | os.PathLike) -> ReleaseData:
     previous: dict[str, list[str]] = {}
     for line, row in zip(lines, frame.to_dict("records")):
         location = f"{path.name}:{line}"
+        column = turn_column  # the cell being read, the problem's field if it is wrong
         try:
             chat_id, turn = row["conversation id"].strip(), int(row[turn_column])
+            column = "all instructions"
             in_force = _instruction_ids(row["all instructions"])
+            column = "instruction count"
             count = int(row["instruction count"])
-            pair_values = [(column, a, b, _preference_value(row[column])) for column, a, b in pairs]
+            pair_values = []
+            for column, a, b in pairs:
+                pair_values.append((column, a, b, _preference_value(row[column])))
         except ValueError as exc:
-            problems.append(LoadProblem(location, str(exc)))
+            problems.append(LoadProblem(location, str(exc), column))
             continue
         before = previous.get(chat_id, [])
         new = [i for i in in_force if i not in before]
@@ -342,13 +349,16 @@ def load_release_csv(path: str | os.PathLike) -> ReleaseData:
             weights = [float(w) for w in row["auto eval metric weights"].split()]
         for model in models:
             record = {"chat_id": chat_id, "turn": turn, "model": model}
+            column = f"Programmatic Instruction Following {model}"
             try:
                 for column_name, criterion in _RELEASE_CRITERIA.items():
                     if f"{column_name} {model}" in row:
-                        record[criterion] = float(row[f"{column_name} {model}"])
-                record["pif"] = float(row[f"Programmatic Instruction Following {model}"])
+                        column = f"{column_name} {model}"
+                        record[criterion] = float(row[column])
+                column = f"Programmatic Instruction Following {model}"
+                record["pif"] = float(row[column])
             except ValueError as exc:
-                problems.append(LoadProblem(f"{location}, model {model}", f"not a number: {exc}"))
+                problems.append(LoadProblem(f"{location}, model {model}", f"not a number: {exc}", column))
                 continue
             scores.append(record)
         for column, model_a, model_b, value in pair_values:
@@ -402,12 +412,12 @@ def load_human_csv(path: str | os.PathLike) -> tuple[str, list[dict], list[LoadP
         try:
             if record.problem:
                 raise RowError(record.problem)
-            if has_bad_bytes("".join(record.cells)):
-                raise RowError("bytes that are not UTF-8")
+            if bad_cell := bad_bytes_cell(table.header, record.cells):
+                raise RowError("bytes that are not UTF-8", bad_cell)
             # A file named after its rater is stored under a pseudonym, like the rater.
             rows.append({**_human_row(kind, row, pseudonym(path.name)), "source_line": record.line})
         except RowError as exc:
-            problems.append(LoadProblem(f"{path.name}:{record.line}", str(exc)))
+            problems.append(problem_of(f"{path.name}:{record.line}", exc))
     if tail:
         problems.append(LoadProblem(f"{path.name}:{text.count(chr(10)) + 1}", f"incomplete last line ({len(tail)} "
                                     "characters, no line end yet): read once it is complete"))
@@ -426,33 +436,36 @@ def human_once_each(kind: str, rows: list[dict]) -> tuple[pd.DataFrame, list[Loa
 
 
 def _human_row(kind: str, row: dict, source: str) -> dict:
-    try:
-        turn = int(row["turn"])
-        sample_index = int(row.get("sample_index") or 0)
-    except ValueError:
-        raise RowError(f"turn {row.get('turn')!r} / sample_index {row.get('sample_index')!r} must be whole numbers") from None
+    whole = {}
+    for name, default in (("turn", None), ("sample_index", 0)):
+        try:
+            whole[name] = int(row.get(name) or default) if default is not None else int(row[name])
+        except ValueError:
+            raise RowError(f"turn {row.get('turn')!r} / sample_index {row.get('sample_index')!r} must be whole "
+                           "numbers", name) from None
+    turn, sample_index = whole["turn"], whole["sample_index"]
     if turn < 1 or sample_index < 0:
-        raise RowError("turn must be at least 1 and sample_index at least 0")
+        raise RowError("turn must be at least 1 and sample_index at least 0", "turn" if turn < 1 else "sample_index")
     variant = row.get("variant") or STANDARD
     if variant not in VARIANTS:
-        raise RowError(f"variant {variant!r} is not one of {list(VARIANTS)}")
+        raise RowError(f"variant {variant!r} is not one of {list(VARIANTS)}", "variant")
     common = {"chat_id": row["chat_id"], "turn": turn, "variant": variant, "sample_index": sample_index,
               "rater": pseudonym(row.get("rater") or None), "source_file": source}
     if not row["chat_id"]:
-        raise RowError("empty chat_id")
+        raise RowError("empty chat_id", "chat_id")
     if kind == "ratings":
         try:
             rating = float(row["rating"])
         except ValueError:
-            raise RowError(f"rating {row['rating']!r} is not a number") from None
+            raise RowError(f"rating {row['rating']!r} is not a number", "rating") from None
         if not 1.0 <= rating <= 10.0:
-            raise RowError(f"rating {rating:g} is outside 1-10")
+            raise RowError(f"rating {rating:g} is outside 1-10", "rating")
         if not row["model"]:
-            raise RowError("empty model")
+            raise RowError("empty model", "model")
         return {"model": row["model"], "rating": rating, **common}
     preferred = row["preferred"].lower()
     if preferred not in ("a", "b", "tie"):
-        raise RowError(f"preferred {row['preferred']!r} must be a, b or tie")
+        raise RowError(f"preferred {row['preferred']!r} must be a, b or tie", "preferred")
     if not row["model_a"] or not row["model_b"] or row["model_a"] == row["model_b"]:
-        raise RowError("model_a and model_b must be two different models")
+        raise RowError("model_a and model_b must be two different models", "model_b" if row["model_a"] else "model_a")
     return {"model_a": row["model_a"], "model_b": row["model_b"], "preferred": preferred, **common}

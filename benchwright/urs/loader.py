@@ -25,8 +25,8 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from benchwright.loading import (LoadProblem, LoadResult, RowError, csv_table, has_bad_bytes,
-                                  read_text_keeping_bad_bytes)
+from benchwright.loading import (LoadProblem, LoadResult, RowError, bad_bytes_cell, csv_table, has_bad_bytes,
+                                  problem_of, read_text_keeping_bad_bytes)
 from benchwright.human_pairwise import load_pairwise_csv  # the one loader, re-exported
 from benchwright.urs.intents import INTENTS
 
@@ -95,9 +95,9 @@ def load_urs_csv(path: str | os.PathLike) -> LoadResult:
                 raise RowError(record.problem)
             item = _item(header, record.cells, record.row)
             if item.item_id in seen:
-                raise RowError(f"duplicate item_id {item.item_id!r}")
+                raise RowError(f"duplicate item_id {item.item_id!r}", "item_id")
         except RowError as exc:
-            problems.append(LoadProblem(location, str(exc)))
+            problems.append(problem_of(location, exc))
             continue
         seen.add(item.item_id)
         items.append(item)
@@ -107,18 +107,18 @@ def load_urs_csv(path: str | os.PathLike) -> LoadResult:
 def _item(header: list[str], row: list[str], row_number: int) -> UrsItem:
     if len(row) != len(header):
         raise RowError(f"has {len(row)} fields, header has {len(header)}")
-    if any(has_bad_bytes(cell) for cell in row):
-        raise RowError("not valid UTF-8")
+    if bad_cell := bad_bytes_cell(header, row):
+        raise RowError("not valid UTF-8", bad_cell)
     record = dict(zip(header, row))
     question = record["question"].strip()
     if not question:
-        raise RowError("empty question")
+        raise RowError("empty question", "question")
     intent = normalize_intent(record["user_intent"])
     if intent is None:
-        raise RowError(f"unknown user_intent {record['user_intent']!r}")
+        raise RowError(f"unknown user_intent {record['user_intent']!r}", "user_intent")
     language = normalize_language(record["language"])
     if language is None:
-        raise RowError(f"unknown language {record['language']!r} (expected EN or CN)")
+        raise RowError(f"unknown language {record['language']!r} (expected EN or CN)", "language")
     item_id = (record.get("item_id") or "").strip() or f"urs-{row_number:04d}"
     reference = record["reference_ans"].strip() or None
     return UrsItem(item_id=item_id, intent=intent, language=language, question=question,
@@ -127,7 +127,7 @@ def _item(header: list[str], row: list[str], row_number: int) -> UrsItem:
 
 # --- alignment inputs (METHODS §3.4), dropped as files --------------------------------------------
 
-def _read_records(path: Path, required: tuple[str, ...], what: str) -> list[tuple[int, dict, str | None]]:
+def _read_records(path: Path, required: tuple[str, ...], what: str) -> list[tuple[int, dict, LoadProblem | None]]:
     """(row number, cells by column, why the row cannot be read or None) of every record of a CSV file."""
     # Bytes that are not UTF-8 survive as surrogate escapes: the record holding them is refused, not the file.
     text = read_text_keeping_bad_bytes(path, f"{what} file")
@@ -137,9 +137,16 @@ def _read_records(path: Path, required: tuple[str, ...], what: str) -> list[tupl
     missing = [c for c in required if c not in table.header]
     if missing:
         raise ValueError(f"{path} lacks required column(s): {', '.join(missing)} (header: {table.header})")
-    return [(record.row, dict(zip(table.header, record.cells)),
-             record.problem or ("bytes that are not UTF-8" if has_bad_bytes("".join(record.cells)) else None))
+    return [(record.row, dict(zip(table.header, record.cells)), _record_problem(path, table.header, record))
             for record in table.records]
+
+
+def _record_problem(path: Path, header: list[str], record) -> LoadProblem | None:
+    location = f"{path.name}:row {record.row}"
+    if record.problem:
+        return LoadProblem(location, record.problem)
+    bad_cell = bad_bytes_cell(header, record.cells)
+    return LoadProblem(location, "bytes that are not UTF-8", bad_cell) if bad_cell else None
 
 
 def load_satisfaction_csv(path: str | os.PathLike) -> tuple[list[dict], list[LoadProblem]]:
@@ -149,7 +156,7 @@ def load_satisfaction_csv(path: str | os.PathLike) -> tuple[list[dict], list[Loa
     for number, record, problem in _read_records(path, ("intent", "satisfaction"), "user-satisfaction"):
         location = f"{path.name}:row {number}"
         if problem:
-            problems.append(LoadProblem(location, problem))
+            problems.append(problem)
             continue
         intent = normalize_intent(record.get("intent"))
         try:
@@ -157,9 +164,10 @@ def load_satisfaction_csv(path: str | os.PathLike) -> tuple[list[dict], list[Loa
         except ValueError:
             satisfaction = float("nan")
         if intent is None:
-            problems.append(LoadProblem(location, f"unknown intent {record.get('intent')!r}"))
+            problems.append(LoadProblem(location, f"unknown intent {record.get('intent')!r}", "intent"))
         elif not 1 <= satisfaction <= 5:
-            problems.append(LoadProblem(location, f"satisfaction {record.get('satisfaction')!r} is not a number in 1-5"))
+            problems.append(LoadProblem(location, f"satisfaction {record.get('satisfaction')!r} is not a number in 1-5",
+                                        "satisfaction"))
         else:
             rows.append({"intent": intent, "satisfaction": satisfaction,
                          "model": (record.get("model") or "").strip() or None})

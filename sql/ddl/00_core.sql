@@ -14,9 +14,14 @@ CREATE TABLE IF NOT EXISTS images (
 CREATE TABLE IF NOT EXISTS dataset_problems (
     benchmark   VARCHAR NOT NULL,
     dataset     VARCHAR NOT NULL,
-    location    VARCHAR NOT NULL,
-    reason      VARCHAR NOT NULL
+    location    VARCHAR NOT NULL,   -- <file>:<line> (or row)
+    reason      VARCHAR NOT NULL,
+    field       VARCHAR             -- the column or key at fault, as the file names it (a dotted path inside a
+                                    -- record: games[1].score); NULL when the record as a whole is (not JSON,
+                                    -- torn, a duplicate) or the file is
 );
+-- A warehouse made before gains the column, NULL for its rows until their dataset is loaded again.
+ALTER TABLE dataset_problems ADD COLUMN IF NOT EXISTS field VARCHAR;
 
 
 -- Every model answer of every benchmark (partition: model; benchmark is a column).
@@ -72,3 +77,10 @@ ALTER TABLE llm_ledger ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
 ALTER TABLE llm_ledger ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;
 -- Rows copied before hits were counted stand for one result each.
 ALTER TABLE llm_ledger ADD COLUMN IF NOT EXISTS results INTEGER DEFAULT 1;
+
+-- The answer and verdict tables carry the same flags (assets.common.flagged_rows, SIMULATION_SIDES): model_simulated
+-- for the model that answered (a reference's baseline, a description's describer), judge_simulated for the
+-- judge (NULL in an answer table: no judge); `simulated` = either. A warehouse made before gains the columns
+-- NULL for its old rows, filled when their partition is written again.
+ALTER TABLE generations ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
+ALTER TABLE generations ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;

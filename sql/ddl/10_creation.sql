@@ -118,3 +118,16 @@ ALTER TABLE creation_leaderboard ADD COLUMN IF NOT EXISTS model_simulated BOOLEA
 ALTER TABLE creation_leaderboard ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;
 ALTER TABLE judge_quality ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
 ALTER TABLE judge_quality ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;
+
+-- The answer and verdict tables carry the same flags (assets.common.flagged_rows, SIMULATION_SIDES): model_simulated
+-- for the model that answered (a reference's baseline, a description's describer), judge_simulated for the
+-- judge (NULL in an answer table: no judge); `simulated` = either. A warehouse made before gains the columns
+-- NULL for its old rows, filled when their partition is written again.
+ALTER TABLE creation_references ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
+ALTER TABLE creation_references ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;
+ALTER TABLE creation_image_descriptions ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
+ALTER TABLE creation_image_descriptions ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;
+ALTER TABLE creation_pairwise_judgments ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
+ALTER TABLE creation_pairwise_judgments ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;
+ALTER TABLE creation_vfs_judgments ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
+ALTER TABLE creation_vfs_judgments ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;

@@ -199,3 +199,14 @@ ALTER TABLE urs_human_alignment ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN
 ALTER TABLE urs_human_alignment ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;
 ALTER TABLE urs_bradley_terry ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
 ALTER TABLE urs_bradley_terry ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;
+
+-- The answer and verdict tables carry the same flags (assets.common.flagged_rows, SIMULATION_SIDES): model_simulated
+-- for the model that answered (a reference's baseline, a description's describer), judge_simulated for the
+-- judge (NULL in an answer table: no judge); `simulated` = either. A warehouse made before gains the columns
+-- NULL for its old rows, filled when their partition is written again.
+ALTER TABLE urs_references ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
+ALTER TABLE urs_references ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;
+ALTER TABLE urs_judgments ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
+ALTER TABLE urs_judgments ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;
+ALTER TABLE urs_cross_judgments ADD COLUMN IF NOT EXISTS model_simulated BOOLEAN;
+ALTER TABLE urs_cross_judgments ADD COLUMN IF NOT EXISTS judge_simulated BOOLEAN;

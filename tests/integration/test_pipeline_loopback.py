@@ -44,7 +44,9 @@ def registry_for(base_url: str, max_concurrency: int = 8):
 def test_generation_and_judgment_through_litellm_with_faults(tmp_path):
     # The first requests meet a 429 with Retry-After, a 500, a timeout and a malformed body.
     faults = ["429", "500", "hang", "malformed"]
-    with OpenAIServer(faults=faults, retry_after="1", hang_s=20, reply=simulated_reply, max_lifetime_s=120) as srv:
+    # The whole graph runs against the server (≈ 2 min on a machine shared at a load of 10+): its lifetime, a cap
+    # for a stuck test only, must not end it mid-run (the HTTP judge's last steps then failed with 500s).
+    with OpenAIServer(faults=faults, retry_after="1", hang_s=20, reply=simulated_reply, max_lifetime_s=360) as srv:
         models, judges = registry_for(srv.base_url)
         # A simulated judge too: the real model it judges must read as real, the judge as simulated, everywhere.
         # Never malformed, like the HTTP judge, so URS's small cross grid (6 verdicts) stays under its parse check.
@@ -77,6 +79,20 @@ def test_generation_and_judgment_through_litellm_with_faults(tmp_path):
         checked = _simulation_flags_by_view(con)
     finally:
         con.close()
+    con = duckdb.connect(wh.database, read_only=True)
+    try:
+        stored = _simulation_flags_by_table(con)
+    finally:
+        con.close()
+    # Answers (no judge), verdicts of both judges, and the inputs other models answered (the simulated baseline's
+    # references, the simulated describer's descriptions; URS's sample ships its own) carry the same flags.
+    assert (None, "http-writer") in stored["generations"]
+    for table in ("creation_pairwise_judgments", "creation_vfs_judgments", "urs_judgments", "urs_cross_judgments",
+                  "mmmt_if_autorater_judgments", "creation_leaderboard", "llm_ledger"):
+        assert {(SIM_JUDGE, "http-writer"), ("http-judge", "http-writer")} <= stored[table], table
+    for table, answered_by in (("creation_references", "sim-baseline"), ("urs_references", "dataset"),
+                               ("creation_image_descriptions", "sim-describer")):
+        assert (None, answered_by) in stored[table], table
     # The real model judged by the simulated judge, in each benchmark's board and in the cost ledger.
     for view in ("creation_leaderboard_overall", "urs_leaderboard_overall", "gap_leaderboard", "cost_ledger"):
         assert (SIM_JUDGE, "http-writer") in checked[view], view
@@ -111,6 +127,50 @@ def _simulation_flags_by_view(con) -> dict[str, set]:
             if model or judge:
                 pairs.add((judge, model))
         seen[view] = pairs
+    return seen
+
+
+# The registry of this test, as it means it (not read through the rule under test). Other words in a slug
+# column ('dataset': the dataset's own reference, 'all') are no entry, so no simulation.
+SIMULATED = {"http-writer": False, "http-judge": False, SIM_JUDGE: True, "sim-baseline": True, "sim-describer": True}
+# The column that names the model who answered, in a table without a `model` column.
+ANSWERED_BY = ("baseline", "describer", "reference_model")
+
+
+def _simulation_flags_by_table(con) -> dict[str, set]:
+    """Every warehouse table with a `simulated` column (found by column, so a new table is covered) carries
+    model_simulated and judge_simulated: each row's flag is its model's (or, in a table of references or
+    descriptions, the model's that answered) and its judge's, NULL where the table has no such side, and
+    `simulated` is either. Returns the (judge, answering model) pairs seen per table."""
+    tables = [name for (name,) in con.execute(
+        "SELECT DISTINCT c.table_name FROM duckdb_columns() c JOIN duckdb_tables() t "
+        "ON t.table_name = c.table_name AND NOT t.internal WHERE c.column_name = 'simulated'").fetchall()]
+    assert {"generations", "creation_pairwise_judgments", "creation_leaderboard"} <= set(tables)
+    seen = {}
+    for table in tables:
+        cursor = con.execute(f"SELECT * FROM {table}")
+        columns = [d[0] for d in cursor.description]
+        assert {"model_simulated", "judge_simulated"} <= set(columns), table
+        answered = "model" if "model" in columns else next((c for c in ANSWERED_BY if c in columns), None)
+        pairs = set()
+        for row in (dict(zip(columns, values)) for values in cursor.fetchall()):
+            # ('' in the cost ledger: a call for no model, or an answer, which has no judge)
+            model, judge = (row.get(answered) or None) if answered else None, row.get("judge") or None
+            if model is None:
+                assert row["model_simulated"] is None, (table, row)
+            elif model in SIMULATED or model == "dataset":
+                assert row["model_simulated"] is SIMULATED.get(model, False), (table, row)
+            if "judge" not in columns or judge is None:
+                assert row["judge_simulated"] is None, (table, row)
+            elif judge in SIMULATED:
+                assert row["judge_simulated"] is SIMULATED[judge], (table, row)
+            sides = [row[f] for f in ("model_simulated", "judge_simulated") if isinstance(row[f], bool)]
+            reference = row.get("reference_model") if answered != "reference_model" else None
+            if table != "llm_ledger":  # the journal's own `simulated`: that one call went to the simulator
+                assert row["simulated"] is (any(sides) or row["simulated"] and SIMULATED.get(reference, False)), (
+                    table, row)
+            pairs.add((judge, model))
+        seen[table] = pairs
     return seen
 
 

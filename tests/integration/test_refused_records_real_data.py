@@ -7,8 +7,10 @@ Ways of corruption: the wrong content in a cell or field, a short row (a CSV rec
 JSON record torn in the middle), a stray quote (an unescaped quote inside a quoted cell, on the record's last
 line or in the middle of its first, where a record over several lines leaves its other lines to be read as
 if they were records; a quote in the middle of a JSON value), a bad number (a value that is not a number or out of its range), bad UTF-8 (a byte
-0xff inside a value). A way that has nothing to hit in a file (the URS and Arena-Hard records hold no
-number that is checked) is left out of that file's cases.
+0xff inside a value), and for Auto-J, whose three files are matched by line, a record missing in its place (a
+blank line) or at the end of an output file. A way that has nothing to hit in a file (the URS and Arena-Hard
+records hold no number that is checked) is left out of that file's cases. Where the wrong value sits in a field
+the reader can name (a column, a JSON key of a record that still parses), the problem names that field.
 """
 
 import csv
@@ -296,7 +298,8 @@ CASES = {
         "short": lambda t: json_corrupted(t, "short", ""),
         "stray_quote": lambda t, f=field: json_corrupted(t, "stray_quote", f),
         "bad_number": lambda t, f=field: json_corrupted(t, "bad_number", f, "7"),
-        "bad_utf8": lambda t, f=field: json_corrupted(t, "bad_utf8", f)})
+        "bad_utf8": lambda t, f=field: json_corrupted(t, "bad_utf8", f),
+        "missing": lambda t: ""})  # the record gone, its line left blank: the lines after it keep their places
        for which, field in (("pairs", "label"), ("original", "output"), ("swapped", "output"))},
     "llmbar_result": (llmbar_case, {
         "wrong_content": lambda t: json_corrupted(t, "wrong_content", "label", '"output_1"'),
@@ -315,6 +318,25 @@ CASES = {
         "short": csv_corruption("short"), "stray_quote": csv_corruption("stray_quote"),
         "stray_quote_early": csv_corruption("stray_quote_early"),
         "bad_utf8": csv_corruption("bad_utf8", "question")}),
+}
+
+
+# The field each problem names: the column or key holding the wrong value; None where the record as a whole is
+# wrong (torn, a stray quote, a cell count unlike the header's, a record missing) or a byte 0xff breaks the JSON
+# of a number (Auto-J's label and outputs), so no key can be read.
+FIELDS = {
+    ("arena_hard_judgments", "wrong_content"): "games", ("arena_hard_judgments", "bad_utf8"): "judge",
+    ("arena_hard_style_metadata", "wrong_content"): "token_len", ("arena_hard_style_metadata", "bad_number"): "h2",
+    ("arena_hard_style_metadata", "bad_utf8"): "bold_star",
+    ("alpaca_eval_annotations", "wrong_content"): "preference", ("alpaca_eval_annotations", "bad_number"): "preference",
+    ("alpaca_eval_annotations", "bad_utf8"): "output_2",
+    ("auto_j_pairs", "wrong_content"): "label", ("auto_j_pairs", "bad_number"): "label",
+    **{(f"auto_j_{which}", way): "output" for which in ("original", "swapped") for way in ("wrong_content", "bad_number")},
+    ("llmbar_result", "wrong_content"): "label", ("llmbar_result", "bad_number"): "label",
+    ("llmbar_result", "bad_utf8"): "output_1",
+    ("mmmt_if_release", "wrong_content"): "all instructions", ("mmmt_if_release", "bad_number"): MMMT_MODEL,
+    ("mmmt_if_release", "bad_utf8"): "prompt",
+    ("urs_questions", "wrong_content"): "user_intent", ("urs_questions", "bad_utf8"): "question",
 }
 
 
@@ -383,7 +405,28 @@ def test_one_corrupted_record_is_refused_alone_and_the_figures_change_only_by_it
     assert len(problems) == 1, [(p.location, p.reason) for p in problems]
     where = f"row {BAD}" if name == "urs_questions" else str(line)
     assert problems[0].location in (f"{path}:{where}", f"{path.name}:{where}"), problems[0]
+    assert problems[0].field == FIELDS.get((name, way)), problems[0]
     # Every figure is the one of the clean copy without that record, and that record did count in one.
     expected = figures_of(name, clean, keep)
     assert_same(figures_of(name, corrupted), expected)
     assert changed_figures(figures_of(name, clean), expected)
+
+
+@pytest.mark.parametrize("which", ["original", "swapped"])
+def test_an_auto_j_output_file_that_ends_early_loses_only_its_missing_records(tmp_path, which):
+    # The last output gone (a copy cut short): matched by line, every other record keeps its pair, and only the
+    # last item's judgment in that order is refused, located where the output should be.
+    clean_problems, clean, _, _, _ = auto_j_case(which)(tmp_path / "clean", None)
+    assert clean_problems == []
+    paths = {name: jsonl_copy(source, tmp_path / "cut" / source.name) for name, source in AUTO_J_FILES.items()}
+    write(paths[which], "".join(f"{line}\n" for line in paths[which].read_text(encoding="utf-8").splitlines()[:-1]))
+    cut = import_auto_j(paths["pairs"], paths["original"], paths["swapped"], judge="auto-j-13b")
+    assert [(p.location, p.field) for p in cut.problems] == [(f"{paths[which]}:{RECORDS}", "output")], cut.problems
+    assert any("ends at line" in note for note in cut.notes), cut.notes
+    order = {"original": 1, "swapped": 2}[which]
+    judgments = clean.judgments
+    keep = {"judgments": lambda s: ~((s["item_id"] == str(RECORDS)) & (s["judge_order"] == order)),
+            "humans": lambda s: s["item_id"].notna()}
+    expected = figures_of(f"auto_j_{which}", clean, keep)
+    assert_same(figures_of(f"auto_j_{which}", cut), expected)
+    assert len(cut.judgments) == len(judgments) - 1

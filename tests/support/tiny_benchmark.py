@@ -78,7 +78,7 @@ def tiny_generations(context: dg.AssetExecutionContext, warehouse: Warehouse, ll
     plan = tiny_logic.answer_plan(warehouse.query("SELECT * FROM tiny_items ORDER BY item_id").to_dict("records"), model)
     results, stats = llm.run([p.request for p in plan], limits=limits_for([model]), progress=context.log.info)
     df = generation_rows(tiny_logic.BENCHMARK, model, plan, results)
-    store_generations(warehouse, df, tiny_logic.BENCHMARK, model.slug)
+    store_generations(warehouse, df, tiny_logic.BENCHMARK, model.slug, registry)
     return dg.MaterializeResult(metadata=table_metadata(df, ["item_id", "response"], **llm_metadata(stats)))
 
 

@@ -165,14 +165,28 @@ def test_auto_j_swapped_outputs_are_read_in_displayed_positions(tmp_path):
     assert imported.source == "auto_j:pairs"
 
 
-def test_auto_j_mismatched_lengths_and_bad_outputs_are_located(tmp_path):
-    with pytest.raises(ImportFormatError, match="swap.jsonl has 2 outputs but pairs.jsonl has 3") as caught:
-        import_auto_j(*auto_j_files(tmp_path, swapped=(1, 1)), judge="autoj")
-    assert caught.value.line == 3 and caught.value.path.endswith("pairs.jsonl")
+def test_auto_j_files_are_matched_by_line_and_missing_or_bad_outputs_are_located(tmp_path):
+    # The swapped file ends early: the third pair has no swapped output, and only that judgment is refused.
+    imported = import_auto_j(*auto_j_files(tmp_path, swapped=(1, 1)), judge="autoj")
+    assert [(p.location.rsplit("/", 1)[1], p.field) for p in imported.problems] == [("swap.jsonl:3", "output")]
+    assert "no output for the pair on line 3" in imported.problems[0].reason
+    assert sorted(zip(imported.judgments["item_id"], imported.judgments["judge_order"])) == [
+        ("1", 1), ("1", 2), ("2", 1), ("2", 2), ("3", 1)] and len(imported.human_labels) == 3
+    assert any("swap.jsonl ends at line 2, pairs.jsonl at line 3" in note for note in imported.notes)
+    # A record missing in its place (a blank line) keeps the lines after it in theirs; an output past the
+    # pairs file's end has no pair.
+    pairs, first, second = auto_j_files(tmp_path)
+    first.write_text('{"output": 0}\n\n{"output": 2}\n{"output": 1}\n')
+    imported = import_auto_j(pairs, first, second, judge="autoj")
+    assert [(p.location.rsplit("/", 1)[1], p.field) for p in imported.problems] == [("orig.jsonl:4", None),
+                                                                                   ("orig.jsonl:2", None)]
+    assert "blank line" in imported.problems[1].reason and "without a pair" in imported.problems[0].reason
+    rows = imported.judgments.set_index(["item_id", "judge_order"])
+    assert ("2", 1) not in rows.index and rows.loc[("3", 1), "verdict"] == "A=B"
     # A bad output takes out that order's judgment only; a bad pair takes out its item.
     imported = import_auto_j(*auto_j_files(tmp_path, original=(0, "x", 2)), judge="autoj")
-    assert [(p.location.rsplit("/", 1)[1], p.reason) for p in imported.problems] == [
-        ("orig.jsonl:2", "output must be 0, 1, 2 or null, found 'x'")]
+    assert [(p.location.rsplit("/", 1)[1], p.reason, p.field) for p in imported.problems] == [
+        ("orig.jsonl:2", "output must be 0, 1, 2 or null, found 'x'", "output")]
     assert sorted(zip(imported.judgments["item_id"], imported.judgments["judge_order"])) == [
         ("1", 1), ("1", 2), ("2", 2), ("3", 1), ("3", 2)] and len(imported.human_labels) == 3
     imported = import_auto_j(*auto_j_files(tmp_path), judge="autoj", scenario_groups={"code_generation": "Code"})

@@ -41,7 +41,7 @@ def test_a_record_with_bytes_that_are_not_utf8_is_refused_alone(tmp_path):
     path.write_bytes(b"model,MMMU\nsim-weak,40\nsim-str\xffong,61\nstrongwriter,55\n")
     rows, problems = read_scores_csv(path, ALIASES)
     assert [(r["model"], r["score"]) for r in rows] == [("sim-weak", 40.0), ("sim-strong", 55.0)]
-    assert problems == [{"location": "scores.csv:3", "reason": "bytes that are not UTF-8"}]
+    assert problems == [{"location": "scores.csv:3", "reason": "bytes that are not UTF-8", "field": "model"}]
     path.write_bytes(b"model,MM\xffMU\nsim-weak,40\n")  # the header itself: nothing can be read
     rows, problems = read_scores_csv(path, ALIASES)
     assert rows == [] and problems == [{"location": "scores.csv:1", "reason": "the header holds bytes that are not UTF-8"}]
@@ -108,4 +108,5 @@ def test_a_score_under_a_column_without_a_name_is_a_problem_and_the_rest_of_its_
     path.write_text("model,MMMU,\nsim-weak,40,41\nsim-strong,60,\n")  # a trailing comma is no score
     rows, problems = read_scores_csv(path, ALIASES)
     assert [(r["model"], r["score"]) for r in rows] == [("sim-weak", 40.0), ("sim-strong", 60.0)]
-    assert problems == [{"location": "q.csv:2", "reason": "score '41' of sim-weak is in a column without a name"}]
+    assert problems == [{"location": "q.csv:2", "reason": "score '41' of sim-weak is in a column without a name",
+                         "field": "column 3"}]
