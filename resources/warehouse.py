@@ -8,6 +8,7 @@ Analysts never open this file: the publish asset writes them a snapshot.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import re
@@ -28,6 +29,27 @@ from benchwright.paths import sql_file, sql_files
 _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
 log = logging.getLogger("benchwright.warehouse")
 _SCHEMA_APPLIED: set[str] = set()  # databases this process has created the tables in
+
+
+def _ddl() -> tuple[list[str], str]:
+    """The DDL files' text, in order, and its sha256."""
+    texts = [ddl.read_text(encoding="utf-8") for ddl in sql_files("ddl")]
+    return texts, hashlib.sha256("\0".join(texts).encode("utf-8")).hexdigest()
+
+
+def _apply_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """Run sql/ddl unless this file was last brought to exactly this DDL (its digest in `warehouse_schema`)."""
+    texts, digest = _ddl()
+    try:
+        applied = con.execute("SELECT ddl_sha256 FROM warehouse_schema").fetchone()
+    except duckdb.CatalogException:  # a new file, or one made before the digest was kept
+        applied = None
+    if applied and applied[0] == digest:
+        return
+    for text in texts:
+        con.execute(text)
+    con.execute("CREATE OR REPLACE TABLE warehouse_schema AS "
+                "SELECT ?::VARCHAR AS ddl_sha256, now()::TIMESTAMP AS applied_at", [digest])
 
 
 def read_sql(relative_path: str) -> str:
@@ -94,10 +116,11 @@ class Warehouse(DuckDBResource):
             fresh_file = not Path(self.database).exists()
             with self.get_connection() as con:
                 try:
-                    # The DDL is idempotent but costs tens of ms: once per process and file is enough.
+                    # The DDL is idempotent but costs 0.1-1 s (its upgrade statements scan tables): it runs when
+                    # the file's schema is not the one sql/ddl now describes (warehouse_schema keeps the digest
+                    # of the DDL last applied), checked once per process and file.
                     if fresh_file or self.database not in _SCHEMA_APPLIED:
-                        for ddl in sql_files("ddl"):
-                            con.execute(ddl.read_text(encoding="utf-8"))
+                        _apply_schema(con)
                         _SCHEMA_APPLIED.add(self.database)
                     # No vacuum at checkpoints: it merges the row groups that separate writes leave, and
                     # merging rewrites them whole, so a table of pictures (`images`) would be held in memory

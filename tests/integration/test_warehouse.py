@@ -237,3 +237,20 @@ def test_rewriting_the_same_partitions_does_not_grow_the_file_once_space_is_recl
     assert warehouse.query("SELECT count(*) AS n FROM generations")["n"][0] == 6 * 4000
     # Nothing to give back: no copy is made.
     assert warehouse.reclaim_space() == 0
+
+
+def test_a_new_process_runs_the_ddl_only_when_it_differs_from_what_the_file_was_brought_to(tmp_path, monkeypatch):
+    import resources.warehouse as warehouse_module
+
+    wh = Warehouse(database=str(tmp_path / "w.duckdb"))
+    with wh.session() as con:
+        con.execute("DROP TABLE dataset_problems")  # gone behind the DDL's back, to see whether it runs
+    monkeypatch.setattr(warehouse_module, "_SCHEMA_APPLIED", set())  # a new process, the same code
+    with wh.session() as con:
+        tables = {row[0] for row in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+        assert "dataset_problems" not in tables and "generations" in tables  # the same DDL: not run again
+        con.execute("UPDATE warehouse_schema SET ddl_sha256 = 'an older version'")
+    monkeypatch.setattr(warehouse_module, "_SCHEMA_APPLIED", set())  # a new process of a newer version
+    with wh.session() as con:
+        assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'dataset_problems'").fetchone() == (1,)
+        assert con.execute("SELECT ddl_sha256 FROM warehouse_schema").fetchone()[0] == warehouse_module._ddl()[1]

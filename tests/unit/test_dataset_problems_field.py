@@ -26,6 +26,8 @@ def test_a_warehouse_of_the_previous_version_gains_the_column(tmp_path, monkeypa
     with wh.session() as con:
         con.execute("ALTER TABLE dataset_problems DROP COLUMN field")
         con.execute("INSERT INTO dataset_problems VALUES ('urs', 'a.csv', 'a.csv:row 2', 'empty question')")
+    with wh.session() as con:  # the file was brought to the previous version's DDL, not today's
+        con.execute("UPDATE warehouse_schema SET ddl_sha256 = 'the previous version'")
     monkeypatch.setattr(warehouse_module, "_SCHEMA_APPLIED", set())  # a new process of the new version
     with wh.session() as con:
         assert con.execute("SELECT location, field FROM dataset_problems").fetchall() == [("a.csv:row 2", None)]

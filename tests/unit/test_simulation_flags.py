@@ -114,6 +114,8 @@ def test_a_warehouse_of_the_previous_version_gains_the_flags_of_its_old_rows(tmp
         for reference in ("http-writer", "sim-weak"):
             _old_row(con, "urs_cross_judgments", {"model": "http-writer", "judge": "sim-other",
                                                   "reference_model": reference, "simulated": True})
+    with wh.session() as con:  # the file was brought to the previous version's DDL, not today's
+        con.execute("UPDATE warehouse_schema SET ddl_sha256 = 'the previous version'")
     monkeypatch.setattr(warehouse_module, "_SCHEMA_APPLIED", set())  # a new process of the new version
 
     def flags(sql):
