@@ -1,0 +1,115 @@
+"""The main job's scope (benchwright/scope.py): names checked against the registry with a did-you-mean, the
+limited run's home, which assets and partitions a scope keeps; and the command line refusing a typo with
+status 2 before anything runs."""
+
+from pathlib import Path
+
+import pytest
+
+from benchwright.scope import Scope, ScopeError, benchmark_of, checked_scope, limited_home
+
+CANDIDATES = ["sim-strong", "sim-average", "gpt-4o-mini"]
+JUDGES = ["sim-fair-judge", "sim-biased-judge", "sim-panel"]
+
+
+def scope(**options) -> Scope:
+    return checked_scope(known_models=CANDIDATES, known_judges=JUDGES, **options)
+
+
+def test_no_option_is_everything():
+    everything = scope()
+    assert everything == Scope() and not everything.narrowed and not everything.by_entry
+    assert everything.pick("models", CANDIDATES) == CANDIDATES
+    assert everything.covers_benchmark("urs") and everything.home(Path("/h")) == Path("/h")
+
+
+def test_a_typo_names_the_closest_registered_slug():
+    with pytest.raises(ScopeError) as refused:
+        scope(models=["sim-strnog"])
+    message = str(refused.value)
+    assert "--model 'sim-strnog': no such candidate" in message and "did you mean 'sim-strong'?" in message
+    assert "registered candidates: gpt-4o-mini, sim-average, sim-strong" in message
+
+
+def test_every_fault_is_listed_at_once():
+    with pytest.raises(ScopeError) as refused:
+        scope(benchmarks=["creation", "urz"], judges=["sim-fair-jugde", "sim-fair-judge"], limit=0)
+    lines = str(refused.value).splitlines()
+    assert "--benchmark 'urz': no such benchmark; did you mean 'urs'?" in lines
+    assert "--judge 'sim-fair-jugde': no such judge or judge panel in the registry; did you mean 'sim-fair-judge'?" \
+        in lines
+    assert "--limit must be a whole number of at least 1, not 0" in lines
+
+
+def test_a_name_far_from_every_known_one_gets_no_guess():
+    with pytest.raises(ScopeError) as refused:
+        scope(benchmarks=["mmlu"])
+    assert "--benchmark 'mmlu': no such benchmark\n" in str(refused.value)
+    assert "did you mean" not in str(refused.value)
+
+
+def test_a_model_is_not_a_judge():
+    with pytest.raises(ScopeError, match="--judge 'sim-strong': no such judge"):
+        scope(judges=["sim-strong"])  # a candidate given as a judge: refused, not judged by nobody
+
+
+def test_repeats_are_kept_once_in_order_and_pick_keeps_registry_order():
+    chosen = scope(models=["gpt-4o-mini", "sim-strong", "gpt-4o-mini"], judges=["sim-panel"])
+    assert chosen.models == ("gpt-4o-mini", "sim-strong")
+    assert chosen.pick("models", CANDIDATES) == ["sim-strong", "gpt-4o-mini"]
+    assert chosen.pick("judges", JUDGES) == ["sim-panel"]
+    assert chosen.narrowed and chosen.by_entry
+
+
+def test_benchmark_scope_keeps_assets_of_no_benchmark():
+    chosen = scope(benchmarks=["creation"])
+    assert chosen.narrowed and not chosen.by_entry  # every model and judge: URS's grid may run in a urs scope
+    assert chosen.covers_benchmark("creation") and not chosen.covers_benchmark("urs")
+    assert chosen.covers_benchmark(None)  # the ledger, the snapshot
+
+
+def test_assets_belong_to_a_benchmark_by_name():
+    assert benchmark_of("creation_panel_vfs_judgments") == "creation"
+    assert benchmark_of("mmmt_if_release_metrics") == "mmmt_if"
+    assert benchmark_of("urs_cross_judgments") == "urs"
+    assert benchmark_of("interop_mmmt_if_release") is None  # an import, not the benchmark
+    assert benchmark_of("analyst_snapshot") is None
+    assert benchmark_of("tiny_generations", ["creation", "tiny"]) == "tiny"
+
+
+def test_a_limited_run_has_a_home_of_its_own_per_limit():
+    assert scope(limit=5).home(Path("/h")) == limited_home(Path("/h"), 5) == Path("/h/limited/5")
+    assert scope(limit=5).home(Path("/h")) != scope(limit=6).home(Path("/h"))
+    assert "first 5 items of each benchmark" in scope(limit=5).describe()
+    with pytest.raises(ScopeError):
+        scope(limit=True)  # not a count
+
+
+def test_every_benchmark_limits_its_items():
+    from benchwright.scope import BENCHMARKS
+    from scripts.orchestrate import limited_asset_config
+
+    config = limited_asset_config(3)
+    for benchmark in BENCHMARKS:
+        assert any(benchmark_of(asset) == benchmark for asset in config), benchmark
+    assert config["gap_generations"] == {"max_val_items": 3}
+    assert limited_asset_config(1000)["gap_generations"] == {"max_val_items": 40}  # never more than a full run
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["--model", "sim-strnog"], "did you mean 'sim-strong'?"),
+    (["--benchmark", "creaton"], "did you mean 'creation'?"),
+    (["--judge", "sim-fair"], "did you mean 'sim-fair-judge'?"),
+    (["--limit", "0"], "must be a whole number (at least 1), not '0'"),
+])
+def test_the_command_refuses_before_running(argv, expected, tmp_path, monkeypatch, capsys):
+    from scripts.materialize_all import main
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("BENCHWRIGHT_HOME", str(home))
+    monkeypatch.setenv("DAGSTER_HOME", str(home / "dagster_home"))
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    assert expected in capsys.readouterr().err
+    assert not home.exists()  # nothing was created, nothing ran
