@@ -21,8 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # The benchmarks of this repository; an asset belongs to one when its name starts with `<benchmark>_`
-# (creation_generations, urs_panel_judgments). A plugin adds its own by a module-level BENCHMARK name.
-BENCHMARKS = ("creation", "gap", "mmmt_if", "urs")
+# (creation_generations, urs_panel_judgments). `interop` is the imports of other evaluations' published judgments
+# (no model calls, nothing to limit): `--benchmark creation` leaves them out too. A plugin adds its own benchmark
+# by a module-level BENCHMARK name.
+BENCHMARKS = ("creation", "gap", "interop", "mmmt_if", "urs")
 
 LIMITED_FOLDER = "limited"
 

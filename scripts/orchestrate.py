@@ -195,6 +195,24 @@ def limited_asset_config(limit: int) -> dict[str, dict]:
     return config
 
 
+def out_of_scope(graph, scope: Scope, calling: set[dg.AssetKey]) -> set[dg.AssetKey]:
+    """The materializable assets a scope leaves out: those of another benchmark (by name, benchwright/scope.py), and
+    with a scope by model or judge, an unpartitioned asset that calls models (`calling`) and reads partitioned
+    assets: it asks across every model or judge at once (URS's cross-validation grid), so it would call outside the
+    scope. The unpartitioned steps a benchmark needs first (the baseline's references, the describer's
+    descriptions, the game's answers) read no partitioned asset and stay in."""
+    benchmarks = known_benchmarks()
+    left_out = set()
+    for key in graph.materializable_asset_keys:
+        node = graph.get(key)
+        if not scope.covers_benchmark(benchmark_of(key.to_user_string(), benchmarks)):
+            left_out.add(key)
+        elif scope.by_entry and node.partitions_def is None and key in calling \
+                and any(graph.get(parent).partitions_def is not None for parent in node.parent_keys):
+            left_out.add(key)
+    return left_out
+
+
 def sync_partitions(instance: dg.DagsterInstance, registry, log: Callable[[str], None]) -> tuple[list[str], list[str]]:
     """Add the registry's candidates, judges and judge panels as dynamic partitions (what the registry sensor
     does); returns the candidates and judges (the panels are `registry.panels()`)."""
@@ -298,15 +316,7 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
                "run_ids": [], "out_of_scope": [],
                "refused_records": {}}  # asset -> records its loader or import refused (files still read)
     calling = set(llm_asset_keys())
-    benchmarks = known_benchmarks()
-
-    def in_scope(key: dg.AssetKey) -> bool:
-        node = graph.get(key)
-        if not scope.covers_benchmark(benchmark_of(key.to_user_string(), benchmarks)):
-            return False
-        # An unpartitioned asset that calls models and reads partitioned assets asks across every model or judge.
-        return not (scope.by_entry and node.partitions_def is None and key in calling
-                    and any(graph.get(parent).partitions_def is not None for parent in node.parent_keys))
+    outside = out_of_scope(graph, scope, calling)
     observe_sources(instance, observed_inputs or resources, log)
     # The refusals are also a check on registry_labels (checks/registry.py), recorded without a run like the sources.
     registry_check = report_registry_check(instance, resources["registry"])
@@ -390,7 +400,7 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
         pending: list[tuple] = []
         by_partitions: dict = {}
         for key in sorted(level, key=lambda k: k.to_user_string()):
-            if graph.get(key).is_materializable and not in_scope(key):
+            if graph.get(key).is_materializable and key in outside:
                 summary["out_of_scope"].append(key.to_user_string())
             elif graph.get(key).is_materializable:
                 by_partitions.setdefault(graph.get(key).partitions_def, []).append(key)

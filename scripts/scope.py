@@ -26,7 +26,8 @@ def _limit(text: str) -> int:
 def add_scope_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("scope (default: every benchmark, model and judge, every item)")
     group.add_argument("--benchmark", action="append", metavar="NAME",
-                       help="only this benchmark's assets (repeatable): creation, gap, mmmt_if, urs or a plugin's")
+                       help="only this benchmark's assets (repeatable): creation, gap, interop (imports), mmmt_if, urs or a "
+                            "plugin's; assets of no benchmark (the ledger, the snapshot) still run when stale")
     group.add_argument("--model", action="append", metavar="SLUG",
                        help="only this candidate's partitions: its answers and their judgments (repeatable)")
     group.add_argument("--judge", action="append", metavar="SLUG",

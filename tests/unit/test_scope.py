@@ -72,7 +72,7 @@ def test_assets_belong_to_a_benchmark_by_name():
     assert benchmark_of("creation_panel_vfs_judgments") == "creation"
     assert benchmark_of("mmmt_if_release_metrics") == "mmmt_if"
     assert benchmark_of("urs_cross_judgments") == "urs"
-    assert benchmark_of("interop_mmmt_if_release") is None  # an import, not the benchmark
+    assert benchmark_of("interop_mmmt_if_release") == "interop"  # an import, not the benchmark
     assert benchmark_of("analyst_snapshot") is None
     assert benchmark_of("tiny_generations", ["creation", "tiny"]) == "tiny"
 
@@ -85,12 +85,14 @@ def test_a_limited_run_has_a_home_of_its_own_per_limit():
         scope(limit=True)  # not a count
 
 
-def test_every_benchmark_limits_its_items():
-    from benchwright.scope import BENCHMARKS
+def test_every_benchmark_that_calls_models_limits_its_items():
     from scripts.orchestrate import limited_asset_config
+    from sensors.failed_calls import llm_asset_keys
 
+    calling = {benchmark_of(key.to_user_string()) for key in llm_asset_keys()}
+    assert calling == {"creation", "gap", "mmmt_if", "urs"}
     config = limited_asset_config(3)
-    for benchmark in BENCHMARKS:
+    for benchmark in calling:
         assert any(benchmark_of(asset) == benchmark for asset in config), benchmark
     assert config["gap_generations"] == {"max_val_items": 3}
     assert limited_asset_config(1000)["gap_generations"] == {"max_val_items": 40}  # never more than a full run
@@ -113,3 +115,21 @@ def test_the_command_refuses_before_running(argv, expected, tmp_path, monkeypatc
     assert exited.value.code == 2
     assert expected in capsys.readouterr().err
     assert not home.exists()  # nothing was created, nothing ran
+
+
+def test_what_a_scope_leaves_out_of_the_asset_graph():
+    from definitions import defs
+    from scripts.orchestrate import out_of_scope
+    from sensors.failed_calls import llm_asset_keys
+
+    graph, calling = defs.resolve_asset_graph(), set(llm_asset_keys())
+    names = lambda chosen: {key.to_user_string() for key in out_of_scope(graph, chosen, calling)}  # noqa: E731
+    assert names(Scope()) == set()
+    # By model or judge: only the grid that asks every judge about every model; the baseline's, the describer's and
+    # the game's steps are what the scope's partitions need first.
+    assert names(Scope(models=("sim-strong",))) == names(Scope(judges=("sim-fair-judge",))) == {"urs_cross_judgments"}
+    urs_only = names(Scope(benchmarks=("urs",)))
+    assert {"creation_generations", "gap_tainted_answers", "mmmt_if_chats", "interop_arena_hard"} <= urs_only
+    assert not any(name.startswith("urs_") for name in urs_only)
+    assert not {"analyst_snapshot", "llm_ledger"} & urs_only  # assets of no benchmark stay
+    assert "urs_cross_judgments" in names(Scope(benchmarks=("urs",), models=("sim-strong",)))
