@@ -108,6 +108,51 @@ def test_a_scoped_limited_run_asks_its_scope_and_the_full_run_reuses_it(home):
     for model in ("writer-a", "judge-a"):
         assert asked(home, model) == smoke[model] + server.count(model=model), model
     assert server.count(model="writer-b") == server.count(model="judge-b") == 0
-    # The smoke test's partial figures are not in the full results.
+    # The smoke test's home is as it was: its partial figures and the full ones live apart.
     assert rows(limited, "SELECT count(*) FROM creation_items") == LIMIT
+    assert rows(limited, GENERATIONS) == LIMIT
     print(f"limited run {limited_s:.1f} s, full run {full_s:.1f} s")
+
+
+def test_each_benchmark_takes_its_first_items(tmp_path):
+    """`--limit`'s run config (each module's `limited_config`) on the dataset steps and the game's questions: the
+    first N usable items in file order, and for the game the very questions a full run asks of those pictures."""
+    import dagster as dg
+
+    from benchwright.creation.loader import stream_creation_items
+    from benchwright.loading import LoadProblem
+    from benchwright.mmmt_if.loader import load_chats
+    from benchwright.paths import ROOT
+    from benchwright.urs.loader import load_urs_csv
+    from scripts.orchestrate import limited_asset_config
+    from tests.support.pipeline import materialize, resources_for
+
+    write_registry(tmp_path, pick(SHIPPED_MODELS, "sim-baseline", "sim-describer"), {})
+    resources = resources_for(tmp_path)
+    warehouse = resources["warehouse"]
+    limited = {"ops": {name: {"config": config} for name, config in limited_asset_config(LIMIT).items()}}
+    first = lambda ids: list(ids)[:LIMIT]  # noqa: E731
+    with dg.instance_for_test() as instance:
+        full_game = materialize(["gap_images", "gap_tainted_answers"], instance, resources)
+        assert full_game.success
+        questions = "SELECT image_id, question_index, question, instructed_wrong FROM gap_tainted_answers ORDER BY ALL"
+        full_questions = warehouse.query(questions)
+        assert materialize(["gap_tainted_answers"], instance, resources, run_config={
+            "ops": {"gap_tainted_answers": limited["ops"]["gap_tainted_answers"]}}).success
+        limited_questions = warehouse.query(questions)
+        pictures = first(sorted(full_questions["image_id"].unique()))
+        assert sorted(limited_questions["image_id"].unique()) == pictures
+        assert limited_questions.equals(full_questions[full_questions["image_id"].isin(pictures)].reset_index(drop=True))
+
+        keys = ["creation_items", "urs_items", "mmmt_if_source_chats"]
+        assert materialize(keys, instance, resources, run_config={"ops": {k: limited["ops"][k] for k in keys}}).success
+    creation = [e.item_id for e in stream_creation_items(ROOT / "sample_data/creation/items.jsonl")
+                if not isinstance(e, LoadProblem)]
+    assert sorted(warehouse.query("SELECT item_id FROM creation_items")["item_id"]) == sorted(first(creation))
+    urs = [item.item_id for item in load_urs_csv(ROOT / "sample_data/urs/questions.csv").items]
+    assert sorted(warehouse.query("SELECT item_id FROM urs_items")["item_id"]) == sorted(first(urs))
+    chats = [chat.chat_id for chat in load_chats(ROOT / "sample_data/mmmt_if/chats.jsonl")[0]]
+    assert sorted(warehouse.query("SELECT chat_id FROM mmmt_if_source_chats")["chat_id"]) == sorted(first(chats))
+    # The pictures of the chats kept are stored with them.
+    kept = {h for hashes in warehouse.query("SELECT image_hashes FROM mmmt_if_source_chats")["image_hashes"] for h in hashes}
+    assert kept <= set(warehouse.query("SELECT sha256 FROM images")["sha256"])
