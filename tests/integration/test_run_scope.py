@@ -80,6 +80,7 @@ JUDGMENTS = ("SELECT (SELECT count(*) FROM creation_pairwise_judgments WHERE jud
 def test_a_scoped_limited_run_asks_its_scope_and_the_full_run_reuses_it(home):
     home, server, monkeypatch = home
     scope = ["--benchmark", "creation", "--model", "writer-a", "--judge", "judge-a"]
+    cpu_started = time.process_time()
     limited_s = run(home, monkeypatch, *scope, "--limit", str(LIMIT))
 
     limited = home / "limited" / str(LIMIT) / "warehouse.duckdb"
@@ -111,7 +112,7 @@ def test_a_scoped_limited_run_asks_its_scope_and_the_full_run_reuses_it(home):
     # The smoke test's home is as it was: its partial figures and the full ones live apart.
     assert rows(limited, "SELECT count(*) FROM creation_items") == LIMIT
     assert rows(limited, GENERATIONS) == LIMIT
-    print(f"limited run {limited_s:.1f} s, full run {full_s:.1f} s")
+    print(f"limited run {limited_s:.1f} s, full run {full_s:.1f} s (wall); {time.process_time() - cpu_started:.1f} s CPU")
 
 
 def test_each_benchmark_takes_its_first_items(tmp_path):
