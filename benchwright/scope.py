@@ -78,6 +78,12 @@ def limited_home(full_home: Path, limit: int) -> Path:
     return full_home / LIMITED_FOLDER / str(limit)
 
 
+def is_limited_home(folder: Path, limit: int) -> bool:
+    """Whether `folder` is a limited run's home for this limit (`.../limited/<limit>`): the only place its
+    partial results may be written."""
+    return Path(folder).parts[-2:] == (LIMITED_FOLDER, str(limit))
+
+
 def benchmark_of(asset_name: str, benchmarks: Iterable[str] = BENCHMARKS) -> str | None:
     """The benchmark an asset belongs to by its name's prefix (the longest that fits), or None."""
     fitting = [b for b in benchmarks if asset_name.startswith(f"{b}_")]

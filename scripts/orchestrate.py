@@ -35,6 +35,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 import multiprocessing
+from pathlib import Path
 from concurrent.futures import ProcessPoolExecutor
 
 import dagster as dg
@@ -51,7 +52,7 @@ from assets.partitions import (judges_partitions, model_judge_partitions, model_
 from benchwright.llm.failures import all_calls_failed, calls_to_ask_again
 from benchwright.paths import ROOT, count_setting
 from benchwright.registry import checked_providers
-from benchwright.scope import BENCHMARKS, Scope, benchmark_of
+from benchwright.scope import BENCHMARKS, Scope, benchmark_of, is_limited_home
 from checks.registry import REGISTRY_CHECK, report_registry_check
 from sensors.failed_calls import latest_metadata, llm_asset_keys
 from sensors.runs import fail_orphaned_runs
@@ -276,10 +277,16 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     `scope` (benchwright/scope.py; default: everything) keeps the run to some benchmarks' assets, some candidates'
     partitions and some judges' (or panels'): assets of no benchmark (the ledger, the snapshot) still run when stale,
     and an unpartitioned asset that asks every model or judge at once (URS's cross-validation grid) waits for a run
-    scoped by benchmark only. Its `limit` adds run config keeping the first N items of each benchmark: the caller
-    points `resources` at a home of its own for that (scripts/scope.py).
+    scoped by benchmark only. Its `limit` adds run config keeping the first N items of each benchmark; the caller
+    points `resources` at a limited home for that (scripts/scope.py): on any other warehouse it raises ValueError.
     A refused entry of the providers' limits raises `ProviderEntriesRefused`, listing every fault, before anything runs.
     """
+    scope = scope or Scope()
+    if scope.limit is not None:
+        warehouse_folder = Path(resources["warehouse"].database).resolve().parent
+        if not is_limited_home(warehouse_folder, scope.limit):  # partial results must never land among full ones
+            raise ValueError(f"a run limited to {scope.limit} items writes to a limited home (<home>/limited/"
+                             f"{scope.limit}/, scripts/scope.py), not to the warehouse in {warehouse_folder}")
     providers_path = getattr(resources["llm"], "providers_path", "")
     if providers_path:  # a refused provider entry stops the job here, every fault listed (ProviderEntriesRefused)
         checked_providers(providers_path)
@@ -293,7 +300,6 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     job = asset_job()
     for run_id in fail_orphaned_runs(instance):  # a run killed earlier must not hold anything up
         log(f"run {run_id} was left in progress by a process that is gone: marked failed")
-    scope = scope or Scope()
     if scope.limit is not None:
         asset_config = {**limited_asset_config(scope.limit), **(asset_config or {})}
     models, judges = sync_partitions(instance, resources["registry"], log)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from benchwright.scope import Scope, ScopeError, benchmark_of, checked_scope, limited_home
+from benchwright.scope import Scope, ScopeError, benchmark_of, checked_scope, is_limited_home, limited_home
 
 CANDIDATES = ["sim-strong", "sim-average", "gpt-4o-mini"]
 JUDGES = ["sim-fair-judge", "sim-biased-judge", "sim-panel"]
@@ -79,6 +79,8 @@ def test_assets_belong_to_a_benchmark_by_name():
 
 def test_a_limited_run_has_a_home_of_its_own_per_limit():
     assert scope(limit=5).home(Path("/h")) == limited_home(Path("/h"), 5) == Path("/h/limited/5")
+    assert is_limited_home(Path("/h/limited/5"), 5) and not is_limited_home(Path("/h/limited/5"), 6)
+    assert not is_limited_home(Path("/h"), 5)
     assert scope(limit=5).home(Path("/h")) != scope(limit=6).home(Path("/h"))
     assert "first 5 items of each benchmark" in scope(limit=5).describe()
     with pytest.raises(ScopeError):
@@ -133,3 +135,13 @@ def test_what_a_scope_leaves_out_of_the_asset_graph():
     assert not any(name.startswith("urs_") for name in urs_only)
     assert not {"analyst_snapshot", "llm_ledger"} & urs_only  # assets of no benchmark stay
     assert "urs_cross_judgments" in names(Scope(benchmarks=("urs",), models=("sim-strong",)))
+
+
+def test_a_limited_run_refuses_a_full_home(tmp_path):
+    from resources import default_resources
+    from scripts.orchestrate import materialize_everything
+
+    # Refused before the instance is touched (None here) and before anything is written.
+    with pytest.raises(ValueError, match="writes to a limited home"):
+        materialize_everything(None, default_resources(home=tmp_path), scope=Scope(limit=3))
+    assert not (tmp_path / "warehouse.duckdb").exists()
