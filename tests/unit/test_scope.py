@@ -145,3 +145,19 @@ def test_a_limited_run_refuses_a_full_home(tmp_path):
     with pytest.raises(ValueError, match="writes to a limited home"):
         materialize_everything(None, default_resources(home=tmp_path), scope=Scope(limit=3))
     assert not (tmp_path / "warehouse.duckdb").exists()
+
+
+def test_dev_py_run_is_the_main_job_with_its_scope(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from benchwright.paths import ROOT
+
+    env = {**os.environ, "BENCHWRIGHT_HOME": str(tmp_path / "home")}
+    env.pop("DAGSTER_HOME", None)
+    typo = subprocess.run([sys.executable, str(ROOT / "dev.py"), "run", "--judge", "sim-biased-jugde"], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert typo.returncode == 2, typo.stderr
+    assert "did you mean 'sim-biased-judge'?" in typo.stderr
+    assert not (tmp_path / "home" / "warehouse.duckdb").exists()
