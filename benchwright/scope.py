@@ -16,7 +16,7 @@ Pure logic: no Dagster here; the asset graph side is in scripts/orchestrate.py.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,15 +91,19 @@ def benchmark_of(asset_name: str, benchmarks: Iterable[str] = BENCHMARKS) -> str
 
 
 def checked_names(option: str, given: Sequence[str] | None, known: Sequence[str], what: str,
-                  listed_as: str) -> tuple[str, ...] | None:
+                  listed_as: str, refused: Mapping[str, str] | None = None) -> tuple[str, ...] | None:
     """`given` (repeats dropped, order kept) when every name is in `known`; else a ScopeError naming each
-    unknown one with the closest known name, if any is close, and listing the known ones (`listed_as`)."""
+    unknown one with why: its registry entry is refused (`refused`: slug -> the refusal), or the closest known
+    name if any is close; and listing the known ones (`listed_as`)."""
     if not given:
         return None
     unknown = [name for name in dict.fromkeys(given) if name not in known]
     if unknown:
         lines = []
         for name in unknown:
+            if name in (refused or {}):
+                lines.append(f"{option} {name!r}: its registry entry is refused: {refused[name]}")
+                continue
             close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
             hint = f"; did you mean {close[0]!r}?" if close else ""
             lines.append(f"{option} {name!r}: no such {what}{hint}")
@@ -111,9 +115,10 @@ def checked_names(option: str, given: Sequence[str] | None, known: Sequence[str]
 def checked_scope(*, benchmarks: Sequence[str] | None = None, models: Sequence[str] | None = None,
                   judges: Sequence[str] | None = None, limit: int | None = None,
                   known_benchmarks: Sequence[str] = BENCHMARKS, known_models: Sequence[str] = (),
-                  known_judges: Sequence[str] = ()) -> Scope:
+                  known_judges: Sequence[str] = (), refused: Mapping[str, str] | None = None) -> Scope:
     """A Scope from the options as given, every name checked (`known_models`: the registry's candidates;
-    `known_judges`: its judges and judge panels). Raises ScopeError listing every fault."""
+    `known_judges`: its judges and judge panels; `refused`: slug -> why the registry refused its entry). Raises
+    ScopeError listing every fault."""
     faults = []
     checked = {}
     for key, option, given, known, what, listed_as in (
@@ -122,7 +127,7 @@ def checked_scope(*, benchmarks: Sequence[str] | None = None, models: Sequence[s
             ("judges", "--judge", judges, known_judges, "judge or judge panel in the registry",
              "registered judges and panels")):
         try:
-            checked[key] = checked_names(option, given, known, what, listed_as)
+            checked[key] = checked_names(option, given, known, what, listed_as, refused)
         except ScopeError as exc:
             faults.append(str(exc))
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):

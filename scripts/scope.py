@@ -48,7 +48,8 @@ def scope_from_arguments(parser: argparse.ArgumentParser, args: argparse.Namespa
         scope = checked_scope(benchmarks=args.benchmark, models=args.model, judges=args.judge, limit=args.limit,
                               known_benchmarks=known_benchmarks(),
                               known_models=[entry.slug for entry in registry.candidates()],
-                              known_judges=[entry.slug for entry in [*registry.judges(), *registry.panels()]])
+                              known_judges=[entry.slug for entry in [*registry.judges(), *registry.panels()]],
+                              refused={problem.entry: str(problem) for problem in registry.problems()})
     except ScopeError as exc:
         parser.error(str(exc))
     if scope.limit is not None:

@@ -48,6 +48,13 @@ def test_a_name_far_from_every_known_one_gets_no_guess():
     assert "did you mean" not in str(refused.value)
 
 
+def test_a_refused_entry_is_named_as_refused():
+    with pytest.raises(ScopeError) as refused:
+        scope(models=["sim-dated"], refused={"sim-dated": "models.yaml: entry 'sim-dated': params.since is a YAML date"})
+    assert str(refused.value).startswith("--model 'sim-dated': its registry entry is refused: models.yaml: entry "
+                                         "'sim-dated': params.since is a YAML date")
+
+
 def test_a_model_is_not_a_judge():
     with pytest.raises(ScopeError, match="--judge 'sim-strong': no such judge"):
         scope(judges=["sim-strong"])  # a candidate given as a judge: refused, not judged by nobody
