@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--parallel-runs", type=_at_least_one, default=None,
                         help="runs of one level at once, e.g. several models' generations (default: "
                              "BENCHWRIGHT_PARALLEL_RUNS, else 8 with a model that calls a provider, else 1)")
-    add_scope_arguments(parser)
+    add_scope_arguments(parser, _at_least_one)
     args = parser.parse_args(argv)
 
     from benchwright.paths import benchwright_home, count_setting

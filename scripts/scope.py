@@ -11,19 +11,15 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from benchwright.paths import CACHE_FILE, DAGSTER_FOLDER, WAREHOUSE_VARIABLE, benchwright_home
 from benchwright.scope import Scope, ScopeError, checked_scope, limited_home
 
 
-def _limit(text: str) -> int:
-    if not text.strip().isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number (at least 1), not {text!r}")
-    return int(text)
-
-
-def add_scope_arguments(parser: argparse.ArgumentParser) -> None:
+def add_scope_arguments(parser: argparse.ArgumentParser, at_least_one: Callable[[str], int]) -> None:
+    """The scope's options; `at_least_one` is the parser's type for a whole number of at least 1."""
     group = parser.add_argument_group("scope (default: every benchmark, model and judge, every item)")
     group.add_argument("--benchmark", action="append", metavar="NAME",
                        help="only this benchmark's assets (repeatable): creation, gap, interop (imports), mmmt_if, urs or a "
@@ -32,7 +28,7 @@ def add_scope_arguments(parser: argparse.ArgumentParser) -> None:
                        help="only this candidate's partitions: its answers and their judgments (repeatable)")
     group.add_argument("--judge", action="append", metavar="SLUG",
                        help="only this judge's (or judge panel's) judgment partitions (repeatable)")
-    group.add_argument("--limit", type=_limit, metavar="N",
+    group.add_argument("--limit", type=at_least_one, metavar="N",
                        help="smoke test: the first N items of each benchmark, in a home of its own "
                             "(<home>/limited/N/) sharing the response cache with the full home")
 
