@@ -34,9 +34,9 @@ def home(tmp_path, monkeypatch):
     home = tmp_path / "home"
     monkeypatch.setenv("BENCHWRIGHT_MODELS", str(tmp_path / "registry" / "models.yaml"))
     monkeypatch.setenv("BENCHWRIGHT_JUDGES", str(tmp_path / "registry" / "judges.yaml"))
-    monkeypatch.delenv("BENCHWRIGHT_WAREHOUSE", raising=False)
-    monkeypatch.delenv("BENCHWRIGHT_PANELS", raising=False)
-    monkeypatch.delenv("BENCHWRIGHT_LLM_MODE", raising=False)
+    for variable in ("BENCHWRIGHT_WAREHOUSE", "BENCHWRIGHT_PANELS", "BENCHWRIGHT_LLM_MODE", "BENCHWRIGHT_PROVIDERS",
+                     "BENCHWRIGHT_PLUGINS"):
+        monkeypatch.delenv(variable, raising=False)
     with OpenAIServer(reply=simulated_reply, max_lifetime_s=240) as server:
         models = {**pick(SHIPPED_MODELS, "sim-baseline", "sim-describer"),
                   **{slug: http_entry(slug, "candidate", server.base_url) for slug in ("writer-a", "writer-b")}}
