@@ -3,6 +3,9 @@
 
     python3.11 dev.py demo    install, then materialize the whole asset graph on the sample with the
                               offline simulated models and print the leaderboard
+    python3.11 dev.py run     install, then run the main job on what the registry names (the demo's job), scoped
+                              if you like: --benchmark NAME, --model SLUG, --judge SLUG (each repeatable) and
+                              --limit N (the first N items of each benchmark, in <home>/limited/N/; options: --help)
     python3.11 dev.py test    install, then run the test suite
     python3.11 dev.py ui      install, then start the Dagster UI (dagster dev) on this workspace
     python3.11 dev.py web     install, build the sample results if there are none yet, then serve the GAP
@@ -83,7 +86,7 @@ def ensure_postgres() -> None:
 def main() -> int:
     command = sys.argv[1] if len(sys.argv) > 1 else "help"
     extra = sys.argv[2:]
-    if command not in ("demo", "test", "ui", "web", "compare", "compact-runs", "plan"):
+    if command not in ("demo", "run", "test", "ui", "web", "compare", "compact-runs", "plan"):
         print(__doc__)
         return 0 if command == "help" else 2
     install()
@@ -93,7 +96,7 @@ def main() -> int:
     from resources import prepare_dagster_home  # dependency-free at import: fine before install
 
     env["DAGSTER_HOME"] = str(prepare_dagster_home(home))
-    if command == "demo":
+    if command in ("demo", "run"):  # one main job; `demo` is its preset with no options
         args = [str(PYTHON), str(ROOT / "scripts" / "materialize_all.py"), *extra]
     elif command == "test":
         ensure_chromium()

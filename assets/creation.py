@@ -50,6 +50,13 @@ CREATION_TEXT_FIELDS = ("role", "background", "instruction", "subjective_criteri
 class CreationDatasetConfig(dg.Config):
     path: str = f"{CREATION_DATASET}/items.jsonl"
     """JSONL (our layout) or TSV (the benchmark's published layout); relative to the repo root."""
+    limit: int = 0
+    """Only the first N usable items in file order (a limited run, benchwright/scope.py); 0: every item."""
+
+
+def limited_config(limit: int) -> dict[str, dict]:
+    """Run config by asset that keeps only the first `limit` items of this benchmark (`dev.py run --limit`)."""
+    return {"creation_items": {"limit": limit}}
 
 
 @dg.asset(
@@ -72,6 +79,8 @@ def creation_items(context: dg.AssetExecutionContext, config: CreationDatasetCon
         if isinstance(entry, LoadProblem):
             load_problems.append(entry)
             continue
+        if config.limit and len(item_rows) >= config.limit:
+            break
         normalized, problem = normalize_item_images(entry)
         if problem:
             image_problems.append({"location": f"{path.name}: item {entry.item_id}", "reason": problem,

@@ -279,6 +279,14 @@ class GapGenerationsConfig(dg.Config):
     """Keep the LLM work small; the first N val items by id."""
 
 
+def limited_config(limit: int) -> dict[str, dict]:
+    """Run config by asset that keeps only the first `limit` items of this benchmark (`dev.py run --limit`): the
+    val questions each model answers and the tainted images the game's model is asked about. The game's own
+    data (images, logs, reliability) is cheap and stays whole."""
+    return {"gap_generations": {"max_val_items": min(limit, GapGenerationsConfig.model_fields["max_val_items"].default)},
+            "gap_tainted_answers": {"max_images": limit}}
+
+
 def _val_items(warehouse: Warehouse, limit: int | None = None) -> pd.DataFrame:
     return warehouse.query("SELECT item_id, question, answer, sha256 FROM gap_vqa_items WHERE split = 'val' "
                            "ORDER BY item_id LIMIT ?", [limit if limit is not None else 2**31 - 1])
@@ -378,6 +386,9 @@ class GapTaintedConfig(dg.Config):
     model: str = ""
     """Registry slug of the game's model; default the `role: describer` model, else the first candidate."""
     questions_per_image: int = 2
+    max_images: int = 0
+    """Only the first N tainted images by id (a limited run, benchwright/scope.py); 0: every one. The questions
+    are drawn image by image in that order, so the first N images get the questions of a full run."""
     p_planted: float = reliability.DEFAULT_P_PLANTED
     seed: int = 0
 
@@ -399,7 +410,7 @@ def gap_tainted_answers(context: dg.AssetExecutionContext, config: GapTaintedCon
     if entry is None:
         raise dg.Failure("No model for the game: register a describer or a candidate, or set config `model`")
     images = warehouse.query("SELECT image_id, sha256, truth FROM gap_images WHERE image_set = 'tainted' "
-                             "AND truth <> '[]' ORDER BY image_id")
+                             "AND truth <> '[]' ORDER BY image_id LIMIT ?", [config.max_images or 2**31 - 1])
     urls = image_urls(warehouse, [{"image_hashes": [h]} for h in images["sha256"]])
     plan = gap_steps.tainted_plan(images, entry, urls, config.questions_per_image, config.p_planted, config.seed)
     results, stats = llm.run([p.request for p in plan], limits=limits_for([entry]), progress=context.log.info,

@@ -48,6 +48,13 @@ class MMMTIFSourceConfig(dg.Config):
     path: str = f"{MMMT_IF_DATASET}/chats.jsonl"
     """Our JSONL layout (.jsonl) or the MMDU layout (.json); relative to the repo root."""
     max_turns: int = prompts.MAX_TURNS
+    limit: int = 0
+    """Only the first N usable chats in file order (a limited run, benchwright/scope.py); 0: every chat."""
+
+
+def limited_config(limit: int) -> dict[str, dict]:
+    """Run config by asset that keeps only the first `limit` items (chats) of this benchmark (`dev.py run --limit`)."""
+    return {"mmmt_if_source_chats": {"limit": limit}}
 
 
 @dg.asset(
@@ -67,6 +74,10 @@ def mmmt_if_source_chats(context: dg.AssetExecutionContext, config: MMMTIFSource
     candidates, problems = load_chats(path)
     prepared = prepare_chats(candidates, path.name, max_turns=config.max_turns)
     problems = [*problems, *prepared.problems]
+    if config.limit:
+        prepared.chats = prepared.chats[:config.limit]
+        kept = {sha for chat in prepared.chats for sha in chat.image_hashes}
+        prepared.images = {sha: image for sha, image in prepared.images.items() if sha in kept}
     record_problems(context, warehouse, problems, "mmmt_if", path.name, replace_whole_benchmark=True)
     if not prepared.chats:
         raise dg.Failure(f"No usable MMMT-IF chat in {path} ({len(problems)} problems; first: {problems[:1]})")

@@ -42,6 +42,13 @@ def load_urs_items(warehouse: Warehouse) -> list[dict]:
 class UrsDatasetConfig(dg.Config):
     path: str = f"{URS_DATASET}/questions.csv"
     """URS CSV in the release layout (question, reference_ans, user_intent, language); relative to the repo root."""
+    limit: int = 0
+    """Only the first N usable questions in file order (a limited run, benchwright/scope.py); 0: every one."""
+
+
+def limited_config(limit: int) -> dict[str, dict]:
+    """Run config by asset that keeps only the first `limit` items of this benchmark (`dev.py run --limit`)."""
+    return {"urs_items": {"limit": limit}}
 
 
 @dg.asset(
@@ -57,12 +64,13 @@ class UrsDatasetConfig(dg.Config):
 def urs_items(context: dg.AssetExecutionContext, config: UrsDatasetConfig, warehouse: Warehouse) -> dg.MaterializeResult:
     path = repo_path(config.path)
     loaded = load_urs_csv(path)
+    items = loaded.items[:config.limit] if config.limit else loaded.items
     # What the file itself carries, masked: the demo's planted e-mail and phone number show up here.
     found = scan_texts([(f"{path.name}:row {item.source_row}/{column}", getattr(item, column))
-                        for item in loaded.items for column in ("question", "reference_answer")
+                        for item in items for column in ("question", "reference_answer")
                         if getattr(item, column)])
     rows = []
-    for item in loaded.items:
+    for item in items:
         row = item.to_row()
         row["question"], in_question = redact(row["question"])
         row["reference_answer"], in_reference = redact(row["reference_answer"])

@@ -7,6 +7,7 @@ where the results are and the leaderboard.
     .venv/bin/python scripts/materialize_all.py --force    # run every asset, not only what is missing or stale
     .venv/bin/python scripts/materialize_all.py --workers 2  # up to 2 steps at once, each in its own process
     .venv/bin/python scripts/materialize_all.py --parallel-runs 4  # up to 4 runs of a level at once
+    .venv/bin/python scripts/materialize_all.py --benchmark urs --model M --judge J --limit 5  # a scope (scripts/scope.py)
 
 Only what is missing or stale runs (Dagster's staleness, as the UI shows it), and what holds failed LLM calls
 that are not given up (asked again; benchwright/llm/failures.py): re-running with nothing new runs nothing. A
@@ -25,6 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from scripts.scope import add_scope_arguments, scope_from_arguments, scoped_resources  # noqa: E402
 
 
 def _at_least_one(text: str) -> int:
@@ -45,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--parallel-runs", type=_at_least_one, default=None,
                         help="runs of one level at once, e.g. several models' generations (default: "
                              "BENCHWRIGHT_PARALLEL_RUNS, else 8 with a model that calls a provider, else 1)")
+    add_scope_arguments(parser, _at_least_one)
     args = parser.parse_args(argv)
 
     from benchwright.paths import benchwright_home, count_setting
@@ -54,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
             count_setting(variable, 1)
     except ValueError as exc:
         parser.error(str(exc))
+    scope = scope_from_arguments(parser, args)  # exit 2 on a name not registered; --limit: its own home
     from resources import prepare_dagster_home
 
     os.environ["DAGSTER_HOME"] = str(prepare_dagster_home(benchwright_home()))
@@ -68,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from benchwright.llm.providers import ProviderEntriesRefused
 
-    resources = default_resources(llm_mode="replay" if args.replay else None)
+    resources = scoped_resources(default_resources(llm_mode="replay" if args.replay else None), scope)
     if args.retry_given_up:
         llm = resources["llm"]
         resources["llm"] = type(llm)(**{**{name: getattr(llm, name) for name in type(llm).model_fields},
@@ -77,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     with dg.DagsterInstance.get() as instance:
         try:
             summary = materialize_everything(instance, resources, log=print, force=args.force,
-                                             workers=args.workers, parallel_runs=args.parallel_runs)
+                                             workers=args.workers, parallel_runs=args.parallel_runs, scope=scope)
         except ProviderEntriesRefused as refused:  # nothing ran: the providers' limits must be fixed first
             print(f"Not started: {refused}")
             return 2
@@ -123,6 +128,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Registry entries refused (not evaluated until fixed): {len(summary['registry_problems'])}")
         for line in summary["registry_problems"]:
             print(f"  registry: {line}")
+    if scope.narrowed:
+        print(f"Scope: {scope.describe()}; {len(summary['out_of_scope'])} assets out of scope (not run)")
+    if scope.limit is not None:
+        print(f"Limited run: these results are in a home of their own, {benchwright_home()}, never mixed with the "
+              f"full results; their answers are in the full home's cache, for the full run to reuse.")
     print(f"\nWarehouse:        {warehouse.database}")
     print(f"Analyst snapshot: {warehouse.snapshot_path}   (query: duckdb -readonly {warehouse.snapshot_path})")
     print(f"LLM cache:        {resources['llm'].cache_path}")

@@ -35,6 +35,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 import multiprocessing
+from pathlib import Path
 from concurrent.futures import ProcessPoolExecutor
 
 import dagster as dg
@@ -51,6 +52,7 @@ from assets.partitions import (judges_partitions, model_judge_partitions, model_
 from benchwright.llm.failures import all_calls_failed, calls_to_ask_again
 from benchwright.paths import ROOT, count_setting
 from benchwright.registry import checked_providers
+from benchwright.scope import BENCHMARKS, Scope, benchmark_of, is_limited_home
 from checks.registry import REGISTRY_CHECK, report_registry_check
 from sensors.failed_calls import latest_metadata, llm_asset_keys
 from sensors.runs import fail_orphaned_runs
@@ -174,6 +176,44 @@ def _refused_records(result) -> dict[str, int]:
     return refused
 
 
+def known_benchmarks() -> list[str]:
+    """The benchmarks a scope may name: ours, then each plugin's module-level BENCHMARK (its assets' prefix)."""
+    from definitions import benchmark_modules
+
+    plugins = [getattr(module, "BENCHMARK", None) for module in benchmark_modules() if not module.__name__.startswith("assets.")]
+    return [*BENCHMARKS, *(name for name in plugins if isinstance(name, str) and name not in BENCHMARKS)]
+
+
+def limited_asset_config(limit: int) -> dict[str, dict]:
+    """Run config by asset keeping the first `limit` items of every benchmark: each benchmark module's
+    `limited_config(limit)` (a plugin without one runs on all its items)."""
+    from definitions import benchmark_modules
+
+    config: dict[str, dict] = {}
+    for module in benchmark_modules():
+        if hasattr(module, "limited_config"):
+            config.update(module.limited_config(limit))
+    return config
+
+
+def out_of_scope(graph, scope: Scope, calling: set[dg.AssetKey]) -> set[dg.AssetKey]:
+    """The materializable assets a scope leaves out: those of another benchmark (by name, benchwright/scope.py), and
+    with a scope by model or judge, an unpartitioned asset that calls models (`calling`) and reads partitioned
+    assets: it asks across every model or judge at once (URS's cross-validation grid), so it would call outside the
+    scope. The unpartitioned steps a benchmark needs first (the baseline's references, the describer's
+    descriptions, the game's answers) read no partitioned asset and stay in."""
+    benchmarks = known_benchmarks()
+    left_out = set()
+    for key in graph.materializable_asset_keys:
+        node = graph.get(key)
+        if not scope.covers_benchmark(benchmark_of(key.to_user_string(), benchmarks)):
+            left_out.add(key)
+        elif scope.by_entry and node.partitions_def is None and key in calling \
+                and any(graph.get(parent).partitions_def is not None for parent in node.parent_keys):
+            left_out.add(key)
+    return left_out
+
+
 def sync_partitions(instance: dg.DagsterInstance, registry, log: Callable[[str], None]) -> tuple[list[str], list[str]]:
     """Add the registry's candidates, judges and judge panels as dynamic partitions (what the registry sensor
     does); returns the candidates and judges (the panels are `registry.panels()`)."""
@@ -221,7 +261,7 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
                            log: Callable[[str], None] = lambda _msg: None, log_level: str = "INFO",
                            force: bool = False, asset_config: dict[str, dict] | None = None,
                            workers: int | None = None, observed_inputs: dict | None = None,
-                           parallel_runs: int | None = None) -> dict:
+                           parallel_runs: int | None = None, scope: Scope | None = None) -> dict:
     """Run every asset partition that is missing or stale (every one with ``force``) for every registered
     partition; return counts of runs, calls, up-to-date asset partitions and failed checks, and the registry
     entries that were refused.
@@ -234,8 +274,19 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     when they are not `resources`' own: a copy of a home (scripts/plan.py) observes the original's, so a drop
     folder copied elsewhere does not look changed.
     `parallel_runs` is how many runs of one level may run at once (default: `default_parallel_runs`).
+    `scope` (benchwright/scope.py; default: everything) keeps the run to some benchmarks' assets, some candidates'
+    partitions and some judges' (or panels'): assets of no benchmark (the ledger, the snapshot) still run when stale,
+    and an unpartitioned asset that asks every model or judge at once (URS's cross-validation grid) waits for a run
+    scoped by benchmark only. Its `limit` adds run config keeping the first N items of each benchmark; the caller
+    points `resources` at a limited home for that (scripts/scope.py): on any other warehouse it raises ValueError.
     A refused entry of the providers' limits raises `ProviderEntriesRefused`, listing every fault, before anything runs.
     """
+    scope = scope or Scope()
+    if scope.limit is not None:
+        warehouse_folder = Path(resources["warehouse"].database).resolve().parent
+        if not is_limited_home(warehouse_folder, scope.limit):  # partial results must never land among full ones
+            raise ValueError(f"a run limited to {scope.limit} items writes to a limited home (<home>/limited/"
+                             f"{scope.limit}/, scripts/scope.py), not to the warehouse in {warehouse_folder}")
     providers_path = getattr(resources["llm"], "providers_path", "")
     if providers_path:  # a refused provider entry stops the job here, every fault listed (ProviderEntriesRefused)
         checked_providers(providers_path)
@@ -249,8 +300,13 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     job = asset_job()
     for run_id in fail_orphaned_runs(instance):  # a run killed earlier must not hold anything up
         log(f"run {run_id} was left in progress by a process that is gone: marked failed")
+    if scope.limit is not None:
+        asset_config = {**limited_asset_config(scope.limit), **(asset_config or {})}
     models, judges = sync_partitions(instance, resources["registry"], log)
-    panels = [e.slug for e in resources["registry"].panels()]
+    panels = scope.pick("judges", [e.slug for e in resources["registry"].panels()])
+    models, judges = scope.pick("models", models), scope.pick("judges", judges)
+    if scope.narrowed:
+        log(f"scope: {scope.describe()}")
     # Repeated at the end of the main job's output, where a user reads it, not only among the first lines.
     registry_problems = [str(problem) for problem in resources["registry"].problems()]
     partition_keys = {
@@ -263,9 +319,10 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     summary = {"runs": 0, "failed_runs": 0, "api_calls": 0, "cache_hits": 0, "failed_calls": 0, "given_up": 0,
                "all_calls_failed": [], "asked_again": 0, "failed_checks": 0, "check_failures": [],
                "checks": [], "registry_problems": registry_problems, "up_to_date": 0, "materialized": [],
-               "run_ids": [],
+               "run_ids": [], "out_of_scope": [],
                "refused_records": {}}  # asset -> records its loader or import refused (files still read)
     calling = set(llm_asset_keys())
+    outside = out_of_scope(graph, scope, calling)
     observe_sources(instance, observed_inputs or resources, log)
     # The refusals are also a check on registry_labels (checks/registry.py), recorded without a run like the sources.
     registry_check = report_registry_check(instance, resources["registry"])
@@ -349,7 +406,9 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
         pending: list[tuple] = []
         by_partitions: dict = {}
         for key in sorted(level, key=lambda k: k.to_user_string()):
-            if graph.get(key).is_materializable:
+            if graph.get(key).is_materializable and key in outside:
+                summary["out_of_scope"].append(key.to_user_string())
+            elif graph.get(key).is_materializable:
                 by_partitions.setdefault(graph.get(key).partitions_def, []).append(key)
         for partitions_def, keys in by_partitions.items():
             if partitions_def not in partition_keys:
