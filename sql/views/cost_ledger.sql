@@ -8,9 +8,9 @@
 -- copied before those flags existed carry neither and keep the old meaning (every call went to a simulator).
 CREATE OR REPLACE VIEW cost_ledger AS
 SELECT benchmark, nullif(model, '') AS model, nullif(judge, '') AS judge, stage,
-       coalesce(sum(results) FILTER (WHERE NOT cached), 0)                   AS calls,
-       coalesce(sum(results) FILTER (WHERE cached), 0)                       AS cache_hits,
-       coalesce(sum(results) FILTER (WHERE error), 0)                        AS errors,
+       coalesce(sum(results) FILTER (WHERE NOT cached), 0)::BIGINT           AS calls,
+       coalesce(sum(results) FILTER (WHERE cached), 0)::BIGINT               AS cache_hits,
+       coalesce(sum(results) FILTER (WHERE error), 0)::BIGINT                AS errors,
        coalesce(sum(tokens_in) FILTER (WHERE NOT cached), 0)                 AS tokens_in,
        coalesce(sum(tokens_out) FILTER (WHERE NOT cached), 0)                AS tokens_out,
        round(coalesce(sum(cost_usd) FILTER (WHERE NOT cached), 0), 6)        AS cost_usd,
