@@ -3,9 +3,9 @@
 A unit of work is a test module, except that every module using one of the costly session fixtures
 (tests/conftest.py: the shipped demo graph; tests/integration/conftest.py: the README's main job) goes to one
 unit per fixture: each worker builds the session fixtures its own tests use, so two modules reading the same
-demo on two workers would build it twice. A module uses a fixture when one of its functions (a test or a fixture of its
-own) takes it as a parameter; a name in a docstring or a test's name (`..._the_main_job_...`) is not a use,
-else a module would be chained behind a fixture it never reads and lengthen the longest worker's share.
+demo on two workers would build it twice. A module uses a fixture when one of its functions (a test or a fixture
+of its own) takes it as a parameter; a name in a docstring or a test's name (`..._the_main_job_...`) is not a
+use, else a module would be chained behind a fixture it never reads and lengthen the longest worker's share.
 Units go out in collection order (browser, integration, reliability, unit, web), which puts the long
 end-to-end modules first and leaves the many short unit modules to fill the gaps.
 

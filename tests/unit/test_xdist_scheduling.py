@@ -28,4 +28,5 @@ def test_modules_are_chained_behind_the_fixture_they_take_and_no_other():
     for module in ("tests/integration/test_postgres_instance.py", "tests/integration/test_failed_calls.py",
                    "tests/unit/test_run_settings.py"):
         assert split(None, f"{module}::test_d") == module
-    assert _shared_fixture_of("tests/integration/conftest.py") is None and _shared_fixture_of("tests/conftest.py") is None
+    assert _shared_fixture_of("tests/conftest.py") is None  # where shipped_demo is defined, not used
+    assert _shared_fixture_of("tests/integration/conftest.py") is None
