@@ -1,11 +1,10 @@
-"""Both pages in headless Chromium against the real server process, on a home the README's main job built:
+"""Both pages in headless Chromium against the real server process, on a copy of the session's demo home:
 a full game (one picture left to time out, the server killed mid-game) and an annotation round; then the
 drop-folder sensors pick the files up and the leaderboard and alignment tables change accordingly."""
 
 import csv
 import json
-import subprocess
-import sys
+import shutil
 import time
 from datetime import datetime, timezone
 
@@ -14,22 +13,22 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from benchwright import durable
-from benchwright.paths import ROOT
 from resources import default_resources
 from sensors.gap import gap_log_drop_sensor
 from sensors.human_pairwise import human_pairwise_drop_sensor
-from tests.support.browser import WebServer, env_for, launch
+from tests.support.browser import WebServer, launch
 from tests.support.pipeline import materialize
 
 TIME_LIMIT_S = 20      # long enough for a server restart inside one picture, short enough to wait out once
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory):
-    home = tmp_path_factory.mktemp("browser_home")
-    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "materialize_all.py")], cwd=ROOT, env=env_for(home),
-                          capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stderr[-3000:]
+def home(shipped_demo, tmp_path_factory):
+    """A copy of the session's demo home (tests/conftest.py): the pages and the drop folders change it, and a
+    copied home is a home like any other (tests/integration/test_main_job.py runs one), so no graph is built
+    here a second time."""
+    home = tmp_path_factory.mktemp("browser") / "home"
+    shutil.copytree(shipped_demo["home"], home, symlinks=True)
     return home
 
 

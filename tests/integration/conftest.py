@@ -1,36 +1,16 @@
-"""What several integration modules read without changing it, built once per session: the whole graph on the
-bundled sample with the shipped registry, materialized twice with two step processes at a time (the second time
-forced, every asset again: it must make no LLM call),
-and one run of the README's main job. Modules that change what they read (drop files, other registries, faults)
-build their own home."""
+"""What several integration modules read without changing it, built once per session: one run of the README's
+main job (the other shared fixture, the demo graph, is in tests/conftest.py: the browser tests copy its home).
+Modules that change what they read (drop files, other registries, faults) build their own home, or a copy."""
 
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-import dagster as dg
 import pytest
 
 from benchwright.paths import ROOT
-from scripts.orchestrate import materialize_everything
-from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, resources_for, write_registry
 from tests.support.tiny_benchmark import write_plugin
-
-
-@pytest.fixture(scope="session")
-def shipped_demo(tmp_path_factory):
-    home = tmp_path_factory.mktemp("shipped_demo")
-    write_registry(home, SHIPPED_MODELS, SHIPPED_JUDGES)
-    resources = resources_for(home)
-    # The instance lives as long as the session: it must not take over $DAGSTER_HOME from the other tests.
-    with dg.instance_for_test(set_dagster_home=False) as instance:
-        # Every step in the run's process, the default (and the faster: bench/README.md); test_parallel_steps
-        # builds the same graph with two step processes and compares it with this one.
-        first = materialize_everything(instance, resources, workers=1)
-        second = materialize_everything(instance, resources, force=True, workers=1)
-        yield {"home": home, "resources": resources, "warehouse": resources["warehouse"], "instance": instance,
-               "first": first, "second": second}
 
 
 # The shipped registry plus one entry a user might write, whose params would fail every run later.

@@ -1,7 +1,7 @@
 """Steps in parallel processes and runs of a level at once change nothing but the wall time: the demo graph
 run with two step processes per run and two runs at a time leaves the same warehouse rows, compared table by
 table in SQL, makes the same LLM calls and reports the same summary as the shared demo (one run at a time,
-every step in the run's process, tests/integration/conftest.py) — no call is made twice. One build checks
+every step in the run's process, tests/conftest.py) — no call is made twice. One build checks
 both, to keep the suite's time."""
 
 import dagster as dg

@@ -37,7 +37,7 @@ def test_definitions_load_with_groups_descriptions_and_the_step_processes_execut
 
 @pytest.fixture(scope="module")
 def demo(shipped_demo):
-    """The full shipped registry on the sample, materialized twice (tests/integration/conftest.py)."""
+    """The full shipped registry on the sample, materialized twice (tests/conftest.py)."""
     return shipped_demo
 
 

@@ -395,21 +395,35 @@ def changed_figures(ours: dict, expected: dict) -> list[str]:
     return changed
 
 
+@pytest.fixture(scope="module")
+def clean_copies(tmp_path_factory):
+    """file -> what its uncorrupted small copy gives: read once for all of its ways (the same copy each time)."""
+    done = {}
+
+    def clean(name):
+        if name not in done:
+            problems, read, _, line, keep = CASES[name][0](tmp_path_factory.mktemp("clean"), None)
+            # The figures without record BAD (what a corrupted copy must give) and with it (what it changes).
+            done[name] = {"problems": problems, "line": line, "expected": figures_of(name, read, keep),
+                          "whole": figures_of(name, read)}
+        return done[name]
+    return clean
+
+
 @pytest.mark.parametrize(("name", "way"), [(name, way) for name, (_, ways) in CASES.items() for way in ways])
-def test_one_corrupted_record_is_refused_alone_and_the_figures_change_only_by_it(tmp_path, name, way):
+def test_one_corrupted_record_is_refused_alone_and_the_figures_change_only_by_it(tmp_path, clean_copies, name, way):
     reader, ways = CASES[name]
-    clean_problems, clean, _, line, keep = reader(tmp_path / "clean", None)
-    assert clean_problems == []
+    clean = clean_copies(name)
+    assert clean["problems"] == []
     problems, corrupted, path, _, _ = reader(tmp_path / "corrupted", ways[way])
     # Exactly that record is refused, located at its file and the line it starts on (URS: its row).
     assert len(problems) == 1, [(p.location, p.reason) for p in problems]
-    where = f"row {BAD}" if name == "urs_questions" else str(line)
+    where = f"row {BAD}" if name == "urs_questions" else str(clean["line"])
     assert problems[0].location in (f"{path}:{where}", f"{path.name}:{where}"), problems[0]
     assert problems[0].field == FIELDS.get((name, way)), problems[0]
     # Every figure is the one of the clean copy without that record, and that record did count in one.
-    expected = figures_of(name, clean, keep)
-    assert_same(figures_of(name, corrupted), expected)
-    assert changed_figures(figures_of(name, clean), expected)
+    assert_same(figures_of(name, corrupted), clean["expected"])
+    assert changed_figures(clean["whole"], clean["expected"])
 
 
 @pytest.mark.parametrize("which", ["original", "swapped"])

@@ -22,7 +22,7 @@ JUDGES = sorted(SHIPPED_JUDGES)
 
 @pytest.fixture(scope="module")
 def demo(shipped_demo):
-    """The whole graph on the shipped registry and the sample (tests/integration/conftest.py)."""
+    """The whole graph on the shipped registry and the sample (tests/conftest.py)."""
     return shipped_demo
 
 
