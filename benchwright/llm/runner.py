@@ -960,9 +960,15 @@ def _endpoint_kwargs(model: str, api_base: str | None, params: dict) -> dict[str
     kwargs: dict[str, Any] = {}
     if api_base:
         kwargs["api_base"] = api_base
-        if model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY") and "api_key" not in params:
+        if keyless_server(model, api_base) and not os.environ.get("OPENAI_API_KEY") and "api_key" not in params:
             kwargs["api_key"] = _NOAUTH_KEY
     return kwargs
+
+
+def keyless_server(model: str, api_base: str | None) -> bool:
+    """An `openai/` model with its own api_base: a self-hosted OpenAI-compatible server, which is sent a placeholder
+    key when OPENAI_API_KEY is not set, so it needs none from the environment."""
+    return bool(api_base) and model.startswith("openai/")
 
 
 def _batch_cost(model: str, response: Any) -> float:
