@@ -76,9 +76,16 @@ def measure(latency_s: float) -> dict:
     counted = {(r["benchmark"], r["stage"], r["model"], r["judge"], r["called"]): r["calls"]
                for r in planned["rows"] if r["calls"]}
     exact = counted == made
+    off_stages: dict[str, list[int]] = {}  # stage -> [planned, made] where a key of it differs
     for key in sorted(set(counted) | set(made)):
         if counted.get(key, 0) != made.get(key, 0):
             print(f"planned {counted.get(key, 0)}, made {made.get(key, 0)}: {' × '.join(key)}")
+            off_stages.setdefault(key[1], [0, 0])
+    for key in set(counted) | set(made):
+        if key[1] in off_stages:
+            off_stages[key[1]][0] += counted.get(key, 0)
+            off_stages[key[1]][1] += made.get(key, 0)
+    differences = "; ".join(f"{stage}: planned {p}, made {m}" for stage, (p, m) in sorted(off_stages.items()))
     ratio = plan_s / run_s
     slowest = sorted(split["by_step_s"].items(), key=lambda item: -item[1])[:3]
     summary = (f"demo cold {cold_s:.1f} s; + a new candidate and judge (loopback, {latency_s:g} s per call): "
@@ -86,7 +93,8 @@ def measure(latency_s: float) -> dict:
                f"{run['failed_runs']} failed): **plan ÷ run {ratio:.2f}** (target ≤ 0.10: "
                f"{'met' if ratio <= 0.10 else 'missed'}); planned {planned['totals']['calls']} calls, "
                f"${planned['totals']['cost_usd']:.4f}; made {sum(made.values())}: "
-               f"{'exact' if exact else 'NOT exact'} per benchmark × stage × model × judge × called model; "
+               f"{'exact' if exact else 'NOT exact'} per benchmark × stage × model × judge × called model"
+               f"{'' if exact else f' (stages that differ, all partitions summed: {differences})'}; "
                f"the run's slowest steps: " + ", ".join(f"{step} {seconds:.1f} s" for step, seconds in slowest))
     return {"summary": summary, "cold_s": cold_s, "plan_s": plan_s, "run_s": run_s, "ratio": ratio, "exact": exact,
             "planned_calls": planned["totals"]["calls"], "made_calls": sum(made.values()),
