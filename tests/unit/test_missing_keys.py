@@ -60,3 +60,13 @@ def test_max_cost_refuses_a_plan_above_it_or_one_that_could_not_count_everything
     assert refusal(planned, 1.25) is None  # at the limit is within it
     assert "$1.2500 (40 calls) is above --max-cost $1.0000" in refusal(planned, 1.0)
     assert "1 of the plan's 3 runs failed" in refusal({**planned, "failed_runs": 1}, 2.0)
+
+
+@pytest.mark.parametrize("limit", ["-1", "nan", "five"])
+def test_max_cost_must_be_a_number_of_dollars(limit, capsys):
+    from scripts import materialize_all
+
+    with pytest.raises(SystemExit) as exited:  # refused by the parser, before anything is planned or run
+        materialize_all.main(["--max-cost", limit])
+    assert exited.value.code == 2
+    assert f"must be a number of dollars (at least 0), not {limit!r}" in capsys.readouterr().err
