@@ -15,7 +15,9 @@
                               from the analyst snapshot (options: --help)
     python3.11 dev.py plan    install, then count the calls, tokens and dollars per model and judge that the
                               demo command would spend on what is missing or stale, without calling
-                              anything (on a temporary copy of the home; options: --help)
+                              anything, and name the providers whose API key is missing (on a temporary
+                              copy of the home; options: --help; the demo's --max-cost USD refuses to start
+                              above a plan's cost)
     python3.11 dev.py compact-runs --keep-days N
                               install, then delete Dagster runs older than N days (default 30) except those
                               holding an asset partition's latest materialization, and VACUUM the home's

@@ -26,20 +26,29 @@ os.environ.pop("BENCHWRIGHT_WAREHOUSE", None)
 RESULT_PREFIX = "RESULT "
 
 
-def _serve(queue, latency_s: float, lifetime_s: float) -> None:
-    from tests.support.openai_server import OpenAIServer
+def simulated_reply(body: dict) -> str:
+    """A loopback server's answer as the simulator would write it for the requested model (judges' verdicts
+    parse), for `loopback_server(reply=simulated_reply)`."""
+    from benchwright.simulate import complete
 
-    srv = OpenAIServer(latency_s=latency_s, max_lifetime_s=lifetime_s).start()
+    return complete(f"sim/{body['model']}", body["messages"], {"skill": 0.8}, 0).text
+
+
+def _serve(queue, latency_s: float, lifetime_s: float, reply=None) -> None:
+    from tests.support.openai_server import OpenAIServer, default_reply
+
+    srv = OpenAIServer(latency_s=latency_s, max_lifetime_s=lifetime_s, reply=reply or default_reply).start()
     queue.put(srv.base_url)
     time.sleep(lifetime_s)
 
 
 @contextmanager
-def loopback_server(latency_s: float, lifetime_s: float = 600):
-    """The OpenAI-compatible test server in a child process; yields its base URL."""
+def loopback_server(latency_s: float, lifetime_s: float = 600, reply=None):
+    """The OpenAI-compatible test server in a child process; yields its base URL. `reply` (a function of the
+    request body, importable by the child) writes the answers; default: the server's own."""
     ctx = mp.get_context("spawn")
     queue = ctx.Queue()
-    process = ctx.Process(target=_serve, args=(queue, latency_s, lifetime_s), daemon=True)
+    process = ctx.Process(target=_serve, args=(queue, latency_s, lifetime_s, reply), daemon=True)
     process.start()
     try:
         yield queue.get(timeout=60)

@@ -8,6 +8,7 @@ where the results are and the leaderboard.
     .venv/bin/python scripts/materialize_all.py --workers 2  # up to 2 steps at once, each in its own process
     .venv/bin/python scripts/materialize_all.py --parallel-runs 4  # up to 4 runs of a level at once
     .venv/bin/python scripts/materialize_all.py --benchmark urs --model M --judge J --limit 5  # a scope (scripts/scope.py)
+    .venv/bin/python scripts/materialize_all.py --max-cost 5  # plan first; exit 2 if it would cost more than $5
 
 Only what is missing or stale runs (Dagster's staleness, as the UI shows it), and what holds failed LLM calls
 that are not given up (asked again; benchwright/llm/failures.py): re-running with nothing new runs nothing. A
@@ -36,6 +37,16 @@ def _at_least_one(text: str) -> int:
     return int(text)
 
 
+def _dollars(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:  # NaN too
+        raise argparse.ArgumentTypeError(f"must be a number of dollars (at least 0), not {text!r}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--replay", action="store_true", help="fail on any LLM cache miss instead of calling")
@@ -49,6 +60,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="runs of one level at once, e.g. several models' generations (default: "
                              "BENCHWRIGHT_PARALLEL_RUNS, else 8 with a model that calls a provider, else 1)")
     add_scope_arguments(parser, _at_least_one)
+    parser.add_argument("--max-cost", type=_dollars, default=None, metavar="USD",
+                        help="plan first (as `dev.py plan`) and do not start (exit 2) when the planned cost is above "
+                             "USD dollars")
     args = parser.parse_args(argv)
 
     from benchwright.paths import benchwright_home, count_setting
@@ -73,6 +87,15 @@ def main(argv: list[str] | None = None) -> int:
 
     from benchwright.llm.providers import ProviderEntriesRefused
 
+    if args.max_cost is not None:
+        from scripts.plan import check_cost
+
+        try:
+            if check_cost(args.max_cost, scope=scope):  # the plan costs more than the limit: nothing ran
+                return 2
+        except ProviderEntriesRefused as refused:
+            print(f"Not started: {refused}")
+            return 2
     resources = scoped_resources(default_resources(llm_mode="replay" if args.replay else None), scope)
     if args.retry_given_up:
         llm = resources["llm"]

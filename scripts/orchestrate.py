@@ -33,7 +33,7 @@ ends first.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 import multiprocessing
 from pathlib import Path
 from concurrent.futures import ProcessPoolExecutor
@@ -85,26 +85,41 @@ def asset_job() -> ReconstructableJob:
         .get_reconstructable_job(IMPLICIT_ASSET_JOB_NAME)
 
 
-def execute_run(instance_ref, job: ReconstructableJob, run_config: dict, tags: dict, keys: list[str]) -> dict:
+def execute_run(instance_ref, job: ReconstructableJob, run_config: dict, tags: dict, keys: list[str],
+                own_checks: frozenset | None = None) -> dict:
     """One Dagster run of these assets; what the main job's summary takes from it, as plain values (a run of a
-    level in a process of its own returns them to the main job through a pipe)."""
+    level in a process of its own returns them to the main job through a pipe). With `own_checks` the run
+    has no separate check steps, only these checks, which the assets compute themselves."""
     with dg.DagsterInstance.from_ref(instance_ref) as instance:
-        return _execute_on(instance, job, run_config, tags, keys)
+        return _execute_on(instance, job, run_config, tags, keys, own_checks)
 
 
 def _execute_on(instance: dg.DagsterInstance, job: ReconstructableJob, run_config: dict, tags: dict,
-                keys: list[str]) -> dict:
-    with dg.execute_job(job, instance, run_config=run_config, tags=tags,
-                        asset_selection=[dg.AssetKey(key) for key in keys]) as result:
-        return {"run_id": result.run_id, "success": result.success, "api_calls": _stat(result, "api_calls"),
-                "cache_hits": _stat(result, "cache_hits"), "refused_records": _refused_records(result),
-                "failed_calls": _stat(result, "errors"),
-                "given_up": _stat(result, "given_up"),
-                # Steps that asked for something and got nothing: every request failed (a provider down).
-                "all_failed": [e.asset_key.to_user_string() for e in result.get_asset_materialization_events()
-                               if all_calls_failed(e.materialization.metadata)],
-                "checks": [(e.asset_key.to_user_string(), e.check_name, e.passed, e.severity.value)
-                           for e in result.get_asset_check_evaluations()]}
+                keys: list[str], own_checks: frozenset | None = None) -> dict:
+    if own_checks is None:
+        with dg.execute_job(job, instance, run_config=run_config, tags=tags,
+                            asset_selection=[dg.AssetKey(key) for key in keys]) as result:
+            return _outcome(result)
+    # These assets with only the checks they compute themselves, in this process. execute_job cannot leave a
+    # selected asset's separate checks out (its run records no check selection); a subset job definition can.
+    subset = job.get_definition().get_subset(asset_selection={dg.AssetKey(key) for key in keys},
+                                             asset_check_selection=set(own_checks))
+    return _outcome(subset.execute_in_process(
+        run_config={name: value for name, value in run_config.items() if name != "execution"}, instance=instance,
+        tags=tags, raise_on_error=False))
+
+
+def _outcome(result) -> dict:
+    """What the main job's summary takes from a run's result."""
+    return {"run_id": result.run_id, "success": result.success, "api_calls": _stat(result, "api_calls"),
+            "cache_hits": _stat(result, "cache_hits"), "refused_records": _refused_records(result),
+            "failed_calls": _stat(result, "errors"),
+            "given_up": _stat(result, "given_up"),
+            # Steps that asked for something and got nothing: every request failed (a provider down).
+            "all_failed": [e.asset_key.to_user_string() for e in result.get_asset_materialization_events()
+                           if all_calls_failed(e.materialization.metadata)],
+            "checks": [(e.asset_key.to_user_string(), e.check_name, e.passed, e.severity.value)
+                       for e in result.get_asset_check_evaluations()]}
 
 
 def run_pool(size: int) -> ProcessPoolExecutor:
@@ -261,7 +276,8 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
                            log: Callable[[str], None] = lambda _msg: None, log_level: str = "INFO",
                            force: bool = False, asset_config: dict[str, dict] | None = None,
                            workers: int | None = None, observed_inputs: dict | None = None,
-                           parallel_runs: int | None = None, scope: Scope | None = None) -> dict:
+                           parallel_runs: int | None = None, scope: Scope | None = None,
+                           only: Collection[str] | None = None) -> dict:
     """Run every asset partition that is missing or stale (every one with ``force``) for every registered
     partition; return counts of runs, calls, up-to-date asset partitions and failed checks, and the registry
     entries that were refused.
@@ -279,6 +295,8 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     and an unpartitioned asset that asks every model or judge at once (URS's cross-validation grid) waits for a run
     scoped by benchmark only. Its `limit` adds run config keeping the first N items of each benchmark; the caller
     points `resources` at a limited home for that (scripts/scope.py): on any other warehouse it raises ValueError.
+    `only` (asset names) limits the job to those assets, each run without separate check steps (the checks an
+    asset computes itself stay): `dev.py plan` runs only what calls models and what that reads.
     A refused entry of the providers' limits raises `ProviderEntriesRefused`, listing every fault, before anything runs.
     """
     scope = scope or Scope()
@@ -336,9 +354,12 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     def plan_run(keys: list[str], partitions_def, partition_key) -> dict:
         """What one run is: its assets, partition, tags and run config."""
         ops = {key: {"config": (asset_config or {})[key]} for key in keys if key in (asset_config or {})}
+        own_checks = None if only is None else frozenset(
+            check for key in keys for check in graph.assets_def_for_key(dg.AssetKey(key)).check_keys
+            if check.asset_key == dg.AssetKey(key))
         tags = {} if partition_key is None else partitions_def.get_tags_for_partition_key(str(partition_key))
         return {"keys": keys, "partition_key": partition_key, "tags": tags,
-                "label": f" [{partition_key}]" if partition_key is not None else "",
+                "label": f" [{partition_key}]" if partition_key is not None else "", "own_checks": own_checks,
                 "run_config": {**run_config, **({"ops": ops} if ops else {})}}
 
     def record(planned: dict, outcome: dict) -> None:
@@ -371,10 +392,10 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
             log(f"materializing {', '.join(run['keys'])}{run['label']}")
         if pool is None or len(planned) <= 1:
             for run in planned:
-                record(run, _execute_on(instance, job, run["run_config"], run["tags"], run["keys"]))
+                record(run, _execute_on(instance, job, run["run_config"], run["tags"], run["keys"], run["own_checks"]))
             return
-        futures = [pool.submit(execute_run, instance.get_ref(), job, run["run_config"], run["tags"], run["keys"])
-                   for run in planned]
+        futures = [pool.submit(execute_run, instance.get_ref(), job, run["run_config"], run["tags"], run["keys"],
+                               run["own_checks"]) for run in planned]
         for run, future in zip(planned, futures):
             record(run, future.result())
 
@@ -408,7 +429,7 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
         for key in sorted(level, key=lambda k: k.to_user_string()):
             if graph.get(key).is_materializable and key in outside:
                 summary["out_of_scope"].append(key.to_user_string())
-            elif graph.get(key).is_materializable:
+            elif graph.get(key).is_materializable and (only is None or key.to_user_string() in only):
                 by_partitions.setdefault(graph.get(key).partitions_def, []).append(key)
         for partitions_def, keys in by_partitions.items():
             if partitions_def not in partition_keys:

@@ -1,17 +1,22 @@
 """Cost before you spend: the calls, tokens and dollars the main job would spend on what is missing or
-stale, per model and judge, before anything is called.
+stale, per benchmark, stage, model and judge, before anything is called; and the providers whose API key is
+missing from the environment.
 
     python3.11 dev.py plan            # = .venv/bin/python scripts/plan.py
     python3.11 dev.py plan --keep     # keep the temporary copy to look at
+    python3.11 dev.py plan --model M --judge J --limit 5   # the plan of that scoped `dev.py run`
+    scripts/materialize_all.py --max-cost 5   # the main job plans first and does not start above $5
 
-How: the home (warehouse, response cache, Dagster home, drop folders) is copied into a temporary folder
-and the main job runs there in plan mode (`LLMRunner` mode "plan"). What Dagster finds missing or stale
-runs, exactly as the main job would decide; cache hits cost nothing; simulated models run (they are free);
-every other cache miss is counted instead of called: prompt tokens by litellm's tokenizer for the model,
-completion tokens from the model's own past answers in the cache (else the request's `max_tokens`, else
-500), dollars from litellm's price table. A placeholder answer of the expected length stands in, so what
-is built on it (the judges' calls, the next turns of a chat) is counted too. The real home is only read;
-the copy is deleted afterwards.
+How: the home (warehouse, response cache, Dagster home, drop folders) is copied into a temporary folder (in
+memory, /dev/shm, where there is one) and the part of the main job that calls models runs there in plan mode
+(`LLMRunner` mode "plan"): the assets that call models and the assets they read (`plan_scope`), without the
+separate checks, each run's steps in one process, one run at a time. What Dagster finds missing or stale runs,
+exactly as the main job would decide; cache hits cost nothing; simulated models run (they are free); every
+other cache miss is counted instead of called: prompt tokens by litellm's tokenizer for the model, completion
+tokens from the model's own past answers in the cache (else the request's `max_tokens`, else 500), dollars
+from litellm's price table. A placeholder answer of the expected length stands in, so what is built on it (the
+judges' calls, the next turns of a chat) is counted too. Metrics, reports and the snapshot call nothing and are
+not run. The real home is only read; the copy is deleted afterwards.
 """
 
 from __future__ import annotations
@@ -73,9 +78,34 @@ def copy_home(resources: dict, dagster_home: Path, target: Path) -> dict[str, Pa
     return copied
 
 
-def plan(home: Path, dagster_home: Path, keep: bool = False, log=print) -> dict:
-    """Run the main job on a copy of the home in plan mode; returns the per-model table, the totals, the
-    models litellm has no price for, and the expected completion tokens used."""
+def plan_scope() -> set[str]:
+    """The assets the plan runs: those that call models and those they read (their ancestors). Metrics,
+    reports, the snapshot and the separate checks call nothing and no model call reads them."""
+    from definitions import defs
+    from sensors.failed_calls import llm_asset_keys
+
+    graph = defs.resolve_asset_graph()
+    keys = set(llm_asset_keys())
+    for key in list(keys):
+        keys |= graph.get_ancestor_asset_keys(key)
+    return {key.to_user_string() for key in keys}
+
+
+def _scratch_folder() -> Path:
+    """Where the copy goes: memory (/dev/shm) when the system has it, as the copy is thrown away and the runs'
+    SQLite commits there cost no disk sync; else the temporary folder."""
+    shm = Path("/dev/shm")
+    return Path(tempfile.mkdtemp(prefix="benchwright-plan-", dir=shm if shm.is_dir() and os.access(shm, os.W_OK)
+                                 else None))
+
+
+def plan(home: Path, dagster_home: Path, keep: bool = False, log=print, scope=None) -> dict:
+    """Run the model-calling part of the main job on a copy of the home in plan mode; returns the per-model
+    table, the totals, the models litellm has no price for, the expected completion tokens used, and the
+    providers whose API key is missing from the environment (`missing_keys`).
+
+    `scope` (benchwright/scope.py, from `dev.py run`'s options) plans that scoped run: a limited one on a copy of
+    its own home (`home` is then `<full home>/limited/N`) with the full home's response cache, as it would run."""
     import dagster as dg
 
     from benchwright.llm import ResponseCache
@@ -83,8 +113,14 @@ def plan(home: Path, dagster_home: Path, keep: bool = False, log=print) -> dict:
     from resources import default_resources
     from scripts.orchestrate import materialize_everything
 
+    from scripts.scope import scoped_resources
+
     real = default_resources(home=home)
-    target = Path(tempfile.mkdtemp(prefix="benchwright-plan-"))
+    if scope is not None:
+        real = scoped_resources(real, scope)  # a limited run reads and writes the full home's response cache
+    scratch = _scratch_folder()
+    # A limited run may write only to a folder named like its home (.../limited/N): so may its plan's copy.
+    target = scratch if scope is None or scope.limit is None else scratch / "limited" / str(scope.limit)
     saved = {name: os.environ.get(name) for name in ("BENCHWRIGHT_HOME", "DAGSTER_HOME", "BENCHWRIGHT_WAREHOUSE")}
     try:
         copied = copy_home(real, dagster_home, target)
@@ -95,7 +131,10 @@ def plan(home: Path, dagster_home: Path, keep: bool = False, log=print) -> dict:
         copied["dagster_home"].mkdir(parents=True, exist_ok=True)
         with dg.DagsterInstance.from_config(str(copied["dagster_home"])) as instance:
             # The runs' own console lines would bury the plan; what would run is `log`'s "materializing" lines.
-            summary = materialize_everything(instance, copy, log=log, log_level="ERROR", observed_inputs=real)
+            # Only what calls models and what it reads, each run's steps in this process one run at a time:
+            # with no call to wait on, parallel runs would only share the cores.
+            summary = materialize_everything(instance, copy, log=log, log_level="ERROR", observed_inputs=real,
+                                             only=plan_scope(), workers=1, parallel_runs=1, scope=scope)
         cache = ResponseCache(str(copied["cache"]))
         try:
             rows = cache.ledger_by_model(summary["run_ids"])
@@ -108,7 +147,8 @@ def plan(home: Path, dagster_home: Path, keep: bool = False, log=print) -> dict:
         totals = {key: sum(row[key] for row in rows) for key in ("calls", "tokens_in", "tokens_out", "cost_usd",
                                                                  "cache_hits", "simulated")}
         return {"rows": rows, "totals": totals, "unpriced": unpriced, "expected_tokens_out": expected,
-                "runs": summary["runs"], "failed_runs": summary["failed_runs"], "copy": target if keep else None}
+                "missing_keys": missing_api_keys(rows, real["registry"]),
+                "runs": summary["runs"], "failed_runs": summary["failed_runs"], "copy": scratch if keep else None}
     finally:
         for name, value in saved.items():
             if value is None:
@@ -116,26 +156,47 @@ def plan(home: Path, dagster_home: Path, keep: bool = False, log=print) -> dict:
             else:
                 os.environ[name] = value
         if not keep:
-            shutil.rmtree(target, ignore_errors=True)
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--keep", action="store_true", help="keep the temporary copy of the home (its path is printed)")
-    args = parser.parse_args(argv)
-    # Dagster's notes that some APIs the code location uses are in beta say nothing about the plan.
-    warnings.filterwarnings("ignore", message=r".*is currently in (beta|preview)")
+def missing_api_keys(rows: list[dict], registry) -> dict[str, dict]:
+    """Provider -> the environment variables litellm needs for it and does not find (`keys`) and the registry
+    entries the plan would call through it (`entries`), for the models with planned calls (cache hits and the
+    simulator need no key; nor does a self-hosted OpenAI-compatible server: `providers.missing_keys`)."""
+    from benchwright.llm.providers import missing_keys, provider_of
 
+    called = {row["called"] for row in rows if row["calls"]}
+    missing: dict[str, dict] = {}
+    for entry in registry.entries("models") + registry.entries("judges"):
+        keys = missing_keys(entry.model, entry.api_base) if entry.model in called else []
+        if keys:
+            found = missing.setdefault(provider_of(entry.model, entry.api_base, entry.provider),
+                                       {"keys": [], "entries": []})
+            found["keys"] += [key for key in keys if key not in found["keys"]]
+            found["entries"].append(entry.slug)
+    return dict(sorted(missing.items()))
+
+
+def refusal(result: dict, max_cost_usd: float) -> str | None:
+    """Why the main job must not start under this plan and a spending limit (None: it may start): the planned
+    cost is above the limit, or runs of the plan failed, so the count after them is incomplete."""
+    cost = result["totals"]["cost_usd"]
+    if cost > max_cost_usd:
+        return (f"the plan's cost ${cost:.4f} ({result['totals']['calls']} calls) is above --max-cost "
+                f"${max_cost_usd:.4f}")
+    if result["failed_runs"]:
+        return (f"{result['failed_runs']} of the plan's {result['runs']} runs failed, so its cost "
+                f"(${cost:.4f}) may be short of what the job would spend")
+    return None
+
+
+def print_plan(result: dict) -> None:
+    """The plan as `dev.py plan` shows it: totals, the per-model table, expected lengths, unpriced models and
+    the providers whose API key is missing."""
     import pandas as pd
 
-    from benchwright.paths import benchwright_home
     from benchwright.report import text_table
-    from resources import prepare_dagster_home
 
-    home = benchwright_home()
-    dagster_home = prepare_dagster_home(home)
-    print(f"planning on a copy of {home}: nothing is called and nothing in the home changes", flush=True)
-    result = plan(home, dagster_home, keep=args.keep, log=lambda line: print(f"  {line}", flush=True))
     rows = [row for row in result["rows"] if row["calls"] or row["cache_hits"] or row["simulated"]]
     totals = result["totals"]
     print(f"\nWould call: {totals['calls']} calls, {totals['tokens_in']:,} prompt tokens, "
@@ -150,10 +211,55 @@ def main(argv: list[str] | None = None) -> int:
               "else 500)")
     for model in result["unpriced"]:
         print(f"  {model}: not in litellm's price table, so its calls are counted but not priced (shown as $0)")
+    if result["missing_keys"]:
+        print("API keys missing from the environment (the calls to these providers would fail):")
+        for provider, missing in result["missing_keys"].items():
+            print(f"  {provider}: {', '.join(missing['keys'])} not set; needed by {', '.join(missing['entries'])}")
     if result["failed_runs"]:
         print(f"{result['failed_runs']} of {result['runs']} planned runs failed: the counts after them are incomplete")
     if result["copy"]:
         print(f"copy kept at {result['copy']}")
+
+
+def check_cost(max_cost_usd: float, log=print, scope=None) -> int:
+    """For the main job's --max-cost: plan the home's job in its scope (as `dev.py plan`, printed) and return 0
+    when it may start, 2 (its message printed) when the plan costs more than the limit or could not count
+    everything."""
+    from benchwright.paths import benchwright_home
+    from resources import prepare_dagster_home
+
+    home = benchwright_home()
+    log(f"--max-cost ${max_cost_usd:.4f}: planning first, on a copy of {home} (nothing is called)")
+    result = plan(home, prepare_dagster_home(home), log=lambda line: log(f"  {line}"), scope=scope)
+    print_plan(result)
+    reason = refusal(result, max_cost_usd)
+    if reason:
+        log(f"Not started: {reason}.")
+        return 2
+    log(f"Planned cost ${result['totals']['cost_usd']:.4f} is within --max-cost ${max_cost_usd:.4f}: starting")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--keep", action="store_true", help="keep the temporary copy of the home (its path is printed)")
+    from scripts.materialize_all import _at_least_one
+    from scripts.scope import add_scope_arguments, scope_from_arguments
+
+    add_scope_arguments(parser, _at_least_one)  # plan the run `dev.py run` would make with the same options
+    args = parser.parse_args(argv)
+    # Dagster's notes that some APIs the code location uses are in beta say nothing about the plan.
+    warnings.filterwarnings("ignore", message=r".*is currently in (beta|preview)")
+
+    from benchwright.paths import benchwright_home
+    from resources import prepare_dagster_home
+
+    scope = scope_from_arguments(parser, args)  # exit 2 on a name not registered; --limit: its own home
+    home = benchwright_home()
+    dagster_home = prepare_dagster_home(home)
+    print(f"planning on a copy of {home}: nothing is called and nothing in the home changes", flush=True)
+    result = plan(home, dagster_home, keep=args.keep, log=lambda line: print(f"  {line}", flush=True), scope=scope)
+    print_plan(result)
     return 1 if result["failed_runs"] else 0
 
 

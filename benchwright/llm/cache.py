@@ -307,20 +307,20 @@ class ResponseCache:
                                     "ORDER BY recorded_at, ledger_id", (recorded_after,)).fetchall()
 
     def ledger_by_model(self, run_ids: list[str]) -> list[dict]:
-        """The ledger of these runs per benchmark, model, judge and called model: calls made (not cached,
-        not simulated, not failed) with their tokens and cost, cache hits, and simulated calls."""
+        """The ledger of these runs per benchmark, stage (the asset), model, judge and called model: calls made
+        (not cached, not simulated, not failed) with their tokens and cost, cache hits, and simulated calls."""
         if not run_ids:
             return []
         made = "NOT cached AND NOT simulated AND NOT error"
         rows = self._conn().execute(f"""
-            SELECT benchmark, model, judge, llm_model,
+            SELECT benchmark, stage, model, judge, llm_model,
                    sum({made}), sum(CASE WHEN {made} THEN tokens_in ELSE 0 END),
                    sum(CASE WHEN {made} THEN tokens_out ELSE 0 END), sum(CASE WHEN {made} THEN cost_usd ELSE 0 END),
                    sum(CASE WHEN cached THEN results ELSE 0 END), sum(simulated AND NOT cached)
             FROM ledger WHERE run_id IN ({", ".join("?" * len(run_ids))})
-            GROUP BY benchmark, model, judge, llm_model ORDER BY benchmark, model, judge, llm_model""",
+            GROUP BY benchmark, stage, model, judge, llm_model ORDER BY benchmark, stage, model, judge, llm_model""",
                                     list(run_ids)).fetchall()
-        names = ["benchmark", "model", "judge", "called", "calls", "tokens_in", "tokens_out", "cost_usd",
+        names = ["benchmark", "stage", "model", "judge", "called", "calls", "tokens_in", "tokens_out", "cost_usd",
                  "cache_hits", "simulated"]
         return [dict(zip(names, row)) for row in rows]
 

@@ -86,6 +86,19 @@ def provider_of(model: str, api_base: str | None = None, explicit: str | None = 
         return model.split("/", 1)[0]
 
 
+def missing_keys(model: str, api_base: str | None = None) -> list[str]:
+    """The environment variables litellm needs for this model's calls and does not find
+    (`litellm.validate_environment`, e.g. OPENAI_API_KEY); none for the simulator, nor for an `openai/` model
+    with an api_base (`runner.keyless_server`: a self-hosted server gets a placeholder key)."""
+    if model.startswith(SIM_PROVIDER + "/"):
+        return []
+    from benchwright.llm.runner import _litellm, keyless_server  # lazy: litellm costs seconds to import
+
+    if keyless_server(model, api_base):
+        return []
+    return list(_litellm().validate_environment(model=model, api_base=api_base)["missing_keys"])
+
+
 def estimated_tokens(messages: list[dict], tokens_out: int) -> int:
     """Tokens a call is expected to take: its prompt's text at about four characters a token, IMAGE_TOKENS per
     picture (not its base64's length), plus the completion tokens expected."""

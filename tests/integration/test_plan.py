@@ -1,5 +1,6 @@
 """Cost before you spend (scripts/plan.py): the plan counts, on a copy of the home and without a call,
-the calls the main job then makes, and prices them from litellm's table."""
+the calls the main job then makes (per benchmark, stage, model, judge and called model), and prices them from
+litellm's table; the main job's --max-cost refuses to start above it."""
 
 import sqlite3
 from pathlib import Path
@@ -10,6 +11,7 @@ import pytest
 
 from benchwright.llm import LLMRunner
 from resources import prepare_dagster_home
+from scripts import materialize_all
 from scripts.orchestrate import materialize_everything
 from scripts.plan import plan
 from tests.integration.test_pipeline_loopback import simulated_reply
@@ -18,15 +20,15 @@ from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, pick, resourc
 
 
 def _ledger_calls(cache: Path, run_ids: list[str]) -> dict:
-    """Calls made per (benchmark, called model) by these runs, from the home's cost ledger."""
+    """Calls made per (benchmark, stage, model, judge, called model) by these runs, from the home's cost ledger."""
     con = sqlite3.connect(cache)
     try:
-        rows = con.execute(f"SELECT benchmark, llm_model, count(*) FROM ledger WHERE run_id IN "
+        rows = con.execute(f"SELECT benchmark, stage, model, judge, llm_model, count(*) FROM ledger WHERE run_id IN "
                            f"({', '.join('?' * len(run_ids))}) AND NOT cached AND NOT simulated AND NOT error "
-                           "GROUP BY benchmark, llm_model", run_ids).fetchall()
+                           "GROUP BY benchmark, stage, model, judge, llm_model", run_ids).fetchall()
     finally:
         con.close()
-    return {(benchmark, model): calls for benchmark, model, calls in rows}
+    return {tuple(row[:5]): row[5] for row in rows}
 
 
 def _home_state(home: Path) -> dict:
@@ -35,7 +37,8 @@ def _home_state(home: Path) -> dict:
             if path.is_file() and path.suffix != ".lock"}
 
 
-def test_plan_counts_what_the_main_job_then_calls_without_calling_or_touching_the_home(tmp_path, monkeypatch):
+def test_plan_counts_what_the_main_job_then_calls_without_calling_or_touching_the_home(tmp_path, monkeypatch,
+                                                                                      capsys):
     home = tmp_path / "home"
     models = pick(SHIPPED_MODELS, "sim-baseline", "sim-describer", "sim-strong")
     judges = pick(SHIPPED_JUDGES, "sim-fair-judge")
@@ -61,12 +64,13 @@ def test_plan_counts_what_the_main_job_then_calls_without_calling_or_touching_th
         assert server.count() == 0  # not one request
         assert _home_state(home) == before  # the home is only read
 
-        by_called = {}
-        for row in planned["rows"]:
-            by_called[(row["benchmark"], row["called"])] = by_called.get((row["benchmark"], row["called"]), 0) + row["calls"]
-        by_called = {key: calls for key, calls in by_called.items() if calls}
-        assert {model for _, model in by_called} == {"openai/gpt-4o-mini", "openai/house-writer"}
-        assert {benchmark for benchmark, _ in by_called} >= {"creation", "urs", "mmmt_if", "gap"}
+        by_key = {(row["benchmark"], row["stage"], row["model"], row["judge"], row["called"]): row["calls"]
+                  for row in planned["rows"] if row["calls"]}
+        assert {key[-1] for key in by_key} == {"openai/gpt-4o-mini", "openai/house-writer"}
+        assert {key[0] for key in by_key} >= {"creation", "urs", "mmmt_if", "gap"}
+        assert planned["failed_runs"] == 0
+        # Both are served by an OpenAI-compatible server of their own (api_base): no key is missing for them.
+        assert planned["missing_keys"] == {}
         assert planned["unpriced"] == ["openai/house-writer"]
         priced = [row for row in planned["rows"] if row["called"] == "openai/gpt-4o-mini"]
         assert sum(row["cost_usd"] for row in priced) == pytest.approx(sum(
@@ -76,12 +80,22 @@ def test_plan_counts_what_the_main_job_then_calls_without_calling_or_touching_th
         # No answer of these models yet and no max_tokens: the documented default length is expected.
         assert planned["expected_tokens_out"] == {"openai/gpt-4o-mini": 500, "openai/house-writer": 500}
 
-        # Then the main job for real: the calls it makes are the calls the plan counted.
+        # A spending limit below the plan's cost: the main job plans, says why, and does not start.
+        monkeypatch.setenv("BENCHWRIGHT_HOME", str(home))
+        monkeypatch.setenv("DAGSTER_HOME", str(dagster_home))
+        limit = planned["totals"]["cost_usd"] / 2
+        assert materialize_all.main(["--max-cost", f"{limit:.6f}"]) == 2
+        out = capsys.readouterr().out
+        assert f"Not started: the plan's cost ${planned['totals']['cost_usd']:.4f}" in out
+        assert f"above --max-cost ${limit:.4f}" in out
+        assert server.count() == 0 and _home_state(home) == before  # nothing ran, nothing was called
+
+        # Then the main job for real: the calls it makes are the calls the plan counted, stage by stage.
         with dg.DagsterInstance.from_config(str(dagster_home)) as instance:
             summary = materialize_everything(instance, resources_for(home))
         assert summary["failed_runs"] == 0
         made = _ledger_calls(Path(resources["llm"].cache_path), summary["run_ids"])
-        assert made == by_called
+        assert made == by_key
         assert server.count() == sum(made.values())
 
 
