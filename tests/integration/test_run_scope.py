@@ -4,6 +4,7 @@ one judge and the first 2 items asks exactly those calls and writes to a home of
 same model and judge that follows asks only what the smoke test did not: every answer it paid for comes from the
 shared response cache."""
 
+import re
 import sqlite3
 import time
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 
 from benchwright.simulate import complete
 from scripts.materialize_all import main
+from scripts.plan import main as plan_main
 from tests.support.openai_server import OpenAIServer
 from tests.support.pipeline import SHIPPED_MODELS, pick, write_registry
 
@@ -77,11 +79,19 @@ JUDGMENTS = ("SELECT (SELECT count(*) FROM creation_pairwise_judgments WHERE jud
              "(SELECT count(*) FROM creation_vfs_judgments WHERE judge = 'judge-a' AND error IS NULL)")
 
 
-def test_a_scoped_limited_run_asks_its_scope_and_the_full_run_reuses_it(home):
+def test_a_scoped_limited_run_asks_its_scope_and_the_full_run_reuses_it(home, capsys):
     home, server, monkeypatch = home
     scope = ["--benchmark", "creation", "--model", "writer-a", "--judge", "judge-a"]
     cpu_started = time.process_time()
+    # `dev.py plan` with the same options counts the scoped, limited run's calls without making one.
+    monkeypatch.setenv("BENCHWRIGHT_HOME", str(home))
+    monkeypatch.setenv("DAGSTER_HOME", str(home / "dagster_home"))
+    capsys.readouterr()
+    assert plan_main([*scope, "--limit", str(LIMIT)]) == 0
+    planned = int(re.search(r"Would call: (\d+) calls", capsys.readouterr().out).group(1))
+    assert server.count() == 0 and not (home / "limited" / str(LIMIT) / "warehouse.duckdb").exists()
     limited_s = run(home, monkeypatch, *scope, "--limit", str(LIMIT))
+    assert planned == server.count() > 0
 
     limited = home / "limited" / str(LIMIT) / "warehouse.duckdb"
     # Its own home: the full home holds only the shared cache, no warehouse, snapshot or Dagster runs of it.
