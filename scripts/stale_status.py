@@ -56,6 +56,7 @@ class BatchedStaleStatusResolver(CachingStaleStatusResolver):
         # (asset, event type) -> partition -> storage id of its latest event of that type
         self._latest_ids: dict[tuple[dg.AssetKey, DagsterEventType], dict[str, int]] = {}
         self._records: dict[int, object] = {}  # storage id -> EventLogRecord
+        self._latest_observations: dict[dg.AssetKey, object] = {}  # unpartitioned source -> its latest observation
 
     def prefetch(self, keys: Iterable[dg.AssetKey]) -> None:
         """Read, in a few queries per asset, what `get_status` will ask about these assets and their parents."""
@@ -65,17 +66,27 @@ class BatchedStaleStatusResolver(CachingStaleStatusResolver):
         wanted -= self._prefetched
         if not wanted:
             return
-        # One query for every asset's record (its latest materialization), cached in the loading context.
-        self.instance_queryer.prefetch_asset_records(sorted(wanted))
+        if not self._prefetched:  # one query for every asset's record (its latest materialization), kept by the view
+            self.instance_queryer.prefetch_asset_records(sorted(graph.get_all_asset_keys()))
         for key in sorted(wanted):
             node = graph.get(key)
+            # An asset whose record holds no materialization has none (the record's reader looks in the event log
+            # when the record's copy is missing): there is nothing to ask of materializations.
+            kinds = ([MATERIALIZATION] if self._ever_materialized(key) else []) + \
+                ([OBSERVATION] if node.is_observable or node.is_external else [])
             if node.is_partitioned:
-                kinds = [MATERIALIZATION] + ([OBSERVATION] if node.is_observable or node.is_external else [])
-                for kind in kinds:
-                    ids = dict(self._instance.get_latest_storage_id_by_partition(key, kind))
+                for kind in (MATERIALIZATION, OBSERVATION):
+                    ids = dict(self._instance.get_latest_storage_id_by_partition(key, kind)) if kind in kinds else {}
                     self._read_records(key, kind, ids.values())
                     self._latest_ids[(key, kind)] = ids
+            elif node.is_observable and kinds == [OBSERVATION]:  # a source: its latest observation is its version
+                records = self._instance.fetch_observations(dg.AssetRecordsFilter(asset_key=key), limit=1).records
+                self._latest_observations[key] = records[0] if records else None
         self._prefetched |= wanted
+
+    def _ever_materialized(self, key: dg.AssetKey) -> bool:
+        asset_record = self.instance_queryer.get_asset_record(key)
+        return asset_record is not None and asset_record.asset_entry.last_materialization_record is not None
 
     def _read_records(self, key: dg.AssetKey, kind: DagsterEventType, storage_ids: Iterable[int]) -> None:
         fetch = self._instance.fetch_materializations if kind == MATERIALIZATION else self._instance.fetch_observations
@@ -93,14 +104,16 @@ class BatchedStaleStatusResolver(CachingStaleStatusResolver):
 
     def _prefetched_record(self, key: AssetKeyPartitionKey) -> tuple | None:
         """(record or None,) from the prefetched reads; None when they cannot say."""
-        if key.partition_key is None or key.asset_key not in self._prefetched:
-            return None  # an unpartitioned asset's record is already batched by the loading context
+        if key.partition_key is None:
+            # A materializable asset's record is already batched by the loading context; a source's latest
+            # observation was read by `prefetch` (Dagster reads its latest materialization too: it has none).
+            return (self._latest_observations[key.asset_key],) if key.asset_key in self._latest_observations else None
+        if key.asset_key not in self._prefetched:
+            return None
         node = self.asset_graph.get(key.asset_key)
         partition = str(key.partition_key)
-        if node.is_materializable:
-            asset_record = self.instance_queryer.get_asset_record(key.asset_key)
-            if asset_record is None or asset_record.asset_entry.last_materialization_record is None:
-                return (None,)  # Dagster's first look: never materialized, so no partition was
+        if node.is_materializable and not self._ever_materialized(key.asset_key):
+            return (None,)  # Dagster's first look: never materialized, so no partition was
         # Dagster asks whether the partition has an event of the asset's kind (observations for an observable
         # asset) before it reads the latest record of either kind.
         if not self._latest_ids[(key.asset_key, OBSERVATION if node.is_observable else MATERIALIZATION)].get(partition):
