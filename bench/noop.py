@@ -76,7 +76,8 @@ def measure(extra_candidates: int, rounds: int) -> dict:
                f"{per['before']['cpu']:.1f} ms CPU, {per['before']['wall']:.1f} ms wall: "
                f"{per['before']['cpu'] / per['after']['cpu']:.1f}× the CPU; no-op ÷ cold {noop_s / cold_s:.3f}")
     return {"summary": summary, "cold_s": cold_s, "asset_partitions": count, "noop_s": noop_s,
-            **{f"{name}_{kind}_ms_per_partition": value for name, kinds in per.items() for kind, value in kinds.items()}}
+            **{f"{name}_{kind}_ms_per_partition": value
+               for name, kinds in per.items() for kind, value in kinds.items()}}
 
 
 def main() -> None:

@@ -16,7 +16,8 @@ are observed first, so a changed registry entry or dataset file has a new data v
 level, an asset partition runs when it is missing or stale (a new code version, or an input with a new
 data version), or when its latest run left failed LLM calls that are not given up (benchwright/llm/failures.py):
 those are asked again, the cache serving the rest. With nothing new and no failed call, nothing runs and no
-model is called.
+model is called. The resolver is Dagster's, reading the event log a few queries per asset rather than one per
+partition and parent (scripts/stale_status.py); one serves every level until something runs.
 
 The runs of one level do not depend on each other (a level's assets read only earlier levels), so with
 `parallel_runs` > 1 up to that many of them run at once: one model's generations, another's, each judge's

@@ -81,7 +81,6 @@ def test_only_what_is_new_runs(tmp_path):
         resolver = stale_status_resolver(instance, defs.resolve_asset_graph())
         assert resolver.get_status(dg.AssetKey("creation_leaderboard")).value == "FRESH"
         assert resolver.get_status(dg.AssetKey("creation_generations"), "sim-weak").value == "FRESH"
-        assert set(_statuses_as_dagsters(instance)) == {"FRESH"}
 
         # A new candidate: its own generations and judgments, and the unpartitioned readers of all of them.
         write_registry(home, {**models, **pick(SHIPPED_MODELS, "sim-average")}, judges)
