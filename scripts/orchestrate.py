@@ -16,7 +16,8 @@ are observed first, so a changed registry entry or dataset file has a new data v
 level, an asset partition runs when it is missing or stale (a new code version, or an input with a new
 data version), or when its latest run left failed LLM calls that are not given up (benchwright/llm/failures.py):
 those are asked again, the cache serving the rest. With nothing new and no failed call, nothing runs and no
-model is called.
+model is called. The resolver is Dagster's, reading the event log a few queries per asset rather than one per
+partition and parent (scripts/stale_status.py); one serves every level until something runs.
 
 The runs of one level do not depend on each other (a level's assets read only earlier levels), so with
 `parallel_runs` > 1 up to that many of them run at once: one model's generations, another's, each judge's
@@ -39,13 +40,11 @@ from pathlib import Path
 from concurrent.futures import ProcessPoolExecutor
 
 import dagster as dg
-# The resolver behind the UI's 'stale' labels; Dagster exports no public name for it.
-from dagster._core.asset_graph_view.asset_graph_view import AssetGraphView, TemporalContext
 from dagster._core.definitions.assets.job.asset_job import IMPLICIT_ASSET_JOB_NAME
-from dagster._core.definitions.data_version import DATA_VERSION_TAG, CachingStaleStatusResolver, StaleStatus
+# The statuses behind the UI's 'stale' labels; Dagster exports no public name for them.
+from dagster._core.definitions.data_version import DATA_VERSION_TAG, StaleStatus
 from dagster._core.definitions.events import AssetKeyPartitionKey
 from dagster._core.definitions.reconstruct import ReconstructableJob, ReconstructableRepository
-from dagster._time import get_current_datetime
 
 from assets.partitions import (judges_partitions, model_judge_partitions, model_panel_partitions, models_partitions,
                                panels_partitions)
@@ -54,7 +53,8 @@ from benchwright.paths import ROOT, count_setting
 from benchwright.registry import checked_providers
 from benchwright.scope import BENCHMARKS, Scope, benchmark_of, is_limited_home
 from checks.registry import REGISTRY_CHECK, report_registry_check
-from sensors.failed_calls import latest_metadata, llm_asset_keys
+from scripts.stale_status import BatchedStaleStatusResolver
+from sensors.failed_calls import llm_asset_keys
 from sensors.runs import fail_orphaned_runs
 
 
@@ -243,21 +243,23 @@ def sync_partitions(instance: dg.DagsterInstance, registry, log: Callable[[str],
     return models, judges
 
 
-def stale_status_resolver(instance: dg.DagsterInstance, graph) -> CachingStaleStatusResolver:
-    """A fresh resolver (it caches what it read) of the statuses the UI shows: missing, stale, fresh."""
-    view = AssetGraphView(temporal_context=TemporalContext(effective_dt=get_current_datetime(), last_event_id=None),
-                          instance=instance, asset_graph=graph)
-    return CachingStaleStatusResolver(instance=instance, asset_graph=graph, loading_context=view)
+def stale_status_resolver(instance: dg.DagsterInstance, graph) -> BatchedStaleStatusResolver:
+    """A fresh resolver (it caches what it read) of the statuses the UI shows: missing, stale, fresh; Dagster's,
+    reading the event log in batches for the assets it was told to `prefetch` (scripts/stale_status.py)."""
+    return BatchedStaleStatusResolver(instance, graph)
 
 
-def observe_sources(instance: dg.DagsterInstance, resources: dict, log: Callable[[str], None]) -> int:
+def observe_sources(instance: dg.DagsterInstance, resources: dict, log: Callable[[str], None],
+                    resolver: BatchedStaleStatusResolver | None = None) -> int:
     """Record the current data version of every observable source (assets/sources.py) whose version
     changed, as runless observations (what "Observe sources" records in the UI, without a run; an unchanged
-    version adds no event). Returns the number of observations recorded."""
+    version adds no event). Returns the number of observations recorded. The current versions are read with
+    `resolver` (a fresh one if none is given): when nothing was recorded, the caller may go on using it."""
     from assets.sources import VERSIONS
     from definitions import defs
 
-    resolver = stale_status_resolver(instance, defs.resolve_asset_graph())
+    resolver = resolver or stale_status_resolver(instance, defs.resolve_asset_graph())
+    resolver.prefetch(dg.AssetKey(name) for name in VERSIONS)
     recorded = 0
     for name, version_of in VERSIONS.items():
         versions = version_of(resources)
@@ -341,7 +343,10 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
                "refused_records": {}}  # asset -> records its loader or import refused (files still read)
     calling = set(llm_asset_keys())
     outside = out_of_scope(graph, scope, calling)
-    observe_sources(instance, observed_inputs or resources, log)
+    # (runs recorded when it was made, resolver): what a resolver read stays true until the event log changes.
+    resolvers: list[tuple[int, BatchedStaleStatusResolver]] = [(0, stale_status_resolver(instance, graph))]
+    if observe_sources(instance, observed_inputs or resources, log, resolvers[0][1]):
+        resolvers.clear()  # new observations: the sources' readers must see them
     # The refusals are also a check on registry_labels (checks/registry.py), recorded without a run like the sources.
     registry_check = report_registry_check(instance, resources["registry"])
     summary["checks"].append({"asset": REGISTRY_CHECK.asset_key.to_user_string(), "check": REGISTRY_CHECK.name,
@@ -399,12 +404,12 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
         for run, future in zip(planned, futures):
             record(run, future.result())
 
-    def needs_run(key: dg.AssetKey, partition_key, resolver: CachingStaleStatusResolver) -> bool:
+    def needs_run(key: dg.AssetKey, partition_key, resolver: BatchedStaleStatusResolver) -> bool:
         if force or resolver.get_status(key, partition_key) != StaleStatus.FRESH:
             return True
         # Fresh to Dagster, but its last run left failed calls that are not given up: ask them again
         # (benchwright/llm/failures.py; the cache serves everything else).
-        if key in calling and calls_to_ask_again(latest_metadata(instance, key, partition_key)):
+        if key in calling and calls_to_ask_again(resolver.latest_materialization_metadata(key, partition_key)):
             summary["asked_again"] += 1
             return True
         # An unpartitioned asset also runs after any of its parents ran in this job: its data version in
@@ -414,16 +419,22 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
         return graph.get(key).partitions_def is None and any(parent in ran and not reports_rows_version(parent, resolver)
                                                              for parent in graph.get(key).parent_keys)
 
-    def reports_rows_version(parent: dg.AssetKey, resolver: CachingStaleStatusResolver) -> bool:
+    def reports_rows_version(parent: dg.AssetKey, resolver: BatchedStaleStatusResolver) -> bool:
         """An unpartitioned parent whose data version is its rows' (assets.common.rows_version): the resolver
         already compares it, so a re-run that wrote the same rows leaves its children fresh."""
         return graph.get(parent).partitions_def is None and \
             resolver._is_current_data_version_user_provided(key=AssetKeyPartitionKey(parent, None))
 
+    def current_resolver() -> BatchedStaleStatusResolver:
+        """The resolver made since the last run (or observation), or a new one: it caches what it read, which a
+        run makes old; with no run in between, the next level's questions are answered from the same reads."""
+        if not resolvers or resolvers[-1][0] != summary["runs"]:
+            resolvers[:] = [(summary["runs"], stale_status_resolver(instance, graph))]
+        return resolvers[-1][1]
+
     def plan_level(level) -> list[tuple]:
         """(asset names, partitions definition, partition key) of each run a level needs."""
-        # One resolver per level: it caches, and the previous level's runs changed what is stale.
-        resolver = stale_status_resolver(instance, graph)
+        resolver = current_resolver()
         pending: list[tuple] = []
         by_partitions: dict = {}
         for key in sorted(level, key=lambda k: k.to_user_string()):
@@ -431,6 +442,8 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
                 summary["out_of_scope"].append(key.to_user_string())
             elif graph.get(key).is_materializable and (only is None or key.to_user_string() in only):
                 by_partitions.setdefault(graph.get(key).partitions_def, []).append(key)
+        if not force:  # the level's event-log reads in a few queries per asset, not one per partition and parent
+            resolver.prefetch(key for keys in by_partitions.values() for key in keys)
         for partitions_def, keys in by_partitions.items():
             if partitions_def not in partition_keys:
                 raise ValueError(f"{[k.to_user_string() for k in keys]}: unsupported partitions {partitions_def}; "

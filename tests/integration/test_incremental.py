@@ -4,13 +4,18 @@ judge entry re-runs that judge's judgments only; a new file in a drop folder re-
 readers only, and of those only the ones whose input rows changed (a game round runs no model's partition). And the rows left by the incremental runs are the rows a forced run of everything leaves."""
 
 import shutil
+from collections import Counter
 
 import dagster as dg
+from dagster._core.definitions.data_version import DATA_VERSION_TAG
+from dagster._core.definitions.partitions.context import partition_loading_context
 
 from benchwright.paths import ROOT
 from definitions import defs
 from scripts.compare_warehouses import compare
-from scripts.orchestrate import materialize_everything, stale_status_resolver
+from scripts.orchestrate import materialize_everything, observe_sources, stale_status_resolver, sync_partitions
+from scripts.stale_status import plain_stale_status_resolver
+from sensors.failed_calls import latest_metadata, llm_asset_keys
 from tests.support.drops import write_game_round
 from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, pick, resources_for, write_registry
 
@@ -34,6 +39,31 @@ def _partitioned(summary: dict) -> list[tuple[str, dict]]:
     return out
 
 
+def _statuses_as_dagsters(instance) -> Counter:
+    """Every asset partition's status, stale causes and data version from the main job's batched resolver, each
+    asserted equal to Dagster's own resolver's, and each LLM partition's latest metadata to the event log's;
+    returns how many partitions have each status (so a caller can tell the comparison saw stale ones)."""
+    graph = defs.resolve_asset_graph()
+    batched, plain = stale_status_resolver(instance, graph), plain_stale_status_resolver(instance, graph)
+    batched.prefetch(graph.get_all_asset_keys())
+    calling = set(llm_asset_keys())
+    statuses = Counter()
+    for key in sorted(graph.get_all_asset_keys()):
+        node = graph.get(key)
+        with partition_loading_context(dynamic_partitions_store=instance):
+            partitions = node.partitions_def.get_partition_keys() if node.is_partitioned else [None]
+        for partition in partitions:
+            status = batched.get_status(key, partition)
+            assert status == plain.get_status(key, partition), (key, partition)
+            assert batched.get_stale_causes(key, partition) == plain.get_stale_causes(key, partition), (key, partition)
+            assert batched.get_current_data_version(key, partition) == plain.get_current_data_version(key, partition)
+            if key in calling:
+                assert batched.latest_materialization_metadata(key, partition) == \
+                    latest_metadata(instance, key, partition), (key, partition)
+            statuses[status.value] += 1
+    return statuses
+
+
 def test_only_what_is_new_runs(tmp_path):
     home = tmp_path / "home"
     models = pick(SHIPPED_MODELS, "sim-baseline", "sim-describer", "sim-strong", "sim-weak")
@@ -54,6 +84,9 @@ def test_only_what_is_new_runs(tmp_path):
 
         # A new candidate: its own generations and judgments, and the unpartitioned readers of all of them.
         write_registry(home, {**models, **pick(SHIPPED_MODELS, "sim-average")}, judges)
+        sync_partitions(instance, resources["registry"], lambda _msg: None)  # what the main job does first
+        observe_sources(instance, resources, lambda _msg: None)
+        assert _statuses_as_dagsters(instance)["MISSING"] > 0
         added = materialize_everything(instance, resources)
         assert added["failed_runs"] == 0 and added["api_calls"] > 0
         partitioned = _partitioned(added)
@@ -69,6 +102,8 @@ def test_only_what_is_new_runs(tmp_path):
         changed = {**judges["sim-biased-judge"], "params": {**judges["sim-biased-judge"]["params"],
                                                              "malformed_rate": 0.03}}
         write_registry(home, {**models, **pick(SHIPPED_MODELS, "sim-average")}, {**judges, "sim-biased-judge": changed})
+        observe_sources(instance, resources, lambda _msg: None)
+        assert _statuses_as_dagsters(instance)["STALE"] > 0
         rejudged = materialize_everything(instance, resources)
         partitioned = _partitioned(rejudged)
         assert {key for key, _ in partitioned} == JUDGMENTS
@@ -107,3 +142,15 @@ def test_only_what_is_new_runs(tmp_path):
         differing = [row for row in compare(str(incremental), resources["warehouse"].database)
                      if row[1] < 0 or row[3] or row[4]]
         assert differing == []
+
+        # A partitioned parent with newer events than its children read: the batched resolver's shortcut does
+        # not apply, and Dagster's comparison of versions answers: the same version keeps the children fresh,
+        # a new one makes them stale.
+        generations = dg.AssetKey("creation_generations")
+        version = stale_status_resolver(instance, defs.resolve_asset_graph()).get_current_data_version(
+            generations, "sim-weak").value
+        for partition, new_version in (("sim-weak", version), ("sim-strong", "another version")):
+            instance.report_runless_asset_event(dg.AssetMaterialization(
+                asset_key=generations, partition=partition, tags={DATA_VERSION_TAG: new_version}))
+        statuses = _statuses_as_dagsters(instance)
+        assert statuses["STALE"] > 0 and statuses["MISSING"] == 0
