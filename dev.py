@@ -16,12 +16,13 @@
     python3.11 dev.py plan    install, then count the calls, tokens and dollars per model and judge that the
                               demo command would spend on what is missing or stale, without calling
                               anything, and name the providers whose API key is missing (on a temporary
-                              copy of the home; options: --help; the demo's --max-cost USD refuses to start
-                              above a plan's cost)
-    python3.11 dev.py compact-runs --keep-days N
-                              install, then delete Dagster runs older than N days (default 30) except those
-                              holding an asset partition's latest materialization, and VACUUM the home's
-                              SQLite files: the event log stays small (options: --help)
+                              copy of the home; takes run's scope options; --help; run's and demo's
+                              --max-cost USD refuses to start above a plan's cost)
+    python3.11 dev.py compact-runs --keep-days N [--keep-runs N]
+                              install, then delete Dagster runs older than N days (default 30; or beyond the
+                              newest N runs) except those holding an asset partition's latest materialization,
+                              and VACUUM the home's SQLite files (the main job does this by itself past
+                              BENCHWRIGHT_KEEP_RUNS, default 300, runs; options: --help)
 
 The virtualenv lives in .venv/ and is reinstalled only when requirements.txt changes.
 """
