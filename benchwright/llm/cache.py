@@ -77,6 +77,14 @@ CREATE TABLE IF NOT EXISTS ledger (
     results INTEGER NOT NULL DEFAULT 1
 );
 CREATE INDEX IF NOT EXISTS ledger_recorded ON ledger(recorded_at);
+-- Requests being called right now, so that two processes (parallel partition runs sharing a request) never pay
+-- for the same one twice: the owner (host:pid) calls, the other waits for its answer. A claim of a dead process, or
+-- one older than the runner's lease, is stale and taken over. No messages, no keys.
+CREATE TABLE IF NOT EXISTS claims (
+    key TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    claimed_at REAL NOT NULL
+);
 -- Provider batches: one row per batch created, `final` once its results are in the cache or the errors.
 -- Before the create, the row is an intent: batch_id is the tag the batch carries in its metadata, status
 -- 'creating' (BATCH_CREATING). api_base is '' for the provider's own endpoint. No keys, no messages.
@@ -192,6 +200,37 @@ class ResponseCache:
                 if has_text(row[3]):
                     found[row[0]] = CachedResponse(*row[:8], bool(row[8]), *row[9:])
         return found
+
+    def claim_many(self, keys: Iterable[str], owner: str, stale_after_s: float) -> set[str]:
+        """Claim the keys for `owner` (in one transaction); returns those it now holds. A key held by another owner
+        stays theirs unless the claim is stale: older than `stale_after_s`, or of a process on this host that no
+        longer runs."""
+        keys = list(keys)
+        if not keys:
+            return set()
+        now, host = time.time(), owner.rpartition(":")[0]
+        held: set[str] = set()
+        conn = self._conn()
+        conn.execute("BEGIN IMMEDIATE")  # the read and the write as one: two claimants never both hold a key
+        try:
+            for chunk, marks in _key_chunks(keys):
+                rows = conn.execute(f"SELECT key, owner, claimed_at FROM claims WHERE key IN ({marks})", chunk).fetchall()
+                others = {key for key, holder, at in rows
+                          if holder != owner and now - at < stale_after_s and _owner_alive(holder, host)}
+                mine = [key for key in chunk if key not in others]
+                conn.executemany("INSERT OR REPLACE INTO claims VALUES (?, ?, ?)", [(key, owner, now) for key in mine])
+                held.update(mine)
+            conn.commit()
+        except BaseException:
+            conn.rollback()
+            raise
+        return held
+
+    def release_claims(self, keys: Iterable[str], owner: str) -> None:
+        """Give up the owner's claims on these keys (answered, failed or not called)."""
+        with self._conn() as conn:
+            for chunk, marks in _key_chunks(keys):
+                conn.execute(f"DELETE FROM claims WHERE owner = ? AND key IN ({marks})", [owner, *chunk])
 
     def get(self, key: str) -> CachedResponse | None:
         return self.get_many([key]).get(key)
@@ -334,6 +373,21 @@ class ResponseCache:
 
     def count_errors(self) -> int:
         return self._conn().execute("SELECT count(*) FROM errors").fetchone()[0]
+
+
+def _owner_alive(owner: str, host: str) -> bool:
+    """Whether a claim's owner ("host:pid") may still be calling: a process on another host is assumed alive (its
+    claim goes stale by age), one on this host must still run."""
+    claimed_host, _, pid = owner.rpartition(":")
+    if claimed_host != host or not pid.isdigit():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it runs, as another user
+        return True
+    return True
 
 
 def _key_chunks(keys: Iterable[str], size: int = 500):

@@ -16,6 +16,7 @@ import os
 import random
 import re
 import secrets
+import socket
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -354,6 +355,9 @@ class LLMRunner:
         self._gate: ProviderGate | None = provider_gate
         self._rng = random.Random()
         self._expected_tokens_out: dict[str, int] = {}
+        # Who holds a request while calling it (the cache's claims): another process of the home that needs the same
+        # request waits for this one's answer instead of paying for it again.
+        self.claim_owner = f"{socket.gethostname()}:{os.getpid()}"
 
     def close(self) -> None:
         self.cache.close()
@@ -427,7 +431,7 @@ class LLMRunner:
             seen.add(key)
             results.append(result)
 
-        calls = list(fresh.values())
+        calls = [r for r in fresh.values() if not r.cached]  # not those another process answered meanwhile
         stats.requests = len(results)
         stats.api_calls = len(calls)
         stats.cache_hits = sum(r.cached for r in results)
@@ -491,8 +495,8 @@ class LLMRunner:
             elif self.mode == "plan":
                 result = self._plan(key, req)
             else:
-                result = await self._call_provider(key, req, semaphores[req.model], limiters[req.model],
-                                                   slots[req.model], stats)
+                result = await self._claimed(key, lambda: self._call_provider(
+                    key, req, semaphores[req.model], limiters[req.model], slots[req.model], stats))
             tracker.tick(result.error is not None)
             return key, result
 
@@ -502,6 +506,27 @@ class LLMRunner:
         for outcome in outcomes:
             results.update(outcome if isinstance(outcome, dict) else [outcome])
         return results
+
+    async def _claimed(self, key: str, call: Callable[[], Any]) -> LLMResult:
+        """Call a provider for `key` only while holding its claim in the cache, so that parallel runs of the home
+        (two partitions sharing a request) pay for it once: while another live process holds it, wait for its
+        answer (served as a cache hit); when that one gives up the claim without an answer (it failed, or died),
+        claim and call. A claim outlives no call: it is released as soon as the call ends."""
+        delay = 0.1
+        stale_after_s = self.timeout_s * (self.max_retries + 2) + 60  # longer than any call with its retries
+        while not self.cache.claim_many([key], self.claim_owner, stale_after_s):
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 2.0)
+            row = self.cache.get(key)
+            if row is not None:
+                return _from_cache(row)
+        try:
+            row = self.cache.get(key)  # answered by another run between this run's cache read and the claim
+            if row is not None:
+                return _from_cache(row)
+            return await call()
+        finally:
+            self.cache.release_claims([key], self.claim_owner)
 
     def _simulate(self, key: str, req: LLMRequest) -> LLMResult:
         from benchwright.simulate import complete  # lazy: sibling package
