@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sqlite3
 import tempfile
 import time
 from pathlib import Path
@@ -25,21 +24,15 @@ from pathlib import Path
 from _common import emit, event_log_breakdown, loopback_server, simulated_reply
 
 
-def _made(cache: Path, run_ids: list[str]) -> dict:
-    """Calls made by these runs per (benchmark, stage, model, judge, called model), from the cost ledger."""
-    con = sqlite3.connect(cache)
-    try:
-        rows = con.execute(f"SELECT benchmark, stage, model, judge, llm_model, count(*) FROM ledger WHERE run_id IN "
-                           f"({', '.join('?' * len(run_ids))}) AND NOT cached AND NOT simulated AND NOT error "
-                           "GROUP BY benchmark, stage, model, judge, llm_model", run_ids).fetchall()
-    finally:
-        con.close()
-    return {tuple(row[:5]): row[5] for row in rows}
+def _calls(rows: list[dict]) -> dict:
+    """Calls made per (benchmark, stage, model, judge, called model) from `ResponseCache.ledger_by_model` rows."""
+    return {(r["benchmark"], r["stage"], r["model"], r["judge"], r["called"]): r["calls"] for r in rows if r["calls"]}
 
 
 def measure(latency_s: float) -> dict:
     import dagster as dg
 
+    from benchwright.llm import ResponseCache
     from resources import prepare_dagster_home
     from scripts.orchestrate import materialize_everything
     from scripts.plan import plan
@@ -72,9 +65,12 @@ def measure(latency_s: float) -> dict:
                 run = materialize_everything(instance, resources_for(home))
                 run_s = time.perf_counter() - started
                 split = event_log_breakdown(instance, set(run["run_ids"]))
-        made = _made(Path(resources_for(home)["llm"].cache_path), run["run_ids"])
-    counted = {(r["benchmark"], r["stage"], r["model"], r["judge"], r["called"]): r["calls"]
-               for r in planned["rows"] if r["calls"]}
+        cache = ResponseCache(resources_for(home)["llm"].cache_path)
+        try:
+            made = _calls(cache.ledger_by_model(run["run_ids"]))  # read as the plan reads its own copy's ledger
+        finally:
+            cache.close()
+    counted = _calls(planned["rows"])
     exact = counted == made
     off_stages: dict[str, list[int]] = {}  # stage -> [planned, made] where a key of it differs
     for key in sorted(set(counted) | set(made)):
