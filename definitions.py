@@ -62,8 +62,12 @@ executor = dg.multi_or_in_process_executor.configured(
     config_schema={"step_processes": dg.Field(int, default_value=1, description="steps run at once, each in its "
                                               "own process when more than 1")})
 
+# The asset definitions as written, before Definitions binds the resources to them: `dev.py plan` calls them
+# directly on a copy of the home with resources of its own (scripts/plan.py).
+ASSETS = [*dg.load_assets_from_package_module(assets), *dg.load_assets_from_modules(_plugins)]
+
 defs = dg.Definitions(
-    assets=[*dg.load_assets_from_package_module(assets), *dg.load_assets_from_modules(_plugins)],
+    assets=ASSETS,
     asset_checks=[*dg.load_asset_checks_from_package_module(checks), *dg.load_asset_checks_from_modules(_plugins)],
     sensors=[registry_sensor, automation_sensor, mmmt_if_human_ratings_sensor, gap_log_drop_sensor,
              human_pairwise_drop_sensor, benchmark_scores_sensor, orphaned_run_sensor, failed_calls_sensor],

@@ -29,6 +29,7 @@ from benchwright.paths import sql_file, sql_files
 _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
 log = logging.getLogger("benchwright.warehouse")
 _SCHEMA_APPLIED: set[str] = set()  # databases this process has created the tables in
+_HELD: dict[str, duckdb.DuckDBPyConnection] = {}  # database -> the connection kept open (`hold_open`)
 
 
 def _ddl() -> tuple[list[str], str]:
@@ -107,11 +108,18 @@ class Warehouse(DuckDBResource):
 
     snapshot_path: str = ""
     lock_timeout_s: float = 900.0
+    hold_open: bool = False
+    """Keep the file open between sections (each section gets a cursor of its own). Only for a file no other
+    process opens: `dev.py plan`'s private copy, where opening and closing the file for each of hundreds of
+    short sections costs more than the plan's own work (scripts/plan.py). `close_held` closes it."""
 
     @contextmanager
     def session(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """A locked connection with every table of sql/ddl present; closed on any exit."""
         Path(self.database).parent.mkdir(parents=True, exist_ok=True)
+        if self.hold_open:
+            yield from self._held_session()
+            return
         with FileLock(f"{self.database}.lock", timeout=self.lock_timeout_s):
             fresh_file = not Path(self.database).exists()
             with self.get_connection() as con:
@@ -130,6 +138,25 @@ class Warehouse(DuckDBResource):
                     yield con
                 finally:
                     con.close()
+
+    def _held_session(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        held = _HELD.get(self.database)
+        if held is None:
+            held = _HELD[self.database] = duckdb.connect(self.database, config=dict(self.connection_config))
+            _apply_schema(held)
+            held.execute("SET max_vacuum_tasks = 0")  # as in every section (see `session`)
+        cursor = held.cursor()  # its own transactions and registered frames; the database stays open
+        try:
+            yield cursor
+        finally:
+            cursor.close()
+
+    @staticmethod
+    def close_held(database: str) -> None:
+        """Close the connection `hold_open` kept to this file, if any."""
+        held = _HELD.pop(str(database), None)
+        if held is not None:
+            held.close()
 
     def replace_rows(self, table: str, rows: pd.DataFrame, match: Mapping[str, Any]) -> int:
         """Replace the rows of one partition in one transaction; returns rows written.

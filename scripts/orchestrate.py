@@ -279,7 +279,8 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
                            force: bool = False, asset_config: dict[str, dict] | None = None,
                            workers: int | None = None, observed_inputs: dict | None = None,
                            parallel_runs: int | None = None, scope: Scope | None = None,
-                           only: Collection[str] | None = None) -> dict:
+                           only: Collection[str] | None = None,
+                           execute: Callable[[dict], dict] | None = None) -> dict:
     """Run every asset partition that is missing or stale (every one with ``force``) for every registered
     partition; return counts of runs, calls, up-to-date asset partitions and failed checks, and the registry
     entries that were refused.
@@ -299,6 +300,8 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     points `resources` at a limited home for that (scripts/scope.py): on any other warehouse it raises ValueError.
     `only` (asset names) limits the job to those assets, each run without separate check steps (the checks an
     asset computes itself stay): `dev.py plan` runs only what calls models and what that reads.
+    `execute` runs one planned run (its `keys`, `partition_key` and `run_config`) in place of a Dagster run and
+    returns what `_outcome` returns: `dev.py plan` calls the asset functions directly (scripts/plan.py).
     A refused entry of the providers' limits raises `ProviderEntriesRefused`, listing every fault, before anything runs.
     """
     scope = scope or Scope()
@@ -395,6 +398,10 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
         planned = [plan_run(*run) for run in pending]
         for run in planned:
             log(f"materializing {', '.join(run['keys'])}{run['label']}")
+        if execute is not None:
+            for run in planned:
+                record(run, execute(run))
+            return
         if pool is None or len(planned) <= 1:
             for run in planned:
                 record(run, _execute_on(instance, job, run["run_config"], run["tags"], run["keys"], run["own_checks"]))

@@ -10,8 +10,10 @@ missing from the environment.
 How: the home (warehouse, response cache, Dagster home, drop folders) is copied into a temporary folder (in
 memory, /dev/shm, where there is one) and the part of the main job that calls models runs there in plan mode
 (`LLMRunner` mode "plan"): the assets that call models and the assets they read (`plan_scope`), without the
-separate checks, each run's steps in one process, one run at a time. What Dagster finds missing or stale runs,
-exactly as the main job would decide; cache hits cost nothing; simulated models run (they are free); every
+separate checks. What Dagster finds missing or stale is decided by the main job's own loop
+(`materialize_everything`), exactly as it would decide; but each asset it would run is called directly
+(`DirectRuns`: Dagster's direct invocation, no run, no step events), and a materialization is reported for it
+without a run, so the next level sees it as new, as it would see a run's. Cache hits cost nothing; simulated models run (they are free); every
 other cache miss is counted instead of called: prompt tokens by litellm's tokenizer for the model, completion
 tokens from the model's own past answers in the cache (else the request's `max_tokens`, else 500), dollars
 from litellm's price table. A placeholder answer of the expected length stands in, so what is built on it (the
@@ -22,6 +24,7 @@ not run. The real home is only read; the copy is deleted afterwards.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import shutil
 import sqlite3
@@ -61,6 +64,11 @@ def copy_home(resources: dict, dagster_home: Path, target: Path) -> dict[str, Pa
     cache = Path(resources["llm"].cache_path)
     if cache.exists():
         _copy_sqlite(cache, copied["cache"])
+        # The plan's assets are called directly (DirectRuns), and Dagster gives every such call one run id: the
+        # plan's ledger is the rows under it, so none may be there before it starts (a test's direct call, say).
+        with sqlite3.connect(copied["cache"]) as con:
+            con.execute("DELETE FROM ledger WHERE run_id = ?", (DIRECT_RUN_ID,))
+        con.close()
     if dagster_home.exists():
         for path in dagster_home.rglob("*"):
             if path.is_dir() or path.name.endswith(("-wal", "-shm")):
@@ -91,6 +99,66 @@ def plan_scope() -> set[str]:
     return {key.to_user_string() for key in keys}
 
 
+DIRECT_RUN_ID = "EPHEMERAL"
+"""The run id Dagster gives an asset called directly (`build_asset_context`): the plan's calls are ledgered under it."""
+
+
+class DirectRuns:
+    """Runs the main job's planned runs by calling their asset functions directly on the plan's copy, in this
+    process: a Dagster run with its steps costs tens of milliseconds of event writes and set-up per asset, more
+    than an asset in plan mode costs itself (bench/plan_speed.py). Each asset done is reported to the copy's
+    instance as a materialization without a run, with a data version of its own, so the next level's staleness
+    (Dagster's resolver, as in the main job) sees it as changed, as it would a run's."""
+
+    def __init__(self, instance, resources: dict, log=print):
+        import dagster as dg
+
+        from definitions import ASSETS
+
+        self.instance, self.resources, self.log = instance, resources, log
+        self.assets = {key: definition for definition in ASSETS if isinstance(definition, dg.AssetsDefinition)
+                       for key in definition.keys}
+
+    def __call__(self, run: dict) -> dict:
+        import uuid
+
+        import dagster as dg
+        from dagster._core.definitions.data_version import DATA_VERSION_TAG
+
+        from scripts.orchestrate import all_calls_failed
+
+        outcome = {"run_id": DIRECT_RUN_ID, "success": True, "api_calls": 0, "cache_hits": 0, "refused_records": {},
+                   "failed_calls": 0, "given_up": 0, "all_failed": [], "checks": []}
+        ops = run["run_config"].get("ops", {})
+        partition = None if run["partition_key"] is None else str(run["partition_key"])
+        for name in run["keys"]:
+            key = dg.AssetKey(name)
+            try:
+                # The key as planned (a MultiPartitionKey keeps its dimensions for the asset to read).
+                with dg.build_asset_context(partition_key=run["partition_key"], resources=self.resources,
+                                            instance=self.instance, asset_config=ops.get(name, {}).get("config")) \
+                        as context:
+                    context.log.setLevel(logging.ERROR)  # the steps' progress lines would bury the plan's own
+                    result = self.assets[key](context)
+            except Exception as error:  # counted as a failed run, as the main job counts one; the plan goes on
+                self.log(f"  {name}{run['label']} failed in the plan: {type(error).__name__}: {error}")
+                outcome["success"] = False
+                continue
+            result = result if isinstance(result, dg.MaterializeResult) else dg.MaterializeResult()  # no metadata
+            metadata = {name_: getattr(value, "value", value) for name_, value in (result.metadata or {}).items()}
+            for stat, field in (("api_calls", "api_calls"), ("cache_hits", "cache_hits"), ("failed_calls", "errors"),
+                                ("given_up", "given_up")):
+                value = metadata.get(field)
+                outcome[stat] += int(value) if value is not None and value == value else 0  # NaN: none
+            if all_calls_failed(metadata):
+                outcome["all_failed"].append(name)
+            outcome["checks"] += [(name, check.check_name, check.passed, check.severity.value)
+                                  for check in result.check_results or []]
+            self.instance.report_runless_asset_event(dg.AssetMaterialization(
+                asset_key=key, partition=partition, tags={DATA_VERSION_TAG: f"plan-{uuid.uuid4().hex}"}))
+        return outcome
+
+
 def _scratch_folder() -> Path:
     """Where the copy goes: memory (/dev/shm) when the system has it, as the copy is thrown away and the runs'
     SQLite commits there cost no disk sync; else the temporary folder."""
@@ -111,6 +179,7 @@ def plan(home: Path, dagster_home: Path, keep: bool = False, log=print, scope=No
     from benchwright.llm import ResponseCache
     from benchwright.llm.runner import price_usd
     from resources import default_resources
+    from resources.warehouse import Warehouse
     from scripts.orchestrate import materialize_everything
 
     from scripts.scope import scoped_resources
@@ -122,19 +191,24 @@ def plan(home: Path, dagster_home: Path, keep: bool = False, log=print, scope=No
     # A limited run may write only to a folder named like its home (.../limited/N): so may its plan's copy.
     target = scratch if scope is None or scope.limit is None else scratch / "limited" / str(scope.limit)
     saved = {name: os.environ.get(name) for name in ("BENCHWRIGHT_HOME", "DAGSTER_HOME", "BENCHWRIGHT_WAREHOUSE")}
+    copy = None
     try:
         copied = copy_home(real, dagster_home, target)
         os.environ.update({"BENCHWRIGHT_HOME": str(target), "DAGSTER_HOME": str(copied["dagster_home"])})
         os.environ.pop("BENCHWRIGHT_WAREHOUSE", None)  # the copy's warehouse is in the copy's home
         copy = default_resources(home=target, llm_mode="plan")
+        # No other process opens the copy's warehouse: it stays open through the plan (Warehouse.hold_open).
+        copy["warehouse"] = Warehouse(database=copy["warehouse"].database,
+                                      snapshot_path=copy["warehouse"].snapshot_path, hold_open=True)
         copy["registry"] = real["registry"]
         copied["dagster_home"].mkdir(parents=True, exist_ok=True)
         with dg.DagsterInstance.from_config(str(copied["dagster_home"])) as instance:
-            # The runs' own console lines would bury the plan; what would run is `log`'s "materializing" lines.
-            # Only what calls models and what it reads, each run's steps in this process one run at a time:
-            # with no call to wait on, parallel runs would only share the cores.
+            # Only what calls models and what it reads, called directly in this process one asset at a time: with
+            # no call to wait on, parallel runs would only share the cores. What would run is `log`'s
+            # "materializing" lines.
             summary = materialize_everything(instance, copy, log=log, log_level="ERROR", observed_inputs=real,
-                                             only=plan_scope(), workers=1, parallel_runs=1, scope=scope)
+                                             only=plan_scope(), workers=1, parallel_runs=1, scope=scope,
+                                             execute=DirectRuns(instance, copy, log))
         cache = ResponseCache(str(copied["cache"]))
         try:
             rows = cache.ledger_by_model(summary["run_ids"])
@@ -150,6 +224,8 @@ def plan(home: Path, dagster_home: Path, keep: bool = False, log=print, scope=No
                 "missing_keys": missing_api_keys(rows, real["registry"]),
                 "runs": summary["runs"], "failed_runs": summary["failed_runs"], "copy": scratch if keep else None}
     finally:
+        if copy is not None:
+            Warehouse.close_held(copy["warehouse"].database)
         for name, value in saved.items():
             if value is None:
                 os.environ.pop(name, None)

@@ -41,6 +41,34 @@ def test_failed_insert_rolls_back_and_keeps_old_rows(warehouse):
     assert len(warehouse.query("SELECT * FROM generations WHERE model = 'm1'")) == 3
 
 
+def test_a_held_open_warehouse_keeps_one_database_and_isolates_each_section(tmp_path):
+    """`hold_open` (the plan's private copy): one open database across sections, each section's transaction its
+    own (a failed write rolls back and the next section works), and closed for other users by `close_held`."""
+    held = Warehouse(database=str(tmp_path / "w.duckdb"), hold_open=True)
+    held.replace_rows("generations", rows("m1", 3), {"benchmark": "creation", "model": "m1"})
+    with held.session() as first, held.session() as second:
+        assert first is not second  # a cursor each
+        assert first.execute("SELECT count(*) FROM generations").fetchone()[0] == 3
+    with pytest.raises(duckdb.Error):
+        held.replace_rows("generations", rows("m1", 2).drop(columns=["request_key"]), {"benchmark": "creation", "model": "m1"})
+    held.replace_rows("generations", rows("m2", 2), {"benchmark": "creation", "model": "m2"})
+    assert held.query("SELECT model, count(*) AS n FROM generations GROUP BY model ORDER BY model").to_dict("records") \
+        == [{"model": "m1", "n": 3}, {"model": "m2", "n": 2}]
+    # Held open between sections: another process cannot open the file; after close_held it can.
+    with mp.get_context("spawn").Pool(1) as pool:
+        assert pool.apply(_count_generations, (held.database,)) == "locked"
+        Warehouse.close_held(held.database)
+        assert pool.apply(_count_generations, (held.database,)) == 5
+
+
+def _count_generations(database: str):
+    try:
+        with duckdb.connect(database) as con:
+            return con.execute("SELECT count(*) FROM generations").fetchone()[0]
+    except duckdb.IOException:  # the file's lock is held by another process
+        return "locked"
+
+
 def test_identifiers_are_not_injectable(warehouse):
     with pytest.raises(ValueError):
         warehouse.replace_rows("generations; DROP TABLE images", rows("m", 1), {"model": "m"})
