@@ -46,8 +46,10 @@ anchors and merge keys (`<<: *shared`) work as usual: a mapping's own keys overr
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import datetime
+import functools
 import hashlib
 import json
 import math
@@ -571,7 +573,16 @@ def top_level_pairs(text: str) -> list[tuple[Any, int, Any, dict[str, int]]] | N
 
     An entry that cannot be built (a duplicated field inside it) becomes the exception in its place, so
     that it is reported as that entry's problem while the others load.
+
+    The registry is read by every step that names a model (a job reads the same few files hundreds of times) and
+    PyYAML's pure-Python parser costs milliseconds per file: the pairs of a text already parsed are kept, and
+    each caller gets its own copy of them.
     """
+    return copy.deepcopy(_parsed_pairs(text))
+
+
+@functools.lru_cache(maxsize=32)
+def _parsed_pairs(text: str) -> list[tuple[Any, int, Any, dict[str, int]]] | None:
     loader = _StrictLoader(text)
     try:
         root = loader.get_single_node()
