@@ -1,7 +1,9 @@
 """GAP (METHODS §4): game images, tainted answers, game-log ingest, reliability and selection, rewards, the player
 interaction model, the GAP-VQA dataset, its scoring on val and engagement analytics.
 
-Thin wiring: all logic is in benchwright.gap.method, benchwright.gap.images and benchwright.simulate.gap.
+Wiring: the method is in the package benchwright.gap (images, logs, reliability, interaction, vqa, answering,
+scoring, engagement, steps) and the simulator's GAP answers in benchwright.simulate; reading the game-log drop
+files (`ingest_log_files`) is still here.
 """
 
 from datetime import datetime, timezone

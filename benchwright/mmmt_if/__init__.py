@@ -1,7 +1,8 @@
 """MMMT-IF (METHODS §2): instruction following in long multimodal, multi-turn chats.
 
 What this package holds, in pipeline order (modules: ``loader``, ``instruction_following``, ``chat_set``,
-``prompts``, ``autorater``, ``pif``, ``comparisons``, ``preferences``, ``alignment``, ``suites``, ``steps``, ``plots``):
+``prompts``, ``autorater``, ``pif``, ``comparisons``, ``preferences``, ``alignment``, ``release`` (the metrics on
+the imported public release), ``suites``, ``steps``, ``plots``):
 
 1. **Chat set.** ``prepare_chats`` applies the filtering rules to loaded chats (drop a chat with a
    corrupt image, more than 5 images or a skipped turn; truncate to 20 turns) and

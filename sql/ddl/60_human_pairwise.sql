@@ -1,5 +1,5 @@
 -- Human pairwise choices for Creation (METHODS §1.5), from the drop folder the annotation app writes
--- (format: benchwright/datasets/human_pairwise.py), and the judge–human alignment computed from them.
+-- (format: benchwright/human_pairwise.py), and the judge–human alignment computed from them.
 -- URS choices from the same folder go to urs_human_pairwise (sql/ddl/20_urs.sql).
 
 CREATE TABLE IF NOT EXISTS creation_human_pairwise (
