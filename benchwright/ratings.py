@@ -338,8 +338,11 @@ def _newton(n_models: int, i, j, battles, score, pinned: int, features: np.ndarr
                          - np.bincount(j, weights=weighted[:, column], minlength=n_models))
                 hessian[:n_models, n_models + column] = hessian[n_models + column, :n_models] = cross
             hessian[n_models:, n_models:] = np.einsum("rk,rl->kl", features, weighted)
+        block = hessian[np.ix_(free, free)]
+        if k and not _style_block_has_full_rank(block, k):
+            return None  # a ridge: np.linalg.solve would step along it as far as rounding says
         try:
-            step = np.linalg.solve(hessian[np.ix_(free, free)], gradient[free])
+            step = np.linalg.solve(block, gradient[free])
         except np.linalg.LinAlgError:
             return None
         if gradient[free] @ step < 1e-14:
@@ -362,6 +365,22 @@ def _newton(n_models: int, i, j, battles, score, pinned: int, features: np.ndarr
         if not np.all(np.abs(parameters[:n_models]) < RATING_BOUND_LOGITS):
             return None
     return None
+
+
+def _style_block_has_full_rank(hessian: np.ndarray, k: int) -> bool:
+    """Whether the last ``k`` parameters (style columns) of a free Hessian are determined: the Schur complement
+    of their block, scaled to a unit diagonal, has its smallest eigenvalue above ``_RIDGE`` (the test
+    ``_newton_step`` makes for every round at once)."""
+    m = hessian.shape[0] - k
+    style_block, cross = hessian[m:, m:], hessian[:m, m:]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        try:
+            schur = style_block - cross.T @ np.linalg.solve(hessian[:m, :m], cross) if m else style_block.copy()
+        except np.linalg.LinAlgError:
+            return False
+        scale = np.sqrt(np.diag(style_block))
+        schur = schur / np.outer(scale, scale)
+    return bool(np.all(np.isfinite(schur)) and np.linalg.eigvalsh(schur)[0] > _RIDGE)
 
 
 def _newton_logits(n_models: int, i, j, battles, score, pinned: int) -> np.ndarray | None:
@@ -749,8 +768,10 @@ def _newton_rounds(rows: _RoundRows, pinned: int, start: np.ndarray) -> tuple[np
         if not connected.all():
             battles, wins = battles[:, connected], wins[:, connected]
         sums = tuple(total @ rows.draws[:, index[active]] for total in first_sums)
+        ridge = np.zeros(len(active), dtype=bool)  # rounds that step by the pseudo-inverse (``_newton_step``)
         for taken in range(_MAX_BATCHED_STEPS):
-            step, solved = _newton_step(rows, sums, free[active], check_rank=taken == 0 or bounded[active].any())
+            step, solved, ridge = _newton_step(rows, sums, free[active], ridge,
+                                               check_rank=taken == 0 or bounded[active].any())
             current[active] -= step
             inside = solved & np.all((np.abs(current[active, :n]) < RATING_BOUND_LOGITS) | ~free[active, :n], axis=1)
             done = inside & (np.max(np.abs(step), axis=1) <= _STEP_TOLERANCE)
@@ -761,7 +782,7 @@ def _newton_rounds(rows: _RoundRows, pinned: int, start: np.ndarray) -> tuple[np
             if not still.any():
                 break
             if not still.all():  # the rows of the rounds left, once, rather than at every step
-                battles, wins, active = battles[:, still], wins[:, still], active[still]
+                battles, wins, active, ridge = battles[:, still], wins[:, still], active[still], ridge[still]
             sums = _row_sums(rows, current[active], battles, wins)
         parameters[index] = current
     return parameters, fitted
@@ -831,17 +852,24 @@ def _row_sums(rows: _RoundRows, parameters: np.ndarray, battles: np.ndarray, win
     return tuple(sums)
 
 
-def _newton_step(rows: _RoundRows, sums: tuple, free: np.ndarray,
-                 check_rank: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def _newton_step(rows: _RoundRows, sums: tuple, free: np.ndarray, ridge: np.ndarray,
+                 check_rank: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One Newton step per round (rounds × parameters; 0 for a fixed parameter: the pinned model, a model
-    without battles in the round or at the bound) from ``_row_sums``, and whether it could be solved.
+    without battles in the round or at the bound) from ``_row_sums``, whether it could be solved, and
+    ``ridge`` (rounds whose steps use the pseudo-inverse) updated.
 
-    ``check_rank``: also count as unsolved a round whose style columns are collinear with the models (a few
-    drawn prompts whose style differences are the same for every battle): its optimum is a ridge, not a
-    point, and rounding would pick anywhere on it; the per-round fit handles it as it always did. Checked
-    on the style block's Schur complement, scaled to a unit diagonal (its smallest eigenvalue, ``_RIDGE``);
-    at the first step, and at every step of a round with a model at the bound (its battles' curvature
-    vanishes there)."""
+    A round whose style columns are collinear with the models (a few drawn prompts whose style differences
+    are the same for every battle), or whose only information about a style direction comes from battles
+    decided beyond doubt (a judge whose verdict a style column separates, a model at the bound), has no
+    single optimum: the likelihood is flat, or rises without end by amounts below rounding, along some
+    direction. Such a round steps by the pseudo-inverse of its Hessian, leaving out the directions whose
+    curvature is below ``_RIDGE`` times the largest: it moves only where the round's battles say
+    something, so on an exact ridge it stops at the optimum nearest (Euclidean) to the full-data fit
+    it started from. (One fit per round, L-BFGS-B, stops wherever its tolerance is met along such a
+    direction: a warm start moved by 1e-9 logits moved the demo's interval bounds by up to 24 Elo.)
+    ``check_rank``: look for such rounds, on the style block's Schur complement scaled to a unit diagonal
+    (its smallest eigenvalue below ``_RIDGE``); at the first step, and at every step of a round with a
+    model at the bound (its battles' curvature vanishes there). A round found once stays in ``ridge``."""
     n, k = rows.n_models, rows.k
     pair_residual, curvature_sums = sums[0], sums[1]
     count = pair_residual.shape[1]
@@ -867,31 +895,45 @@ def _newton_step(rows: _RoundRows, sums: tuple, free: np.ndarray,
     hessian *= free[:, :, None] & free[:, None, :]
     fixed = np.flatnonzero(~free.ravel())
     hessian.reshape(count, -1)[fixed // (n + k), (fixed % (n + k)) * (n + k + 1)] = 1.0
-    solved = np.ones(count, dtype=bool)
-    try:
-        step = np.linalg.solve(hessian, gradient[:, :, None])[:, :, 0]
-    except np.linalg.LinAlgError:
-        step = np.zeros_like(gradient)
-        for r in range(count):
-            try:
-                step[r] = np.linalg.solve(hessian[r], gradient[r])
-            except np.linalg.LinAlgError:
-                solved[r] = False
+    ridge = ridge.copy()
     if check_rank and k:
         theta_block, cross = hessian[:, :n, :n], hessian[:, :n, n:]
-        try:
-            schur = hessian[:, n:, n:] - cross.transpose(0, 2, 1) @ np.linalg.solve(theta_block, cross)
-            scale = np.sqrt(np.diagonal(hessian[:, n:, n:], axis1=1, axis2=2))
-            with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            try:
+                schur = hessian[:, n:, n:] - cross.transpose(0, 2, 1) @ np.linalg.solve(theta_block, cross)
+                scale = np.sqrt(np.diagonal(hessian[:, n:, n:], axis1=1, axis2=2))
                 schur = schur / (scale[:, :, None] * scale[:, None, :])
-            full_rank = np.all(np.isfinite(schur), axis=(1, 2))
-            schur[~full_rank] = np.eye(k)
-            solved &= full_rank & (np.linalg.eigvalsh(schur)[:, 0] > _RIDGE)
+                full_rank = np.all(np.isfinite(schur), axis=(1, 2))
+                schur[~full_rank] = np.eye(k)
+                ridge |= ~(full_rank & (np.linalg.eigvalsh(schur)[:, 0] > _RIDGE))
+            except np.linalg.LinAlgError:
+                ridge[:] = True
+    solved = np.ones(count, dtype=bool)
+    step = np.zeros_like(gradient)
+    regular = np.flatnonzero(~ridge)
+    if len(regular):
+        try:
+            step[regular] = np.linalg.solve(hessian[regular], gradient[regular, :, None])[:, :, 0]
         except np.linalg.LinAlgError:
-            solved[:] = False
+            for r in regular:
+                try:
+                    step[r] = np.linalg.solve(hessian[r], gradient[r])
+                except np.linalg.LinAlgError:
+                    solved[r] = False
+    if ridge.any():
+        step[ridge] = _pseudo_inverse_step(hessian[ridge], gradient[ridge])
     solved &= np.all(np.isfinite(step), axis=1)
     step[~solved] = 0.0
-    return step, solved
+    return step, solved, ridge
+
+
+def _pseudo_inverse_step(hessian: np.ndarray, gradient: np.ndarray) -> np.ndarray:
+    """H⁺g per round, H⁺ leaving out the eigen-directions whose curvature is at most ``_RIDGE`` times the
+    largest (the fixed parameters' unit rows have no gradient, so they take no step either way)."""
+    values, vectors = np.linalg.eigh(hessian)
+    keep = values > _RIDGE * values[:, -1:]
+    inverse = np.divide(1.0, values, out=np.zeros_like(values), where=keep)
+    return np.einsum("rpq,rq->rp", vectors, inverse * np.einsum("rqp,rq->rp", vectors, gradient))
 
 
 def _bootstrap_by_prompt(rows: _BattleRows, n_models: int, pinned: int, start: np.ndarray, rounds: int, seed: int,
