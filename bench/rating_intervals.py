@@ -9,6 +9,7 @@ For each control, in the same run: the whole ``rating_table`` call with the batc
 fitted at once: ``ratings._newton_rounds``) and with the per-round fits it replaced (``batched=False``:
 one warm-started Newton / L-BFGS-B call per round, the code before), wall and CPU seconds of each, the
 ratio, and the largest difference of ratings and interval bounds between the two (target < 0.1 Elo).
+Also the batched bootstrap as it was at ``--before`` (``ratings.py`` read with ``git show``), time and difference.
 Then the four controls summed: seconds new and old (target ≤ 5 s for the new on a quiet machine).
 
 With ``--demo-home HOME`` (a home the demo graph was materialized in: ``BENCHWRIGHT_HOME=HOME python3.11
@@ -50,17 +51,17 @@ COLUMNS = ("rating", "rating_lower", "rating_upper")
 BEFORE = "70a5e0f"
 
 
-def timed_table(battles, style, control: str, rounds: int, batched: bool):
-    original = ratings._bootstrap_by_prompt
+def timed_table(battles, style, control: str, rounds: int, batched: bool, module=ratings):
+    original = module._bootstrap_by_prompt
     if not batched:
-        ratings._bootstrap_by_prompt = functools.partial(original, batched=False)
+        module._bootstrap_by_prompt = functools.partial(original, batched=False)
     try:
         wall, cpu = time.perf_counter(), time.process_time()
-        table = ratings.rating_table(battles, anchor=BASELINE, weights=ratings.arena_hard_weights(), rounds=rounds,
-                                     seed=42, control=control, style=style)
+        table = module.rating_table(battles, anchor=BASELINE, weights=module.arena_hard_weights(), rounds=rounds,
+                                    seed=42, control=control, style=style)
         return table.set_index("model"), time.perf_counter() - wall, time.process_time() - cpu
     finally:
-        ratings._bootstrap_by_prompt = original
+        module._bootstrap_by_prompt = original
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -86,22 +87,28 @@ def main(argv: list[str] | None = None) -> None:
     style = imported.answer_style
     print(f"{len(battles):,} battles, {battles['prompt'].nunique()} prompts, {len(style):,} answers with style counts")
 
-    totals = {"new_s": 0.0, "new_cpu_s": 0.0, "old_s": 0.0, "old_cpu_s": 0.0}
-    largest = 0.0
+    totals = {"new_s": 0.0, "new_cpu_s": 0.0, "old_s": 0.0, "old_cpu_s": 0.0, "before_s": 0.0, "before_cpu_s": 0.0}
+    largest = largest_before = 0.0
+    before = _module_before(args.before)
     for control in args.controls:
         new, new_s, new_cpu = timed_table(battles, style, control, args.rounds, batched=True)
         old, old_s, old_cpu = timed_table(battles, style, control, args.rounds, batched=False)
+        then, then_s, then_cpu = timed_table(battles, style, control, args.rounds, batched=True, module=before)
         difference = max(float((new[c] - old.loc[new.index, c]).abs().max()) for c in COLUMNS)
-        largest = max(largest, difference)
-        for key, value in (("new_s", new_s), ("new_cpu_s", new_cpu), ("old_s", old_s), ("old_cpu_s", old_cpu)):
+        from_before = max(float((new[c] - then.loc[new.index, c]).abs().max()) for c in COLUMNS)
+        largest, largest_before = max(largest, difference), max(largest_before, from_before)
+        for key, value in (("new_s", new_s), ("new_cpu_s", new_cpu), ("old_s", old_s), ("old_cpu_s", old_cpu),
+                           ("before_s", then_s), ("before_cpu_s", then_cpu)):
             totals[key] += value
         print(f"{control:>8}: batched {new_s:.2f} s ({new_cpu:.2f} s CPU), per round {old_s:.2f} s ({old_cpu:.2f} s "
-              f"CPU): {old_s / new_s:.1f}x; largest difference of ratings and bounds {difference:.4f} Elo", flush=True)
+              f"CPU): {old_s / new_s:.1f}x; largest difference of ratings and bounds {difference:.4f} Elo; batched at "
+              f"{args.before} {then_s:.2f} s ({then_cpu:.2f} s CPU), difference {from_before:.4f} Elo", flush=True)
     summary = (f"{args.rounds} rounds x {len(args.controls)} controls on ko-arena-hard: batched {totals['new_s']:.2f} s "
                f"({totals['new_cpu_s']:.2f} s CPU; target <= 5 s: {'met' if totals['new_s'] <= 5 else 'missed'}), "
                f"per round {totals['old_s']:.1f} s ({totals['old_cpu_s']:.1f} s CPU): "
                f"{totals['old_s'] / totals['new_s']:.1f}x; largest difference of ratings and bounds {largest:.4f} Elo "
-               f"(target < 0.1: {'met' if largest < 0.1 else 'missed'})")
+               f"(target < 0.1: {'met' if largest < 0.1 else 'missed'}); batched at {args.before} "
+               f"{totals['before_s']:.2f} s ({totals['before_cpu_s']:.2f} s CPU), {largest_before:.4f} Elo apart")
     if args.demo_home:
         summary += "; " + demo(args.demo_home, args.rounds, args.before)
     emit("Rating intervals, batched vs per-round bootstrap", summary, largest_difference_elo=largest, **totals)
