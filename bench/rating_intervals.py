@@ -150,7 +150,8 @@ def _batched_nudged(nudge: float):
 
     def nudged(rows, pinned, start):
         noise = np.random.default_rng(len(start)).standard_normal(len(start))
-        return batched_rounds(rows, pinned, start + nudge * noise * (np.abs(start) < ratings.RATING_BOUND_LOGITS - 1e-6))
+        inside = np.abs(start) < ratings.RATING_BOUND_LOGITS - 1e-6
+        return batched_rounds(rows, pinned, start + nudge * noise * inside)
 
     ratings._newton_rounds = nudged
     try:

@@ -70,9 +70,10 @@ call per round stopped wherever its tolerance was met: on the demo, a warm start
 interval bounds by 24 Elo; the batched rounds move by as little as the start.) A round the batched fit
 cannot take (a battle graph in pieces, a step past the bound, no convergence) is fitted alone as every
 round used to be (Newton, then L-BFGS-B within the bounds; Newton gives up on a ridge rather than step
-along it by rounding). The style columns stay as standardized on the full data. Without prompts, ``bootstrap_ratings`` resamples judgments one by one (its
-rounds fitted at once the same way). Rank tiers from the intervals: ``rank_tiers``. (Arena-Hard resamples single battle rows, 100 rounds; its published *score* is
-the point estimate, not a bootstrap statistic.)
+along it by rounding). The style columns stay as standardized on the full data. Without prompts,
+``bootstrap_ratings`` resamples judgments one by one (its rounds fitted at once the same way). Rank tiers
+from the intervals: ``rank_tiers``. (Arena-Hard resamples single battle rows, 100 rounds; its published
+*score* is the point estimate, not a bootstrap statistic.)
 """
 
 from __future__ import annotations

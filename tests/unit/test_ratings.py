@@ -493,7 +493,8 @@ def _one_list_battles(seed: int, prompts: int = 12, x_loses_only: str | None = N
 
 
 def _rounds_fitted_alone(monkeypatch, data, style, control, rounds, seed):
-    """(batched θ, per-round θ) in Elo as ``_bootstrap_both_ways``, and how many rounds the batched run fitted alone."""
+    """(batched θ, per-round θ) in Elo as ``_bootstrap_both_ways``, the models, and how many rounds the batched
+    run fitted alone."""
     alone = []
     fit = ratings._fit_parameters
     bootstrap = ratings._bootstrap_by_prompt
