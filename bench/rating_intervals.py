@@ -19,7 +19,9 @@ judgments and answer style, every control (target ≤ 3 s), in the same run: bat
 L-BFGS-B); one fit per round now (``batched=False``); and one fit per round with every warm start nudged by 1e-9
 logits. Per control, the largest difference of ratings and bounds between them: the nudged per-round fit shows
 how far the per-round answer itself is defined (on the demo the style and markdown columns are collinear with
-the models in some rounds, and a judge's verdicts separate them in others). ``--demo-only`` skips ko-arena-hard.
+the models in some rounds, and a judge's verdicts separate them in others). Then the ``interop_ratings`` step
+itself (Dagster, in process, on a copy of the home), now and with ``ratings`` at ``--before``, alternately, three
+times each: median step seconds (target ≤ 3 s). ``--demo-only`` skips ko-arena-hard.
 
     .venv/bin/python bench/rating_intervals.py [--rounds 1000] [--controls none style ...] [--demo-home HOME]
         [--demo-only] [--before COMMIT]
@@ -229,6 +231,44 @@ def demo(home: str, rounds: int, before: str) -> str:
             f"{differences.loc['markdown', 'batched - per round']:.1f} (per round nudged by 1e-9 logits moves itself "
             f"by up to {differences['per round nudged 1e-9 - per round'].max():.1f}, batched by "
             f"{differences['batched nudged 1e-9 - batched'].max():.4f})")
+    print(line)
+    return line + "; " + asset_step(home, old, before)
+
+
+def asset_step(home: str, old, before: str, rounds: int = 3) -> str:
+    """The ``interop_ratings`` step itself (Dagster, in process) on a copy of ``home``: with ``ratings`` now and
+    with ``ratings`` at ``before`` (patched into the asset's module), alternately, ``rounds`` times each; the
+    median step seconds of each (from the run's step events)."""
+    import shutil
+    import statistics
+    import tempfile
+
+    import dagster as dg
+
+    from assets import interop
+    from resources import default_resources
+    from tests.support.pipeline import materialize
+
+    seconds = {"now": [], before: []}
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "home"
+        shutil.copytree(home, copy, ignore=shutil.ignore_patterns("dagster_home"))
+        resources = default_resources(home=copy)
+        with dg.instance_for_test() as instance:
+            for _ in range(rounds):
+                for name, module in (("now", ratings), (before, old)):
+                    interop.ratings = module
+                    try:
+                        result = materialize(["interop_ratings"], instance, resources)
+                    finally:
+                        interop.ratings = ratings
+                    times = {e.dagster_event_type: e.timestamp for e in instance.all_logs(result.run_id)
+                             if e.step_key == "interop_ratings" and e.dagster_event_type in
+                             (dg.DagsterEventType.STEP_START, dg.DagsterEventType.STEP_SUCCESS)}
+                    seconds[name].append(times[dg.DagsterEventType.STEP_SUCCESS] - times[dg.DagsterEventType.STEP_START])
+    now, then = statistics.median(seconds["now"]), statistics.median(seconds[before])
+    line = (f"interop_ratings step (Dagster, in process, median of {rounds}): {now:.2f} s (target <= 3 s: "
+            f"{'met' if now <= 3 else 'missed'}), at {before} {then:.2f} s")
     print(line)
     return line
 
