@@ -59,13 +59,21 @@ battles per row (pairs, or (pair, prompt) with style columns), and Newton's meth
 together from the full-data fit — one small dense solve per round (numpy's batched solve), the first step
 from per-prompt sums without a pass over the rows, until no step moves a parameter by more than 0.01
 logits (what is left is of its square: within 0.01 Elo of fitting each round alone). A model that won or
-lost every battle of a round stays at the bound there and the others are fitted; a round the batched fit
-cannot take (a battle graph in pieces, style columns collinear with the models so that the optimum is a
-ridge, a step past the bound, no convergence) is fitted alone as every round used to be (Newton, then
-L-BFGS-B within the bounds), so that it gets the same numbers as before. The style columns stay as
-standardized on the full data. Without prompts, ``bootstrap_ratings`` resamples judgments one by one (its
-rounds fitted at once the same way). Rank tiers from the intervals: ``rank_tiers``. (Arena-Hard resamples single battle rows, 100 rounds; its published *score* is
-the point estimate, not a bootstrap statistic.)
+lost every battle of a round stays at the bound there and the others are fitted. A round whose style
+columns are collinear with the models (few drawn prompts whose style differences are alike: the optimum is
+a ridge), or carry information only through battles decided beyond doubt (a judge whose verdicts a style
+column separates, a model at the bound: the likelihood rises without end by less than rounding), steps by
+the pseudo-inverse of its Hessian, leaving out the directions with next to no curvature: it moves only
+where its battles say something, and on an exact ridge stops at the optimum nearest the full-data fit —
+where a per-round L-BFGS-B fit from that start stops too. (Along a direction of no optimum, one L-BFGS-B
+call per round stopped wherever its tolerance was met: on the demo, a warm start moved by 1e-9 logits moved
+interval bounds by 24 Elo; the batched rounds move by as little as the start.) A round the batched fit
+cannot take (a battle graph in pieces, a step past the bound, no convergence) is fitted alone as every
+round used to be (Newton, then L-BFGS-B within the bounds; Newton gives up on a ridge rather than step
+along it by rounding). The style columns stay as standardized on the full data. Without prompts,
+``bootstrap_ratings`` resamples judgments one by one (its rounds fitted at once the same way). Rank tiers
+from the intervals: ``rank_tiers``. (Arena-Hard resamples single battle rows, 100 rounds; its published
+*score* is the point estimate, not a bootstrap statistic.)
 """
 
 from __future__ import annotations
@@ -338,8 +346,11 @@ def _newton(n_models: int, i, j, battles, score, pinned: int, features: np.ndarr
                          - np.bincount(j, weights=weighted[:, column], minlength=n_models))
                 hessian[:n_models, n_models + column] = hessian[n_models + column, :n_models] = cross
             hessian[n_models:, n_models:] = np.einsum("rk,rl->kl", features, weighted)
+        block = hessian[np.ix_(free, free)]
+        if k and not _style_block_has_full_rank(block, k):
+            return None  # a ridge: np.linalg.solve would step along it as far as rounding says
         try:
-            step = np.linalg.solve(hessian[np.ix_(free, free)], gradient[free])
+            step = np.linalg.solve(block, gradient[free])
         except np.linalg.LinAlgError:
             return None
         if gradient[free] @ step < 1e-14:
@@ -362,6 +373,22 @@ def _newton(n_models: int, i, j, battles, score, pinned: int, features: np.ndarr
         if not np.all(np.abs(parameters[:n_models]) < RATING_BOUND_LOGITS):
             return None
     return None
+
+
+def _style_block_has_full_rank(hessian: np.ndarray, k: int) -> bool:
+    """Whether the last ``k`` parameters (style columns) of a free Hessian are determined: the Schur complement
+    of their block, scaled to a unit diagonal, has its smallest eigenvalue above ``_RIDGE`` (the test
+    ``_newton_step`` makes for every round at once)."""
+    m = hessian.shape[0] - k
+    style_block, cross = hessian[m:, m:], hessian[:m, m:]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        try:
+            schur = style_block - cross.T @ np.linalg.solve(hessian[:m, :m], cross) if m else style_block.copy()
+        except np.linalg.LinAlgError:
+            return False
+        scale = np.sqrt(np.diag(style_block))
+        schur = schur / np.outer(scale, scale)
+    return bool(np.all(np.isfinite(schur)) and np.linalg.eigvalsh(schur)[0] > _RIDGE)
 
 
 def _newton_logits(n_models: int, i, j, battles, score, pinned: int) -> np.ndarray | None:
@@ -649,7 +676,9 @@ _MAX_BATCHED_STEPS = 30
 # Largest rounds × cells that bootstrap_ratings draws at once (8 bytes each: 128 MB); beyond, round by round.
 _MAX_BATCHED_DRAWS = 1 << 24
 # A style direction with less curvature than this, relative to the columns' own, is a ridge: collinear with
-# the models in the round, or seen only in battles of a model at the bound (whose curvature is ~e^-20).
+# the models in the round, or seen only in battles decided beyond doubt (a model at the bound, a column that
+# separates the verdicts: curvature ~e^-20). On a ridge round, eigen-directions of the Hessian with less
+# curvature than this times the largest take no step (_pseudo_inverse_step).
 _RIDGE = 1e-6
 
 
@@ -749,8 +778,10 @@ def _newton_rounds(rows: _RoundRows, pinned: int, start: np.ndarray) -> tuple[np
         if not connected.all():
             battles, wins = battles[:, connected], wins[:, connected]
         sums = tuple(total @ rows.draws[:, index[active]] for total in first_sums)
+        ridge = np.zeros(len(active), dtype=bool)  # rounds that step by the pseudo-inverse (``_newton_step``)
         for taken in range(_MAX_BATCHED_STEPS):
-            step, solved = _newton_step(rows, sums, free[active], check_rank=taken == 0 or bounded[active].any())
+            step, solved, ridge = _newton_step(rows, sums, free[active], ridge,
+                                               check_rank=taken == 0 or bounded[active].any())
             current[active] -= step
             inside = solved & np.all((np.abs(current[active, :n]) < RATING_BOUND_LOGITS) | ~free[active, :n], axis=1)
             done = inside & (np.max(np.abs(step), axis=1) <= _STEP_TOLERANCE)
@@ -761,7 +792,7 @@ def _newton_rounds(rows: _RoundRows, pinned: int, start: np.ndarray) -> tuple[np
             if not still.any():
                 break
             if not still.all():  # the rows of the rounds left, once, rather than at every step
-                battles, wins, active = battles[:, still], wins[:, still], active[still]
+                battles, wins, active, ridge = battles[:, still], wins[:, still], active[still], ridge[still]
             sums = _row_sums(rows, current[active], battles, wins)
         parameters[index] = current
     return parameters, fitted
@@ -831,17 +862,24 @@ def _row_sums(rows: _RoundRows, parameters: np.ndarray, battles: np.ndarray, win
     return tuple(sums)
 
 
-def _newton_step(rows: _RoundRows, sums: tuple, free: np.ndarray,
-                 check_rank: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def _newton_step(rows: _RoundRows, sums: tuple, free: np.ndarray, ridge: np.ndarray,
+                 check_rank: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One Newton step per round (rounds × parameters; 0 for a fixed parameter: the pinned model, a model
-    without battles in the round or at the bound) from ``_row_sums``, and whether it could be solved.
+    without battles in the round or at the bound) from ``_row_sums``, whether it could be solved, and
+    ``ridge`` (rounds whose steps use the pseudo-inverse) updated.
 
-    ``check_rank``: also count as unsolved a round whose style columns are collinear with the models (a few
-    drawn prompts whose style differences are the same for every battle): its optimum is a ridge, not a
-    point, and rounding would pick anywhere on it; the per-round fit handles it as it always did. Checked
-    on the style block's Schur complement, scaled to a unit diagonal (its smallest eigenvalue, ``_RIDGE``);
-    at the first step, and at every step of a round with a model at the bound (its battles' curvature
-    vanishes there)."""
+    A round whose style columns are collinear with the models (a few drawn prompts whose style differences
+    are the same for every battle), or whose only information about a style direction comes from battles
+    decided beyond doubt (a judge whose verdict a style column separates, a model at the bound), has no
+    single optimum: the likelihood is flat, or rises without end by amounts below rounding, along some
+    direction. Such a round steps by the pseudo-inverse of its Hessian, leaving out the directions whose
+    curvature is below ``_RIDGE`` times the largest: it moves only where the round's battles say
+    something, so on an exact ridge it stops at the optimum nearest (Euclidean) to the full-data fit
+    it started from. (One fit per round, L-BFGS-B, stops wherever its tolerance is met along such a
+    direction: a warm start moved by 1e-9 logits moved the demo's interval bounds by up to 24 Elo.)
+    ``check_rank``: look for such rounds, on the style block's Schur complement scaled to a unit diagonal
+    (its smallest eigenvalue below ``_RIDGE``); at the first step, and at every step of a round with a
+    model at the bound (its battles' curvature vanishes there). A round found once stays in ``ridge``."""
     n, k = rows.n_models, rows.k
     pair_residual, curvature_sums = sums[0], sums[1]
     count = pair_residual.shape[1]
@@ -867,31 +905,47 @@ def _newton_step(rows: _RoundRows, sums: tuple, free: np.ndarray,
     hessian *= free[:, :, None] & free[:, None, :]
     fixed = np.flatnonzero(~free.ravel())
     hessian.reshape(count, -1)[fixed // (n + k), (fixed % (n + k)) * (n + k + 1)] = 1.0
-    solved = np.ones(count, dtype=bool)
-    try:
-        step = np.linalg.solve(hessian, gradient[:, :, None])[:, :, 0]
-    except np.linalg.LinAlgError:
-        step = np.zeros_like(gradient)
-        for r in range(count):
-            try:
-                step[r] = np.linalg.solve(hessian[r], gradient[r])
-            except np.linalg.LinAlgError:
-                solved[r] = False
+    ridge = ridge.copy()
     if check_rank and k:
         theta_block, cross = hessian[:, :n, :n], hessian[:, :n, n:]
-        try:
-            schur = hessian[:, n:, n:] - cross.transpose(0, 2, 1) @ np.linalg.solve(theta_block, cross)
-            scale = np.sqrt(np.diagonal(hessian[:, n:, n:], axis1=1, axis2=2))
-            with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            try:
+                schur = hessian[:, n:, n:] - cross.transpose(0, 2, 1) @ np.linalg.solve(theta_block, cross)
+                scale = np.sqrt(np.diagonal(hessian[:, n:, n:], axis1=1, axis2=2))
                 schur = schur / (scale[:, :, None] * scale[:, None, :])
-            full_rank = np.all(np.isfinite(schur), axis=(1, 2))
-            schur[~full_rank] = np.eye(k)
-            solved &= full_rank & (np.linalg.eigvalsh(schur)[:, 0] > _RIDGE)
+                full_rank = np.all(np.isfinite(schur), axis=(1, 2))
+                schur[~full_rank] = np.eye(k)
+                ridge |= ~(full_rank & (np.linalg.eigvalsh(schur)[:, 0] > _RIDGE))
+            except np.linalg.LinAlgError:
+                ridge[:] = True
+    solved = np.ones(count, dtype=bool)
+    step = np.zeros_like(gradient)
+    regular = np.flatnonzero(~ridge)
+    # All rounds regular (ko-arena-hard: every round, every step): no copy of the Hessians (50 MB there).
+    chosen = (hessian, gradient) if len(regular) == count else (hessian[regular], gradient[regular])
+    if len(regular):
+        try:
+            step[regular] = np.linalg.solve(chosen[0], chosen[1][:, :, None])[:, :, 0]
         except np.linalg.LinAlgError:
-            solved[:] = False
+            for r in regular:
+                try:
+                    step[r] = np.linalg.solve(hessian[r], gradient[r])
+                except np.linalg.LinAlgError:
+                    solved[r] = False
+    if ridge.any():
+        step[ridge] = _pseudo_inverse_step(hessian[ridge], gradient[ridge])
     solved &= np.all(np.isfinite(step), axis=1)
     step[~solved] = 0.0
-    return step, solved
+    return step, solved, ridge
+
+
+def _pseudo_inverse_step(hessian: np.ndarray, gradient: np.ndarray) -> np.ndarray:
+    """H⁺g per round, H⁺ leaving out the eigen-directions whose curvature is at most ``_RIDGE`` times the
+    largest (the fixed parameters' unit rows have no gradient, so they take no step either way)."""
+    values, vectors = np.linalg.eigh(hessian)
+    keep = values > _RIDGE * values[:, -1:]
+    inverse = np.divide(1.0, values, out=np.zeros_like(values), where=keep)
+    return np.einsum("rpq,rq->rp", vectors, inverse * np.einsum("rqp,rq->rp", vectors, gradient))
 
 
 def _bootstrap_by_prompt(rows: _BattleRows, n_models: int, pinned: int, start: np.ndarray, rounds: int, seed: int,

@@ -463,3 +463,105 @@ def test_the_judgment_bootstrap_fits_every_round_at_once_to_the_per_round_optimu
     monkeypatch.setattr(ratings, "_MAX_BATCHED_DRAWS", 10)
     pd.testing.assert_frame_equal(ratings.bootstrap_ratings(counts, ratings.arena_hard_weights(), "anchor", rounds=120,
                                                             seed=4), per_round)
+
+
+def _one_list_battles(seed: int, prompts: int = 12, x_loses_only: str | None = None, separated: bool = False):
+    """The demo's shape: candidates x, y, z against an anchor, both orders of every prompt; answers' lengths vary
+    everywhere, but only the anchor's answer to q0 has a list, so the lists column varies on q0 alone (a round
+    that does not draw q0 has it constant: collinear with the models, a ridge). ``x_loses_only``: x wins every
+    battle but those of that prompt (at the bound in the rounds without it); ``separated``: x wins everything and
+    the anchor every other battle of q0 (the lists coefficient has no finite optimum, as with the demo's fair judge)."""
+    rng = np.random.default_rng(seed)
+    rows, style = [], []
+    for p in range(prompts):
+        prompt = f"q{p}"
+        for model in ("anchor", "x", "y", "z"):
+            lists = 3 if (model, prompt) == ("anchor", "q0") else 0
+            style.append({"source": "s", "model": model, "item_id": prompt, "tokens": int(rng.integers(100, 600)),
+                          "headers": 0, "lists": lists, "bold": 0})
+        for model in ("x", "y", "z"):
+            for a, b in (("anchor", model), (model, "anchor")):
+                if model == "x" and (separated or x_loses_only is not None):
+                    anchor_wins = prompt == x_loses_only
+                elif separated and prompt == "q0":
+                    anchor_wins = True
+                else:
+                    anchor_wins = rng.random() < 0.5
+                verdict = "A>B" if (a == "anchor") == anchor_wins else "B>A"
+                rows.append({"model_a": a, "model_b": b, "verdict": verdict, "prompt": prompt})
+    return pd.DataFrame(rows), pd.DataFrame(style)
+
+
+def _rounds_fitted_alone(monkeypatch, data, style, control, rounds, seed):
+    """(batched θ, per-round θ) in Elo as ``_bootstrap_both_ways``, the models, and how many rounds the batched
+    run fitted alone."""
+    alone = []
+    fit = ratings._fit_parameters
+    bootstrap = ratings._bootstrap_by_prompt
+
+    def counting(*args, batched=True, **kwargs):
+        if not batched:
+            return bootstrap(*args, batched=batched, **kwargs)
+        monkeypatch.setattr(ratings, "_fit_parameters", lambda *a, **k: alone.append(1) or fit(*a, **k))
+        try:
+            return bootstrap(*args, **kwargs)
+        finally:
+            monkeypatch.setattr(ratings, "_fit_parameters", fit)
+
+    monkeypatch.setattr(ratings, "_bootstrap_by_prompt", counting)
+    (batched, per_round), models = _bootstrap_both_ways(data, style, control, rounds=rounds, seed=seed)
+    return batched, per_round, models, len(alone)
+
+
+def _draws_of(prompt: int, prompts: int, rounds: int, seed: int) -> np.ndarray:
+    """How often each round draws ``prompt``: the draws ``_bootstrap_by_prompt`` makes with this seed."""
+    draws = np.random.default_rng(seed).multinomial(prompts, np.full(prompts, 1 / prompts), size=rounds)
+    return draws[:, prompt]
+
+
+@pytest.mark.parametrize("control", ["markdown", "style"])
+def test_rounds_on_a_ridge_are_fitted_at_once_at_the_per_round_optimum(monkeypatch, control):
+    # About a third of the rounds do not draw q0: their lists column is constant, so the optimum is a ridge
+    # (every candidate's θ traded against γ). The batched fit takes them with the others and stops at the
+    # point of the ridge nearest the full-data fit; the per-round fit (its Newton step refusing the singular
+    # system, then L-BFGS-B, whose steps stay in the gradients' span) stops at the same point.
+    data, style = _one_list_battles(seed=1)
+    batched, per_round, _, alone = _rounds_fitted_alone(monkeypatch, data, style, control, rounds=60, seed=3)
+    assert alone == 0
+    assert 10 < (_draws_of(0, 12, 60, seed=3) == 0).sum() < 40  # ridge rounds and ordinary ones
+    np.testing.assert_allclose(batched, per_round, atol=0.01)
+    assert np.ptp(batched, axis=0).max() > 10
+
+
+def test_rounds_with_a_model_at_the_bound_under_style_control_are_fitted_at_once(monkeypatch):
+    # x lost only q5: in the rounds without q5 it won every battle and stays at the bound (quasi-separation), with
+    # the lists column varying (q0 drawn) or not.
+    data, style = _one_list_battles(seed=2, x_loses_only="q5")
+    batched, per_round, models, alone = _rounds_fitted_alone(monkeypatch, data, style, "length", rounds=60, seed=4)
+    assert alone == 0
+    bound = ratings.RATING_BOUND_LOGITS * 400 / math.log(10)
+    at_bound = np.isclose(batched[:, models.index("x")], bound, atol=1e-3)
+    assert 10 < at_bound.sum() < 40
+    np.testing.assert_allclose(batched, per_round, atol=0.1)
+
+
+def test_a_style_coefficient_without_optimum_leaves_each_round_where_the_battles_put_it(monkeypatch):
+    # The demo's fair judge: x wins everything and the anchor every battle of q0, the only prompt with a list, so
+    # the lists coefficient has no finite optimum (the full-data fit stops where L-BFGS-B's tolerance is met) and
+    # each round's likelihood keeps rising, by less than rounding, along a direction that moves every candidate.
+    # The batched fit does not follow it: the rounds are fitted at once, and a start moved by 1e-9 logits moves
+    # them by as little (one L-BFGS-B call per round stopped up to thousands of Elo apart on such a direction).
+    data, style = _one_list_battles(seed=5, separated=True)
+    batched, _, models, alone = _rounds_fitted_alone(monkeypatch, data, style, "markdown", rounds=60, seed=6)
+    assert alone == 0
+    original = ratings._newton_rounds
+
+    def nudged(rows, pinned, start):
+        noise = 1e-9 * np.random.default_rng(0).standard_normal(len(start))
+        return original(rows, pinned, start + noise * (np.abs(start) < ratings.RATING_BOUND_LOGITS - 1e-6))
+
+    monkeypatch.setattr(ratings, "_newton_rounds", nudged)
+    again, _, _, _ = _rounds_fitted_alone(monkeypatch, data, style, "markdown", rounds=60, seed=6)
+    assert np.max(np.abs(again - batched)) < 1e-3
+    others = [models.index(m) for m in ("y", "z")]
+    assert np.all(np.abs(batched[:, others]) < 1000)  # within 1000 Elo of the anchor in every round
