@@ -2,7 +2,7 @@
 """Bootstrap and run Benchwright with nothing but Python 3.11 and the package registry.
 
     python3.11 dev.py demo    install, then materialize the whole asset graph on the sample with the
-                              offline simulated models and print the leaderboard
+                              offline simulated models and print the leaderboards
     python3.11 dev.py run     install, then run the main job on what the registry names (the demo's job), scoped
                               if you like: --benchmark NAME, --model SLUG, --judge SLUG (each repeatable) and
                               --limit N (the first N items of each benchmark, in <home>/limited/N/; options: --help)
