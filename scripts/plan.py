@@ -115,7 +115,10 @@ class DirectRuns:
 
         from definitions import ASSETS
 
-        self.instance, self.resources, self.log = instance, resources, log
+        self.instance, self.log = instance, log
+        # Each call would otherwise validate and set up every resource anew; these need no set-up (plain
+        # configuration objects), so they are handed to the assets as they are.
+        self.resources = {name: dg.ResourceDefinition.hardcoded_resource(value) for name, value in resources.items()}
         self.assets = {key: definition for definition in ASSETS if isinstance(definition, dg.AssetsDefinition)
                        for key in definition.keys}
 
