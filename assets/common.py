@@ -12,7 +12,7 @@ import dagster as dg
 import pandas as pd
 
 from benchwright import answer_injection
-from benchwright.images import NormalizedImage, data_url
+from benchwright.images import ImageRef, ImageSource, NormalizedImage
 from benchwright.llm.failures import FAILED_CALLS_ERROR_SHARE, failed_calls, failed_share_severity, requests_of
 from benchwright.pii import redacted
 from benchwright.report import markdown_table
@@ -182,8 +182,9 @@ IMAGE_BATCH_BYTES = 32 * 2**20
 """Normalized image bytes an asset holds before it writes them to `images` (see `ImageWriter`)."""
 
 
-IMAGE_URL_CHUNK = 200
-"""Pictures read per query when building data URLs (`image_urls`)."""
+IMAGE_READ_AHEAD = 16
+"""Pictures read per query when requests are sent (`image_refs`): each query scans the `images` table's blobs,
+so reading one picture at a time would scan it once per picture."""
 
 
 class ImageWriter:
@@ -215,18 +216,24 @@ class ImageWriter:
         self._batch, self._batch_bytes = [], 0
 
 
-def image_urls(warehouse, items: list[dict]) -> dict[str, str]:
-    """Content hash -> data URL for every image the items use (items carry `image_hashes`)."""
-    hashes = sorted({h for item in items for h in item["image_hashes"]})
-    urls = {}
-    # A few hundred pictures per query: the raw bytes of one chunk sit beside the URLs, never all of them.
-    for start in range(0, len(hashes), IMAGE_URL_CHUNK):
-        df = warehouse.query("SELECT sha256, mime, width, height, data FROM images WHERE list_contains(?, sha256)",
-                             [hashes[start:start + IMAGE_URL_CHUNK]])
-        for row in df.itertuples(index=False):
-            urls[row.sha256] = data_url(NormalizedImage(sha256=row.sha256, mime=row.mime, width=row.width,
-                                                        height=row.height, data=bytes(row.data)))
-    return urls
+def image_refs(warehouse, items: list[dict]) -> dict[str, ImageRef]:
+    """Content hash -> ImageRef for every image the items use (items carry `image_hashes`), in the order they use
+    them. Only hashes and types are read here: a request's cache key needs no more, and each picture is read
+    when a request showing it is sent (`IMAGE_READ_AHEAD` of them per query), so a model-calling asset holds a
+    few pictures, not all of a dataset's."""
+    hashes = list(dict.fromkeys(h for item in items for h in item["image_hashes"]))
+    mimes = dict(warehouse.query("SELECT sha256, mime FROM images WHERE sha256 IN (SELECT unnest(?))",
+                                 [hashes]).itertuples(index=False, name=None)) if hashes else {}
+
+    def fetch(wanted: list[str]) -> dict[str, bytes]:
+        # A semi-join, not list_contains: DuckDB evaluates that per row with the pictures loaded, and held
+        # gigabytes for a few dozen pictures.
+        with warehouse.session() as con:
+            return dict(con.execute("SELECT sha256, data FROM images WHERE sha256 IN (SELECT unnest(?))",
+                                    [wanted]).fetchall())
+
+    source = ImageSource(fetch, order=hashes, ahead=IMAGE_READ_AHEAD)
+    return {h: source.ref(h, mimes[h]) for h in hashes if h in mimes}
 
 
 def answers_by_item(df: pd.DataFrame, column: str) -> dict[str, str]:

@@ -10,7 +10,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import CREATION_DATASET, JUDGE_ENTRY, creation_dataset_files, model_entries, registry_labels, registry_roles
-from assets.common import (EAGER, LOAD_WHEN_MISSING, ImageWriter, call_scope, store_generations, store_flagged, add_labels, answers_by_item, image_urls, failed_calls_spec, llm_metadata, llm_result, record_problems,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, ImageWriter, call_scope, store_generations, store_flagged, add_labels, answers_by_item, image_refs, failed_calls_spec, llm_metadata, llm_result, record_problems,
                            repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import pairwise, steps
@@ -135,7 +135,7 @@ def creation_references(context: dg.AssetExecutionContext, warehouse: Warehouse,
     needs_baseline = any(not item.get("reference_answer") for item in items)
     if needs_baseline and baseline is None:
         raise dg.Failure("Some items have no reference answer and registry/models.yaml has no `role: baseline` model")
-    plan = creation_steps.reference_plan(items, baseline, image_urls(warehouse, items)) if needs_baseline else []
+    plan = creation_steps.reference_plan(items, baseline, image_refs(warehouse, items)) if needs_baseline else []
     results, stats = llm.run([p.request for p in plan], limits=limits_for([baseline] if baseline else []),
                             scope=call_scope(context, "creation", baseline.slug if baseline else ""),
                              progress=context.log.info)
@@ -175,7 +175,7 @@ def creation_image_descriptions(context: dg.AssetExecutionContext, config: Descr
         focus_results, focus_stats = llm.run([p.request for p in focus_plan], limits=limits, progress=context.log.info,
                                              scope=call_scope(context, "creation", describer.slug))
         focus = {p.item_id: r.text for p, r in zip(focus_plan, focus_results) if r.text}
-    plan = creation_steps.description_plan(items, describer, image_urls(warehouse, items), focus)
+    plan = creation_steps.description_plan(items, describer, image_refs(warehouse, items), focus)
     results, stats = llm.run([p.request for p in plan], limits=limits, progress=context.log.info,
                              scope=call_scope(context, "creation", describer.slug))
     df = pd.DataFrame([{"item_id": p.item_id, "describer": describer.slug, "mode": config.mode,
@@ -206,7 +206,7 @@ def creation_generations(context: dg.AssetExecutionContext, warehouse: Warehouse
     if not items:
         raise dg.Failure("No Creation items in the warehouse: materialize `creation_items` first")
     descriptions = answers_by_item(warehouse.query("SELECT item_id, description FROM creation_image_descriptions"), "description")
-    plan, skipped = creation_steps.generation_plan(items, model, image_urls(warehouse, items), descriptions)
+    plan, skipped = creation_steps.generation_plan(items, model, image_refs(warehouse, items), descriptions)
     if skipped:
         context.log.warning(f"{len(skipped)} items skipped: no image description for text-only model {model.slug}")
     results, stats = llm.run([p.request for p in plan], limits=limits_for([model]), progress=context.log.info,
@@ -230,7 +230,7 @@ def _inputs(warehouse: Warehouse, model_slug: str):
     candidate = answers_by_item(warehouse.query(
         "SELECT item_id, response FROM generations WHERE benchmark = 'creation' AND model = ? AND sample_index = 0",
         [model_slug]), "response")
-    return items, baseline, candidate, image_urls(warehouse, items)
+    return items, baseline, candidate, image_refs(warehouse, items)
 
 
 @dg.asset(

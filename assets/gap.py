@@ -13,7 +13,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import GAP_SAMPLE_LOGS, JUDGE_ENTRY, gap_log_files, model_entries, registry_labels, registry_roles
-from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, add_labels, image_urls,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, add_labels, image_refs,
                            failed_calls_spec, llm_metadata, llm_result, log_first, record_problems, repo_path,
                            rows_version, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
@@ -308,7 +308,7 @@ def gap_generations(context: dg.AssetExecutionContext, config: GapGenerationsCon
                     llm: LLMClient, registry: Registry) -> dg.MaterializeResult:
     model = registry.model(context.partition_key)
     val = _val_items(warehouse, config.max_val_items)
-    urls = image_urls(warehouse, [{"image_hashes": [h]} for h in val["sha256"]]) if model.vision else {}
+    urls = image_refs(warehouse, [{"image_hashes": [h]} for h in val["sha256"]]) if model.vision else {}
     plan = gap_steps.answer_plan(val, model, urls)
     results, stats = llm.run([p.request for p in plan], limits=limits_for([model]), progress=context.log.info,
                              scope=call_scope(context, "gap", model.slug))
@@ -413,7 +413,7 @@ def gap_tainted_answers(context: dg.AssetExecutionContext, config: GapTaintedCon
         raise dg.Failure("No model for the game: register a describer or a candidate, or set config `model`")
     images = warehouse.query("SELECT image_id, sha256, truth FROM gap_images WHERE image_set = 'tainted' "
                              "AND truth <> '[]' ORDER BY image_id LIMIT ?", [config.max_images or 2**31 - 1])
-    urls = image_urls(warehouse, [{"image_hashes": [h]} for h in images["sha256"]])
+    urls = image_refs(warehouse, [{"image_hashes": [h]} for h in images["sha256"]])
     plan = gap_steps.tainted_plan(images, entry, urls, config.questions_per_image, config.p_planted, config.seed)
     results, stats = llm.run([p.request for p in plan], limits=limits_for([entry]), progress=context.log.info,
                              scope=call_scope(context, "gap", entry.slug))

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from assets.sources import MMMT_IF_DATASET, JUDGE_ENTRY, mmmt_if_dataset_files, mmmt_if_human_files, model_entries, registry_labels
-from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, store_flagged, add_labels, image_urls, failed_calls_spec, llm_metadata, llm_result,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, store_flagged, add_labels, image_refs, failed_calls_spec, llm_metadata, llm_result,
                            record_problems, repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import paths, ratings, steps
@@ -140,7 +140,7 @@ def mmmt_if_chats(context: dg.AssetExecutionContext, config: MMMTIFChatSetConfig
 
 
 def _chat_inputs(warehouse: Warehouse) -> tuple[dict[str, list[dict]], dict[str, list[str]]]:
-    """Turn rows grouped by chat (in turn order) and each chat's image data URLs."""
+    """Turn rows grouped by chat (in turn order) and each chat's images (ImageRefs, read when a request is sent)."""
     turns = warehouse.query("SELECT * FROM mmmt_if_turns ORDER BY chat_id, turn")
     chats = warehouse.query("SELECT chat_id, image_hashes FROM mmmt_if_chats ORDER BY chat_id")
     by_chat: dict[str, list[dict]] = {}
@@ -148,7 +148,7 @@ def _chat_inputs(warehouse: Warehouse) -> tuple[dict[str, list[dict]], dict[str,
         row["instructions_in_force"] = list(row["instructions_in_force"])
         by_chat.setdefault(row["chat_id"], []).append(row)
     items = [{"image_hashes": list(hashes)} for hashes in chats["image_hashes"]]
-    url_by_hash = image_urls(warehouse, items)
+    url_by_hash = image_refs(warehouse, items)
     urls = {chat_id: [url_by_hash[h] for h in hashes] for chat_id, hashes in zip(chats["chat_id"], chats["image_hashes"])}
     return by_chat, urls
 

@@ -21,8 +21,11 @@ import binascii
 import hashlib
 import io
 import struct
+import threading
 import warnings
-from dataclasses import dataclass
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 
 from PIL import Image, ImageOps, UnidentifiedImageError
 
@@ -163,11 +166,82 @@ class DataURL(str):
     digest: str
 
 
+def encoded_data_url(mime: str, data: bytes, sha256: str) -> DataURL:
+    """`data` as a `data:` URL, whose digest is `sha256` (the hex hash of `data`, already known: not hashed again)."""
+    url = DataURL(f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}")
+    url.digest = "sha256:" + sha256
+    return url
+
+
 def data_url(img: NormalizedImage) -> DataURL:
     """The image as a `data:` URL, the form chat APIs accept inline, hashed once here."""
-    url = DataURL(f"data:{img.mime};base64,{base64.b64encode(img.data).decode('ascii')}")
-    url.digest = "sha256:" + hashlib.sha256(img.data).hexdigest()
-    return url
+    return encoded_data_url(img.mime, img.data, hashlib.sha256(img.data).hexdigest())
+
+
+@dataclass(frozen=True)
+class ImageRef:
+    """A picture a request shows, named by its content: a request's cache key reads only `digest` (the stored
+    sha256), and the picture's bytes are read from `source` and encoded as a data URL only when the request is
+    sent (`data_url`, see `benchwright.llm.request.sendable`). A plan of thousands of requests then holds no
+    picture; only the calls in flight do."""
+
+    sha256: str
+    mime: str
+    source: ImageSource = field(compare=False, repr=False)
+
+    @property
+    def digest(self) -> str:
+        return "sha256:" + self.sha256
+
+    def data_url(self) -> DataURL:
+        return encoded_data_url(self.mime, self.source.read(self.sha256), self.sha256)
+
+
+class ImageSource:
+    """Where the pictures of `ImageRef`s are read, through `fetch` (sha256 list -> {sha256: bytes}), e.g. one
+    query of the warehouse's `images` table. A read asks for the picture and the next few not held in
+    `order` (the order the plan uses them in: requests are sent about in that order), at most `ahead`
+    pictures per fetch, and keeps the pictures it read last, up to `max_bytes` (plus the one asked for): a
+    picture shown in many requests is read once per stretch of them, and at most a few dozen megabytes are
+    held, however large the set."""
+
+    def __init__(self, fetch: Callable[[list[str]], Mapping[str, bytes]], order: Iterable[str] = (),
+                 max_bytes: int = 64 * 2**20, ahead: int = 16):
+        self.fetch = fetch
+        self.order = list(dict.fromkeys(order))
+        self._position = {sha: i for i, sha in enumerate(self.order)}
+        self.max_bytes = max_bytes
+        self.ahead = max(1, ahead)
+        self.fetches = 0  # how many times `fetch` was called (for tests and benchmarks)
+        self._held: OrderedDict[str, bytes] = OrderedDict()
+        self._held_bytes = 0
+        self._lock = threading.Lock()  # the runner may send from a helper thread
+
+    def ref(self, sha256: str, mime: str) -> ImageRef:
+        return ImageRef(sha256, mime, self)
+
+    def read(self, sha256: str) -> bytes:
+        with self._lock:
+            data = self._held.get(sha256)
+            if data is not None:
+                self._held.move_to_end(sha256)
+                return data
+            wanted = [sha256]
+            start = self._position.get(sha256)
+            if start is not None:
+                wanted += [h for h in self.order[start + 1:start + self.ahead] if h not in self._held]
+            found = self.fetch(wanted)
+            self.fetches += 1
+            if sha256 not in found:
+                raise ImageError(f"picture sha256:{sha256} is not stored (images table)")
+            for sha in reversed(wanted):  # the one asked for is the most recently used
+                if sha in found and sha not in self._held:
+                    self._held[sha] = bytes(found[sha])
+                    self._held_bytes += len(self._held[sha])
+            while len(self._held) > 1 and self._held_bytes > self.max_bytes:
+                _, dropped = self._held.popitem(last=False)
+                self._held_bytes -= len(dropped)
+            return self._held.get(sha256) or bytes(found[sha256])
 
 
 def decode_data_url(url: str) -> bytes:

@@ -54,8 +54,9 @@ def limits_for(entries: Iterable[RegistryEntry]) -> dict[str, ModelLimits]:
     return limits
 
 
-def images_of(item: Mapping[str, Any], image_urls: Mapping[str, str]) -> list[str]:
-    """The data URLs of an item's images (``image_hashes``), each picture encoded once for all calls."""
+def images_of(item: Mapping[str, Any], image_urls: Mapping[str, Any]) -> list[Any]:
+    """An item's images (``image_hashes``) as its messages show them: ImageRefs (read and encoded only as a
+    request is sent, see ``benchwright.llm.request.sendable``) or data URLs."""
     return [image_urls[h] for h in item["image_hashes"]]
 
 

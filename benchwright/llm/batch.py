@@ -14,9 +14,9 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import AsyncIterator
+from typing import AsyncIterator, Iterator
 
-from benchwright.llm.request import _NOT_IN_KEY, LLMRequest
+from benchwright.llm.request import _NOT_IN_KEY, LLMRequest, sendable
 
 ENDPOINT = "/v1/chat/completions"
 # OpenAI's limits on one batch's input file: 50,000 requests and 200 MB (a little kept in hand).
@@ -47,29 +47,28 @@ async def batch_lock(folder: str | Path, model: str, api_base: str) -> AsyncIter
 
 
 def batch_files(requests: dict[str, LLMRequest], model_name: str, max_requests: int = MAX_REQUESTS,
-                max_bytes: int = MAX_BYTES) -> list[tuple[list[str], bytes]]:
+                max_bytes: int = MAX_BYTES) -> Iterator[tuple[list[str], bytes]]:
     """The JSONL files of the batches these requests need, each with its keys: one chat completions request
     per line, ``custom_id`` its cache key, as many lines per file as the provider's limits allow (a single
     line over the byte limit still goes, alone, for the provider to refuse). `model_name` is the provider's
-    name for the model (without litellm's "openai/" prefix); credentials and endpoints stay out."""
-    files: list[tuple[list[str], bytes]] = []
+    name for the model (without litellm's "openai/" prefix); credentials and endpoints stay out. Made one file
+    at a time, as it is sent: the pictures the lines carry are read then, and one file's are held, not all."""
     keys: list[str] = []
     lines: list[bytes] = []
     size = 0
     for key, req in requests.items():
         params = {k: v for k, v in req.params.items() if k not in _NOT_IN_KEY}
-        body = {**params, "model": model_name, "messages": req.messages}
+        body = {**params, "model": model_name, "messages": sendable(req.messages)}
         line = (json.dumps({"custom_id": key, "method": "POST", "url": ENDPOINT, "body": body},
                            ensure_ascii=False) + "\n").encode("utf-8")
         if lines and (len(lines) >= max_requests or size + len(line) > max_bytes):
-            files.append((keys, b"".join(lines)))
+            yield keys, b"".join(lines)
             keys, lines, size = [], [], 0
         keys.append(key)
         lines.append(line)
         size += len(line)
     if lines:
-        files.append((keys, b"".join(lines)))
-    return files
+        yield keys, b"".join(lines)
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from benchwright.llm.batch import ENDPOINT, FINAL_STATUSES, TAG_KEY, BatchLine, 
 from benchwright.llm.cache import CachedResponse, JournalledBatch, ResponseCache, has_text
 from benchwright.llm.providers import (PROVIDER_SLOTS_FILE, ProviderEntriesRefused, ProviderGate, ProviderLimits,
                                        estimated_tokens, provider_of)
-from benchwright.llm.request import LLMRequest, request_key
+from benchwright.llm.request import LLMRequest, request_key, sendable
 
 log = logging.getLogger("benchwright.llm")
 
@@ -533,7 +533,7 @@ class LLMRunner:
 
         t0 = time.perf_counter()
         try:
-            sim = complete(req.model, req.messages, dict(req.params), req.sample_index)
+            sim = complete(req.model, sendable(req.messages), dict(req.params), req.sample_index)
         except Exception as err:  # the simulator is deterministic: retrying cannot help
             return self._failure(key, req, err, attempts=1, simulated=True)
         latency_ms = (time.perf_counter() - t0) * 1000
@@ -545,7 +545,7 @@ class LLMRunner:
         litellm's table. A placeholder answer of that length stands in, so what is built on it (a judge
         reading it, the next turn of a chat) is planned at about the size it will have."""
         litellm = _litellm()
-        tokens_in = int(litellm.token_counter(model=req.model, messages=req.messages))
+        tokens_in = int(litellm.token_counter(model=req.model, messages=sendable(req.messages)))
         if req.model not in self._expected_tokens_out:
             self._expected_tokens_out[req.model] = expected_tokens_out(self.cache, req)
         tokens_out = self._expected_tokens_out[req.model]
@@ -582,7 +582,7 @@ class LLMRunner:
                     response = await asyncio.wait_for(
                         litellm.acompletion(
                             model=req.model,
-                            messages=req.messages,
+                            messages=sendable(req.messages),  # pictures read now, per attempt
                             timeout=self.timeout_s,
                             num_retries=0,  # we retry ourselves, with backoff and Retry-After
                             logger_fn=handed_over,  # the lease's rpm/tpm start: when the request is sent

@@ -82,7 +82,9 @@ def analyse_image(image: Image.Image) -> tuple[list[str], str | None]:
 
 def image_colours(url: str) -> tuple[list[str], str | None]:
     """Colours seen in the image of a data URL and its background; ([], None) if unreadable."""
-    key = hashlib.sha256(url.encode("utf-8", "replace")).hexdigest() if isinstance(url, str) else ""
+    # A data URL made from a picture carries its hash (benchwright.images.DataURL): not hashed again per request.
+    key = getattr(url, "digest", None) or (hashlib.sha256(url.encode("utf-8", "replace")).hexdigest()
+                                           if isinstance(url, str) else "")
     if key not in _cache:
         image = decode_data_url(url)
         seen, background = analyse_image(image) if image is not None else ([], None)

@@ -2,6 +2,7 @@
 to the warehouse in batches no larger than the bound (proved by counting bytes, not by timing)."""
 
 import json
+import math
 import shutil
 
 import dagster as dg
@@ -11,7 +12,7 @@ import pytest
 import assets.common
 from assets.common import ImageWriter
 from benchwright.creation.loader import load_creation_jsonl, normalize_item_images
-from benchwright.images import normalize_image
+from benchwright.images import NormalizedImage, data_url, normalize_image
 from benchwright.paths import ROOT
 from resources.warehouse import Warehouse
 from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, materialize, resources_for, write_registry
@@ -101,11 +102,19 @@ def test_streamed_items_match_loading_everything_at_once_in_bounded_batches(tmp_
     event = result.get_asset_materialization_events()[0].materialization
     assert event.metadata["images"].value == event.metadata["new_images"].value == len(images)
 
-    # Data URLs for the model calls are read a few pictures per query: the same URLs as in one query.
+    # The model-calling assets name each picture by reference (its hash and type, nothing else read) and read it
+    # as a request showing it is sent, IMAGE_READ_AHEAD per query: the data URL (and cache key) of encoding every
+    # picture up front, as they did before.
     used = [{"image_hashes": hashes} for _, hashes in items]
-    in_one_query = assets.common.image_urls(wh, used)
-    monkeypatch.setattr(assets.common, "IMAGE_URL_CHUNK", 2)
-    assert assets.common.image_urls(wh, used) == in_one_query and set(in_one_query) == set(images)
+    monkeypatch.setattr(assets.common, "IMAGE_READ_AHEAD", 2)
+    refs = assets.common.image_refs(wh, used)
+    assert list(refs) == list(dict.fromkeys(h for _, hashes in items for h in hashes)) and set(refs) == set(images)
+    source = next(iter(refs.values())).source
+    assert source.fetches == 0
+    for sha, ref in refs.items():
+        url = ref.data_url()
+        assert url == data_url(NormalizedImage(sha, "image/png", 0, 0, images[sha])) and url.digest == ref.digest
+    assert source.fetches == math.ceil(len(images) / 2)
 
 
 class RecordingWarehouse:

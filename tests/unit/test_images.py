@@ -9,6 +9,7 @@ from PIL import Image, PngImagePlugin
 
 from benchwright.images import (
     ImageError,
+    ImageSource,
     NormalizedImage,
     data_url,
     decode_data_url,
@@ -170,3 +171,46 @@ def test_data_url_round_trips():
 def test_decode_data_url_rejects_non_base64_data_urls(url):
     with pytest.raises(ValueError):
         decode_data_url(url)
+
+
+class _Store:
+    """Pictures by sha256, counting what each fetch asked for."""
+
+    def __init__(self, pictures):
+        self.pictures = {p.sha256: p for p in pictures}
+        self.asked: list[list[str]] = []
+
+    def fetch(self, wanted):
+        self.asked.append(list(wanted))
+        return {h: self.pictures[h].data for h in wanted if h in self.pictures}
+
+
+def _pictures(count):
+    return [normalize_image(encode(picture((200 + i, 120)), "PNG")) for i in range(count)]
+
+
+def test_an_image_ref_is_keyed_by_its_stored_hash_and_sent_as_the_same_data_url():
+    [norm] = _pictures(1)
+    store = _Store([norm])
+    ref = ImageSource(store.fetch).ref(norm.sha256, norm.mime)
+    assert store.asked == []  # naming a picture reads nothing
+    url = ref.data_url()
+    assert url == data_url(norm) and url.digest == data_url(norm).digest == ref.digest
+    assert decode_data_url(url) == norm.data
+
+
+def test_an_image_source_reads_ahead_in_plan_order_and_holds_a_bounded_number_of_bytes():
+    pictures = _pictures(7)
+    store = _Store(pictures)
+    largest = max(len(p.data) for p in pictures)
+    source = ImageSource(store.fetch, order=[p.sha256 for p in pictures], max_bytes=3 * largest, ahead=3)
+    for p in pictures:  # requests sent in plan order, each picture shown twice
+        assert source.read(p.sha256) == p.data
+        assert source.read(p.sha256) == p.data
+        assert source._held_bytes <= 3 * largest
+    hashes = [p.sha256 for p in pictures]
+    assert store.asked == [hashes[0:3], hashes[3:6], hashes[6:7]]  # three queries for seven pictures
+    # A picture dropped from the held ones is read again when asked for.
+    assert source.read(hashes[0]) == pictures[0].data and store.asked[-1][0] == hashes[0]
+    with pytest.raises(ImageError, match="not stored"):
+        source.read("0" * 64)

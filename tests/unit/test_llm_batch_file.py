@@ -29,7 +29,7 @@ def test_requests_over_the_provider_limits_are_split_into_several_batches():
     assert len(sizes) == 1
     # Bytes: a file holds the lines that fit; a line too big for any file still goes alone.
     one_line = sizes[0] // 5
-    split = batch_files(reqs, "m", max_bytes=2 * one_line + 5)
+    split = list(batch_files(reqs, "m", max_bytes=2 * one_line + 5))
     assert [keys for keys, _ in split] == [["k0", "k1"], ["k2", "k3"], ["k4"]]
     assert all(len(content) <= 2 * one_line + 5 for _, content in split)
     assert [keys for keys, _ in batch_files(reqs, "m", max_bytes=1)] == [[f"k{i}"] for i in range(5)]
@@ -105,3 +105,22 @@ def test_the_batch_lock_is_held_by_one_holder_at_a_time_per_model_and_endpoint(t
     order = asyncio.run(main())
     assert order.index("a out") < order.index("b in")  # the same model and endpoint waits
     assert order.index("c in") < order.index("a out")  # another model does not
+
+
+def test_a_batch_file_carries_the_pictures_of_image_refs_read_as_its_file_is_made():
+    from benchwright.images import ImageSource, NormalizedImage, data_url
+
+    pictures = [NormalizedImage(sha256=f"{i:064x}", mime="image/png", width=1, height=1, data=bytes([i]) * 50)
+                for i in range(4)]
+    reads = []
+    source = ImageSource(lambda wanted: reads.extend(wanted) or {p.sha256: p.data for p in pictures
+                                                                 if p.sha256 in wanted}, ahead=1)
+    reqs = {f"k{i}": LLMRequest(model="openai/m", messages=[{"role": "user", "content": [
+        {"type": "image_url", "image_url": {"url": source.ref(p.sha256, p.mime)}}]}]) for i, p in enumerate(pictures)}
+    files = batch_files(reqs, "m", max_requests=2)
+    keys, content = next(files)
+    # The third line is made before the first file is closed; the fourth picture is not read yet.
+    assert keys == ["k0", "k1"] and reads == [p.sha256 for p in pictures[:3]]
+    urls = [json.loads(line)["body"]["messages"][0]["content"][0]["image_url"]["url"] for line in content.splitlines()]
+    assert urls == [data_url(p) for p in pictures[:2]]
+    assert [keys for keys, _ in files] == [["k2", "k3"]] and len(reads) == 4

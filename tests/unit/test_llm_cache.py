@@ -216,3 +216,53 @@ def test_sim_models_share_cache_and_stats(tmp_path):
     assert stats.api_calls == 0 and stats.cache_hits == 3
     assert all(r.cached and r.simulated for r in again)
     assert [r.text for r in again] == [r.text for r in results]
+
+
+def _shown(url) -> list[dict]:
+    return [{"role": "system", "content": "You are terse."},
+            {"role": "user", "content": [{"type": "text", "text": "What is in the picture?"},
+                                         {"type": "image_url", "image_url": {"url": url}}]}]
+
+
+def _sample_picture():
+    from benchwright.images import normalize_image
+    from benchwright.paths import ROOT
+
+    return normalize_image(sorted((ROOT / "sample_data" / "creation" / "images").glob("*.png"))[0].read_bytes())
+
+
+def test_an_image_ref_is_keyed_without_reading_its_picture_and_sent_as_its_data_url(tmp_path):
+    """A request names a picture by reference; its key is the one its data URL has always had (a warm re-run of
+    a home made before references calls nothing), and the picture is read only when the request is sent."""
+    from benchwright.images import ImageSource, data_url
+    from benchwright.llm.request import sendable
+
+    picture = _sample_picture()
+    reads = []
+    ref = ImageSource(lambda wanted: reads.append(wanted) or {picture.sha256: picture.data}).ref(picture.sha256,
+                                                                                                   picture.mime)
+    old = LLMRequest(model="openai/unit-model", messages=_shown(_data_url(picture.data)), prompt_version="v1")
+    new = dataclasses.replace(old, messages=_shown(ref))
+    assert request_key(new) == request_key(old) and reads == []
+    assert sendable(new.messages) == old.messages and reads == [[picture.sha256]]
+    plain = [{"role": "user", "content": "hi"}]
+    assert sendable(plain) is plain  # nothing to read: not copied
+
+    path = str(tmp_path / "llm.sqlite")
+    with OpenAIServer(max_lifetime_s=20) as srv:
+        runner = LLMRunner(path, timeout_s=5, max_retries=0)
+        [sent], _ = runner.run([dataclasses.replace(new, api_base=srv.base_url)])
+        assert sent.error is None and sent.key == request_key(old)
+        assert srv.bodies[0]["messages"] == old.messages  # the provider got the picture itself
+        [again], stats = runner.run([dataclasses.replace(old, api_base=srv.base_url)])
+        assert again.cached and stats.api_calls == 0 and srv.count() == 1
+
+    # The simulator answers from the picture it is sent: the same answer as from the data URL.
+    from benchwright.creation.prompts import describe_messages
+
+    answers = []
+    for number, url in enumerate([data_url(picture), ref]):
+        req = LLMRequest(model="sim/describer", messages=describe_messages([url]), prompt_version="v1")
+        [result], _ = LLMRunner(str(tmp_path / f"sim{number}.sqlite")).run([req])
+        answers.append((result.key, result.text))
+    assert answers[0] == answers[1] and answers[0][1]
