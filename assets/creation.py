@@ -14,6 +14,7 @@ from assets.common import (EAGER, LOAD_WHEN_MISSING, ImageWriter, call_scope, st
                            repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import pairwise, steps
+from benchwright.llm import CallStats
 from benchwright.creation import metrics, prompts
 from benchwright.creation import steps as creation_steps
 from benchwright.creation import loader as creation_loader
@@ -182,10 +183,8 @@ def creation_image_descriptions(context: dg.AssetExecutionContext, config: Descr
                         "focus": focus.get(p.item_id), "description": r.text, "error": r.error,
                         "simulated": describer.simulated} for p, r in zip(plan, results)])
     store_flagged(warehouse, "creation_image_descriptions", df, registry, match={})
-    meta = llm_metadata(stats)
-    if focus_stats:  # the focus calls' failures count as the step's too (failed_calls check, re-runs)
-        for name in ("requests", "api_calls", "cache_hits", "errors", "given_up"):
-            meta[name] += getattr(focus_stats, name)
+    # The focus calls are the step's too: their cost, and their failures (failed_calls check, re-runs).
+    meta = llm_metadata(CallStats.merge([stats, focus_stats]) if focus_stats else stats)
     return llm_result(context, table_metadata(df, ["item_id", "mode", "description", "error"], **meta))
 
 

@@ -10,7 +10,6 @@ from pathlib import Path
 import time
 
 import dagster as dg
-import numpy as np
 import pandas as pd
 
 from assets.sources import MMMT_IF_DATASET, JUDGE_ENTRY, mmmt_if_dataset_files, mmmt_if_human_files, model_entries, registry_labels
@@ -162,24 +161,6 @@ class MMMTIFGenerationConfig(dg.Config):
     """Also run the instructions-appended ablation (variant `instructions_appended`)."""
 
 
-def _merged_stats(batches: list[tuple[list, CallStats]]) -> CallStats:
-    merged = CallStats()
-    fresh_latencies = []
-    for results, stats in batches:
-        merged.requests += stats.requests
-        merged.api_calls += stats.api_calls
-        merged.cache_hits += stats.cache_hits
-        merged.errors += stats.errors
-        merged.given_up += stats.given_up
-        merged.cost_usd += stats.cost_usd
-        merged.retries += stats.retries
-        fresh_latencies += [r.latency_ms for r in results if not r.cached and r.error is None]
-    if fresh_latencies:
-        merged.latency_p50_ms = float(np.percentile(fresh_latencies, 50))
-        merged.latency_p95_ms = float(np.percentile(fresh_latencies, 95))
-    return merged
-
-
 @dg.asset(
     check_specs=[failed_calls_spec("mmmt_if_generations", models_partitions)],
     group_name="generations",
@@ -217,7 +198,7 @@ def mmmt_if_generations(context: dg.AssetExecutionContext, config: MMMTIFGenerat
             next_line_s *= 2
             context.log.info(f"turn {turn} of {last_turn} done, {time.monotonic() - started:.0f} s")
     # One line for all turns (each log line is an event-log row kept for every run); the counts are in the metadata.
-    merged = _merged_stats(batches)
+    merged = CallStats.merge([stats for _results, stats in batches])
     context.log.info(f"{last_turn} turns: {sum(len(f) for f in frames)} requests, {merged.api_calls} calls, "
                      f"{merged.cache_hits} cache hits, {merged.errors} errors")
     df = pd.concat(frames, ignore_index=True)

@@ -20,7 +20,7 @@ import socket
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -85,6 +85,21 @@ class CallStats:
     latency_p50_ms: float | None = None
     latency_p95_ms: float | None = None
     retries: int = 0
+    latencies_ms: list[float] = field(default_factory=list, repr=False)
+    """The successful calls' latencies behind the percentiles, so that `merge` can compute them again."""
+
+    @classmethod
+    def merge(cls, parts: Sequence["CallStats"]) -> "CallStats":
+        """The statistics of several run() calls of one step as if they were one: counts and cost summed,
+        percentiles over every call's latency."""
+        merged = cls()
+        for part in parts:
+            for name in ("requests", "api_calls", "cache_hits", "errors", "given_up", "cost_usd", "retries"):
+                setattr(merged, name, getattr(merged, name) + getattr(part, name))
+            merged.latencies_ms += part.latencies_ms
+        merged.latency_p50_ms = _percentile(merged.latencies_ms, 0.50)
+        merged.latency_p95_ms = _percentile(merged.latencies_ms, 0.95)
+        return merged
 
     def as_metadata(self) -> dict:
         return {
@@ -438,9 +453,9 @@ class LLMRunner:
         stats.errors = sum(r.error is not None for r in results)
         stats.given_up = sum(r.key in given_up for r in results)
         stats.cost_usd = sum(r.cost_usd for r in calls)
-        latencies = [r.latency_ms for r in calls if r.error is None and r.key not in batched]
-        stats.latency_p50_ms = _percentile(latencies, 0.50)
-        stats.latency_p95_ms = _percentile(latencies, 0.95)
+        stats.latencies_ms = [r.latency_ms for r in calls if r.error is None and r.key not in batched]
+        stats.latency_p50_ms = _percentile(stats.latencies_ms, 0.50)
+        stats.latency_p95_ms = _percentile(stats.latencies_ms, 0.95)
         if scope is not None:
             self.cache.put_ledger(ledger_rows(scope, requests, results))
         log.info(

@@ -266,3 +266,18 @@ def test_an_image_ref_is_keyed_without_reading_its_picture_and_sent_as_its_data_
         [result], _ = LLMRunner(str(tmp_path / f"sim{number}.sqlite")).run([req])
         answers.append((result.key, result.text))
     assert answers[0] == answers[1] and answers[0][1]
+
+
+def test_call_stats_merge_sums_counts_and_cost_and_takes_percentiles_over_every_call():
+    from benchwright.llm import CallStats
+
+    first = CallStats(requests=3, api_calls=2, cache_hits=1, errors=1, given_up=0, cost_usd=0.5, retries=1,
+                      latencies_ms=[10.0, 30.0])
+    second = CallStats(requests=2, api_calls=2, cache_hits=0, errors=1, given_up=1, cost_usd=0.25,
+                       latencies_ms=[20.0])
+    merged = CallStats.merge([first, second])
+    assert (merged.requests, merged.api_calls, merged.cache_hits, merged.errors, merged.given_up, merged.retries) \
+        == (5, 4, 1, 2, 1, 1)
+    assert merged.cost_usd == 0.75
+    assert merged.latency_p50_ms == 20.0 and merged.latency_p95_ms == 29.0  # over 10, 20, 30
+    assert CallStats.merge([CallStats()]).latency_p50_ms is None  # no successful call: no percentile
