@@ -27,7 +27,7 @@ import os
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -49,6 +49,17 @@ _POLL_S = 0.05
 # Ends a lease (SQL, one parameter: now). A lease never marked sent counts from now: if it reached the provider
 # without its stamp, it did so before now.
 _CLOSE = "open = 0, started = CASE WHEN pending = 1 THEN ? ELSE started END, pending = 0"
+# A lease's deferred writes (`ProviderGate._defer`): its stamp (time, id) and its release (time, tokens, id).
+_SENT = "UPDATE leases SET started = ?, pending = 0 WHERE id = ? AND open = 1"
+_RELEASE = f"UPDATE leases SET {_CLOSE}, tokens = COALESCE(?, tokens) WHERE id = ?"
+
+
+@dataclass
+class LeaseQueue:
+    """The calls of one event loop waiting for a lease of one provider (`ProviderGate.acquire`)."""
+
+    waiting: list = field(default_factory=list)  # (tokens, future) in the order they came
+    asking: asyncio.Future | None = None  # the task asking the file for them
 
 
 @dataclass(frozen=True)
@@ -159,47 +170,63 @@ class ProviderGate:
         self._db.execute("CREATE INDEX IF NOT EXISTS leases_started ON leases (provider, started)")
         # Acquiring runs in a worker thread (a busy file must not stall the event loop), releasing in the loop's.
         self._lock = threading.Lock()
+        self._deferred: list[tuple[str, tuple]] = []  # stamps and releases not written yet (`_defer`)
+        self._flush_due: asyncio.AbstractEventLoop | None = None  # the loop a flush is scheduled on
 
     def close(self) -> None:
+        self.flush()
         self._db.close()
 
     def try_acquire(self, provider: str, limits: ProviderLimits, tokens: int) -> tuple[int | None, float]:
         """A lease id, or None and the seconds worth waiting before trying again."""
-        with self._lock:
-            return self._try_acquire(provider, limits, tokens)
+        leases, wait = self.try_acquire_many(provider, limits, [tokens])
+        return (leases[0] if leases else None), wait
 
-    def _try_acquire(self, provider: str, limits: ProviderLimits, tokens: int) -> tuple[int | None, float]:
-        db = self._db
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            now = time.time()
-            # Starts older than the window no longer count; open leases past expiry or of a dead process end
-            # (one not sent counts from now: it may have reached the provider at any moment until then).
-            db.execute("DELETE FROM leases WHERE open = 0 AND started < ?", (now - self.window_s,))
-            db.execute(f"UPDATE leases SET {_CLOSE} WHERE open = 1 AND expires < ?", (now, now))
-            pids = [pid for (pid,) in db.execute("SELECT DISTINCT pid FROM leases WHERE open = 1 AND provider = ?",
-                                                 (provider,))]
-            for pid in pids:
-                if pid != os.getpid() and not _alive(pid):
-                    db.execute(f"UPDATE leases SET {_CLOSE} WHERE open = 1 AND pid = ?", (now, pid))
-            (in_flight,) = db.execute("SELECT COUNT(*) FROM leases WHERE provider = ? AND open = 1",
-                                      (provider,)).fetchone()
-            if in_flight >= limits.max_in_flight:
+    def try_acquire_many(self, provider: str, limits: ProviderLimits,
+                         tokens: Sequence[int]) -> tuple[list[int], float]:
+        """Leases for calls of these token estimates, in order, in one transaction: one for each call up to the first
+        that does not fit, and the seconds worth waiting before asking for the rest (0 when all got one)."""
+        with self._lock:
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                self._apply_deferred()
+                leases, wait = self._try_acquire(provider, limits, tokens)
                 db.execute("COMMIT")
-                return None, _POLL_S
-            if limits.rpm or limits.tpm:
-                wait = self._window_wait(provider, limits, tokens, now)
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            self._deferred_applied()
+            return leases, wait
+
+    def _try_acquire(self, provider: str, limits: ProviderLimits, tokens: Sequence[int]) -> tuple[list[int], float]:
+        db = self._db
+        now = time.time()
+        # Starts older than the window no longer count; open leases past expiry or of a dead process end
+        # (one not sent counts from now: it may have reached the provider at any moment until then).
+        db.execute("DELETE FROM leases WHERE open = 0 AND started < ?", (now - self.window_s,))
+        db.execute(f"UPDATE leases SET {_CLOSE} WHERE open = 1 AND expires < ?", (now, now))
+        pids = [pid for (pid,) in db.execute("SELECT DISTINCT pid FROM leases WHERE open = 1 AND provider = ?",
+                                             (provider,))]
+        for pid in pids:
+            if pid != os.getpid() and not _alive(pid):
+                db.execute(f"UPDATE leases SET {_CLOSE} WHERE open = 1 AND pid = ?", (now, pid))
+        (in_flight,) = db.execute("SELECT COUNT(*) FROM leases WHERE provider = ? AND open = 1",
+                                  (provider,)).fetchone()
+        leases: list[int] = []
+        for need in tokens:
+            if in_flight >= limits.max_in_flight:
+                return leases, _POLL_S
+            if limits.rpm or limits.tpm:  # the leases taken above count: they are rows of this transaction
+                wait = self._window_wait(provider, limits, need, now)
                 if wait > 0:
-                    db.execute("COMMIT")
-                    return None, wait
+                    return leases, wait
             cursor = db.execute("INSERT INTO leases (provider, pid, started, expires, tokens, open, pending) "
                                 "VALUES (?, ?, ?, ?, ?, 1, 1)",
-                                (provider, os.getpid(), now, now + self.lease_s, tokens))
-            db.execute("COMMIT")
-            return cursor.lastrowid, 0.0
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+                                (provider, os.getpid(), now, now + self.lease_s, need))
+            leases.append(cursor.lastrowid)
+            in_flight += 1
+        return leases, 0.0
 
     def _window_wait(self, provider: str, limits: ProviderLimits, tokens: int, now: float) -> float:
         """Seconds until the window's starts leave room for one more call of `tokens`; 0 when they do.
@@ -241,26 +268,89 @@ class ProviderGate:
 
     def sent(self, lease: int) -> None:
         """The call of this lease is handed to the HTTP client now: its rpm/tpm start is this moment."""
-        with self._lock:
-            self._db.execute("UPDATE leases SET started = ?, pending = 0 WHERE id = ? AND open = 1",
-                             (time.time(), lease))
+        self._defer(_SENT, (time.time(), lease))
 
     def release(self, lease: int, tokens: int | None = None) -> None:
         """End a call: its slot is free; its start keeps counting for a minute, with its actual tokens (a call
         never sent counts from now, as the stamp may have been missed)."""
-        with self._lock:
-            self._db.execute(f"UPDATE leases SET {_CLOSE}, tokens = COALESCE(?, tokens) WHERE id = ?",
-                             (time.time(), tokens, lease))
+        self._defer(_RELEASE, (time.time(), tokens, lease))
 
-    async def acquire(self, provider: str, limits: ProviderLimits, tokens: int, queue: asyncio.Lock) -> int:
-        """Wait for a lease. `queue` is the event loop's lock for this provider: one waiting call per provider
-        and process asks the file, the others queue behind it, so a thousand waiting calls do not poll
-        SQLite a thousand times."""
-        async with queue:
-            while True:
-                lease, wait = await asyncio.to_thread(self.try_acquire, provider, limits, tokens)
-                if lease is not None:
-                    return lease
+    def _defer(self, statement: str, values: tuple) -> None:
+        """Stamps and releases called from an event loop are written together, at the end of the loop's pass (or by
+        this process's next acquire, in its transaction), with the times they were called at: one transaction for
+        the calls that ended or were sent together rather than one each. Meanwhile the file holds the lease as it
+        was, which errs on the safe side for every process: a slot stays taken a moment longer, and a call not yet
+        stamped counts as starting at each look (`_window_wait`), which is no earlier than it was sent. Called
+        outside a loop, written at once."""
+        with self._lock:
+            self._deferred.append((statement, values))
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.flush()
+            return
+        if self._flush_due is not loop:  # one flush per pass (a loop that ended without it: `flush` at its end)
+            self._flush_due = loop
+            loop.call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Write the stamps and releases not written yet, in one transaction."""
+        with self._lock:
+            self._flush_due = None
+            if not self._deferred:
+                return
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._apply_deferred()
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._deferred_applied()
+
+    def _apply_deferred(self) -> None:
+        """Inside a transaction, with the lock held: the deferred writes, in the order they were made (a lease's
+        stamp before its release)."""
+        for statement, values in self._deferred:
+            self._db.execute(statement, values)
+
+    def _deferred_applied(self) -> None:
+        self._deferred = []
+
+    async def acquire(self, provider: str, limits: ProviderLimits, tokens: int, queue: "LeaseQueue") -> int:
+        """Wait for a lease. `queue` is this event loop's queue for this provider: the calls waiting in it ask the
+        file together (one transaction, `try_acquire_many`, in a worker thread, in the order they came), so a
+        thousand waiting calls do not poll SQLite a thousand times, and calls that end together start together."""
+        mine = asyncio.get_running_loop().create_future()
+        queue.waiting.append((tokens, mine))
+        if queue.asking is None or queue.asking.done():
+            queue.asking = asyncio.ensure_future(self._serve(provider, limits, queue))
+        return await mine
+
+    async def _serve(self, provider: str, limits: ProviderLimits, queue: "LeaseQueue") -> None:
+        """Leases for the calls waiting in `queue` until none is left."""
+        while True:
+            waiting = [(tokens, future) for tokens, future in queue.waiting if not future.done()]
+            if not waiting:
+                queue.waiting.clear()
+                return
+            try:
+                leases, wait = await asyncio.to_thread(self.try_acquire_many, provider, limits,
+                                                       [tokens for tokens, _ in waiting])
+            except Exception as err:  # the file failed: every waiting call learns it
+                for _, future in waiting:
+                    if not future.done():
+                        future.set_exception(err)
+                queue.waiting.clear()
+                return
+            served = {id(future) for _, future in waiting[:len(leases)]}
+            queue.waiting[:] = [(t, f) for t, f in queue.waiting if id(f) not in served and not f.done()]
+            for (_, future), lease in zip(waiting, leases):
+                if future.done():  # its call was cancelled while the lease was taken: give it back
+                    self.release(lease)
+                else:
+                    future.set_result(lease)
+            if len(leases) < len(waiting):
                 await asyncio.sleep(min(wait, 1.0))
 
     def in_flight(self, provider: str) -> int:
