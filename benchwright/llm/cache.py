@@ -272,15 +272,16 @@ class ResponseCache:
         self.record(errors=[JournalledError(key, model, prompt_version, error, attempts, status)])
 
     def record(self, responses: Sequence[CachedResponse] = (), errors: Sequence[JournalledError] = (),
-               release: Iterable[str] = (), owner: str = "") -> None:
+               release: Iterable[str] = (), owner: str = "", refresh: bool = False) -> None:
         """Finished calls in one transaction: their answers and journalled errors, and the release of `owner`'s claims
-        on `release` (after the answers, so whoever waits on a claim finds the answer once it is free)."""
+        on `release` (after the answers, so whoever waits on a claim finds the answer once it is free). With
+        `refresh`, `owner`'s other claims are dated now: a live run's claims on calls still queued never go stale."""
         for resp in responses:
             if not has_text(resp.text):
                 raise ValueError(f"response {resp.key} has no text: journal it as an error, never cache it as an "
                                  "answer")
         release = list(release)
-        if not (responses or errors or release):
+        if not (responses or errors or release or refresh):
             return
         now = time.time()
         with self._conn() as conn:  # commits on exit
@@ -293,6 +294,8 @@ class ResponseCache:
                                                          now, e.status) for e in errors])
             for chunk, marks in _key_chunks(release):
                 conn.execute(f"DELETE FROM claims WHERE owner = ? AND key IN ({marks})", [owner, *chunk])
+            if refresh:
+                conn.execute("UPDATE claims SET claimed_at = ? WHERE owner = ?", (now, owner))
 
     def errors_for(self, key: str) -> list[str]:
         rows = self._conn().execute("SELECT error FROM errors WHERE key = ? ORDER BY id", (key,)).fetchall()

@@ -948,6 +948,10 @@ class _Journal:
         self.claims: dict[str, asyncio.Future] = {}
         self.scheduled = False
         self.failure: BaseException | None = None  # a flush that failed: raised to the calls that follow, and at the end
+        # A run claims its misses when they are gathered, and the last may wait behind the others for longer than a
+        # claim stays fresh: its claims are dated anew with a flush at least this often, while the run lives.
+        self.refresh_s = stale_after_s / 4
+        self.refreshed_at = time.monotonic()
 
     def add(self, response: CachedResponse | None = None, error: JournalledError | None = None) -> None:
         if self.failure is not None:
@@ -992,9 +996,11 @@ class _Journal:
             raise self.failure
         responses, errors, released, claims = self.responses, self.errors, self.released, self.claims
         self.responses, self.errors, self.released, self.claims = [], [], [], {}
+        refresh = time.monotonic() - self.refreshed_at >= self.refresh_s
         try:
-            if responses or errors or released:
-                self.cache.record(responses, errors, released, self.owner)
+            if responses or errors or released or refresh:
+                self.cache.record(responses, errors, released, self.owner, refresh=refresh)
+                self.refreshed_at = time.monotonic() if refresh else self.refreshed_at
             if claims:
                 held, answered = self.cache.claim_unanswered(claims, self.owner, self.stale_after_s)
         except Exception as err:

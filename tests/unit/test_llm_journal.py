@@ -25,10 +25,10 @@ def test_answers_ending_in_one_pass_are_committed_together_and_before_the_run_re
     transactions = []
     record = ResponseCache.record
 
-    def counted(self, responses=(), errors=(), release=(), owner=""):
+    def counted(self, responses=(), errors=(), release=(), owner="", **kwargs):
         if responses or errors:
             transactions.append(len(responses) + len(errors))
-        return record(self, responses, errors, release, owner)
+        return record(self, responses, errors, release, owner, **kwargs)
 
     monkeypatch.setattr(ResponseCache, "record", counted)
     count = 2 * _JOURNAL_ROWS + 10  # simulated answers come in one pass (no await between them)
@@ -44,10 +44,10 @@ def test_calls_answered_together_by_a_server_share_transactions_and_release_ever
     transactions = []
     record = ResponseCache.record
 
-    def counted(self, responses=(), errors=(), release=(), owner=""):
+    def counted(self, responses=(), errors=(), release=(), owner="", **kwargs):
         if responses:
             transactions.append(len(responses))
-        return record(self, responses, errors, release, owner)
+        return record(self, responses, errors, release, owner, **kwargs)
 
     monkeypatch.setattr(ResponseCache, "record", counted)
     with OpenAIServer(latency_s=0.3, max_lifetime_s=60) as server, LLMRunner(str(tmp_path / "llm.sqlite"),
@@ -63,7 +63,7 @@ def test_calls_answered_together_by_a_server_share_transactions_and_release_ever
 
 
 def test_a_write_that_fails_fails_the_run(tmp_path, monkeypatch):
-    def broken(self, responses=(), errors=(), release=(), owner=""):
+    def broken(self, responses=(), errors=(), release=(), owner="", **kwargs):
         if responses:
             raise sqlite3.OperationalError("disk I/O error")
 
