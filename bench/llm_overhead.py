@@ -125,7 +125,7 @@ def measure(calls: int = 1500, slow_calls: int = 2000, rounds: int = 2, before: 
     names = list(CLIENTS)
     fast: dict[str, list[dict]] = {name: [] for name in names}
     slow: dict[str, list[dict]] = {name: [] for name in names}
-    with loopback_server(0.0) as fast_url, loopback_server(SLOW_S) as slow_url:
+    with loopback_server(0.0, lifetime_s=7200) as fast_url, loopback_server(SLOW_S, lifetime_s=7200) as slow_url:
         for round_ in range(rounds):
             order = names[round_ % len(names):] + names[:round_ % len(names)]
             for name in order:

@@ -14,7 +14,10 @@ to a provider takes a lease there first (``ProviderGate``):
   counts as starting now; released without being sent, from its release. The margin then only covers the way
   from the HTTP client to the provider;
 - a lease whose process is gone (killed mid-call) is dropped at the next acquire; one that outlives its
-  expiry (a call cannot: the runner bounds it by its timeout) is dropped too, so nothing stays taken.
+  expiry (a call cannot: the runner bounds it by its timeout) is dropped too, so nothing stays taken;
+- the calls of a process waiting for one provider ask together (`try_acquire_many`: one transaction for all of
+  them), and the stamps and releases of one pass of its event loop are written together at its end: a wave of
+  calls costs a few transactions, not three per call.
 
 Tokens are not known before a call: the lease reserves an estimate (the prompt's text ÷ 4 plus the
 completion tokens expected) and the actual count replaces it when the call ends.
