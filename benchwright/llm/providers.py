@@ -15,9 +15,9 @@ to a provider takes a lease there first (``ProviderGate``):
   from the HTTP client to the provider;
 - a lease whose process is gone (killed mid-call) is dropped at the next acquire; one that outlives its
   expiry (a call cannot: the runner bounds it by its timeout) is dropped too, so nothing stays taken;
-- the calls of a process waiting for one provider ask together (`try_acquire_many`: one transaction for all of
-  them), and the stamps and releases of one pass of its event loop are written together at its end: a wave of
-  calls costs a few transactions, not three per call.
+- a call takes its lease at once in the event loop's thread when the file is free; calls that must wait ask
+  together (`try_acquire_many`: one transaction for all of them, in a worker thread); the stamps and releases of
+  one pass of the loop are written together at its end: a lease transaction per call, not three.
 
 Tokens are not known before a call: the lease reserves an estimate (the prompt's text ÷ 4 plus the
 completion tokens expected) and the actual count replaces it when the call ends.
@@ -47,6 +47,8 @@ SEND_MARGIN_S = 2.0
 WINDOW_S = MINUTE_S + SEND_MARGIN_S
 # Tokens reserved for a picture before the call: a 1024 × 1024 picture at OpenAI's high detail (85 + 4 × 170).
 IMAGE_TOKENS = 765
+# How long a lease's transaction waits for another process's (then it fails).
+_BUSY_TIMEOUT_MS = 30_000
 # How often a waiting call looks again while every slot is taken.
 _POLL_S = 0.05
 # Ends a lease (SQL, one parameter: now). A lease never marked sent counts from now: if it reached the provider
@@ -153,7 +155,8 @@ class ProviderGate:
         self.window_s = minute_s + margin_s
         Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         # autocommit mode: transactions are the explicit BEGIN IMMEDIATE ... COMMIT below.
-        self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+        self._db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                                   check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")  # no fsync per lease: a lost lease after a crash is harmless
         # `pending`: an open lease not yet handed to the HTTP client (its `started` is the lease's, not the send's).
@@ -190,17 +193,41 @@ class ProviderGate:
         """Leases for calls of these token estimates, in order, in one transaction: one for each call up to the first
         that does not fit, and the seconds worth waiting before asking for the rest (0 when all got one)."""
         with self._lock:
-            db = self._db
-            db.execute("BEGIN IMMEDIATE")
+            self._db.execute("BEGIN IMMEDIATE")
+            return self._acquire_in_transaction(provider, limits, tokens)
+
+    def try_acquire_many_at_once(self, provider: str, limits: ProviderLimits,
+                                 tokens: Sequence[int]) -> tuple[list[int], float] | None:
+        """`try_acquire_many` if the file can be had without waiting (no other writer, no other thread of this process
+        in it), else None: the event loop takes its leases itself when nothing is in the way, sparing each a worker
+        thread's round trip (tens of milliseconds on a loaded machine, during which the calls let in by the others'
+        ends bunch up and then start, and end, together)."""
+        if not self._lock.acquire(blocking=False):
+            return None
+        try:
+            self._db.execute("PRAGMA busy_timeout = 0")
             try:
-                self._apply_deferred()
-                leases, wait = self._try_acquire(provider, limits, tokens)
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            self._deferred_applied()
-            return leases, wait
+                self._db.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError:  # another process is writing: wait for it in a worker thread
+                return None
+            finally:
+                self._db.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+            return self._acquire_in_transaction(provider, limits, tokens)
+        finally:
+            self._lock.release()
+
+    def _acquire_in_transaction(self, provider: str, limits: ProviderLimits,
+                                tokens: Sequence[int]) -> tuple[list[int], float]:
+        """The rest of an acquire, its transaction begun and the lock held: the deferred writes, the leases, commit."""
+        try:
+            self._apply_deferred()
+            leases, wait = self._try_acquire(provider, limits, tokens)
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._deferred_applied()
+        return leases, wait
 
     def _try_acquire(self, provider: str, limits: ProviderLimits, tokens: Sequence[int]) -> tuple[list[int], float]:
         db = self._db
@@ -321,9 +348,14 @@ class ProviderGate:
         self._deferred = []
 
     async def acquire(self, provider: str, limits: ProviderLimits, tokens: int, queue: "LeaseQueue") -> int:
-        """Wait for a lease. `queue` is this event loop's queue for this provider: the calls waiting in it ask the
-        file together (one transaction, `try_acquire_many`, in a worker thread, in the order they came), so a
-        thousand waiting calls do not poll SQLite a thousand times, and calls that end together start together."""
+        """Wait for a lease. A call with nobody ahead of it takes its lease at once when the file is free. Else it
+        waits in `queue`, this event loop's queue for this provider: the calls waiting in it ask the file together
+        (one transaction, `try_acquire_many`, in the order they came; in a worker thread when the file is busy), so a
+        thousand waiting calls do not poll SQLite a thousand times."""
+        if not queue.waiting:  # nobody ahead: asked at once, in this pass of the loop, when the file is free
+            asked = self.try_acquire_many_at_once(provider, limits, [tokens])
+            if asked is not None and asked[0]:
+                return asked[0][0]
         mine = asyncio.get_running_loop().create_future()
         queue.waiting.append((tokens, mine))
         if queue.asking is None or queue.asking.done():
@@ -337,9 +369,11 @@ class ProviderGate:
             if not waiting:
                 queue.waiting.clear()
                 return
+            needs = [tokens for tokens, _ in waiting]
             try:
-                leases, wait = await asyncio.to_thread(self.try_acquire_many, provider, limits,
-                                                       [tokens for tokens, _ in waiting])
+                asked = self.try_acquire_many_at_once(provider, limits, needs)
+                leases, wait = asked if asked is not None else await asyncio.to_thread(
+                    self.try_acquire_many, provider, limits, needs)
             except Exception as err:  # the file failed: every waiting call learns it
                 for _, future in waiting:
                     if not future.done():

@@ -110,3 +110,25 @@ def test_stamps_and_releases_made_in_a_pass_are_written_at_its_end_and_seen_by_t
     assert open_leases() == 0
     other.close()
     gate.close()
+
+
+def test_a_lease_is_taken_in_the_loop_when_the_file_is_free_and_waited_for_in_a_thread_when_busy(tmp_path):
+    path = tmp_path / "slots.db"
+    gate = ProviderGate(path)
+    limits = ProviderLimits(max_in_flight=4)
+    assert gate.try_acquire_many_at_once("p", limits, [1, 1]) is not None  # nothing in the way
+    writer = sqlite3.connect(path, isolation_level=None)  # another process in the middle of a write
+    writer.execute("BEGIN IMMEDIATE")
+    assert gate.try_acquire_many_at_once("p", limits, [1]) is None  # at once, without waiting for it
+
+    async def main() -> int:
+        waiting = asyncio.ensure_future(gate.acquire("p", limits, 1, LeaseQueue()))
+        await asyncio.sleep(0.3)  # the loop goes on while the lease waits for the file
+        assert not waiting.done()
+        writer.execute("COMMIT")
+        return await asyncio.wait_for(waiting, 10)
+
+    assert asyncio.run(main()) is not None
+    assert gate.in_flight("p") == 3
+    writer.close()
+    gate.close()
