@@ -49,6 +49,8 @@ WINDOW_S = MINUTE_S + SEND_MARGIN_S
 IMAGE_TOKENS = 765
 # How long a lease's transaction waits for another process's (then it fails).
 _BUSY_TIMEOUT_MS = 30_000
+# How often an acquire ends leases that ended (expired, of a dead process) while the provider has room.
+_CLEAN_EVERY_S = 1.0
 # How often a waiting call looks again while every slot is taken.
 _POLL_S = 0.05
 # Ends a lease (SQL, one parameter: now). A lease never marked sent counts from now: if it reached the provider
@@ -178,6 +180,7 @@ class ProviderGate:
         self._lock = threading.Lock()
         self._deferred: list[tuple[str, tuple]] = []  # stamps and releases not written yet (`_defer`)
         self._flush_due: asyncio.AbstractEventLoop | None = None  # the loop a flush is scheduled on
+        self._cleaned_at: dict[str, float] = {}  # provider -> when this gate last ended its dead leases (`_clean`)
 
     def close(self) -> None:
         self.flush()
@@ -230,10 +233,23 @@ class ProviderGate:
         return leases, wait
 
     def _try_acquire(self, provider: str, limits: ProviderLimits, tokens: Sequence[int]) -> tuple[list[int], float]:
-        db = self._db
         now = time.time()
-        # Starts older than the window no longer count; open leases past expiry or of a dead process end
-        # (one not sent counts from now: it may have reached the provider at any moment until then).
+        cleaned = now - self._cleaned_at.get(provider, 0.0) >= _CLEAN_EVERY_S
+        if cleaned:
+            self._clean(provider, now)
+        leases, wait = self._take(provider, limits, tokens, now)
+        if len(leases) < len(tokens) and not cleaned:  # full, maybe only with leases that ended: look, then again
+            self._clean(provider, now)
+            more, wait = self._take(provider, limits, tokens[len(leases):], now)
+            leases += more
+        return leases, wait
+
+    def _clean(self, provider: str, now: float) -> None:
+        """Starts older than the window no longer count; open leases past expiry or of a dead process end (one not
+        sent counts from now: it may have reached the provider at any moment until then). Done when the provider
+        looks full, else at most every _CLEAN_EVERY_S: until then such leases count as they were, which errs on the
+        safe side."""
+        db = self._db
         db.execute("DELETE FROM leases WHERE open = 0 AND started < ?", (now - self.window_s,))
         db.execute(f"UPDATE leases SET {_CLOSE} WHERE open = 1 AND expires < ?", (now, now))
         pids = [pid for (pid,) in db.execute("SELECT DISTINCT pid FROM leases WHERE open = 1 AND provider = ?",
@@ -241,6 +257,11 @@ class ProviderGate:
         for pid in pids:
             if pid != os.getpid() and not _alive(pid):
                 db.execute(f"UPDATE leases SET {_CLOSE} WHERE open = 1 AND pid = ?", (now, pid))
+        self._cleaned_at[provider] = now
+
+    def _take(self, provider: str, limits: ProviderLimits, tokens: Sequence[int],
+              now: float) -> tuple[list[int], float]:
+        db = self._db
         (in_flight,) = db.execute("SELECT COUNT(*) FROM leases WHERE provider = ? AND open = 1",
                                   (provider,)).fetchone()
         leases: list[int] = []
