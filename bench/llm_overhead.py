@@ -1,66 +1,55 @@
-"""Benchmark: per-call overhead of our LLM stack vs a bare async HTTP client, zero-latency server.
+"""Benchmark: what our LLM client costs above litellm, now and at an older commit, on the loopback server.
 
-Three clients send the same chat-completion requests to the loopback server (answers at once):
+Clients send the same kind of chat-completion requests to the loopback server (its own process):
 
-- bare: ``httpx.AsyncClient.post`` of the JSON body, response parsed with ``json.loads``;
-- litellm: ``litellm.acompletion`` (what our runner calls);
-- ours: ``LLMRunner.run`` (cache lookup, litellm, redaction, SQLite journal, statistics).
+- litellm: ``litellm.acompletion`` (what our runner calls), nothing else;
+- ours: ``LLMRunner.run`` (cache lookup, claims, provider leases, litellm, redaction, SQLite journal, statistics);
+- ours at ``--before`` (default ``BEFORE``, one transaction per call for answers, claims and leases): the same
+  runner as it was at that commit (``git archive`` into a temporary folder, imported in place of today's).
 
-Each is measured one call at a time (milliseconds per call: the overhead a single call pays) and with
-64 calls in flight (calls per second: what the client sustains). Ratios are within this run.
+Each client runs in a fresh process of its own (spawned after the others, in an order that turns each round), with
+64 calls in flight, twice: against a server that answers at once (CPU time of the process per call, all threads:
+what one call costs the client; and calls/s), and against one that answers after 500 ms (achieved ÷ ideal, ideal =
+calls × 0.5 s ÷ 64). Medians over the rounds; the ratios ours ÷ litellm are taken within this run. The answers keep
+fewer than 7 digits, so the PII phone search (texts with 7 or more) stays out of every client.
 
-    .venv/bin/python bench/llm_overhead.py [--calls 300] [--concurrent-calls 1000]
+    .venv/bin/python bench/llm_overhead.py [--calls 1500] [--slow-calls 2000] [--rounds 2] [--before 70a5e0f]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
+import multiprocessing as mp
+import statistics
+import subprocess
+import sys
+import tarfile
 import tempfile
 import time
+from io import BytesIO
 from pathlib import Path
 
-from _common import emit, loopback_server
+from _common import ROOT, emit, loopback_server
 
 MODEL = "openai/bench-model"
 CONCURRENCY = 64
+SLOW_S = 0.5
+BEFORE = "70a5e0f"  # the last commit writing each call's answer, claim and lease in transactions of their own
+CPU_TARGET = 1.3  # ours ÷ litellm, CPU per call (issue #30)
+SLOW_TARGET = 0.95  # achieved ÷ ideal at 500 ms × 64
 
 
 def _messages(i: int, tag: str) -> list[dict]:
     return [{"role": "user", "content": f"{tag} question {i}"}]
 
 
-def bare(base_url: str, calls: int, concurrency: int) -> float:
-    import httpx
-
-    async def go() -> float:
-        limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-        async with httpx.AsyncClient(base_url=base_url, limits=limits, timeout=60,
-                                     headers={"Authorization": "Bearer sk-noauth"}) as client:
-            gate = asyncio.Semaphore(concurrency)
-
-            async def one(i: int) -> None:
-                async with gate:
-                    response = await client.post("/chat/completions",
-                                                 json={"model": "bench-model", "messages": _messages(i, "bare")})
-                    response.raise_for_status()
-                    json.loads(response.content)["choices"][0]["message"]["content"]
-
-            await one(-1)  # connect once before the clock starts
-            started = time.perf_counter()
-            await asyncio.gather(*(one(i) for i in range(calls)))
-            return time.perf_counter() - started
-
-    return asyncio.run(go())
-
-
-def via_litellm(base_url: str, calls: int, concurrency: int) -> float:
+def via_litellm(base_url: str, calls: int, concurrency: int) -> None:
     from benchwright.llm.runner import _litellm
 
     litellm = _litellm()
 
-    async def go() -> float:
+    async def go() -> None:
         gate = asyncio.Semaphore(concurrency)
 
         async def one(i: int) -> None:
@@ -69,53 +58,115 @@ def via_litellm(base_url: str, calls: int, concurrency: int) -> float:
                                                      api_key="sk-noauth", num_retries=0, timeout=60)
                 response.choices[0].message.content
 
-        await one(-1)
-        started = time.perf_counter()
         await asyncio.gather(*(one(i) for i in range(calls)))
-        return time.perf_counter() - started
 
-    return asyncio.run(go())
+    asyncio.run(go())  # a loop per batch of calls, as LLMRunner.run has
 
 
-def ours(base_url: str, calls: int, concurrency: int) -> float:
+def ours(base_url: str, calls: int, concurrency: int, _state={}) -> None:
     from benchwright.llm import LLMRequest, LLMRunner, ModelLimits
     from benchwright.llm.providers import ProviderLimits
 
-    # A fresh cache, so the requests need no unique tag; the answers keep fewer than 7 digits, as the bare
-    # and litellm clients' do, so the PII phone search (texts with 7 or more digits) stays out of all three.
-    tag = "ours"
-    with tempfile.TemporaryDirectory() as tmp:
-        runner = LLMRunner(str(Path(tmp) / "llm.sqlite"), timeout_s=60, max_retries=0,
-                           provider_limits={"openai": ProviderLimits(max_in_flight=concurrency)})
-        runner.run([LLMRequest(model=MODEL, messages=_messages(-1, tag), api_base=base_url)])
-        requests = [LLMRequest(model=MODEL, messages=_messages(i, tag), api_base=base_url) for i in range(calls)]
-        started = time.perf_counter()
-        _, stats = runner.run(requests, limits={MODEL: ModelLimits(max_concurrency=concurrency)})
-        elapsed = time.perf_counter() - started
-        runner.close()
+    if "runner" not in _state:  # one runner per process, on a fresh cache: the requests need no unique tag
+        folder = tempfile.mkdtemp(prefix="benchwright-llm-overhead-")
+        _state["runner"] = LLMRunner(str(Path(folder) / "llm.sqlite"), timeout_s=60, max_retries=0,
+                                     provider_limits={"openai": ProviderLimits(max_in_flight=concurrency)})
+        _state["batch"] = 0
+    _state["batch"] += 1
+    requests = [LLMRequest(model=MODEL, messages=_messages(i, f"ours {_state['batch']}"), api_base=base_url)
+                for i in range(calls)]
+    _, stats = _state["runner"].run(requests, limits={MODEL: ModelLimits(max_concurrency=concurrency)})
     assert stats.api_calls == calls and stats.errors == 0, stats
-    return elapsed
 
 
-def measure(calls: int = 300, concurrent_calls: int = 1000) -> dict:
-    clients = {"bare httpx": bare, "litellm": via_litellm, "ours": ours}
-    with loopback_server(0.0) as base_url:
-        sequential = {name: 1000 * fn(base_url, calls, 1) / calls for name, fn in clients.items()}
-        concurrent = {name: concurrent_calls / fn(base_url, concurrent_calls, CONCURRENCY) for name, fn in clients.items()}
-    summary = (f"one at a time: bare httpx {sequential['bare httpx']:.2f} ms/call, litellm {sequential['litellm']:.2f}, "
-               f"ours {sequential['ours']:.2f} (ours − bare = {sequential['ours'] - sequential['bare httpx']:.2f} ms, "
-               f"of which litellm {sequential['litellm'] - sequential['bare httpx']:.2f}); {CONCURRENCY} in flight: "
-               f"bare {concurrent['bare httpx']:.0f} calls/s, litellm {concurrent['litellm']:.0f}, ours "
-               f"{concurrent['ours']:.0f} (ours ÷ bare {concurrent['ours'] / concurrent['bare httpx']:.2f})")
-    return {"summary": summary, "ms_per_call": sequential, "calls_per_s": concurrent}
+CLIENTS = {"litellm": via_litellm, "ours": ours, "ours before": ours}
+
+
+def _child(client: str, code_root: str, base_url: str, calls: int, concurrency: int, results) -> None:
+    """One client in a fresh process: warmed up (imports, litellm's first-call set-up), then measured."""
+    sys.path.insert(0, code_root)  # before anything imports benchwright: today's or the older commit's
+    import benchwright
+
+    assert Path(benchwright.__file__).resolve().is_relative_to(Path(code_root).resolve()), benchwright.__file__
+    fn = CLIENTS[client]
+    fn(base_url, 2 * concurrency, concurrency)
+    cpu, started = time.process_time(), time.perf_counter()
+    fn(base_url, calls, concurrency)
+    results.put({"cpu_s": time.process_time() - cpu, "wall_s": time.perf_counter() - started})
+
+
+def _measure(client: str, code_root: Path, base_url: str, calls: int) -> dict:
+    ctx = mp.get_context("spawn")
+    results = ctx.Queue()
+    process = ctx.Process(target=_child, args=(client, str(code_root), base_url, calls, CONCURRENCY, results))
+    process.start()
+    try:
+        result = results.get(timeout=900)
+    finally:
+        process.join(timeout=60)
+    if process.exitcode != 0:
+        raise RuntimeError(f"{client} ended with exit code {process.exitcode}")
+    return result
+
+
+def _older_code(commit: str) -> Path:
+    """The repository's benchwright/ at `commit`, extracted once into a temporary folder."""
+    folder = Path(tempfile.gettempdir()) / f"benchwright-llm-overhead-code-{commit}"
+    if not (folder / "benchwright" / "llm" / "runner.py").exists():
+        archive = subprocess.run(["git", "archive", commit, "benchwright"], cwd=ROOT, check=True,
+                                 capture_output=True).stdout
+        with tarfile.open(fileobj=BytesIO(archive)) as tar:
+            tar.extractall(folder)
+    return folder
+
+
+def measure(calls: int = 1500, slow_calls: int = 2000, rounds: int = 2, before: str = BEFORE) -> dict:
+    roots = {"litellm": ROOT, "ours": ROOT, "ours before": _older_code(before)}
+    names = list(CLIENTS)
+    fast: dict[str, list[dict]] = {name: [] for name in names}
+    slow: dict[str, list[dict]] = {name: [] for name in names}
+    with loopback_server(0.0, lifetime_s=7200) as fast_url, loopback_server(SLOW_S, lifetime_s=7200) as slow_url:
+        for round_ in range(rounds):
+            order = names[round_ % len(names):] + names[:round_ % len(names)]
+            for name in order:
+                fast[name].append(_measure(name, roots[name], fast_url, calls))
+                print(f"  round {round_ + 1}, {name}: {1000 * fast[name][-1]['cpu_s'] / calls:.2f} ms CPU per call",
+                      flush=True)
+            for name in order:
+                slow[name].append(_measure(name, roots[name], slow_url, slow_calls))
+                print(f"  round {round_ + 1}, {name}: {slow[name][-1]['wall_s']:.2f} s at {SLOW_S * 1000:.0f} ms",
+                      flush=True)
+    cpu_ms = {name: statistics.median(1000 * r["cpu_s"] / calls for r in fast[name]) for name in names}
+    per_s = {name: statistics.median(calls / r["wall_s"] for r in fast[name]) for name in names}
+    ideal = slow_calls * SLOW_S / CONCURRENCY
+    achieved = {name: statistics.median(ideal / r["wall_s"] for r in slow[name]) for name in names}
+    ratio, ratio_before = cpu_ms["ours"] / cpu_ms["litellm"], cpu_ms["ours before"] / cpu_ms["litellm"]
+
+    def verdict(value: float, target: float, below: bool) -> str:
+        return "met" if (value <= target if below else value >= target) else "missed"
+
+    summary = (f"CPU per call, {CONCURRENCY} in flight, {calls} calls, median of {rounds}: "
+               f"litellm {cpu_ms['litellm']:.2f} ms, ours {cpu_ms['ours']:.2f}, ours at "
+               f"{before} {cpu_ms['ours before']:.2f}: ours ÷ litellm {ratio:.2f} (target ≤ {CPU_TARGET}: "
+               f"{verdict(ratio, CPU_TARGET, True)}; at {before} {ratio_before:.2f}); calls/s: "
+               + ", ".join(f"{name} {per_s[name]:.0f}" for name in names)
+               + f". {SLOW_S * 1000:.0f} ms x {CONCURRENCY}, {slow_calls} calls (ideal {ideal:.2f} s), achieved ÷ "
+               f"ideal: litellm {achieved['litellm']:.2f}, ours "
+               f"{achieved['ours']:.2f} (target ≥ {SLOW_TARGET}: {verdict(achieved['ours'], SLOW_TARGET, False)}), "
+               f"ours at {before} {achieved['ours before']:.2f}")
+    return {"summary": summary, "cpu_ms_per_call": cpu_ms, "calls_per_s": per_s, "achieved_over_ideal": achieved,
+            "ours_over_litellm": ratio, "ours_over_litellm_before": ratio_before, "before": before,
+            "rounds": {"fast": fast, "slow": slow}}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--calls", type=int, default=300)
-    parser.add_argument("--concurrent-calls", type=int, default=1000)
+    parser.add_argument("--calls", type=int, default=1500)
+    parser.add_argument("--slow-calls", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--before", default=BEFORE)
     args = parser.parse_args()
-    emit("LLM per-call overhead", **measure(args.calls, args.concurrent_calls))
+    emit("LLM per-call overhead", **measure(args.calls, args.slow_calls, args.rounds, args.before))
 
 
 if __name__ == "__main__":

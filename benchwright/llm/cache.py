@@ -2,7 +2,9 @@
 
 SQLite rather than DuckDB because several processes (parallel Dagster steps) write it at once: WAL lets
 readers and one writer proceed together, and busy_timeout makes writers queue instead of failing.
-Each response is committed on arrival, so a killed run keeps every finished call.
+Each response is committed as it arrives, with the others that arrived in the same pass of the runner's event loop
+(`record`: answers, errors and the release of their claims in one transaction), so a killed run keeps every
+finished call but those of the pass it was killed in.
 
 Only the key, model, prompt version, the (already redacted) response text, usage, latency and cost are
 stored -- never the messages (they may hold personal data) and never credentials.
@@ -23,7 +25,7 @@ import sqlite3
 import threading
 import time
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from benchwright.llm.failures import GIVE_UP_AFTER, given_up_error
 
@@ -136,6 +138,18 @@ class JournalledBatch:
         return self.status == BATCH_CREATING
 
 
+@dataclass(frozen=True)
+class JournalledError:
+    """A failed call's line in the errors journal (its time is the write's)."""
+
+    key: str
+    model: str
+    prompt_version: str
+    error: str
+    attempts: int
+    status: int | None = None  # the last attempt's HTTP status, when it had one
+
+
 @dataclass
 class CachedResponse:
     key: str
@@ -191,29 +205,46 @@ class ResponseCache:
         found: dict[str, CachedResponse] = {}
         conn = self._conn()
         for chunk, marks in _key_chunks(keys):
-            rows = conn.execute(
-                "SELECT key, model, prompt_version, text, tokens_in, tokens_out, latency_ms, cost_usd,"
-                f" simulated, pii_redactions, created_at FROM responses WHERE key IN ({marks})",
-                chunk,
-            ).fetchall()
-            for row in rows:
-                if has_text(row[3]):
-                    found[row[0]] = CachedResponse(*row[:8], bool(row[8]), *row[9:])
+            found.update(self._responses(conn, chunk, marks))
         return found
+
+    @staticmethod
+    def _responses(conn: sqlite3.Connection, chunk: list[str], marks: str) -> dict[str, CachedResponse]:
+        rows = conn.execute(
+            "SELECT key, model, prompt_version, text, tokens_in, tokens_out, latency_ms, cost_usd,"
+            f" simulated, pii_redactions, created_at FROM responses WHERE key IN ({marks})",
+            chunk,
+        ).fetchall()
+        return {row[0]: CachedResponse(*row[:8], bool(row[8]), *row[9:]) for row in rows if has_text(row[3])}
 
     def claim_many(self, keys: Iterable[str], owner: str, stale_after_s: float) -> set[str]:
         """Claim the keys for `owner` (in one transaction); returns those it now holds. A key held by another owner
         stays theirs unless the claim is stale: older than `stale_after_s`, or of a process on this host that no
         longer runs."""
+        return self._claim(keys, owner, stale_after_s, answered=False)[0]
+
+    def claim_unanswered(self, keys: Iterable[str], owner: str,
+                         stale_after_s: float) -> tuple[set[str], dict[str, CachedResponse]]:
+        """As `claim_many`, in one transaction, for the keys not answered yet: (keys now held, answers found). A key
+        answered meanwhile (by another run since this one read the cache) is not claimed: its answer is returned."""
+        return self._claim(keys, owner, stale_after_s, answered=True)
+
+    def _claim(self, keys: Iterable[str], owner: str, stale_after_s: float,
+               answered: bool) -> tuple[set[str], dict[str, CachedResponse]]:
         keys = list(keys)
         if not keys:
-            return set()
+            return set(), {}
         now, host = time.time(), owner.rpartition(":")[0]
         held: set[str] = set()
+        found: dict[str, CachedResponse] = {}
         conn = self._conn()
         conn.execute("BEGIN IMMEDIATE")  # the read and the write as one: two claimants never both hold a key
         try:
             for chunk, marks in _key_chunks(keys):
+                if answered:
+                    found.update(self._responses(conn, chunk, marks))
+                    chunk = [key for key in chunk if key not in found]
+                    marks = ",".join("?" * len(chunk))
                 rows = conn.execute(f"SELECT key, owner, claimed_at FROM claims WHERE key IN ({marks})", chunk).fetchall()
                 others = {key for key, holder, at in rows
                           if holder != owner and now - at < stale_after_s and _owner_alive(holder, host)}
@@ -224,46 +255,47 @@ class ResponseCache:
         except BaseException:
             conn.rollback()
             raise
-        return held
+        return held, found
 
     def release_claims(self, keys: Iterable[str], owner: str) -> None:
         """Give up the owner's claims on these keys (answered, failed or not called)."""
-        with self._conn() as conn:
-            for chunk, marks in _key_chunks(keys):
-                conn.execute(f"DELETE FROM claims WHERE owner = ? AND key IN ({marks})", [owner, *chunk])
+        self.record(release=keys, owner=owner)
 
     def get(self, key: str) -> CachedResponse | None:
         return self.get_many([key]).get(key)
 
     def put_response(self, resp: CachedResponse) -> None:
-        if not has_text(resp.text):
-            raise ValueError(f"response {resp.key} has no text: journal it as an error, never cache it as an answer")
-        with self._conn() as conn:  # commits on exit
-            conn.execute(
-                "INSERT OR REPLACE INTO responses VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    resp.key,
-                    resp.model,
-                    resp.prompt_version,
-                    resp.text,
-                    int(resp.tokens_in),
-                    int(resp.tokens_out),
-                    float(resp.latency_ms),
-                    float(resp.cost_usd),
-                    int(resp.simulated),
-                    int(resp.pii_redactions),
-                    resp.created_at,
-                ),
-            )
+        self.record(responses=[resp])
 
     def put_error(self, key: str, model: str, prompt_version: str, error: str, attempts: int,
                   status: int | None = None) -> None:
-        with self._conn() as conn:
-            conn.execute(
-                "INSERT INTO errors (key, model, prompt_version, error, attempts, created_at, status) "
-                "VALUES (?,?,?,?,?,?,?)",
-                (key, model, prompt_version, error, int(attempts), time.time(), status),
-            )
+        self.record(errors=[JournalledError(key, model, prompt_version, error, attempts, status)])
+
+    def record(self, responses: Sequence[CachedResponse] = (), errors: Sequence[JournalledError] = (),
+               release: Iterable[str] = (), owner: str = "", refresh: bool = False) -> None:
+        """Finished calls in one transaction: their answers and journalled errors, and the release of `owner`'s claims
+        on `release` (after the answers, so whoever waits on a claim finds the answer once it is free). With
+        `refresh`, `owner`'s other claims are dated now: a live run's claims on calls still queued never go stale."""
+        for resp in responses:
+            if not has_text(resp.text):
+                raise ValueError(f"response {resp.key} has no text: journal it as an error, never cache it as an "
+                                 "answer")
+        release = list(release)
+        if not (responses or errors or release or refresh):
+            return
+        now = time.time()
+        with self._conn() as conn:  # commits on exit
+            conn.executemany("INSERT OR REPLACE INTO responses VALUES (?,?,?,?,?,?,?,?,?,?,?)", [
+                (resp.key, resp.model, resp.prompt_version, resp.text, int(resp.tokens_in), int(resp.tokens_out),
+                 float(resp.latency_ms), float(resp.cost_usd), int(resp.simulated), int(resp.pii_redactions),
+                 resp.created_at) for resp in responses])
+            conn.executemany("INSERT INTO errors (key, model, prompt_version, error, attempts, created_at, status) "
+                             "VALUES (?,?,?,?,?,?,?)", [(e.key, e.model, e.prompt_version, e.error, int(e.attempts),
+                                                         now, e.status) for e in errors])
+            for chunk, marks in _key_chunks(release):
+                conn.execute(f"DELETE FROM claims WHERE owner = ? AND key IN ({marks})", [owner, *chunk])
+            if refresh:
+                conn.execute("UPDATE claims SET claimed_at = ? WHERE owner = ?", (now, owner))
 
     def errors_for(self, key: str) -> list[str]:
         rows = self._conn().execute("SELECT error FROM errors WHERE key = ? ORDER BY id", (key,)).fetchall()

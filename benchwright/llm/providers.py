@@ -14,7 +14,10 @@ to a provider takes a lease there first (``ProviderGate``):
   counts as starting now; released without being sent, from its release. The margin then only covers the way
   from the HTTP client to the provider;
 - a lease whose process is gone (killed mid-call) is dropped at the next acquire; one that outlives its
-  expiry (a call cannot: the runner bounds it by its timeout) is dropped too, so nothing stays taken.
+  expiry (a call cannot: the runner bounds it by its timeout) is dropped too, so nothing stays taken;
+- a call takes its lease at once in the event loop's thread when the file is free; calls that must wait ask
+  together (`try_acquire_many`: one transaction for all of them, in a worker thread); the stamps and releases of
+  one pass of the loop are written together at its end: a lease transaction per call, not three.
 
 Tokens are not known before a call: the lease reserves an estimate (the prompt's text ÷ 4 plus the
 completion tokens expected) and the actual count replaces it when the call ends.
@@ -27,7 +30,7 @@ import os
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -44,11 +47,26 @@ SEND_MARGIN_S = 2.0
 WINDOW_S = MINUTE_S + SEND_MARGIN_S
 # Tokens reserved for a picture before the call: a 1024 × 1024 picture at OpenAI's high detail (85 + 4 × 170).
 IMAGE_TOKENS = 765
+# How long a lease's transaction waits for another process's (then it fails).
+_BUSY_TIMEOUT_MS = 30_000
+# How often an acquire ends leases that ended (expired, of a dead process) while the provider has room.
+_CLEAN_EVERY_S = 1.0
 # How often a waiting call looks again while every slot is taken.
 _POLL_S = 0.05
 # Ends a lease (SQL, one parameter: now). A lease never marked sent counts from now: if it reached the provider
 # without its stamp, it did so before now.
 _CLOSE = "open = 0, started = CASE WHEN pending = 1 THEN ? ELSE started END, pending = 0"
+# A lease's deferred writes (`ProviderGate._defer`): its stamp (time, id) and its release (time, tokens, id).
+_SENT = "UPDATE leases SET started = ?, pending = 0 WHERE id = ? AND open = 1"
+_RELEASE = f"UPDATE leases SET {_CLOSE}, tokens = COALESCE(?, tokens) WHERE id = ?"
+
+
+@dataclass
+class LeaseQueue:
+    """The calls of one event loop waiting for a lease of one provider (`ProviderGate.acquire`)."""
+
+    waiting: list = field(default_factory=list)  # (tokens, future) in the order they came
+    asking: asyncio.Future | None = None  # the task asking the file for them
 
 
 @dataclass(frozen=True)
@@ -139,7 +157,8 @@ class ProviderGate:
         self.window_s = minute_s + margin_s
         Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         # autocommit mode: transactions are the explicit BEGIN IMMEDIATE ... COMMIT below.
-        self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+        self._db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                                   check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")  # no fsync per lease: a lost lease after a crash is harmless
         # `pending`: an open lease not yet handed to the HTTP client (its `started` is the lease's, not the send's).
@@ -159,47 +178,106 @@ class ProviderGate:
         self._db.execute("CREATE INDEX IF NOT EXISTS leases_started ON leases (provider, started)")
         # Acquiring runs in a worker thread (a busy file must not stall the event loop), releasing in the loop's.
         self._lock = threading.Lock()
+        self._deferred: list[tuple[str, tuple]] = []  # stamps and releases not written yet (`_defer`)
+        self._flush_due: asyncio.AbstractEventLoop | None = None  # the loop a flush is scheduled on
+        self._cleaned_at: dict[str, float] = {}  # provider -> when this gate last ended its dead leases (`_clean`)
 
     def close(self) -> None:
+        self.flush()
         self._db.close()
 
     def try_acquire(self, provider: str, limits: ProviderLimits, tokens: int) -> tuple[int | None, float]:
         """A lease id, or None and the seconds worth waiting before trying again."""
-        with self._lock:
-            return self._try_acquire(provider, limits, tokens)
+        leases, wait = self.try_acquire_many(provider, limits, [tokens])
+        return (leases[0] if leases else None), wait
 
-    def _try_acquire(self, provider: str, limits: ProviderLimits, tokens: int) -> tuple[int | None, float]:
-        db = self._db
-        db.execute("BEGIN IMMEDIATE")
+    def try_acquire_many(self, provider: str, limits: ProviderLimits,
+                         tokens: Sequence[int]) -> tuple[list[int], float]:
+        """Leases for calls of these token estimates, in order, in one transaction: one for each call up to the first
+        that does not fit, and the seconds worth waiting before asking for the rest (0 when all got one)."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            return self._acquire_in_transaction(provider, limits, tokens)
+
+    def try_acquire_many_at_once(self, provider: str, limits: ProviderLimits,
+                                 tokens: Sequence[int]) -> tuple[list[int], float] | None:
+        """`try_acquire_many` if the file can be had without waiting (no other writer, no other thread of this process
+        in it), else None: the event loop takes its leases itself when nothing is in the way, sparing each a worker
+        thread's round trip (tens of milliseconds on a loaded machine, during which the calls let in by the others'
+        ends bunch up and then start, and end, together)."""
+        if not self._lock.acquire(blocking=False):
+            return None
         try:
-            now = time.time()
-            # Starts older than the window no longer count; open leases past expiry or of a dead process end
-            # (one not sent counts from now: it may have reached the provider at any moment until then).
-            db.execute("DELETE FROM leases WHERE open = 0 AND started < ?", (now - self.window_s,))
-            db.execute(f"UPDATE leases SET {_CLOSE} WHERE open = 1 AND expires < ?", (now, now))
-            pids = [pid for (pid,) in db.execute("SELECT DISTINCT pid FROM leases WHERE open = 1 AND provider = ?",
-                                                 (provider,))]
-            for pid in pids:
-                if pid != os.getpid() and not _alive(pid):
-                    db.execute(f"UPDATE leases SET {_CLOSE} WHERE open = 1 AND pid = ?", (now, pid))
-            (in_flight,) = db.execute("SELECT COUNT(*) FROM leases WHERE provider = ? AND open = 1",
-                                      (provider,)).fetchone()
+            self._db.execute("PRAGMA busy_timeout = 0")
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError:  # another process is writing: wait for it in a worker thread
+                return None
+            finally:
+                self._db.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+            return self._acquire_in_transaction(provider, limits, tokens)
+        finally:
+            self._lock.release()
+
+    def _acquire_in_transaction(self, provider: str, limits: ProviderLimits,
+                                tokens: Sequence[int]) -> tuple[list[int], float]:
+        """The rest of an acquire, its transaction begun and the lock held: the deferred writes, the leases, commit."""
+        try:
+            self._apply_deferred()
+            leases, wait = self._try_acquire(provider, limits, tokens)
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._deferred_applied()
+        return leases, wait
+
+    def _try_acquire(self, provider: str, limits: ProviderLimits, tokens: Sequence[int]) -> tuple[list[int], float]:
+        now = time.time()
+        cleaned = now - self._cleaned_at.get(provider, 0.0) >= _CLEAN_EVERY_S
+        if cleaned:
+            self._clean(provider, now)
+        leases, wait = self._take(provider, limits, tokens, now)
+        if len(leases) < len(tokens) and not cleaned:  # full, maybe only with leases that ended: look, then again
+            self._clean(provider, now)
+            more, wait = self._take(provider, limits, tokens[len(leases):], now)
+            leases += more
+        return leases, wait
+
+    def _clean(self, provider: str, now: float) -> None:
+        """Starts older than the window no longer count; open leases past expiry or of a dead process end (one not
+        sent counts from now: it may have reached the provider at any moment until then). Done when the provider
+        looks full, else at most every _CLEAN_EVERY_S: until then such leases count as they were, which errs on the
+        safe side."""
+        db = self._db
+        db.execute("DELETE FROM leases WHERE open = 0 AND started < ?", (now - self.window_s,))
+        db.execute(f"UPDATE leases SET {_CLOSE} WHERE open = 1 AND expires < ?", (now, now))
+        pids = [pid for (pid,) in db.execute("SELECT DISTINCT pid FROM leases WHERE open = 1 AND provider = ?",
+                                             (provider,))]
+        for pid in pids:
+            if pid != os.getpid() and not _alive(pid):
+                db.execute(f"UPDATE leases SET {_CLOSE} WHERE open = 1 AND pid = ?", (now, pid))
+        self._cleaned_at[provider] = now
+
+    def _take(self, provider: str, limits: ProviderLimits, tokens: Sequence[int],
+              now: float) -> tuple[list[int], float]:
+        db = self._db
+        (in_flight,) = db.execute("SELECT COUNT(*) FROM leases WHERE provider = ? AND open = 1",
+                                  (provider,)).fetchone()
+        leases: list[int] = []
+        for need in tokens:
             if in_flight >= limits.max_in_flight:
-                db.execute("COMMIT")
-                return None, _POLL_S
-            if limits.rpm or limits.tpm:
-                wait = self._window_wait(provider, limits, tokens, now)
+                return leases, _POLL_S
+            if limits.rpm or limits.tpm:  # the leases taken above count: they are rows of this transaction
+                wait = self._window_wait(provider, limits, need, now)
                 if wait > 0:
-                    db.execute("COMMIT")
-                    return None, wait
+                    return leases, wait
             cursor = db.execute("INSERT INTO leases (provider, pid, started, expires, tokens, open, pending) "
                                 "VALUES (?, ?, ?, ?, ?, 1, 1)",
-                                (provider, os.getpid(), now, now + self.lease_s, tokens))
-            db.execute("COMMIT")
-            return cursor.lastrowid, 0.0
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+                                (provider, os.getpid(), now, now + self.lease_s, need))
+            leases.append(cursor.lastrowid)
+            in_flight += 1
+        return leases, 0.0
 
     def _window_wait(self, provider: str, limits: ProviderLimits, tokens: int, now: float) -> float:
         """Seconds until the window's starts leave room for one more call of `tokens`; 0 when they do.
@@ -241,26 +319,96 @@ class ProviderGate:
 
     def sent(self, lease: int) -> None:
         """The call of this lease is handed to the HTTP client now: its rpm/tpm start is this moment."""
-        with self._lock:
-            self._db.execute("UPDATE leases SET started = ?, pending = 0 WHERE id = ? AND open = 1",
-                             (time.time(), lease))
+        self._defer(_SENT, (time.time(), lease))
 
     def release(self, lease: int, tokens: int | None = None) -> None:
         """End a call: its slot is free; its start keeps counting for a minute, with its actual tokens (a call
         never sent counts from now, as the stamp may have been missed)."""
-        with self._lock:
-            self._db.execute(f"UPDATE leases SET {_CLOSE}, tokens = COALESCE(?, tokens) WHERE id = ?",
-                             (time.time(), tokens, lease))
+        self._defer(_RELEASE, (time.time(), tokens, lease))
 
-    async def acquire(self, provider: str, limits: ProviderLimits, tokens: int, queue: asyncio.Lock) -> int:
-        """Wait for a lease. `queue` is the event loop's lock for this provider: one waiting call per provider
-        and process asks the file, the others queue behind it, so a thousand waiting calls do not poll
-        SQLite a thousand times."""
-        async with queue:
-            while True:
-                lease, wait = await asyncio.to_thread(self.try_acquire, provider, limits, tokens)
-                if lease is not None:
-                    return lease
+    def _defer(self, statement: str, values: tuple) -> None:
+        """Stamps and releases called from an event loop are written together, at the end of the loop's pass (or by
+        this process's next acquire, in its transaction), with the times they were called at: one transaction for
+        the calls that ended or were sent together rather than one each. Meanwhile the file holds the lease as it
+        was, which errs on the safe side for every process: a slot stays taken a moment longer, and a call not yet
+        stamped counts as starting at each look (`_window_wait`), which is no earlier than it was sent. Called
+        outside a loop, written at once."""
+        with self._lock:
+            self._deferred.append((statement, values))
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.flush()
+            return
+        if self._flush_due is not loop:  # one flush per pass (a loop that ended without it: `flush` at its end)
+            self._flush_due = loop
+            loop.call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Write the stamps and releases not written yet, in one transaction."""
+        with self._lock:
+            self._flush_due = None
+            if not self._deferred:
+                return
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._apply_deferred()
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._deferred_applied()
+
+    def _apply_deferred(self) -> None:
+        """Inside a transaction, with the lock held: the deferred writes, in the order they were made (a lease's
+        stamp before its release)."""
+        for statement, values in self._deferred:
+            self._db.execute(statement, values)
+
+    def _deferred_applied(self) -> None:
+        self._deferred = []
+
+    async def acquire(self, provider: str, limits: ProviderLimits, tokens: int, queue: "LeaseQueue") -> int:
+        """Wait for a lease. A call with nobody ahead of it takes its lease at once when the file is free. Else it
+        waits in `queue`, this event loop's queue for this provider: the calls waiting in it ask the file together
+        (one transaction, `try_acquire_many`, in the order they came; in a worker thread when the file is busy), so a
+        thousand waiting calls do not poll SQLite a thousand times."""
+        if not queue.waiting:  # nobody ahead: asked at once, in this pass of the loop, when the file is free
+            asked = self.try_acquire_many_at_once(provider, limits, [tokens])
+            if asked is not None and asked[0]:
+                return asked[0][0]
+        mine = asyncio.get_running_loop().create_future()
+        queue.waiting.append((tokens, mine))
+        if queue.asking is None or queue.asking.done():
+            queue.asking = asyncio.ensure_future(self._serve(provider, limits, queue))
+        return await mine
+
+    async def _serve(self, provider: str, limits: ProviderLimits, queue: "LeaseQueue") -> None:
+        """Leases for the calls waiting in `queue` until none is left."""
+        while True:
+            waiting = [(tokens, future) for tokens, future in queue.waiting if not future.done()]
+            if not waiting:
+                queue.waiting.clear()
+                return
+            needs = [tokens for tokens, _ in waiting]
+            try:
+                asked = self.try_acquire_many_at_once(provider, limits, needs)
+                leases, wait = asked if asked is not None else await asyncio.to_thread(
+                    self.try_acquire_many, provider, limits, needs)
+            except Exception as err:  # the file failed: every waiting call learns it
+                for _, future in waiting:
+                    if not future.done():
+                        future.set_exception(err)
+                queue.waiting.clear()
+                return
+            served = {id(future) for _, future in waiting[:len(leases)]}
+            queue.waiting[:] = [(t, f) for t, f in queue.waiting if id(f) not in served and not f.done()]
+            for (_, future), lease in zip(waiting, leases):
+                if future.done():  # its call was cancelled while the lease was taken: give it back
+                    self.release(lease)
+                else:
+                    future.set_result(lease)
+            if len(leases) < len(waiting):
                 await asyncio.sleep(min(wait, 1.0))
 
     def in_flight(self, provider: str) -> int:

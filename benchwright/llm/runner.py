@@ -19,15 +19,16 @@ import secrets
 import socket
 import time
 from collections import Counter
+from contextvars import ContextVar
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from benchwright.llm.batch import ENDPOINT, FINAL_STATUSES, TAG_KEY, BatchLine, batch_files, batch_lock, result_lines
-from benchwright.llm.cache import CachedResponse, JournalledBatch, ResponseCache, has_text
-from benchwright.llm.providers import (PROVIDER_SLOTS_FILE, ProviderEntriesRefused, ProviderGate, ProviderLimits,
-                                       estimated_tokens, provider_of)
+from benchwright.llm.cache import CachedResponse, JournalledBatch, JournalledError, ResponseCache, has_text
+from benchwright.llm.providers import (PROVIDER_SLOTS_FILE, LeaseQueue, ProviderEntriesRefused, ProviderGate,
+                                       ProviderLimits, estimated_tokens, provider_of)
 from benchwright.llm.request import LLMRequest, request_key, sendable
 
 log = logging.getLogger("benchwright.llm")
@@ -48,6 +49,9 @@ _BATCH_LIST_PAGES = 50
 # A "\ud800" escape in a provider's JSON decodes to a lone surrogate, which is not Unicode: neither
 # SQLite nor DuckDB can store it. Each becomes U+FFFD, as a UTF-8 decoder does with ill-formed input.
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# Finished calls' rows held for one flush at most (`_Journal`): a pass of the event loop that finishes more (simulated
+# or planned answers, a batch's lines: no await between them) commits them in transactions of this many.
+_JOURNAL_ROWS = 256
 
 
 @dataclass
@@ -147,7 +151,7 @@ class _ProviderSlot:
 
     name: str
     limits: ProviderLimits
-    queue: asyncio.Lock
+    queue: LeaseQueue
     tokens_out: int  # expected completion tokens of a call (what is reserved for tpm before its count is known)
     answered: int = 0
     answered_tokens_out: int = 0
@@ -491,7 +495,7 @@ class LLMRunner:
         semaphores: dict[str, asyncio.Semaphore] = {}
         limiters: dict[str, _RateLimiter | None] = {}
         slots: dict[str, _ProviderSlot] = {}
-        queues: dict[str, asyncio.Lock] = {}
+        queues: dict[str, LeaseQueue] = {}
         for req in misses.values():
             if req.model not in semaphores:
                 lim = limits.get(req.model, self.default_limits)
@@ -501,7 +505,7 @@ class LLMRunner:
                     provider = provider_of(req.model, req.api_base, lim.provider)
                     slots[req.model] = _ProviderSlot(
                         name=provider, limits=self.provider_limits.get(provider, ProviderLimits()),
-                        queue=queues.setdefault(provider, asyncio.Lock()),
+                        queue=queues.setdefault(provider, LeaseQueue()),
                         tokens_out=reserved_tokens_out(self.cache, req))
 
         async def one(key: str, req: LLMRequest) -> tuple[str, LLMResult]:
@@ -515,33 +519,48 @@ class LLMRunner:
             tracker.tick(result.error is not None)
             return key, result
 
-        batches = [self._call_batch(model, api_base, group, tracker) for (model, api_base), group in by_batch.items()]
-        outcomes = await asyncio.gather(*(one(k, r) for k, r in misses.items()), *batches)
+        journal = _Journal(self.cache, self.claim_owner, self._stale_after_s())
+        token = _JOURNAL.set(journal)  # the calls' tasks, made below, see it
+        try:
+            batches = [self._call_batch(model, api_base, group, tracker)
+                       for (model, api_base), group in by_batch.items()]
+            outcomes = await asyncio.gather(*(one(k, r) for k, r in misses.items()), *batches)
+        finally:
+            _JOURNAL.reset(token)
+            try:
+                journal.flush()  # every answer committed before the run's results are handed on
+            finally:
+                if self._gate is not None:
+                    self._gate.flush()
         results: dict[str, LLMResult] = {}
         for outcome in outcomes:
             results.update(outcome if isinstance(outcome, dict) else [outcome])
         return results
 
+    def _stale_after_s(self) -> float:
+        """Age after which another process's claim is taken over: longer than any call with its retries."""
+        return self.timeout_s * (self.max_retries + 2) + 60
+
     async def _claimed(self, key: str, call: Callable[[], Any]) -> LLMResult:
         """Call a provider for `key` only while holding its claim in the cache, so that parallel runs of the home
         (two partitions sharing a request) pay for it once: while another live process holds it, wait for its
         answer (served as a cache hit); when that one gives up the claim without an answer (it failed, or died),
-        claim and call. A claim outlives no call: it is released as soon as the call ends."""
+        claim and call. A claim outlives no call: it is released as soon as the call ends, with its answer. The claims
+        of calls starting together are taken in one transaction (`_Journal.claim`)."""
+        journal = _JOURNAL.get()
+        held, row = await journal.claim(key)
         delay = 0.1
-        stale_after_s = self.timeout_s * (self.max_retries + 2) + 60  # longer than any call with its retries
-        while not self.cache.claim_many([key], self.claim_owner, stale_after_s):
+        while row is None and not held:
             await asyncio.sleep(delay)
             delay = min(delay * 2, 2.0)
-            row = self.cache.get(key)
-            if row is not None:
-                return _from_cache(row)
+            mine, answered = self.cache.claim_unanswered([key], self.claim_owner, self._stale_after_s())
+            held, row = key in mine, answered.get(key)
+        if row is not None:  # answered by another run since this run's cache read
+            return _from_cache(row)
         try:
-            row = self.cache.get(key)  # answered by another run between this run's cache read and the claim
-            if row is not None:
-                return _from_cache(row)
             return await call()
         finally:
-            self.cache.release_claims([key], self.claim_owner)
+            journal.release(key)
 
     def _simulate(self, key: str, req: LLMRequest) -> LLMResult:
         from benchwright.simulate import complete  # lazy: sibling package
@@ -593,18 +612,17 @@ class LLMRunner:
                 handed_over = _send_stamp(self.gate(), lease)
                 t0 = time.perf_counter()
                 try:
-                    # litellm's own timeout bounds each HTTP phase; wait_for bounds the whole call.
-                    response = await asyncio.wait_for(
-                        litellm.acompletion(
+                    # litellm's own timeout bounds each HTTP phase; ours bounds the whole call (without wait_for's
+                    # task per call).
+                    async with asyncio.timeout(self.timeout_s):
+                        response = await litellm.acompletion(
                             model=req.model,
                             messages=sendable(req.messages),  # pictures read now, per attempt
                             timeout=self.timeout_s,
                             num_retries=0,  # we retry ourselves, with backoff and Retry-After
                             logger_fn=handed_over,  # the lease's rpm/tpm start: when the request is sent
                             **kwargs,
-                        ),
-                        timeout=self.timeout_s,
-                    )
+                        )
                     text, tokens_in, tokens_out = _parse(response)
                     spent = (tokens_in + tokens_out) or None
                     if tokens_out and not req.params.get("max_tokens"):
@@ -795,6 +813,7 @@ class LLMRunner:
         except Exception as err:
             return self._batch_unreadable(journalled, wanted, err, tracker)
         results = self._land_batch(journalled, batch, lines, wanted, tracker)
+        _JOURNAL.get().flush()  # its answers committed before the batch is final: a final batch is never fetched again
         self.cache.set_batch_status(batch_id, batch.status, final=True)
         return results
 
@@ -897,15 +916,15 @@ class LLMRunner:
             pii_redactions=redactions,
             created_at=time.time(),
         )
-        self.cache.put_response(row)  # committed now, so a killed run keeps it
+        _record(self.cache, response=row)
         return dataclasses.replace(_from_cache(row), cached=False)
 
     def _failure(self, key: str, req: LLMRequest, err: BaseException, attempts: int, simulated: bool) -> LLMResult:
         # Provider errors can echo parts of the prompt, so they are redacted like responses.
         message, _ = _redact(_LONE_SURROGATE.sub("\ufffd", _describe(err)))
         status = getattr(err, "status_code", None)
-        self.cache.put_error(key, req.model, req.prompt_version, message, attempts,
-                             status=status if isinstance(status, int) else None)
+        _record(self.cache, error=JournalledError(key, req.model, req.prompt_version, message, attempts,
+                                                  status if isinstance(status, int) else None))
         return LLMResult(
             key=key,
             model=req.model,
@@ -919,6 +938,110 @@ class LLMRunner:
             simulated=simulated,
             pii_redactions=0,
         )
+
+
+class _Journal:
+    """What a run's calls write to the cache as they start and end, written together.
+
+    Calls that end in the same pass of the event loop (the answers of a wave of calls in flight) have their answers,
+    journalled errors and the release of their claims committed in one transaction, at the end of that pass (a flush
+    scheduled with `call_soon` when the first of them is added), or at once when `_JOURNAL_ROWS` wait. Calls that
+    start together take their claims in one transaction too (`claim`). One transaction per call was most of what the
+    client added to litellm's own work per call. A finished answer is committed before anything is built on it (the
+    run's results are handed on after its last flush, a batch is marked final after its answers); a run killed
+    before the end of the pass loses the answers of that pass, as before it lost the one whose commit was under
+    way: the next run asks them again. Nothing is repeated within a run, and a claim is released only with its
+    call's answer or error, in the same transaction."""
+
+    def __init__(self, cache: ResponseCache, owner: str, stale_after_s: float):
+        self.cache = cache
+        self.owner = owner
+        self.stale_after_s = stale_after_s
+        self.responses: list[CachedResponse] = []
+        self.errors: list[JournalledError] = []
+        self.released: list[str] = []
+        self.claims: dict[str, asyncio.Future] = {}
+        self.scheduled = False
+        self.failure: BaseException | None = None  # a flush that failed: raised to the calls that follow, and at the end
+        # A run claims its misses when they are gathered, and the last may wait behind the others for longer than a
+        # claim stays fresh: its claims are dated anew with a flush at least this often, while the run lives.
+        self.refresh_s = stale_after_s / 4
+        self.refreshed_at = time.monotonic()
+
+    def add(self, response: CachedResponse | None = None, error: JournalledError | None = None) -> None:
+        if self.failure is not None:
+            raise self.failure
+        if response is not None:
+            self.responses.append(response)
+        if error is not None:
+            self.errors.append(error)
+        if len(self.responses) + len(self.errors) >= _JOURNAL_ROWS:
+            self.flush()
+        else:
+            self._soon()
+
+    def release(self, key: str) -> None:
+        """The call of `key` ended: its claim goes with its answer or error."""
+        self.released.append(key)
+        self._soon()
+
+    async def claim(self, key: str) -> tuple[bool, CachedResponse | None]:
+        """Claim `key` for this run: (held, its answer when another run wrote one since this run read the cache)."""
+        if self.failure is not None:
+            raise self.failure
+        future = asyncio.get_running_loop().create_future()
+        self.claims[key] = future
+        self._soon()
+        return await future
+
+    def _soon(self) -> None:
+        if not self.scheduled:
+            self.scheduled = True
+            asyncio.get_running_loop().call_soon(self._flush_soon)
+
+    def _flush_soon(self) -> None:
+        try:
+            self.flush()
+        except Exception:  # kept in `failure`: the calls still to come and the run's end raise it
+            pass
+
+    def flush(self) -> None:
+        self.scheduled = False
+        if self.failure is not None:
+            raise self.failure
+        responses, errors, released, claims = self.responses, self.errors, self.released, self.claims
+        self.responses, self.errors, self.released, self.claims = [], [], [], {}
+        refresh = time.monotonic() - self.refreshed_at >= self.refresh_s
+        try:
+            if responses or errors or released or refresh:
+                self.cache.record(responses, errors, released, self.owner, refresh=refresh)
+                self.refreshed_at = time.monotonic() if refresh else self.refreshed_at
+            if claims:
+                held, answered = self.cache.claim_unanswered(claims, self.owner, self.stale_after_s)
+        except Exception as err:
+            self.failure = err
+            for future in claims.values():
+                if not future.done():
+                    future.set_exception(err)
+            raise
+        for key, future in claims.items():
+            if not future.done():  # not cancelled meanwhile
+                future.set_result((key in held, answered.get(key)))
+            elif key in held:  # cancelled: the claim is not wanted
+                self.release(key)
+
+
+# The journal of the run whose calls are running (`LLMRunner._call_all`); None outside one.
+_JOURNAL: ContextVar[_Journal | None] = ContextVar("benchwright_llm_journal", default=None)
+
+
+def _record(cache: ResponseCache, response: CachedResponse | None = None, error: JournalledError | None = None) -> None:
+    """A finished call into the cache: through the running run's journal, else (no run) at once."""
+    journal = _JOURNAL.get()
+    if journal is not None:
+        journal.add(response=response, error=error)
+    else:
+        cache.record([response] if response else [], [error] if error else [])
 
 
 def _send_stamp(gate: ProviderGate, lease: int) -> Callable[[dict], None]:

@@ -252,15 +252,15 @@ def slow_init(self, *args, **kwargs):
 openai.AsyncOpenAI.__init__ = slow_init
 
 leased, delays = {}, []
-acquire, sent = ProviderGate.try_acquire, ProviderGate.sent
-def try_acquire(self, *args):
-    lease, wait = acquire(self, *args)
-    leased[lease] = time.time()
-    return lease, wait
+acquire, sent = ProviderGate._acquire_in_transaction, ProviderGate.sent  # every way to a lease ends in the first
+def acquire_in_transaction(self, *args):
+    leases, wait = acquire(self, *args)
+    leased.update(dict.fromkeys(leases, time.time()))
+    return leases, wait
 def stamp(self, lease):
     delays.append(time.time() - leased[lease])
     sent(self, lease)
-ProviderGate.try_acquire, ProviderGate.sent = try_acquire, stamp
+ProviderGate._acquire_in_transaction, ProviderGate.sent = acquire_in_transaction, stamp
 
 limits = {"rpm-lab": ProviderLimits(rpm=3), "tpm-lab": ProviderLimits(tpm=130)}
 gate = ProviderGate(f"{home}/slots.sqlite3", minute_s=minute_s, margin_s=margin_s)

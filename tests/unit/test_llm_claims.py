@@ -52,3 +52,30 @@ def test_a_claim_of_a_process_that_no_longer_runs_is_taken_over_at_once(tmp_path
         assert runner.cache.claim_many([request_key(request)], f"{socket.gethostname()}:{gone.pid}", 3600)
         [result], stats = runner.run([request])
         assert result.error is None and stats.api_calls == 1 and server.count(model="claims-model") == 1
+
+
+def test_claims_of_calls_still_queued_are_dated_anew_while_their_run_lives(tmp_path):
+    """A run claims all its misses at once; the last wait behind the others. Were their claims dated only when taken,
+    a run with more queued work than a claim's freshness would see them taken over by a parallel run, which would
+    pay for them too."""
+    import asyncio
+    import time
+
+    from benchwright.llm import CachedResponse, ResponseCache
+    from benchwright.llm.runner import _Journal
+
+    cache = ResponseCache(str(tmp_path / "llm.sqlite"))
+    owner, stale_after_s = f"{socket.gethostname()}:1", 0.4
+    assert cache.claim_many(["queued", "called"], owner, stale_after_s) == {"queued", "called"}
+
+    async def a_call_ends_after(seconds: float) -> None:
+        journal = _Journal(cache, owner, stale_after_s)
+        await asyncio.sleep(seconds)
+        journal.add(response=CachedResponse("called", "m", "", "an answer", 1, 1, 1.0, 0.0, False, 0, time.time()))
+        journal.release("called")
+        await asyncio.sleep(0)  # the end of the pass: its flush
+
+    asyncio.run(a_call_ends_after(0.3))
+    claimed_at = dict(cache._conn().execute("SELECT key, claimed_at FROM claims").fetchall())
+    assert list(claimed_at) == ["queued"] and time.time() - claimed_at["queued"] < 0.2  # dated at the flush
+    assert cache.claim_many(["queued"], "elsewhere:1", stale_after_s) == set()  # still not another's to take

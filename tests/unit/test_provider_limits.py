@@ -11,7 +11,7 @@ import time
 from benchwright.llm import providers
 import pytest
 
-from benchwright.llm.providers import ProviderEntriesRefused, ProviderGate, ProviderLimits, estimated_tokens
+from benchwright.llm.providers import ProviderEntriesRefused, ProviderGate, ProviderLimits, LeaseQueue, estimated_tokens
 
 
 def _hold_leases(path: str, limits: ProviderLimits, calls: int, hold_s: float, intervals) -> None:
@@ -19,7 +19,7 @@ def _hold_leases(path: str, limits: ProviderLimits, calls: int, hold_s: float, i
     gate = ProviderGate(path)
 
     async def main():
-        queue = asyncio.Lock()
+        queue = LeaseQueue()
 
         async def one():
             lease = await gate.acquire("shared", limits, 10, queue)
