@@ -1,4 +1,7 @@
 import os
+import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -6,6 +9,17 @@ import pytest
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 # Tests build temporary homes; a developer's configured warehouse must never receive their rows.
 os.environ.pop("BENCHWRIGHT_WAREHOUSE", None)
+
+# Every temporary file of the suite (pytest's tmp_path, Dagster's test instances, the homes, the processes the
+# tests start: they inherit TMPDIR) in memory when the machine has room there, as scripts/plan.py does for its
+# copy: Dagster's SQLite storage commits every event and each commit waits for the disk (a stored event took 0.61
+# of its disk time in /dev/shm, bench/temp_folder.py; a graph for one candidate stores about 700). Nothing about
+# what the tests check changes. A TMPDIR of your own is kept.
+MEMORY_FOLDER, MEMORY_NEEDED = Path("/dev/shm"), 8 * 2**30
+if not os.environ.get("TMPDIR") and MEMORY_FOLDER.is_dir() and os.access(MEMORY_FOLDER, os.W_OK | os.X_OK) \
+        and shutil.disk_usage(MEMORY_FOLDER).free >= MEMORY_NEEDED:
+    os.environ["TMPDIR"] = str(MEMORY_FOLDER)
+    tempfile.tempdir = None  # read TMPDIR again
 
 
 def pytest_xdist_make_scheduler(config, log):

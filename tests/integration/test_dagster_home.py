@@ -14,7 +14,8 @@ from assets.common import log_first
 from resources import prepare_dagster_home
 from scripts.compact_runs import compact_runs, keep_the_home_bounded, main as compact_main
 from scripts.orchestrate import materialize_everything
-from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, pick, resources_for, write_registry
+from tests.integration.conftest import copy_small_demo
+from tests.support.pipeline import resources_for
 
 
 def test_the_dagster_yaml_purges_old_ticks(tmp_path, monkeypatch):
@@ -35,16 +36,16 @@ def _latest_materialization_runs(instance) -> dict:
     return latest
 
 
-def test_compaction_keeps_the_latest_state_and_a_no_op_stays_a_no_op(tmp_path, monkeypatch):
+def test_compaction_keeps_the_latest_state_and_a_no_op_stays_a_no_op(small_demo, tmp_path, monkeypatch):
     monkeypatch.delenv("DAGSTER_HOME", raising=False)
-    home = tmp_path / "home"
-    write_registry(home, pick(SHIPPED_MODELS, "sim-baseline", "sim-describer", "sim-strong"),
-                   pick(SHIPPED_JUDGES, "sim-fair-judge"))
+    # A copy of the small demo's home: its instance holds the runs of the main job's cold build (`cold`).
+    home = copy_small_demo(small_demo, tmp_path / "home")
     resources = resources_for(home)
     dagster_home = prepare_dagster_home(home)
+    cold = small_demo["cold"]
     with dg.DagsterInstance.from_ref(InstanceRef.from_dir(str(dagster_home))) as instance:
-        cold = materialize_everything(instance, resources)
         assert cold["failed_runs"] == 0 and cold["api_calls"] > 0
+        assert set(cold["run_ids"]) == {r.dagster_run.run_id for r in instance.get_run_records()}
 
         # LLM progress: a few log lines per step, and the step's metadata has the counts its last line gives.
         generations_run = next(run_id for run_id in cold["run_ids"]

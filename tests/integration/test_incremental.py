@@ -66,7 +66,9 @@ def _statuses_as_dagsters(instance) -> Counter:
 
 def test_only_what_is_new_runs(tmp_path):
     home = tmp_path / "home"
-    models = pick(SHIPPED_MODELS, "sim-baseline", "sim-describer", "sim-strong", "sim-weak")
+    # One candidate to start with, and one added later: each step below is about which partitions run, and two
+    # candidates show it as well as three did, with fewer runs (user CPU 114 s against 151 s).
+    models = pick(SHIPPED_MODELS, "sim-baseline", "sim-describer", "sim-strong")
     judges = pick(SHIPPED_JUDGES, "sim-fair-judge", "sim-biased-judge")
     write_registry(home, models, judges)
     resources = resources_for(home)
@@ -80,7 +82,7 @@ def test_only_what_is_new_runs(tmp_path):
         assert noop["up_to_date"] == len(cold["materialized"])
         resolver = stale_status_resolver(instance, defs.resolve_asset_graph())
         assert resolver.get_status(dg.AssetKey("creation_leaderboard")).value == "FRESH"
-        assert resolver.get_status(dg.AssetKey("creation_generations"), "sim-weak").value == "FRESH"
+        assert resolver.get_status(dg.AssetKey("creation_generations"), "sim-strong").value == "FRESH"
 
         # A new candidate: its own generations and judgments, and the unpartitioned readers of all of them.
         write_registry(home, {**models, **pick(SHIPPED_MODELS, "sim-average")}, judges)
@@ -108,7 +110,7 @@ def test_only_what_is_new_runs(tmp_path):
         partitioned = _partitioned(rejudged)
         assert {key for key, _ in partitioned} == JUDGMENTS
         assert {keys["judge"] for _key, keys in partitioned} == {"sim-biased-judge"}
-        assert {keys["model"] for _key, keys in partitioned} == {"sim-strong", "sim-weak", "sim-average"}
+        assert {keys["model"] for _key, keys in partitioned} == {"sim-strong", "sim-average"}
         assert rejudged["api_calls"] > 0  # new params, new requests
 
         # A new game log in the drop folder: GAP's readers of the logs, nothing of the other benchmarks.
@@ -148,8 +150,8 @@ def test_only_what_is_new_runs(tmp_path):
         # a new one makes them stale.
         generations = dg.AssetKey("creation_generations")
         version = stale_status_resolver(instance, defs.resolve_asset_graph()).get_current_data_version(
-            generations, "sim-weak").value
-        for partition, new_version in (("sim-weak", version), ("sim-strong", "another version")):
+            generations, "sim-average").value
+        for partition, new_version in (("sim-average", version), ("sim-strong", "another version")):
             instance.report_runless_asset_event(dg.AssetMaterialization(
                 asset_key=generations, partition=partition, tags={DATA_VERSION_TAG: new_version}))
         statuses = _statuses_as_dagsters(instance)

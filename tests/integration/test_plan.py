@@ -16,7 +16,8 @@ from scripts.orchestrate import materialize_everything
 from scripts.plan import plan
 from tests.integration.test_pipeline_loopback import simulated_reply
 from tests.support.openai_server import OpenAIServer
-from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, pick, resources_for, write_registry
+from tests.integration.conftest import SMALL_JUDGES, SMALL_MODELS, copy_small_demo
+from tests.support.pipeline import resources_for, write_registry
 
 
 def _ledger_calls(cache: Path, run_ids: list[str]) -> dict:
@@ -37,18 +38,17 @@ def _home_state(home: Path) -> dict:
             if path.is_file() and path.suffix != ".lock"}
 
 
-def test_plan_counts_what_the_main_job_then_calls_without_calling_or_touching_the_home(tmp_path, monkeypatch,
-                                                                                      capsys):
-    home = tmp_path / "home"
-    models = pick(SHIPPED_MODELS, "sim-baseline", "sim-describer", "sim-strong")
-    judges = pick(SHIPPED_JUDGES, "sim-fair-judge")
-    write_registry(home, models, judges)
+def test_plan_counts_what_the_main_job_then_calls_without_calling_or_touching_the_home(small_demo, tmp_path,
+                                                                                      monkeypatch, capsys):
+    # A copy of the small demo's home, built by the main job (its instance is in the home).
+    home = copy_small_demo(small_demo, tmp_path / "home")
+    models, judges = dict(SMALL_MODELS), dict(SMALL_JUDGES)
+    assert small_demo["cold"]["failed_runs"] == 0
     monkeypatch.setenv("BENCHWRIGHT_MODELS", str(home / "models.yaml"))
     monkeypatch.setenv("BENCHWRIGHT_JUDGES", str(home / "judges.yaml"))
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
     dagster_home = prepare_dagster_home(home)
     resources = resources_for(home)
-    with dg.DagsterInstance.from_config(str(dagster_home)) as instance:
-        assert materialize_everything(instance, resources)["failed_runs"] == 0
 
     # Nothing new: nothing would run, nothing would be called.
     idle = plan(home, dagster_home)

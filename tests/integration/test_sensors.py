@@ -2,9 +2,10 @@
 
 import assets.creation
 import dagster as dg
+from benchwright.paths import DAGSTER_FOLDER
 from definitions import defs
 from sensors.registry import GENERATION_INPUTS
-from scripts.orchestrate import materialize_everything
+from tests.integration.conftest import SMALL_JUDGES, SMALL_MODELS, copy_small_demo
 from tests.support.pipeline import (SHIPPED_JUDGES, SHIPPED_MODELS, materialize, pick,
                                     resources_for, sensor_tick, write_registry)
 
@@ -93,20 +94,23 @@ def leaderboard_pairs(warehouse) -> dict:
     return out
 
 
-def test_new_model_then_new_judge_runs_only_what_is_new(tmp_path):
-    models = pick(SHIPPED_MODELS, "sim-baseline", "sim-describer", "sim-strong")
-    judges = pick(SHIPPED_JUDGES, "sim-fair-judge")
-    write_registry(tmp_path, models, judges)
-    resources = resources_for(tmp_path)
-    with dg.instance_for_test() as instance:
-        materialize_everything(instance, resources)
+def test_new_model_then_new_judge_runs_only_what_is_new(small_demo, tmp_path):
+    # A copy of the small demo's home, materialized by the main job on the instance it carries (one candidate,
+    # one judge).
+    models, judges = SMALL_MODELS, SMALL_JUDGES
+    home = copy_small_demo(small_demo, tmp_path / "home")
+    resources = resources_for(home)
+    with dg.instance_for_test(temp_dir=str(home / DAGSTER_FOLDER)) as instance:
+        cold = small_demo["cold"]
+        assert cold["failed_runs"] == 0 and {r.dagster_run.run_id for r in instance.get_run_records()} == set(
+            cold["run_ids"])
         tick = dg.evaluate_automation_conditions(defs=defs, instance=instance)
         tick = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=tick.cursor)
         assert requested(tick, instance) == {}, "nothing is new yet"
         assert isinstance(sensor_tick(instance, resources), dg.SkipReason)
 
         # --- a new candidate model --------------------------------------------------------------
-        write_registry(tmp_path, {**models, "sim-weak": SHIPPED_MODELS["sim-weak"]}, judges)
+        write_registry(home, {**models, "sim-weak": SHIPPED_MODELS["sim-weak"]}, judges)
         result = sensor_tick(instance, resources)
         assert [r.partition_key for r in result.run_requests] == ["sim-weak"]
         assert dg.AssetKey("creation_generations") in result.run_requests[0].asset_selection
@@ -132,7 +136,7 @@ def test_new_model_then_new_judge_runs_only_what_is_new(tmp_path):
             for table in LEADERBOARDS}
 
         # --- a new judge: every model is judged by it, nothing else is recomputed ---------------
-        write_registry(tmp_path, {**models, "sim-weak": SHIPPED_MODELS["sim-weak"]},
+        write_registry(home, {**models, "sim-weak": SHIPPED_MODELS["sim-weak"]},
                        {**judges, "sim-biased-judge": SHIPPED_JUDGES["sim-biased-judge"]})
         result = sensor_tick(instance, resources)
         assert result.run_requests == []

@@ -33,8 +33,8 @@ def _free_port() -> int:
 
 @contextmanager
 def postgres_server(database: str = "dagster"):
-    """Start a server in a temporary folder of its own (under /tmp: pytest's folders are closed to other
-    users); yields its connection settings (host, port, user, password, db_name); stops and removes it."""
+    """Start a server in a temporary folder of its own (directly in TMPDIR, /tmp or /dev/shm: pytest's folders are
+    closed to other users); yields its connection settings (host, port, user, password, db_name); stops and removes it."""
     binaries = server_binaries()
     if binaries is None:
         raise RuntimeError("PostgreSQL's server is not installed: run the tests through `python3.11 dev.py test`, "

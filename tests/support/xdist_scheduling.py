@@ -1,7 +1,8 @@
 """How the suite is shared between two pytest-xdist workers (`dev.py test` runs it with `-n 2`).
 
 A unit of work is a test module, except that every module using one of the costly session fixtures
-(tests/conftest.py: the shipped demo graph; tests/integration/conftest.py: the README's main job) goes to one
+(tests/conftest.py: the shipped demo graph; tests/integration/conftest.py: the README's main job and the small
+demo home) goes to one
 unit per fixture: each worker builds the session fixtures its own tests use, so two modules reading the same
 demo on two workers would build it twice. A module uses a fixture when one of its functions (a test or a fixture
 of its own) takes it as a parameter; a name in a docstring or a test's name (`..._the_main_job_...`) is not a
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from xdist.scheduler import LoadScopeScheduling
 
-SHARED_FIXTURES = ("shipped_demo", "main_job")
+SHARED_FIXTURES = ("shipped_demo", "main_job", "small_demo")
 ROOT = Path(__file__).resolve().parents[2]
 
 

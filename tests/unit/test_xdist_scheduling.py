@@ -24,6 +24,8 @@ def test_modules_are_chained_behind_the_fixture_they_take_and_no_other():
     assert split(None, "tests/integration/test_add_a_benchmark.py::test_b") == "main_job"
     assert split(None, "tests/integration/test_pipeline.py::test_c[x-y]") == "shipped_demo"
     assert split(None, "tests/browser/test_pages.py::test_e") == "shipped_demo"  # through a fixture of its own
+    for module in ("test_sensors", "test_plan", "test_dagster_home"):  # each starts from a copy of one small home
+        assert split(None, f"tests/integration/{module}.py::test_f") == "small_demo"
     # Only names a test "..._main_job" or mentions it: a module of its own, free to go to the other worker.
     for module in ("tests/integration/test_postgres_instance.py", "tests/integration/test_failed_calls.py",
                    "tests/unit/test_run_settings.py"):
