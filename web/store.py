@@ -3,11 +3,13 @@ when each image was first shown, the question waiting for a mark, and annotation
 
 What people *did* is not here: marks and choices go to the drop-folder files (benchwright.durable),
 which are the record; this file only says what was planned and shown. WAL with synchronous=FULL, so
-a committed row survives a crash too.
+a committed row survives a crash too. The schema and every statement of more than one clause are files of
+sql/web/state/; only single-clause statements (one table, at most one condition) stay inline.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import sqlite3
 import time
@@ -18,56 +20,13 @@ from pathlib import Path
 from benchwright import paths, people
 
 log = logging.getLogger("benchwright.web")
-SCHEMA = """
--- A handle is unique whatever its case (the index below). `twin` is 0 for everyone but a person who joined,
--- before that index existed, under a name differing only in case from an earlier person's (`Race1` after
--- `race1`): they keep their name (it is in their records already) and get their rowid, outside the index's way.
-CREATE TABLE IF NOT EXISTS people (
-    handle        TEXT PRIMARY KEY,
-    token_sha256  TEXT NOT NULL,
-    created_at    REAL NOT NULL,
-    twin          INTEGER NOT NULL DEFAULT 0
-);
--- One row per signed-in browser: the cookie carries a random login id, the server keeps only its sha256.
--- Logging out, or a new token, deletes the row, so a copied cookie stops working at once.
-CREATE TABLE IF NOT EXISTS logins (
-    login_sha256  TEXT PRIMARY KEY,
-    handle        TEXT NOT NULL REFERENCES people(handle),
-    created_at    REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS game_sessions (
-    session_id    TEXT PRIMARY KEY,
-    handle        TEXT NOT NULL REFERENCES people(handle),
-    started_at    REAL NOT NULL,
-    seed          TEXT NOT NULL,
-    plan          TEXT NOT NULL,
-    finished_at   REAL
-);
-CREATE TABLE IF NOT EXISTS image_starts (
-    session_id    TEXT NOT NULL,
-    image_order   INTEGER NOT NULL,
-    started_at    REAL NOT NULL,
-    PRIMARY KEY (session_id, image_order)
-);
-CREATE TABLE IF NOT EXISTS pending_questions (
-    session_id      TEXT NOT NULL,
-    image_order     INTEGER NOT NULL,
-    question_index  INTEGER NOT NULL,
-    question        TEXT NOT NULL,
-    answer          TEXT NOT NULL,
-    planted         INTEGER NOT NULL,
-    asked_at        REAL NOT NULL,
-    PRIMARY KEY (session_id, image_order)
-);
-CREATE TABLE IF NOT EXISTS annotation_rounds (
-    round_id      TEXT PRIMARY KEY,
-    handle        TEXT NOT NULL REFERENCES people(handle),
-    started_at    REAL NOT NULL,
-    plan          TEXT NOT NULL,
-    shown_at      REAL NOT NULL,
-    finished_at   REAL
-);
-"""
+
+
+@functools.cache
+def statement(name: str) -> str:
+    """The text of sql/web/state/<name>.sql, found as every SQL file is (`paths.sql_file`). Read once per
+    process: the login check runs one on every request."""
+    return paths.sql_file(f"web/state/{name}.sql").read_text(encoding="utf-8")
 
 
 def state_path(home: Path) -> Path:
@@ -80,7 +39,7 @@ class Store:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         with self.connect() as con:
-            con.executescript(SCHEMA)
+            con.executescript(statement("schema"))
             self._unique_handles(con)
 
     @staticmethod
@@ -95,13 +54,11 @@ class Store:
         try:
             if "twin" not in {row["name"] for row in con.execute("PRAGMA table_info(people)")}:
                 con.execute("ALTER TABLE people ADD COLUMN twin INTEGER NOT NULL DEFAULT 0")
-                twins = con.execute("UPDATE people SET twin = rowid WHERE EXISTS (SELECT 1 FROM people AS earlier "
-                                    "WHERE earlier.handle = people.handle COLLATE NOCASE AND earlier.rowid < people.rowid)"
-                                    ).rowcount
+                twins = con.execute(statement("twins")).rowcount
                 if twins:
                     log.warning("%d people joined under a name that differs only in case from an earlier person's; "
                                 "both keep their names, new names are unique regardless of case", twins)
-            con.execute("CREATE UNIQUE INDEX IF NOT EXISTS people_handle_nocase ON people (handle COLLATE NOCASE, twin)")
+            con.execute(statement("people_handle_index"))
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
@@ -149,16 +106,14 @@ class Store:
         with self.connect() as con:
             con.execute("BEGIN IMMEDIATE")
             con.execute("DELETE FROM logins WHERE created_at < ?", [now - people.LOGIN_MAX_AGE_S])
-            added = con.execute("INSERT INTO logins SELECT ?, handle, ? FROM people WHERE handle = ? AND token_sha256 = ?",
-                                [login_sha256, now, handle, token_sha256]).rowcount
+            added = con.execute(statement("add_login"), [login_sha256, now, handle, token_sha256]).rowcount
             con.execute("COMMIT")
         return added == 1
 
     def login_handle(self, login_sha256: str, now: float) -> str | None:
         """The person a login belongs to, or None once it was ended (logout, token change) or is too old."""
         with self.connect() as con:
-            row = con.execute("SELECT handle FROM logins WHERE login_sha256 = ? AND created_at >= ?",
-                              [login_sha256, now - people.LOGIN_MAX_AGE_S]).fetchone()
+            row = con.execute(statement("login_handle"), [login_sha256, now - people.LOGIN_MAX_AGE_S]).fetchone()
         return row["handle"] if row else None
 
     def end_login(self, login_sha256: str) -> None:
@@ -173,13 +128,11 @@ class Store:
     # --- game ---
     def open_session(self, handle: str) -> sqlite3.Row | None:
         with self.connect() as con:
-            return con.execute("SELECT * FROM game_sessions WHERE handle = ? AND finished_at IS NULL "
-                               "ORDER BY started_at DESC LIMIT 1", [handle]).fetchone()
+            return con.execute(statement("open_session"), [handle]).fetchone()
 
     def last_session(self, handle: str) -> sqlite3.Row | None:
         with self.connect() as con:
-            return con.execute("SELECT * FROM game_sessions WHERE handle = ? ORDER BY started_at DESC LIMIT 1",
-                               [handle]).fetchone()
+            return con.execute(statement("last_session"), [handle]).fetchone()
 
     def add_session(self, session_id: str, handle: str, started_at: float, seed: str, plan: str) -> None:
         with self.connect() as con:
@@ -188,8 +141,7 @@ class Store:
 
     def finish_session(self, session_id: str, at: float) -> None:
         with self.connect() as con:
-            con.execute("UPDATE game_sessions SET finished_at = ? WHERE session_id = ? AND finished_at IS NULL",
-                        [at, session_id])
+            con.execute(statement("finish_session"), [at, session_id])
 
     def unfinished_sessions(self) -> list[sqlite3.Row]:
         with self.connect() as con:
@@ -204,34 +156,29 @@ class Store:
     def start_image(self, session_id: str, order: int, at: float) -> None:
         """Record when an image was first shown (a reload does not restart its clock)."""
         with self.connect() as con:
-            con.execute("INSERT OR IGNORE INTO image_starts (session_id, image_order, started_at) VALUES (?, ?, ?)",
-                        [session_id, order, at])
+            con.execute(statement("start_image"), [session_id, order, at])
 
     def pending(self, session_id: str, order: int) -> sqlite3.Row | None:
         with self.connect() as con:
-            return con.execute("SELECT * FROM pending_questions WHERE session_id = ? AND image_order = ?",
-                               [session_id, order]).fetchone()
+            return con.execute(statement("pending"), [session_id, order]).fetchone()
 
     def set_pending(self, session_id: str, order: int, question_index: int, question: str, answer: str,
                     planted: bool, at: float) -> None:
         with self.connect() as con:
-            con.execute("INSERT OR REPLACE INTO pending_questions VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        [session_id, order, question_index, question, answer, int(planted), at])
+            con.execute(statement("set_pending"), [session_id, order, question_index, question, answer, int(planted), at])
 
     def clear_pending(self, session_id: str, order: int) -> None:
         with self.connect() as con:
-            con.execute("DELETE FROM pending_questions WHERE session_id = ? AND image_order = ?", [session_id, order])
+            con.execute(statement("clear_pending"), [session_id, order])
 
     # --- annotation ---
     def open_round(self, handle: str) -> sqlite3.Row | None:
         with self.connect() as con:
-            return con.execute("SELECT * FROM annotation_rounds WHERE handle = ? AND finished_at IS NULL "
-                               "ORDER BY started_at DESC LIMIT 1", [handle]).fetchone()
+            return con.execute(statement("open_round"), [handle]).fetchone()
 
     def last_round(self, handle: str) -> sqlite3.Row | None:
         with self.connect() as con:
-            return con.execute("SELECT * FROM annotation_rounds WHERE handle = ? ORDER BY started_at DESC LIMIT 1",
-                               [handle]).fetchone()
+            return con.execute(statement("last_round"), [handle]).fetchone()
 
     def add_round(self, round_id: str, handle: str, at: float, plan: str) -> None:
         with self.connect() as con:
@@ -244,5 +191,4 @@ class Store:
 
     def finish_round(self, round_id: str, at: float) -> None:
         with self.connect() as con:
-            con.execute("UPDATE annotation_rounds SET finished_at = ? WHERE round_id = ? AND finished_at IS NULL",
-                        [at, round_id])
+            con.execute(statement("finish_round"), [at, round_id])

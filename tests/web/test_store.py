@@ -1,10 +1,14 @@
 """The web app's state file: handles unique regardless of case by an index, also in a file written before
-that index existed."""
+that index existed; its statements in sql/web/state/."""
 
 import logging
+import re
 import sqlite3
 
+from benchwright.paths import ROOT
 from web.store import Store
+
+STATE_SQL = sorted((ROOT / "sql" / "web" / "state").glob("*.sql"))
 
 OLD_PEOPLE = "CREATE TABLE people (handle TEXT PRIMARY KEY, token_sha256 TEXT NOT NULL, created_at REAL NOT NULL)"
 
@@ -39,3 +43,14 @@ def test_an_old_state_file_with_names_differing_in_case_keeps_both_and_refuses_a
     assert caplog.text == ""
     with sqlite3.connect(path) as con:
         assert con.execute("SELECT count(*) FROM people WHERE twin <> 0").fetchone() == (2,)
+
+
+def test_every_statement_file_is_used_by_the_store_and_compiles_on_its_schema(tmp_path):
+    store = Store(tmp_path / "state.sqlite3")
+    used = set(re.findall(r'statement\("(\w+)"\)', (ROOT / "web" / "store.py").read_text(encoding="utf-8")))
+    assert {path.stem for path in STATE_SQL} == used
+    with store.connect() as con:
+        for path in STATE_SQL:
+            if path.stem != "schema":   # the schema ran when the store opened
+                text = path.read_text(encoding="utf-8")
+                con.execute(f"EXPLAIN {text}", [None] * text.count("?"))
