@@ -124,7 +124,7 @@ class DescriptionConfig(dg.Config):
     check_specs=[failed_calls_spec("creation_references", None)],
     group_name="generations",
     deps=[registry_roles, creation_items],
-    code_version=prompts.CANDIDATE_PROMPT_VERSION,
+    code_version=steps.prompt_code_version(prompts.CANDIDATE_PROMPT_VERSION, prompts),
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="The baseline answer every candidate is compared with: the dataset's own reference answer "
@@ -153,7 +153,7 @@ def creation_references(context: dg.AssetExecutionContext, warehouse: Warehouse,
     check_specs=[failed_calls_spec("creation_image_descriptions", None)],
     group_name="generations",
     deps=[registry_roles, creation_items],
-    code_version=prompts.DESCRIBE_PROMPT_VERSION,
+    code_version=steps.prompt_code_version(prompts.DESCRIBE_PROMPT_VERSION, prompts),
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="Image descriptions by the registry's `role: describer` vision model, for text-only candidates "
@@ -193,7 +193,7 @@ def creation_image_descriptions(context: dg.AssetExecutionContext, config: Descr
     group_name="generations",
     deps=[model_entries, creation_items, creation_image_descriptions],
     partitions_def=models_partitions,
-    code_version=prompts.CANDIDATE_PROMPT_VERSION,
+    code_version=steps.prompt_code_version(prompts.CANDIDATE_PROMPT_VERSION, prompts),
     kinds={"duckdb"},
     description="One candidate model's answers to every Creation item (partition: model). Vision models get "
                 "the images; text-only models get the image descriptions. Calls go through the cached LLM "
@@ -237,7 +237,7 @@ def _inputs(warehouse: Warehouse, model_slug: str):
     deps=[JUDGE_ENTRY, *_DEPS],
     group_name="judgments",
     partitions_def=model_judge_partitions,
-    code_version=prompts.PAIRWISE_PROMPT_VERSION,
+    code_version=steps.prompt_code_version(prompts.PAIRWISE_PROMPT_VERSION, prompts),
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="Pairwise judgments of one candidate against the baseline by one judge, in both orders "
@@ -268,7 +268,7 @@ def creation_pairwise_judgments(context: dg.AssetExecutionContext, warehouse: Wa
     deps=[JUDGE_ENTRY, *_DEPS],
     group_name="judgments",
     partitions_def=model_judge_partitions,
-    code_version=prompts.VFS_PROMPT_VERSION,
+    code_version=steps.prompt_code_version(prompts.VFS_PROMPT_VERSION, prompts),
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="Unitary Visual Factuality judgments (METHODS §1.4): A = baseline answer, B = candidate, "

@@ -299,7 +299,7 @@ def _val_items(warehouse: Warehouse, limit: int | None = None) -> pd.DataFrame:
     group_name="generations",
     deps=[model_entries, gap_vqa_dataset],
     partitions_def=models_partitions,
-    code_version=answering.ANSWER_PROMPT_VERSION,
+    code_version=steps.prompt_code_version(answering.ANSWER_PROMPT_VERSION, answering),
     kinds={"duckdb"},
     description="One candidate's answers to the GAP-VQA val questions, with the image when it has vision "
                 "(partition: model; rows in `generations` with benchmark 'gap'). Requested by the registry sensor.",
@@ -322,7 +322,7 @@ def gap_generations(context: dg.AssetExecutionContext, config: GapGenerationsCon
     group_name="judgments",
     deps=[JUDGE_ENTRY, dg.AssetDep(gap_generations, partition_mapping=by_model), gap_vqa_dataset],
     partitions_def=model_judge_partitions,
-    code_version=scoring.SCORE_PROMPT_VERSION,
+    code_version=steps.prompt_code_version(scoring.SCORE_PROMPT_VERSION, scoring),
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="One judge's 0-1 scores of one candidate's GAP-VQA val answers against the labelled answers "
@@ -398,7 +398,7 @@ class GapTaintedConfig(dg.Config):
 @dg.asset(
     check_specs=[failed_calls_spec("gap_tainted_answers", None)],
     group_name="generations",
-    code_version=answering.TAINT_PROMPT_VERSION,
+    code_version=steps.prompt_code_version(answering.TAINT_PROMPT_VERSION, answering),
     deps=[registry_roles, gap_images],
     automation_condition=EAGER,
     kinds={"duckdb"},

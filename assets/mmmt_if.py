@@ -166,7 +166,7 @@ class MMMTIFGenerationConfig(dg.Config):
     group_name="generations",
     deps=[model_entries, mmmt_if_chats, mmmt_if_source_chats],  # turns from the chat set, images from the source load
     partitions_def=models_partitions,
-    code_version=prompts.CANDIDATE_PROMPT_VERSION,
+    code_version=steps.prompt_code_version(prompts.CANDIDATE_PROMPT_VERSION, prompts),
     kinds={"duckdb"},
     description="One model's answers to every MMMT-IF turn (partition: model), turn by turn: each answer sees "
                 "the model's own earlier answers, the images come with the first user turn, N samples per turn, "
@@ -247,7 +247,7 @@ def mmmt_if_turn_scores(context: dg.AssetExecutionContext, warehouse: Warehouse)
     group_name="judgments",
     deps=[JUDGE_ENTRY, dg.AssetDep(mmmt_if_generations, partition_mapping=by_model), mmmt_if_chats],
     partitions_def=model_judge_partitions,
-    code_version=prompts.AUTORATER_PROMPT_VERSION,
+    code_version=steps.prompt_code_version(prompts.AUTORATER_PROMPT_VERSION, prompts),
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="Autorater judgments (METHODS §2.4) of one model's first sample at every turn and variant by one "

@@ -106,7 +106,7 @@ class UrsReferenceConfig(dg.Config):
     check_specs=[failed_calls_spec("urs_references", None)],
     group_name="generations",
     deps=[registry_roles, urs_items],
-    code_version=prompts.CANDIDATE_PROMPT_VERSION,
+    code_version=steps.prompt_code_version(prompts.CANDIDATE_PROMPT_VERSION, prompts),
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="The reference answer (worth 8, METHODS §3.3) every URS answer is judged against: the dataset's, "
@@ -145,7 +145,7 @@ def urs_references(context: dg.AssetExecutionContext, config: UrsReferenceConfig
     # orchestrator (scripts/orchestrate.py) runs both in one run per model instead of two.
     deps=[model_entries, urs_items, urs_references],
     partitions_def=models_partitions,
-    code_version=prompts.CANDIDATE_PROMPT_VERSION,
+    code_version=steps.prompt_code_version(prompts.CANDIDATE_PROMPT_VERSION, prompts),
     kinds={"duckdb"},
     description="One candidate's answers to every URS question (partition: model), two samples each "
                 "(sample_index 0 is judged; 1 serves as the model's own reference for the rating bias). "
@@ -193,7 +193,7 @@ def _answers(warehouse: Warehouse, models: list[str], sample_indexes: list[int],
     group_name="judgments",
     deps=[JUDGE_ENTRY, dg.AssetDep(urs_generations, partition_mapping=by_model), urs_references],
     partitions_def=model_judge_partitions,
-    code_version=prompts.JUDGE_PROMPT_VERSION,
+    code_version=steps.prompt_code_version(prompts.JUDGE_PROMPT_VERSION, prompts),
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="Intent-aware judgments (METHODS §3.3): one judge scores one candidate's answer (sample 0) against "
@@ -229,7 +229,7 @@ class CrossValidationConfig(dg.Config):
     group_name="judgments",
     # After the main judgments, so a new judge (whose judgments partitions run first) joins the grid.
     deps=[urs_generations, urs_judgments],
-    code_version=prompts.JUDGE_PROMPT_VERSION,
+    code_version=steps.prompt_code_version(prompts.JUDGE_PROMPT_VERSION, prompts),
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="Cross-validation judgments (METHODS §3.4) on a small fixed sample: every registered judge scores "

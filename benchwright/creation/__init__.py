@@ -7,3 +7,8 @@
 - ``steps``   turns items into requests (``benchwright.steps.Plan``) and answers into rows.
 - ``human``   people's pairwise choices against our judges (METHODS §1.5).
 """
+
+# The version of the method this package computes (its README). Raise it when what a figure means changes
+# (a formula, a rule, a parsing choice): every asset whose code version hashes a module of this package
+# (benchwright.steps.code_version) becomes stale, so no table mixes results of two methods.
+METHOD_VERSION = "1"

@@ -10,3 +10,8 @@
 - ``game``         one player's session under the per-picture timer (used by the web app).
 - ``steps``        requests (``benchwright.steps.Plan``) and rows for the game model's answers and their scoring.
 """
+
+# The version of the method this package computes (its README). Raise it when what a figure means changes
+# (a formula, a rule, a parsing choice): every asset whose code version hashes a module of this package
+# (benchwright.steps.code_version) becomes stale, so no table mixes results of two methods.
+METHOD_VERSION = "1"

@@ -48,3 +48,8 @@ the imported public release), ``suites``, ``steps``, ``plots``):
      part in no comparison. Ratings come from ``benchwright.ratings`` (Bradley–Terry on the Elo
      scale, mean rating 1000).
 """
+
+# The version of the method this package computes (its README). Raise it when what a figure means changes
+# (a formula, a rule, a parsing choice): every asset whose code version hashes a module of this package
+# (benchwright.steps.code_version) becomes stale, so no table mixes results of two methods.
+METHOD_VERSION = "1"

@@ -27,3 +27,8 @@ Choices the method leaves open, made here:
 - Bradley–Terry (``benchwright.ratings``): a tie counts as half a win for each side; "cannot
   tell" is excluded (§3.4).
 """
+
+# The version of the method this package computes (its README). Raise it when what a figure means changes
+# (a formula, a rule, a parsing choice): every asset whose code version hashes a module of this package
+# (benchwright.steps.code_version) becomes stale, so no table mixes results of two methods.
+METHOD_VERSION = "1"
