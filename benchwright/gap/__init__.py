@@ -1,4 +1,4 @@
-"""GAP (METHODS §4): a game where players try to make a vision model answer wrongly.
+"""GAP (benchwright/gap/README.md): a game where players try to make a vision model answer wrongly.
 
 - ``images``       the game's pictures (generated sample set or a folder) and their true answers.
 - ``logs``         the game-log format, its natural key and the game's rules.
