@@ -5,7 +5,7 @@
 - ``metrics`` the leaderboard (Reward, Win Rate, VFS) and the judges' quality.
 - ``vfs``     reads the judge's Visual Factuality Score lines.
 - ``steps``   turns items into requests (``benchwright.steps.Plan``) and answers into rows.
-- ``human``   people's pairwise choices against our judges (README.md#human-alignment).
+- ``human``   people's pairwise choices against our judges (benchwright/creation/README.md#human-alignment).
 """
 
 # The version of the method this package computes (its README). Raise it when what a figure means changes
