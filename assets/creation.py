@@ -1,4 +1,4 @@
-"""Creation (METHODS §1): items, baseline answers, image descriptions, generations, judgments, metrics.
+"""Creation (benchwright/creation/README.md): items, baseline answers, image descriptions, generations, judgments, metrics.
 
 Thin wiring: what to ask and what rows answers become live in benchwright.creation.prompts and
 benchwright.creation.steps; these assets read the warehouse, call the LLM client and write back.
@@ -66,7 +66,7 @@ def limited_config(limit: int) -> dict[str, dict]:
     code_version=steps.code_version(creation_loader),
     automation_condition=LOAD_WHEN_MISSING,
     kinds={"duckdb"},
-    description="Creation items (METHODS §1.1) from the configured file. Images are verified with Pillow, "
+    description="Creation items (benchwright/creation/README.md#items) from the configured file. Images are verified with Pillow, "
                 "normalized and content-hashed into `images`; an item with a corrupt image is recorded in "
                 "`dataset_problems` and skipped, not the run. Personal data in item text is redacted.",
 )
@@ -124,7 +124,7 @@ class DescriptionConfig(dg.Config):
     check_specs=[failed_calls_spec("creation_references", None)],
     group_name="generations",
     deps=[registry_roles, creation_items],
-    code_version=prompts.CANDIDATE_PROMPT_VERSION,
+    code_version=steps.prompt_code_version(prompts.CANDIDATE_PROMPT_VERSION, prompts),
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="The baseline answer every candidate is compared with: the dataset's own reference answer "
@@ -153,11 +153,11 @@ def creation_references(context: dg.AssetExecutionContext, warehouse: Warehouse,
     check_specs=[failed_calls_spec("creation_image_descriptions", None)],
     group_name="generations",
     deps=[registry_roles, creation_items],
-    code_version=prompts.DESCRIBE_PROMPT_VERSION,
+    code_version=steps.prompt_code_version(prompts.DESCRIBE_PROMPT_VERSION, prompts),
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="Image descriptions by the registry's `role: describer` vision model, for text-only candidates "
-                "(METHODS §1.2 text-only variant), generic or query-specific.",
+                "(the text-only variant of benchwright/creation/README.md#the-query), generic or query-specific.",
 )
 def creation_image_descriptions(context: dg.AssetExecutionContext, config: DescriptionConfig, warehouse: Warehouse,
                                 llm: LLMClient, registry: Registry) -> dg.MaterializeResult:
@@ -193,7 +193,7 @@ def creation_image_descriptions(context: dg.AssetExecutionContext, config: Descr
     group_name="generations",
     deps=[model_entries, creation_items, creation_image_descriptions],
     partitions_def=models_partitions,
-    code_version=prompts.CANDIDATE_PROMPT_VERSION,
+    code_version=steps.prompt_code_version(prompts.CANDIDATE_PROMPT_VERSION, prompts),
     kinds={"duckdb"},
     description="One candidate model's answers to every Creation item (partition: model). Vision models get "
                 "the images; text-only models get the image descriptions. Calls go through the cached LLM "
@@ -237,7 +237,7 @@ def _inputs(warehouse: Warehouse, model_slug: str):
     deps=[JUDGE_ENTRY, *_DEPS],
     group_name="judgments",
     partitions_def=model_judge_partitions,
-    code_version=prompts.PAIRWISE_PROMPT_VERSION,
+    code_version=steps.prompt_code_version(prompts.PAIRWISE_PROMPT_VERSION, prompts),
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="Pairwise judgments of one candidate against the baseline by one judge, in both orders "
@@ -268,10 +268,10 @@ def creation_pairwise_judgments(context: dg.AssetExecutionContext, warehouse: Wa
     deps=[JUDGE_ENTRY, *_DEPS],
     group_name="judgments",
     partitions_def=model_judge_partitions,
-    code_version=prompts.VFS_PROMPT_VERSION,
+    code_version=steps.prompt_code_version(prompts.VFS_PROMPT_VERSION, prompts),
     automation_condition=EAGER,
     kinds={"duckdb"},
-    description="Unitary Visual Factuality judgments (METHODS §1.4): A = baseline answer, B = candidate, "
+    description="Unitary Visual Factuality judgments (benchwright/creation/README.md#visual-factuality-score): A = baseline answer, B = candidate, "
                 "scored 0-10 against the item's visual-factuality criteria (and ground truth when present).",
 )
 def creation_vfs_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: LLMClient,
@@ -307,7 +307,7 @@ PANEL_JUDGMENTS = [dg.AssetKey("creation_panel_pairwise_judgments"), dg.AssetKey
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="Creation leaderboard per judge and model: VFS, Reward, Win Rate, MB/Better/Tie/Worse/MW/Fail, "
-                "overall, per category and per task (METHODS §1.3). Both orders of every pair count as "
+                "overall, per category and per task (benchwright/creation/README.md#scoring). Both orders of every pair count as "
                 "judgments; n excludes parse failures; failed calls are not counted at all.",
 )
 def creation_leaderboard(context: dg.AssetExecutionContext, warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:

@@ -1,4 +1,4 @@
-"""Creation human alignment (METHODS §1.5): people's pairwise choices against the judges' verdicts.
+"""Creation human alignment (benchwright/creation/README.md#human-alignment): people's pairwise choices against the judges' verdicts.
 
 Thin wiring: the loader is benchwright.human_pairwise, the math benchwright.creation.human.
 The choices come from the drop folder (assets/human_pairwise.py), watched by sensors/human_pairwise.py.
@@ -34,7 +34,7 @@ class CreationHumanConfig(dg.Config):
     code_version=steps.code_version(creation_human, human_pairwise, agreement),
     automation_condition=EAGER,
     kinds={"duckdb"},
-    description="Human alignment of the Creation judges (METHODS §1.5): people's choices between the baseline "
+    description="Human alignment of the Creation judges (benchwright/creation/README.md#human-alignment): people's choices between the baseline "
                 "and a candidate (the drop folder's `creation` rows, into `creation_human_pairwise`) against "
                 "each judge's verdicts on the −2..+2 scale, per judge × model × mode: MAE and Consistency "
                 "(|J − P| ≤ 1), dual (mean of both orders) and non-dual (order 1); plus leave-one-out "

@@ -1,4 +1,4 @@
-"""GAP (METHODS §4): game images, tainted answers, game-log ingest, reliability and selection, rewards, the player
+"""GAP (benchwright/gap/README.md): game images, tainted answers, game-log ingest, reliability and selection, rewards, the player
 interaction model, the GAP-VQA dataset, its scoring on val and engagement analytics.
 
 Wiring: the method is in the package benchwright.gap (images, logs, reliability, interaction, vqa, answering,
@@ -170,7 +170,7 @@ class GapSelectionConfig(dg.Config):
     deps=[gap_game_logs],
     automation_condition=EAGER,
     kinds={"duckdb"},
-    description="Per-player reliability P(M=0 | H=0) after every tainted mark (Beta(1,1) priors; METHODS §4.2), "
+    description="Per-player reliability P(M=0 | H=0) after every tainted mark (Beta(1,1) priors; benchwright/gap/README.md#which-questions-are-kept), "
                 "adversarial questions kept above θ, points (20 per caught planted error), weekly leaderboard, "
                 "image rotation (untainted image with > 10 kept questions).",
 )
@@ -208,7 +208,7 @@ class GapInteractionConfig(dg.Config):
     deps=[gap_game_logs],
     automation_condition=EAGER,
     kinds={"duckdb"},
-    description="The §4.3 player interaction model fitted by maximum likelihood (L-BFGS-B, bounded) on tainted "
+    description="The player interaction model (benchwright/gap/README.md#player-interaction-model) fitted by maximum likelihood (L-BFGS-B, bounded) on tainted "
                 "marks; k-fold cross-validated ROC AUC, calibration table; untainted questions with P(S) > θ counted.",
 )
 def gap_interaction_model(context: dg.AssetExecutionContext, config: GapInteractionConfig, warehouse: Warehouse) -> dg.MaterializeResult:
@@ -251,7 +251,7 @@ class GapVqaConfig(dg.Config):
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="GAP-VQA: kept (image, question) pairs with labelled answers and a rule-based category (13 of "
-                "METHODS §4.5), split train/val by image (seeded, no image in both); train.jsonl in the "
+                "benchwright/gap/README.md#gap-vqa), split train/val by image (seeded, no image in both); train.jsonl in the "
                 "ShareGPT/LLaMA-Factory format and val.jsonl written with the images to the export folder.",
 )
 def gap_vqa_dataset(context: dg.AssetExecutionContext, config: GapVqaConfig, warehouse: Warehouse) -> dg.MaterializeResult:
@@ -274,7 +274,7 @@ def gap_vqa_dataset(context: dg.AssetExecutionContext, config: GapVqaConfig, war
         categories=dg.MetadataValue.json(df["category"].value_counts().to_dict())))
 
 
-# --- scoring on val (§4.5): generations per model, judgments per model × judge, then the summary ------
+# --- scoring on val (benchwright/gap/README.md#scoring): generations per model, judgments per model × judge, then the summary ------
 
 class GapGenerationsConfig(dg.Config):
     max_val_items: int = 40
@@ -299,7 +299,7 @@ def _val_items(warehouse: Warehouse, limit: int | None = None) -> pd.DataFrame:
     group_name="generations",
     deps=[model_entries, gap_vqa_dataset],
     partitions_def=models_partitions,
-    code_version=answering.ANSWER_PROMPT_VERSION,
+    code_version=steps.prompt_code_version(answering.ANSWER_PROMPT_VERSION, answering),
     kinds={"duckdb"},
     description="One candidate's answers to the GAP-VQA val questions, with the image when it has vision "
                 "(partition: model; rows in `generations` with benchmark 'gap'). Requested by the registry sensor.",
@@ -322,11 +322,11 @@ def gap_generations(context: dg.AssetExecutionContext, config: GapGenerationsCon
     group_name="judgments",
     deps=[JUDGE_ENTRY, dg.AssetDep(gap_generations, partition_mapping=by_model), gap_vqa_dataset],
     partitions_def=model_judge_partitions,
-    code_version=scoring.SCORE_PROMPT_VERSION,
+    code_version=steps.prompt_code_version(scoring.SCORE_PROMPT_VERSION, scoring),
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="One judge's 0-1 scores of one candidate's GAP-VQA val answers against the labelled answers "
-                "(METHODS §4.5; partition: model × judge). Raw text, score, parse_ok and parse_problem are "
+                "(benchwright/gap/README.md#scoring; partition: model × judge). Raw text, score, parse_ok and parse_problem are "
                 "separate; an answer whose call failed is a row with its error and no score.",
 )
 def gap_score_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: LLMClient,
@@ -353,7 +353,7 @@ def gap_score_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse,
     deps=[registry_labels, gap_score_judgments],
     automation_condition=EAGER,
     kinds={"duckdb"},
-    description="GAP-VQA scores (METHODS §4.5): the GPT score per judge × model (mean over parsed val answers), "
+    description="GAP-VQA scores (benchwright/gap/README.md#scoring): the GPT score per judge × model (mean over parsed val answers), "
                 "parse failures, errors, and the answering calls' latency, tokens/s, cost per 1k tokens.",
 )
 def gap_scores(context: dg.AssetExecutionContext, warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
@@ -370,7 +370,7 @@ def gap_scores(context: dg.AssetExecutionContext, warehouse: Warehouse, registry
     deps=[gap_game_logs],
     automation_condition=EAGER,
     kinds={"duckdb"},
-    description="Engagement (METHODS §4.4): sessions per player per week, images per session, players' accuracy "
+    description="Engagement (benchwright/gap/README.md#engagement): sessions per player per week, images per session, players' accuracy "
                 "on tainted images (10 % buckets); charts in the metadata.",
 )
 def gap_engagement(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
@@ -398,11 +398,11 @@ class GapTaintedConfig(dg.Config):
 @dg.asset(
     check_specs=[failed_calls_spec("gap_tainted_answers", None)],
     group_name="generations",
-    code_version=answering.TAINT_PROMPT_VERSION,
+    code_version=steps.prompt_code_version(answering.TAINT_PROMPT_VERSION, answering),
     deps=[registry_roles, gap_images],
     automation_condition=EAGER,
     kinds={"duckdb"},
-    description="The game's generation side (METHODS §4.1): seeded questions on tainted images; for each, a seeded "
+    description="The game's generation side (benchwright/gap/README.md#the-game): seeded questions on tainted images; for each, a seeded "
                 "draw decides (P(I=1) = p_planted) whether the model is instructed to answer subtly wrong. Records "
                 "the answer, the instruction and whether the answer matches the exact ground truth.",
 )

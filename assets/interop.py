@@ -449,7 +449,7 @@ def interop_lc_win_rates(context: dg.AssetExecutionContext, config: LengthContro
     kinds={"duckdb"},
     description="Judge–human agreement per source, judge and item group: agreement with and without ties, "
                 "both-orders agreement, swap consistency, Cohen's kappa, MAE and consistency on the −2..+2 "
-                "scale (METHODS §1.5, leave-one-out among people), Pearson and Spearman.",
+                "scale (benchwright/creation/README.md#human-alignment, leave-one-out among people), Pearson and Spearman.",
 )
 def interop_agreement(context: dg.AssetExecutionContext, warehouse: Warehouse,
                       registry: Registry) -> dg.MaterializeResult:

@@ -1,4 +1,4 @@
-"""MMMT-IF (METHODS §2): chats, multi-turn generations, programmatic scores, autorater, human ratings, metrics.
+"""MMMT-IF (benchwright/mmmt_if/README.md): chats, multi-turn generations, programmatic scores, autorater, human ratings, metrics.
 
 Thin wiring: prompts, parsing and every metric live in benchwright.mmmt_if.method and
 benchwright.mmmt_if.steps; these assets read the warehouse, call the LLM client, write back and
@@ -62,7 +62,7 @@ def limited_config(limit: int) -> dict[str, dict]:
     code_version=steps.code_version(mmmt_if_loader),
     automation_condition=LOAD_WHEN_MISSING,
     kinds={"duckdb"},
-    description="MMMT-IF source chats (METHODS §2.1), before instructions: plain multi-turn chats from the "
+    description="MMMT-IF source chats (benchwright/mmmt_if/README.md#chats-and-instructions), before instructions: plain multi-turn chats from the "
                 "configured file, filtered (a corrupt or missing image, more than 5 images or a skipped turn drops "
                 "a chat; more than 20 turns are cut). Images are normalized and content-hashed into `images`; "
                 "dropped chats go to `dataset_problems` with where and why.",
@@ -100,7 +100,7 @@ def mmmt_if_source_chats(context: dg.AssetExecutionContext, config: MMMTIFSource
 
 class MMMTIFChatSetConfig(dg.Config):
     seed: int = 0
-    """Seed of the instruction-insertion process (METHODS §2.1)."""
+    """Seed of the instruction-insertion process (benchwright/mmmt_if/README.md#chats-and-instructions)."""
 
 
 @dg.asset(
@@ -110,7 +110,7 @@ class MMMTIFChatSetConfig(dg.Config):
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="The MMMT-IF chat set: instructions inserted into the source chats with the seeded process of "
-                "METHODS §2.1 (before each question, with probability 1 − given/6, a new category then an option, "
+                "benchwright/mmmt_if/README.md#chats-and-instructions (before each question, with probability 1 − given/6, a new category then an option, "
                 "uniformly). Writes `mmmt_if_chats`, `mmmt_if_turns` and `mmmt_if_turn_instructions` (the "
                 "instructions in force at each turn).",
 )
@@ -156,7 +156,7 @@ def _chat_inputs(warehouse: Warehouse) -> tuple[dict[str, list[dict]], dict[str,
 
 class MMMTIFGenerationConfig(dg.Config):
     samples: int = 4
-    """N responses per turn (METHODS §2.2), with the model's registry parameters."""
+    """N responses per turn (benchwright/mmmt_if/README.md#generation), with the model's registry parameters."""
     instructions_appended: bool = True
     """Also run the instructions-appended ablation (variant `instructions_appended`)."""
 
@@ -166,7 +166,7 @@ class MMMTIFGenerationConfig(dg.Config):
     group_name="generations",
     deps=[model_entries, mmmt_if_chats, mmmt_if_source_chats],  # turns from the chat set, images from the source load
     partitions_def=models_partitions,
-    code_version=prompts.CANDIDATE_PROMPT_VERSION,
+    code_version=steps.prompt_code_version(prompts.CANDIDATE_PROMPT_VERSION, prompts),
     kinds={"duckdb"},
     description="One model's answers to every MMMT-IF turn (partition: model), turn by turn: each answer sees "
                 "the model's own earlier answers, the images come with the first user turn, N samples per turn, "
@@ -247,10 +247,10 @@ def mmmt_if_turn_scores(context: dg.AssetExecutionContext, warehouse: Warehouse)
     group_name="judgments",
     deps=[JUDGE_ENTRY, dg.AssetDep(mmmt_if_generations, partition_mapping=by_model), mmmt_if_chats],
     partitions_def=model_judge_partitions,
-    code_version=prompts.AUTORATER_PROMPT_VERSION,
+    code_version=steps.prompt_code_version(prompts.AUTORATER_PROMPT_VERSION, prompts),
     automation_condition=EAGER,
     kinds={"duckdb"},
-    description="Autorater judgments (METHODS §2.4) of one model's first sample at every turn and variant by one "
+    description="Autorater judgments (benchwright/mmmt_if/README.md#autorater-and-preferences) of one model's first sample at every turn and variant by one "
                 "judge: the 8 criteria as a dict. Raw text, scores, parse_ok and the parse problem are separate "
                 "columns; a failed call has an error and is neither a judgment nor a parse failure.",
 )
@@ -358,7 +358,7 @@ def _contexts(responses: pd.DataFrame) -> pd.DataFrame:
     code_version=steps.code_version(pif, comparisons),
     automation_condition=EAGER,
     kinds={"duckdb"},
-    description="PIF metrics per model and variant (METHODS §2.3): corpus PIF with conservative 95% bounds, "
+    description="PIF metrics per model and variant (benchwright/mmmt_if/README.md#scoring): corpus PIF with conservative 95% bounds, "
                 "PIF-IQR-N and PIF-N-N (`mmmt_if_summary`), PIF by turn, by number of instructions and per "
                 "instruction with bounds, PIF-N-K for K = 1..N, and the instructions-appended uplift. The PIF-by-"
                 "turn chart is attached and written next to the analyst snapshot.",
@@ -398,7 +398,7 @@ def mmmt_if_pif_metrics(context: dg.AssetExecutionContext, warehouse: Warehouse,
     code_version=steps.code_version(comparisons),
     automation_condition=EAGER,
     kinds={"duckdb"},
-    description="Model comparisons on PIF (METHODS §2.3): empirical CDFs of the response PIF per model, variant "
+    description="Model comparisons on PIF (benchwright/mmmt_if/README.md#comparing-models): empirical CDFs of the response PIF per model, variant "
                 "and turn (`mmmt_if_ecdf`), stochastic-dominance verdicts per model pair (`mmmt_if_dominance`) "
                 "and one-sided Wilcoxon signed-rank p-values on paired per-turn PIF (`mmmt_if_wilcoxon`). The "
                 "ECDF chart is attached and written next to the analyst snapshot.",
@@ -438,7 +438,7 @@ RATING_TABLE_COLUMNS = ["judge", "variant", "model", "rating", "rating_lower", "
     code_version=steps.code_version(preferences, ratings),
     automation_condition=EAGER,
     kinds={"duckdb"},
-    description="Autorater preferences (METHODS §2.4): preference score = (8 criteria + 20·PIF)/28 per judged "
+    description="Autorater preferences (benchwright/mmmt_if/README.md#autorater-and-preferences): preference score = (8 criteria + 20·PIF)/28 per judged "
                 "response, win/tie/loss per turn for every model pair (`mmmt_if_preferences`), Bradley-Terry "
                 "ratings on the Elo scale with bootstrap bounds (`mmmt_if_ratings`, benchwright.ratings), and the "
                 "judge self-preference table (`mmmt_if_self_preference`). Unparsed judgments take part in nothing.",
@@ -487,7 +487,7 @@ def mmmt_if_preferences(context: dg.AssetExecutionContext, config: MMMTIFPrefere
     code_version=steps.code_version(alignment),
     automation_condition=EAGER,
     kinds={"duckdb"},
-    description="Human alignment of PIF (METHODS §2.3): Pearson correlation of PIF with human instruction-"
+    description="Human alignment of PIF (benchwright/mmmt_if/README.md#alignment-with-people): Pearson correlation of PIF with human instruction-"
                 "following ratings, overall and per model, and the share of human pairwise preferences that "
                 "agree with the PIF order. Empty until ratings are dropped in the human-ratings folder.",
 )

@@ -1,4 +1,4 @@
-"""The only two partition dimensions (DESIGN §2): candidate model and judge. Benchmark is a column."""
+"""The only two partition dimensions (docs/ARCHITECTURE.md#asset-graph-creation): candidate model and judge. Benchmark is a column."""
 
 import dagster as dg
 

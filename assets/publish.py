@@ -1,4 +1,4 @@
-"""Publish: the read-only analyst snapshot (DESIGN §3). Analysts never open the live warehouse."""
+"""Publish: the read-only analyst snapshot (docs/DESIGN.md#storage). Analysts never open the live warehouse."""
 
 
 import dagster as dg

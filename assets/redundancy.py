@@ -1,4 +1,4 @@
-"""Redundancy with other benchmarks (METHODS §1.6): their scores from a drop folder, and Spearman / R² of
+"""Redundancy with other benchmarks (README.md#redundancy-with-other-benchmarks): their scores from a drop folder, and Spearman / R² of
 each of our leaderboards against each of them. Logic in benchwright.redundancy."""
 
 from pathlib import Path
@@ -63,7 +63,7 @@ def external_benchmark_scores(context: dg.AssetExecutionContext, config: Benchma
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="Spearman rank correlation and R² of each of our leaderboards (per judge) against each other "
-                "benchmark's scores, across the models scored on both (METHODS §1.6; NULL below 3 models). "
+                "benchmark's scores, across the models scored on both (README.md#redundancy-with-other-benchmarks; NULL below 3 models). "
                 "View: `benchmark_redundancy_report`.",
 )
 def benchmark_redundancy(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:

@@ -1,4 +1,4 @@
-"""URS (METHODS §3): items, reference answers, generations, intent-aware judgments, metrics, alignment.
+"""URS (benchwright/urs/README.md): items, reference answers, generations, intent-aware judgments, metrics, alignment.
 
 Thin wiring: prompts, parsing and metrics live in benchwright.urs.method, the request/row steps in
 benchwright.urs.steps. These assets read the warehouse, call the LLM client and write back.
@@ -57,7 +57,7 @@ def limited_config(limit: int) -> dict[str, dict]:
     code_version=steps.code_version(urs_loader),
     automation_condition=LOAD_WHEN_MISSING,
     kinds={"duckdb"},
-    description="URS questions (METHODS §3.1) with intent (METHODS names) and language (en/zh) from the configured "
+    description="URS questions (benchwright/urs/README.md#data) with intent (the card's names) and language (en/zh) from the configured "
                 "CSV. Personal data in questions and reference answers is redacted before writing; where it was "
                 "found is in the metadata (masked). Bad rows go to `dataset_problems` with their row number.",
 )
@@ -106,10 +106,10 @@ class UrsReferenceConfig(dg.Config):
     check_specs=[failed_calls_spec("urs_references", None)],
     group_name="generations",
     deps=[registry_roles, urs_items],
-    code_version=prompts.CANDIDATE_PROMPT_VERSION,
+    code_version=steps.prompt_code_version(prompts.CANDIDATE_PROMPT_VERSION, prompts),
     automation_condition=EAGER,
     kinds={"duckdb"},
-    description="The reference answer (worth 8, METHODS §3.3) every URS answer is judged against: the dataset's, "
+    description="The reference answer (worth 8, benchwright/urs/README.md#the-judge) every URS answer is judged against: the dataset's, "
                 "or a chosen reference model's direct answer to the question.",
 )
 def urs_references(context: dg.AssetExecutionContext, config: UrsReferenceConfig, warehouse: Warehouse,
@@ -145,7 +145,7 @@ def urs_references(context: dg.AssetExecutionContext, config: UrsReferenceConfig
     # orchestrator (scripts/orchestrate.py) runs both in one run per model instead of two.
     deps=[model_entries, urs_items, urs_references],
     partitions_def=models_partitions,
-    code_version=prompts.CANDIDATE_PROMPT_VERSION,
+    code_version=steps.prompt_code_version(prompts.CANDIDATE_PROMPT_VERSION, prompts),
     kinds={"duckdb"},
     description="One candidate's answers to every URS question (partition: model), two samples each "
                 "(sample_index 0 is judged; 1 serves as the model's own reference for the rating bias). "
@@ -193,10 +193,10 @@ def _answers(warehouse: Warehouse, models: list[str], sample_indexes: list[int],
     group_name="judgments",
     deps=[JUDGE_ENTRY, dg.AssetDep(urs_generations, partition_mapping=by_model), urs_references],
     partitions_def=model_judge_partitions,
-    code_version=prompts.JUDGE_PROMPT_VERSION,
+    code_version=steps.prompt_code_version(prompts.JUDGE_PROMPT_VERSION, prompts),
     automation_condition=EAGER,
     kinds={"duckdb"},
-    description="Intent-aware judgments (METHODS §3.3): one judge scores one candidate's answer (sample 0) against "
+    description="Intent-aware judgments (benchwright/urs/README.md#the-judge): one judge scores one candidate's answer (sample 0) against "
                 "the reference answer on the five criteria of the question's intent, in the question's language. "
                 "Raw text, parsed scores and parse_ok are separate columns; a failed call has an error and no score.",
 )
@@ -229,10 +229,10 @@ class CrossValidationConfig(dg.Config):
     group_name="judgments",
     # After the main judgments, so a new judge (whose judgments partitions run first) joins the grid.
     deps=[urs_generations, urs_judgments],
-    code_version=prompts.JUDGE_PROMPT_VERSION,
+    code_version=steps.prompt_code_version(prompts.JUDGE_PROMPT_VERSION, prompts),
     automation_condition=EAGER,
     kinds={"duckdb"},
-    description="Cross-validation judgments (METHODS §3.4) on a small fixed sample: every registered judge scores "
+    description="Cross-validation judgments (benchwright/urs/README.md#cross-validation-and-rating-bias) on a small fixed sample: every registered judge scores "
                 "every candidate's answer (sample 0) against every candidate's other answer (sample 1) as the "
                 "reference. The diagonal (candidate = reference model) is the rating-bias setting.",
 )
@@ -275,7 +275,7 @@ URS_PANEL_JUDGMENTS = dg.AssetKey("urs_panel_judgments")
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="URS leaderboard: mean final score (1-10) per judge × model × intent × language, with 'all' rows "
-                "for overall, per intent and per language (METHODS §3.4). n = parsed judgments; parse failures are "
+                "for overall, per intent and per language (benchwright/urs/README.md#scoring). n = parsed judgments; parse failures are "
                 "counted beside it, never scored.",
 )
 def urs_leaderboard(context: dg.AssetExecutionContext, warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
@@ -316,7 +316,7 @@ def _cross(warehouse: Warehouse) -> pd.DataFrame:
     code_version=steps.code_version(metrics),
     automation_condition=EAGER,
     kinds={"duckdb"},
-    description="Cross-validation grid (METHODS §3.4): each candidate's mean score and rank per (evaluator judge, "
+    description="Cross-validation grid (benchwright/urs/README.md#cross-validation-and-rating-bias): each candidate's mean score and rank per (evaluator judge, "
                 "reference model). Shows whether rankings depend on who judges and whose answer is the reference.",
 )
 def urs_cross_validation(context: dg.AssetExecutionContext, warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
@@ -334,7 +334,7 @@ def urs_cross_validation(context: dg.AssetExecutionContext, warehouse: Warehouse
     code_version=steps.code_version(metrics),
     automation_condition=EAGER,
     kinds={"duckdb"},
-    description="Rating bias per evaluator (METHODS §3.4): bias(A) = mean over models B of (A's score for B's answer "
+    description="Rating bias per evaluator (benchwright/urs/README.md#cross-validation-and-rating-bias): bias(A) = mean over models B of (A's score for B's answer "
                 "against B's own other answer − 8). A calibrated judge sits near 0. Rows with model 'all' hold bias(A).",
 )
 def urs_rating_bias(context: dg.AssetExecutionContext, warehouse: Warehouse, registry: Registry) -> dg.MaterializeResult:
@@ -360,7 +360,7 @@ class UserSatisfactionConfig(dg.Config):
     code_version=steps.code_version(metrics, urs_loader),
     automation_condition=EAGER,
     kinds={"duckdb"},
-    description="Alignment with users (METHODS §3.4): Pearson r between the mean benchmark score per intent and "
+    description="Alignment with users (benchwright/urs/README.md#alignment-with-people): Pearson r between the mean benchmark score per intent and "
                 "users' reported satisfaction per intent, per judge, from the configured survey file.",
 )
 def urs_user_alignment(context: dg.AssetExecutionContext, config: UserSatisfactionConfig,
@@ -403,7 +403,7 @@ URS_PAIRWISE_COLUMNS = ["item_id", "model_a", "model_b", "winner", "strength", "
     code_version=steps.code_version(metrics, human_pairwise, ratings),
     automation_condition=EAGER,
     kinds={"duckdb"},
-    description="Alignment with annotators (METHODS §3.4): Bradley–Terry coefficients from human pairwise choices "
+    description="Alignment with annotators (benchwright/urs/README.md#alignment-with-people): Bradley–Terry coefficients from human pairwise choices "
                 "('cannot tell' excluded, a tie half a win each), their Pearson and Spearman correlation with each "
                 "judge's overall URS scores, and whether the two rank orders agree. The choices are the configured "
                 "file's plus the `urs` rows of every CSV in the human pairwise drop folder (requested by "

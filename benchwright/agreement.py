@@ -1,4 +1,4 @@
-"""Agreement between judges and people on pairwise comparisons (METHODS §1.5 and the usual meta-evaluation figures).
+"""Agreement between judges and people on pairwise comparisons (benchwright/creation/README.md#human-alignment and the usual meta-evaluation figures).
 
 Labels. A pair has a *first* and a *second* response: in our judgment tables the first is the one
 shown in position A in order 1 (the baseline), the second is the candidate. A preference label is
@@ -6,7 +6,7 @@ shown in position A in order 1 (the baseline), the second is the candidate. A pr
 ``preferred`` reads a stored verdict (positions as displayed) back into these labels, so order 1
 and order 2 can be compared directly.
 
-Numeric scale (METHODS §1.5). From the second response's (the candidate's) side: much better +2,
+Numeric scale (benchwright/creation/README.md#human-alignment). From the second response's (the candidate's) side: much better +2,
 better +1, tie 0, worse −1, much worse −2. A label without strength maps to ±1. Dual evaluation
 averages the two orders' values.
 
@@ -175,7 +175,7 @@ def fleiss_kappa(counts: Sequence[Sequence[int]]) -> float | None:
 
 
 def mae_and_consistency(judge_values: Sequence[float], reference_values: Sequence[float]) -> tuple[float | None, float | None]:
-    """METHODS §1.5 on the −2..+2 scale: MAE = mean |J − P| and Consistency = share of |J − P| ≤ 1.
+    """Human alignment (benchwright/creation/README.md#human-alignment) on the −2..+2 scale: MAE = mean |J − P| and Consistency = share of |J − P| ≤ 1.
 
     Items whose J or P is missing are left out; (None, None) when none is left.
     """
@@ -191,7 +191,7 @@ def mae_and_consistency(judge_values: Sequence[float], reference_values: Sequenc
 
 
 def human_human_mae(values: pd.DataFrame) -> tuple[float | None, float | None, int]:
-    """Leave-one-out MAE and Consistency among people (METHODS §1.5): (mae, consistency, comparisons).
+    """Leave-one-out MAE and Consistency among people (benchwright/creation/README.md#human-alignment): (mae, consistency, comparisons).
 
     ``values`` has columns item_id, annotator, value. For every item with at least two annotators,
     each annotator's value J is compared with P = the mean of the *other* annotators' values on that
@@ -310,7 +310,7 @@ def agreement_table(judgments: pd.DataFrame, human_labels: pd.DataFrame) -> pd.D
     same without items where the human or the judge said tie. agreement_order1: non-dual.
     agreement_both: both orders must match (Auto-J). swap_consistency: pairs whose two orders agree,
     among pairs with both orders parsed. kappa_order1: Cohen's kappa, order 1 vs humans.
-    mae/consistency (§1.5): J = the judge's value (dual: mean of both orders; single: order 1),
+    mae/consistency (human alignment): J = the judge's value (dual: mean of both orders; single: order 1),
     P = the mean human value on the item. pearson/spearman_dual: J (dual) vs P across items.
     human_human_*: leave-one-out among people (NaN with fewer than two people per item).
     judge_failures: orders without a usable judge label (unparsed, or absent as in one-order sources).

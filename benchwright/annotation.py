@@ -1,4 +1,4 @@
-"""Pairwise annotation rounds (METHODS §1.5, §3.4): which pairs a person sees, in which order and on
+"""Pairwise annotation rounds (benchwright/creation/README.md#human-alignment, benchwright/urs/README.md#alignment-with-people): which pairs a person sees, in which order and on
 which side, and the record their choice becomes (`benchwright.human_pairwise.COLUMNS`).
 
 A *pair* is two answers to one item: for Creation the baseline's answer (model_a) and a candidate's
@@ -16,7 +16,7 @@ from benchwright.human_pairwise import COLUMNS
 
 ROUND_SIZE = 6
 
-# The five points of §1.5 plus "cannot tell" (excluded from the metrics), in the order shown.
+# The five points of the human scale plus "cannot tell" (excluded from the metrics), in the order shown.
 CHOICES: dict[str, tuple[str, str | None, int | None]] = {
     # key: (label, side preferred, strength)
     "left_much_better": ("Left is much better", "left", 2),

@@ -1,4 +1,4 @@
-"""Human pairwise choices (METHODS §1.5 and §3.4): the one file format and the one loader.
+"""Human pairwise choices (benchwright/creation/README.md#human-alignment, benchwright/urs/README.md#alignment-with-people): the one file format and the one loader.
 
 Annotators compare two answers side by side and pick one of five points or "cannot tell". The
 annotation web app appends one CSV row per choice to ``<round_id>.csv`` in the drop folder
@@ -61,7 +61,7 @@ _DEFAULT_STRENGTH = {"A": 1, "B": 1, "tie": 0, "undetermined": None}
 
 
 def value_for_b(winner: str, strength: int | None) -> float | None:
-    """The choice on METHODS §1.5's −2..+2 scale from model_b's (the candidate's) side.
+    """The choice on the −2..+2 scale of benchwright/creation/README.md#human-alignment from model_b's (the candidate's) side.
 
     B much better +2, B better +1, tie 0, A better −1, A much better −2; 'undetermined' is None
     (no value: it is left out of every metric). A strength that does not fit the winner raises.

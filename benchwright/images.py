@@ -7,7 +7,7 @@ re-encoded as PNG. The PNG carries no metadata (no EXIF, ICC profile, DPI or tex
 same input always gives the same bytes, and the sha256 of those bytes is a stable content id that
 caches and warehouse rows can key on.
 
-Choices made here (METHODS leaves them open):
+Choices made here (the methods leave them open):
 - Transparent pixels are composited onto white, because most models treat alpha inconsistently.
 - An ICC profile is dropped, not applied; sample and benchmark images are sRGB in practice.
 - For animated images (GIF, WebP) only the first frame is kept.

@@ -130,7 +130,7 @@ def outcome(verdict: str | None, candidate_position: str) -> str:
 
 
 def summarize(outcomes: Iterable[str]) -> dict:
-    """Counts, Reward and Win Rate over judgments (METHODS §1.3).
+    """Counts, Reward and Win Rate over judgments (benchwright/creation/README.md#scoring).
 
     n counts the parsed judgments (Fail excluded).
     Reward = (100·MB + 50·B − 50·W − 100·MW) / n and Win Rate = (MB + B) / n; both are None

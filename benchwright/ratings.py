@@ -5,7 +5,7 @@ A *battle* is one pairwise judgment: ``model_a``, ``model_b`` and a canonical ``
 of ``creation_pairwise_judgments`` (ours or imported) into battles.
 
 Model. ``P(i beats j) = 1 / (1 + base ** ((R_j - R_i) / scale))`` with base 10 and scale 400 (the Elo
-scale, METHODS §2.4). Ratings are fitted by maximum likelihood (``scipy.optimize``) on *aggregated
+scale, benchwright/mmmt_if/README.md#autorater-and-preferences). Ratings are fitted by maximum likelihood (``scipy.optimize``) on *aggregated
 pair counts*: the battles are first summed per (model_a, model_b), so the cost of a fit grows with
 the number of model pairs, not with the number of battles.
 

@@ -1,4 +1,4 @@
-"""Redundancy with other benchmarks (METHODS §1.6): across models, how well another benchmark's scores
+"""Redundancy with other benchmarks (README.md#redundancy-with-other-benchmarks): across models, how well another benchmark's scores
 predict ours — Spearman's rank correlation and R² — so a user sees whether a leaderboard measures
 something the others do not.
 

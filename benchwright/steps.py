@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,13 +83,46 @@ def generation_rows(benchmark: str, model: RegistryEntry, plan: Sequence[Plan],
         columns=GENERATION_COLUMNS)
 
 
+def method_versions(modules: Iterable[ModuleType]) -> dict[str, str]:
+    """The benchmark packages these modules belong to, with their ``METHOD_VERSION``: package name -> version.
+
+    A module belongs to the nearest package above it (or itself, for a package) that declares
+    ``METHOD_VERSION``: ``benchwright.mmmt_if.instruction_following.text`` to ``benchwright.mmmt_if``. Kernel
+    modules belong to none. A plugin's package takes part the same way by declaring the name."""
+    found = {}
+    for module in modules:
+        name = module.__name__
+        while name:
+            package = module if name == module.__name__ else sys.modules.get(name)
+            version = getattr(package, "METHOD_VERSION", None)
+            if version is not None:
+                found[name] = str(version)
+                break
+            name = name.rpartition(".")[0]
+    return found
+
+
+def prompt_code_version(prompt_version: str, module: ModuleType) -> str:
+    """The code version of an asset that calls models: its prompt version (what the cache keys carry, so a
+    prompt change is a new request) and, after a ``+``, the method version of the benchmark ``module``
+    (its prompts module) belongs to: ``creation-pairwise-v1+method1``. Raising the method version re-runs
+    the asset from the cache (the requests are unchanged): its answers are re-read by today's parsers."""
+    versions = method_versions([module])
+    return prompt_version + "".join(f"+method{v}" for _, v in sorted(versions.items()))
+
+
 def code_version(*modules: ModuleType, prompt_version: str = "", files: Iterable[Path] = ()) -> str:
     """A Dagster code version that changes whenever the logic behind an asset does: a short hash of the
-    source of the modules that compute it, of the files it applies (SQL), and of its prompt version for
-    assets that call models. Any edit of those makes the asset stale in Dagster's eyes; nothing else does."""
+    source of the modules that compute it, of the files it applies (SQL), of its prompt version for
+    assets that call models, and of the ``METHOD_VERSION`` of each benchmark package those modules belong
+    to (``method_versions``), so raising a benchmark's method version makes every asset computed by its
+    modules stale, and no other benchmark's. Any edit of those makes the asset stale in Dagster's eyes;
+    nothing else does. An asset of kernel modules only hashes exactly what it did before method versions."""
     digest = hashlib.sha256(prompt_version.encode("utf-8"))
     for module in modules:
         digest.update(inspect.getsource(module).encode("utf-8"))
     for path in files:
         digest.update(Path(path).read_bytes())
+    for package, version in sorted(method_versions(modules).items()):
+        digest.update(f"\0method {package}={version}".encode("utf-8"))
     return (prompt_version + "+" if prompt_version else "") + digest.hexdigest()[:12]

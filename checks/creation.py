@@ -1,4 +1,4 @@
-"""Asset checks for the Creation tables (DESIGN §5). Thin: the measures come from benchwright/.
+"""Asset checks for the Creation tables (docs/ARCHITECTURE.md#checks). Thin: the measures come from benchwright/.
 
 Partitioned checks run with the partition they guard, so a bad judge is caught in its own run.
 """

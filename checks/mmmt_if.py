@@ -1,4 +1,4 @@
-"""Asset checks for MMMT-IF (DESIGN §5). Thin: the measures come from benchwright.mmmt_if.method.
+"""Asset checks for MMMT-IF (docs/ARCHITECTURE.md#checks). Thin: the measures come from benchwright.mmmt_if.method.
 
 - PIF-N-K must not increase with K (it is monotone by definition: a rise means a broken table);
 - PIF within [0, 1] and unique keys, in the turn scores and every metric table (great-expectations

@@ -1,4 +1,4 @@
-"""Asset checks for the URS tables (DESIGN §5): judge parse failures, schema and ranges (residual PII:
+"""Asset checks for the URS tables (docs/ARCHITECTURE.md#checks): judge parse failures, schema and ranges (residual PII:
 checks/residual_pii.py).
 
 Thin: the measures come from benchwright/ (parser, PII scanner, suites in benchwright.urs.suites.SUITES).

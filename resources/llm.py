@@ -11,7 +11,7 @@ from benchwright.registry import load_providers, refused_providers
 
 
 class LLMClient(dg.ConfigurableResource):
-    """Cached, concurrent LLM calls for generation and judging assets (DESIGN §4)."""
+    """Cached, concurrent LLM calls for generation and judging assets (docs/ARCHITECTURE.md#llm-layer)."""
 
     cache_path: str
     # "live": call on a cache miss; "replay": a miss is an error; "plan": a miss is counted and priced, not

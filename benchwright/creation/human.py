@@ -1,4 +1,4 @@
-"""Creation human alignment (METHODS §1.5): judge models against people's pairwise choices.
+"""Creation human alignment (benchwright/creation/README.md#human-alignment): judge models against people's pairwise choices.
 
 People compare the baseline (model_a) with a candidate (model_b) on an item and pick one of five
 points; ``benchwright.human_pairwise`` loads those choices. Every choice and every judge
@@ -76,7 +76,7 @@ def _order_state(judgments: pd.DataFrame) -> pd.DataFrame:
 
 
 def alignment_table(judgments: pd.DataFrame, choices: pd.DataFrame) -> pd.DataFrame:
-    """METHODS §1.5 per judge × model × mode (see the module docstring).
+    """Human alignment per judge × model × mode (see the module docstring).
 
     ``judgments``: our rows of ``creation_pairwise_judgments`` (both orders); ``choices``: Creation
     choices with ``item_id, model_b, annotator, winner, strength`` (model_a already checked).

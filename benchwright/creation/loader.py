@@ -1,4 +1,4 @@
-"""Loaders for Creation items (METHODS §1.1): our JSONL layout and the published TSV layout.
+"""Loaders for Creation items (benchwright/creation/README.md#items): our JSONL layout and the published TSV layout.
 
 Both loaders are lenient per row and strict per file: a bad row becomes a `LoadProblem` with its
 location and is skipped, so one broken line never hides the other items; a file that cannot be
@@ -49,7 +49,7 @@ third-party port of the Hugging Face release that lists the columns. Mapping:
                                    `index` of another row whose image it shares
     question                    -> used only when role/background/instruction columns are
                                    absent: the assembled query is split back into its parts
-                                   (template in METHODS §1.2)
+                                   (template: the card's query)
     image_path, source          -> ignored
 
 Assumptions (not verifiable without the file itself): the TSV is UTF-8 with a header row and

@@ -1,4 +1,4 @@
-"""Creation metrics (METHODS §1.4): the leaderboard (Reward, Win Rate, VFS per judge × model × scope) and the
+"""Creation metrics (benchwright/creation/README.md#scoring): the leaderboard (Reward, Win Rate, VFS per judge × model × scope) and the
 judges' quality (position-swap consistency, preference for the first answer and for the longer one).
 
 The assets compute both in DuckDB with the SQL files named below, over the judgment tables (10^6 rows
@@ -127,7 +127,7 @@ def _judge_quality_row(judge: str, rows: pd.DataFrame) -> dict:
 
 
 def judge_quality(pairwise: pd.DataFrame) -> pd.DataFrame:
-    """Per-judge quality of pairwise judging (METHODS §1.3 position consistency, §5).
+    """Per-judge quality of pairwise judging (benchwright/creation/README.md#position-consistency; docs/ARCHITECTURE.md#checks).
 
     pairs: (model, item) pairs whose two orders both parsed; exact/relaxed consistency are
     shares of those pairs (see ``swap_consistency``). parse_rate: parsed judgments / all

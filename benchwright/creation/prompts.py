@@ -1,4 +1,4 @@
-"""Creation prompts (METHODS §1.2, §1.3): the candidate, describe, focus, pairwise-judge and VFS-judge messages.
+"""Creation prompts (benchwright/creation/README.md#the-query, #pairwise-judging, #visual-factuality-score): the candidate, describe, focus, pairwise-judge and VFS-judge messages.
 
 Items are plain dicts with the keys ``item_id, category, task, role, background, instruction,
 requirements, subjective_criteria, visual_factuality_criteria, ground_truth``. Images travel as
@@ -61,7 +61,7 @@ def _numbered(requirements: Iterable[str]) -> str:
 
 
 def build_query(item: Mapping, image_descriptions: str | None = None) -> str:
-    """The candidate's query (METHODS §1.2).
+    """The candidate's query (benchwright/creation/README.md#the-query).
 
     With ``image_descriptions`` this is the text-only variant: a note that no images are
     provided, then ``Description of the image: <descriptions>`` after the requirements.
@@ -113,7 +113,7 @@ GENERIC_DESCRIBE_INSTRUCTION = (
 
 
 def describe_messages(image_urls: list[str], focus: str | None = None) -> list[dict]:
-    """Messages asking a vision model to describe images, for the text-only variant (§1.2).
+    """Messages asking a vision model to describe images, for the text-only variant.
 
     Without ``focus`` this is the generic description; with it, the query-specific one.
     """
@@ -163,7 +163,7 @@ FOCUS_EXAMPLES = (
 
 
 def focus_messages(text_only_question: str) -> list[dict]:
-    """Few-shot prompt: which contents of the image to observe for this question (§1.2)."""
+    """Few-shot prompt: which contents of the image to observe for this question."""
     shots = "\n\n".join(
         f"Question:\n{question}\n{FOCUS_ANSWER_LEAD} {contents}"
         for question, contents in FOCUS_EXAMPLES
@@ -195,7 +195,7 @@ PAIRWISE_SYSTEM = (
 def pairwise_judge_messages(
     item: Mapping, answer_a: str, answer_b: str, image_urls: list[str] | None
 ) -> list[dict]:
-    """Pairwise judge prompt (METHODS §1.3).
+    """Pairwise judge prompt (benchwright/creation/README.md#pairwise-judging).
 
     Parts in the method's order: images, task, Assistant A's answer, criteria, Assistant B's
     answer. ``image_urls=None`` makes an LLM-as-a-judge prompt: no images, and the judge is
@@ -230,7 +230,7 @@ VFS_SYSTEM = (
 def vfs_judge_messages(
     item: Mapping, reference_answer: str, candidate_answer: str, image_urls: list[str] | None
 ) -> list[dict]:
-    """Unitary Visual Factuality Score prompt (METHODS §1.4): A = reference, B = candidate.
+    """Unitary Visual Factuality Score prompt (benchwright/creation/README.md#visual-factuality-score): A = reference, B = candidate.
 
     The ground truth is included only when the item has one, with a note that the assistants
     did not see it. Items without visual factuality criteria get a prompt that asks the judge

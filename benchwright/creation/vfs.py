@@ -1,4 +1,4 @@
-"""Reading the Creation judge's unitary Visual Factuality Scores (METHODS §1.4): two
+"""Reading the Creation judge's unitary Visual Factuality Scores (benchwright/creation/README.md#visual-factuality-score): two
 ``Response A/B Visual Factuality Score: <x>/10`` lines. The pairwise verdict is read by
 ``benchwright.pairwise``.
 """

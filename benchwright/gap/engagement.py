@@ -1,4 +1,4 @@
-"""GAP engagement analytics (METHODS §4.4): distributions as (measure, bucket, count) rows, and their charts."""
+"""GAP engagement analytics (benchwright/gap/README.md#engagement): distributions as (measure, bucket, count) rows, and their charts."""
 
 from __future__ import annotations
 

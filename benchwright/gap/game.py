@@ -1,4 +1,4 @@
-"""The GAP game as people play it (METHODS §4.1): session plans, the planted-error draw, progress
+"""The GAP game as people play it (benchwright/gap/README.md#the-game): session plans, the planted-error draw, progress
 under the per-image timer, and the log records the pipeline ingests (`benchwright.gap.logs.LOG_FIELDS`).
 
 Progress is *derived*, never stored as a counter: from the session's plan, the marks already written

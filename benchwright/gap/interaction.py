@@ -1,4 +1,4 @@
-"""GAP's player interaction model (METHODS §4.3), fitted by maximum likelihood, cross-validated."""
+"""GAP's player interaction model (benchwright/gap/README.md#player-interaction-model), fitted by maximum likelihood, cross-validated."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pandas as pd
 from benchwright.gap.logs import TIME_LIMIT_S
 from benchwright.numeric import one_blas_thread
 
-# Player interaction model (§4.3). S = 1 when, on a tainted image, the player's mark is right about the
+# Player interaction model. S = 1 when, on a tainted image, the player's mark is right about the
 # answer (Wrong on a planted error, Correct on an honest answer): the question "revealed" the truth.
 
 STRUCTURAL = ("alpha", "beta", "tau", "gamma", "lam")
@@ -76,7 +76,7 @@ def _linear(alpha, beta, tau, gamma, lam, a, d, rows, time_limit):
 
 @one_blas_thread
 def fit_interaction_model(rows: pd.DataFrame, time_limit: float = TIME_LIMIT_S) -> InteractionModel:
-    """Maximum likelihood with L-BFGS-B (analytic gradient); every parameter bounded (§4.3)."""
+    """Maximum likelihood with L-BFGS-B (analytic gradient); every parameter bounded."""
     from scipy.optimize import minimize
 
     players, p_index = np.unique(rows["player_id"].to_numpy(str), return_inverse=True)

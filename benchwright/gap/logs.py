@@ -1,4 +1,4 @@
-"""GAP game logs (METHODS §4.1): one JSON object per line, one question, the model's answer and the player's mark;
+"""GAP game logs (benchwright/gap/README.md#the-game): one JSON object per line, one question, the model's answer and the player's mark;
 parsed with their natural key and personal data removed."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pandas as pd
 from benchwright.loading import complete_lines
 from benchwright.pii import pseudonym, redacted
 
-TIME_LIMIT_S = 120.0  # seconds per picture (METHODS §4.1)
+TIME_LIMIT_S = 120.0  # seconds per picture (the game's rule)
 MARKS = ("correct", "wrong")  # the player's two buttons
 
 

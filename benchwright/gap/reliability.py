@@ -1,6 +1,6 @@
-"""GAP player reliability (METHODS §4.2): estimates from planted mistakes, selection, points, leaderboard, rotation.
+"""GAP player reliability (benchwright/gap/README.md#which-questions-are-kept): estimates from planted mistakes, selection, points, leaderboard, rotation.
 
-Choices METHODS leaves open, made here:
+Choices the paper leaves open, made here:
 
 - **Reliability prior.** Each player's two conditional rates, P(H=0 | I=1) (marks a planted error
   *Wrong*) and P(H=0 | I=0) (marks an honest answer *Wrong*), get an independent Beta(1, 1) prior;
@@ -36,7 +36,7 @@ ROTATION_MIN_QUESTIONS = 10          # "more than 10 informative questions"
 
 def wrong_given_marked_wrong(p_marked_wrong_when_planted: float, p_marked_wrong_when_not_planted: float,
                              p_planted: float) -> float:
-    """P(M=0 | H=0, untainted) ≈ P(H=0|I=1)P(I=1) / (P(H=0|I=0)P(I=0) + P(H=0|I=1)P(I=1)) (METHODS §4.2)."""
+    """P(M=0 | H=0, untainted) ≈ P(H=0|I=1)P(I=1) / (P(H=0|I=0)P(I=0) + P(H=0|I=1)P(I=1)) (the card's estimate)."""
     for name, value in (("p_marked_wrong_when_planted", p_marked_wrong_when_planted),
                         ("p_marked_wrong_when_not_planted", p_marked_wrong_when_not_planted), ("p_planted", p_planted)):
         if not 0.0 <= value <= 1.0 or math.isnan(value):
@@ -48,7 +48,7 @@ def wrong_given_marked_wrong(p_marked_wrong_when_planted: float, p_marked_wrong_
     return caught / (caught + false_alarm)
 
 
-# Reliability (§4.2), selection, points, leaderboard, rotation.
+# Reliability, selection, points, leaderboard, rotation.
 
 @dataclass
 class Reliability:

@@ -1,4 +1,4 @@
-"""GAP-VQA scoring (METHODS §4.5): the judge's prompt, its one number in [0, 1], the per-model summary."""
+"""GAP-VQA scoring (benchwright/gap/README.md#scoring): the judge's prompt, its one number in [0, 1], the per-model summary."""
 
 from __future__ import annotations
 

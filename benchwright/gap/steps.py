@@ -1,4 +1,4 @@
-"""GAP-VQA scoring (METHODS §4.5) as pure steps, shaped like the other benchmarks' judgments:
+"""GAP-VQA scoring (benchwright/gap/README.md#scoring) as pure steps, shaped like the other benchmarks' judgments:
 
 - generations (partition: model): each candidate answers the val questions, with the image when it has
   vision; the answers go to the shared ``generations`` table with ``benchmark = 'gap'``;
@@ -71,7 +71,7 @@ def score_rows(model: RegistryEntry, judge: RegistryEntry, answers: pd.DataFrame
     return pd.DataFrame(rows, columns=JUDGMENT_COLUMNS)
 
 
-# --- the game's generation side (§4.1): questions on tainted images, some answered wrong on purpose ----
+# --- the game's generation side (#the-game): questions on tainted images, some answered wrong on purpose ----
 
 TAINTED_COLUMNS = ["image_id", "question_index", "question", "true_answer", "instructed_wrong", "model", "answer",
                    "error", "matches_truth"]

@@ -1,4 +1,4 @@
-"""GAP-VQA (METHODS §4.5): kept questions with labelled answers, categories by rules, split by image, ShareGPT export."""
+"""GAP-VQA (benchwright/gap/README.md#gap-vqa): kept questions with labelled answers, categories by rules, split by image, ShareGPT export."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ CATEGORY_RULES: list[tuple[str, tuple[str, ...]]] = [
 
 
 def categorize(question: str) -> str:
-    """One of the 13 §4.5 categories by keyword rules; 'Object Recognition' when nothing matches."""
+    """One of the 13 GAP-VQA categories by keyword rules; 'Object Recognition' when nothing matches."""
     text = " " + re.sub(r"[^a-z0-9 ]+", " ", question.lower()) + " "
     for category, cues in CATEGORY_RULES:
         if any(f" {cue} " in text for cue in cues):

@@ -4,7 +4,7 @@ Two layouts are read. In both, the pair's first response takes the baseline's pl
 order 1) and the second response the candidate's, so the rows fit ``creation_pairwise_judgments``;
 ``model`` is the dataset's name (the responses come from many models) and human labels go to
 ``interop_human_labels`` with label 'first' / 'second' / 'tie' and value −1 / +1 / 0 (the second
-response's side, METHODS §1.5).
+response's side, benchwright/creation/README.md#human-alignment).
 
 **Auto-J triple** (GAIR-NLP/auto-j, ``codes/leaderboard``):
 - the labelled pairs, JSONL: ``scenario``, ``label`` (0 = response 1 better, 1 = response 2,

@@ -1,4 +1,4 @@
-"""MMMT-IF (METHODS §2): instruction following in long multimodal, multi-turn chats.
+"""MMMT-IF (benchwright/mmmt_if/README.md): instruction following in long multimodal, multi-turn chats.
 
 What this package holds, in pipeline order (modules: ``loader``, ``instruction_following``, ``chat_set``,
 ``prompts``, ``autorater``, ``pif``, ``comparisons``, ``preferences``, ``alignment``, ``release`` (the metrics on
@@ -11,7 +11,7 @@ the imported public release), ``suites``, ``steps``, ``plots``):
    chosen uniformly, then one of its options, uniformly. ``random.Random`` is seeded with the text
    ``"mmmt-if:<seed>:<chat_id>"`` (string seeds are hashed with SHA-512, so the result does not
    depend on the process), which makes a chat's instructions independent of the other chats.
-   Note: this rule, as METHODS §2.1 states it, fills the sixth category late (the expected turn of
+   Note: this rule, as the paper states it, fills the sixth category late (the expected turn of
    the sixth instruction is 6·H(6) ≈ 14.7; P(all six by turn 10) ≈ 0.27, by turn 20 ≈ 0.85), so
    "most chats have all 6 by turns 6–10" does not follow from it; we implement the rule.
 2. **Prompts.** ``turn_messages`` builds a model's request for turn k: the images come with the
@@ -20,7 +20,7 @@ the imported public release), ``suites``, ``steps``, ``plots``):
    the same context with, at the end of the last user turn, the list of every instruction given so
    far. A turn whose every sample failed has no answer to show: its user text is merged into the
    next user turn, so the model still sees every instruction and question and no made-up answer.
-   ``autorater_messages`` asks a judge for the 8 criteria of §2.4 as a dict.
+   ``autorater_messages`` asks a judge for the 8 criteria as a dict.
 3. **Parsing.** ``parse_autorater`` reads the score dict (single or double quotes, trailing commas,
    code fences or prose around it, unquoted keys); a missing key or a score outside 1–10 is a
    parse failure with the reason, never a low score.
@@ -48,3 +48,8 @@ the imported public release), ``suites``, ``steps``, ``plots``):
      part in no comparison. Ratings come from ``benchwright.ratings`` (Bradley–Terry on the Elo
      scale, mean rating 1000).
 """
+
+# The version of the method this package computes (its README). Raise it when what a figure means changes
+# (a formula, a rule, a parsing choice): every asset whose code version hashes a module of this package
+# (benchwright.steps.code_version) becomes stale, so no table mixes results of two methods.
+METHOD_VERSION = "1"

@@ -1,4 +1,4 @@
-"""MMMT-IF alignment with people (METHODS §2.5): correlations of human ratings with PIF and the autorater, and
+"""MMMT-IF alignment with people (benchwright/mmmt_if/README.md#alignment-with-people): correlations of human ratings with PIF and the autorater, and
 agreement of preference-score outcomes with people's pairwise choices."""
 
 from __future__ import annotations

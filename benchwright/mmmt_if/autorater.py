@@ -1,4 +1,4 @@
-"""MMMT-IF autorater (METHODS §2.4): reading the judge's dict of 8 criteria; a missing key or an out-of-range
+"""MMMT-IF autorater (benchwright/mmmt_if/README.md#autorater-and-preferences): reading the judge's dict of 8 criteria; a missing key or an out-of-range
 score is a parse failure with its reason, never a low score."""
 
 from __future__ import annotations

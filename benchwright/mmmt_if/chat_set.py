@@ -1,4 +1,4 @@
-"""MMMT-IF chat set (METHODS §2.1): filtering and truncating chats, the seeded insertion of instructions, turn rows."""
+"""MMMT-IF chat set (benchwright/mmmt_if/README.md#chats-and-instructions): filtering and truncating chats, the seeded insertion of instructions, turn rows."""
 
 from __future__ import annotations
 
@@ -90,7 +90,7 @@ class ChatCandidate:
 
 
 def filter_chat(candidate: ChatCandidate, max_turns: int = MAX_TURNS, max_images: int = MAX_IMAGES) -> str | None:
-    """Why the chat is dropped (METHODS §2.1 filtering), or None when it is kept.
+    """Why the chat is dropped (the card's filtering rule), or None when it is kept.
 
     Corrupt images are checked by the caller (they need decoding); this covers the rest:
     more than ``max_images`` images, a skipped turn (an empty or missing question), no turn.

@@ -1,4 +1,4 @@
-"""MMMT-IF model comparisons (METHODS §2.3): empirical CDFs, stochastic dominance, one-sided Wilcoxon tests,
+"""MMMT-IF model comparisons (benchwright/mmmt_if/README.md#comparing-models): empirical CDFs, stochastic dominance, one-sided Wilcoxon tests,
 the instructions-appended uplift."""
 
 from __future__ import annotations

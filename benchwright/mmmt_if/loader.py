@@ -1,4 +1,4 @@
-"""Loaders for MMMT-IF (METHODS §2): source chats, the published release table, human ratings.
+"""Loaders for MMMT-IF (benchwright/mmmt_if/README.md): source chats, the published release table, human ratings.
 
 All loaders are lenient per row and strict per file: a bad row becomes a ``LoadProblem`` naming the
 file and the line (or chat), and the other rows load; a file that cannot be read raises.
@@ -20,7 +20,7 @@ Chats (before instructions are inserted)
   *skipped turn*. ``human``/``gpt`` are accepted for ``user``/``assistant``.
 
 Image paths are relative to the file's folder; absolute paths, ``..`` escapes and symlinks out of
-the folder are refused. ``prepare_chats`` then applies METHODS §2.1's filtering (see
+the folder are refused. ``prepare_chats`` then applies the filtering of benchwright/mmmt_if/README.md#chats-and-instructions (see
 ``benchwright.mmmt_if.chat_set.filter_chat``): a chat with a missing or corrupt image, more than 5 images
 or a skipped turn is dropped and recorded; a chat longer than 20 turns is truncated.
 
@@ -209,7 +209,7 @@ class PreparedChats:
 
 def prepare_chats(candidates: list[ChatCandidate], source: str = "", max_turns: int = MAX_TURNS,
                   max_images: int = MAX_IMAGES) -> PreparedChats:
-    """Apply METHODS §2.1's filtering and normalize the images (Pillow, content hash)."""
+    """Apply the card's filtering and normalize the images (Pillow, content hash)."""
     prepared = PreparedChats([], {}, [])
     seen: set[str] = set()
     for candidate in candidates:

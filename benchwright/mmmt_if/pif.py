@@ -1,4 +1,4 @@
-"""MMMT-IF programmatic instruction following (METHODS §2.3): contexts, PIF by turn, by instruction count and by
+"""MMMT-IF programmatic instruction following (benchwright/mmmt_if/README.md#scoring): contexts, PIF by turn, by instruction count and by
 instruction, PIF-N-K and the summary."""
 
 from __future__ import annotations

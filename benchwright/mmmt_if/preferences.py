@@ -1,4 +1,4 @@
-"""MMMT-IF preferences (METHODS §2.4): the preference score, per-turn outcomes, win/tie/loss, battles for the
+"""MMMT-IF preferences (benchwright/mmmt_if/README.md#autorater-and-preferences): the preference score, per-turn outcomes, win/tie/loss, battles for the
 ratings, self-preference by model family."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""MMMT-IF prompts (METHODS §2.2, §2.4): the constants of the method, a model's request for turn k (both
+"""MMMT-IF prompts (benchwright/mmmt_if/README.md#generation, #autorater-and-preferences): the constants of the method, a model's request for turn k (both
 variants), the autorater's request, and which sample a turn leaves in the model's history."""
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ AUTORATER_SYSTEM = (
 
 def autorater_messages(user_texts: Sequence[str], answers: Sequence[str | None], response: str,
                        image_urls: Sequence[str] | None) -> list[dict]:
-    """Judge prompt (METHODS §2.4): history, final question, the response; images when given.
+    """Judge prompt (benchwright/mmmt_if/README.md#autorater-and-preferences): history, final question, the response; images when given.
 
     ``user_texts`` ends with the final question as the model saw it (with the appended reminder in
     that variant); ``answers`` are the model's answers to the earlier turns (None = failed).

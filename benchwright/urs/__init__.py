@@ -1,4 +1,4 @@
-"""URS — user-centric, intent-aware scoring (METHODS §3): criteria, judge prompts, parser, metrics.
+"""URS — user-centric, intent-aware scoring (benchwright/urs/README.md): criteria, judge prompts, parser, metrics.
 
 Modules: ``loader``, ``intents``, ``prompts``, ``parse``, ``metrics``, ``suites``, ``steps``.
 
@@ -7,7 +7,7 @@ five criteria chosen by the user's intent, and ends with a dict of integer score
 ``{'Factuality': 8, ..., 'Final Score': 7}`` in English, ``{'事实正确性': 8, ..., '综合得分': 7}``
 in Chinese. Prompts exist in both languages; a question is judged in its own language.
 
-Intents and criteria use the names of METHODS §3 (``"Factual QA"``, ``"Usage through API"`` ...);
+Intents and criteria use the names of benchwright/urs/README.md (``"Factual QA"``, ``"Usage through API"`` ...);
 languages are ``"en"`` and ``"zh"``. The prompts are our own wording of the method's four parts.
 Bump the matching ``*_PROMPT_VERSION`` whenever a prompt's text changes.
 
@@ -20,10 +20,15 @@ Choices the method leaves open, made here:
   names at least one known key is the judge's answer — unless that dict also occurs in the reference
   or the answer the judge was shown: then it is an echo (``benchwright.judging``) and is skipped; a
   judgment with only echoed dicts is the parse failure ``'echoed_answer'``.
-- Cross-validation (§3.4): the reference answer of reference model B is always B's *second*
+- Cross-validation (the card's grid): the reference answer of reference model B is always B's *second*
   sample (sample_index 1) and the candidate's answer its first (sample_index 0). So the grid's
   diagonal (candidate = B) is exactly the rating-bias setting: B's answer judged against B's own
   other answer.
 - Bradley–Terry (``benchwright.ratings``): a tie counts as half a win for each side; "cannot
-  tell" is excluded (§3.4).
+  tell" is excluded.
 """
+
+# The version of the method this package computes (its README). Raise it when what a figure means changes
+# (a formula, a rule, a parsing choice): every asset whose code version hashes a module of this package
+# (benchwright.steps.code_version) becomes stale, so no table mixes results of two methods.
+METHOD_VERSION = "1"

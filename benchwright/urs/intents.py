@@ -1,9 +1,9 @@
-"""URS intents and their five criteria each (METHODS §3.2), in English and Chinese."""
+"""URS intents and their five criteria each (benchwright/urs/README.md#criteria-by-intent), in English and Chinese."""
 
 from __future__ import annotations
 
 LANGUAGES = ("en", "zh")
-REFERENCE_SCORE = 8  # what the reference answer itself is worth (§3.3)
+REFERENCE_SCORE = 8  # what the reference answer itself is worth (benchwright/urs/README.md#the-judge)
 SCORE_MIN, SCORE_MAX = 1, 10
 
 

@@ -1,4 +1,4 @@
-"""Loader for URS questions (METHODS §3.1): the release's CSV layout, and its older spelling.
+"""Loader for URS questions (benchwright/urs/README.md#data): the release's CSV layout, and its older spelling.
 
 Release layout (Alice1998/URS ``data/data_all.csv``): CSV, UTF-8 with a byte-order mark, header
 ``question, reference_ans, user_intent, language``; intents ``Factual_QA,
@@ -45,7 +45,7 @@ _LANGUAGE_BY_KEY = {"en": "en", "english": "en", "cn": "zh", "zh": "zh", "chines
 
 
 def normalize_intent(label: str | None) -> str | None:
-    """The METHODS §3 intent for a release label ('Factual_QA', 'Factual QA', 'API' ...), or None."""
+    """Our intent name (benchwright/urs/README.md#data) for a release label ('Factual_QA', 'Factual QA', 'API' ...), or None."""
     if not isinstance(label, str):
         return None
     return _INTENT_BY_KEY.get(re.sub(r"[\s_-]+", " ", label).strip().lower())
@@ -125,7 +125,7 @@ def _item(header: list[str], row: list[str], row_number: int) -> UrsItem:
                    reference_answer=reference, source_intent=record["user_intent"].strip(), source_row=row_number)
 
 
-# --- alignment inputs (METHODS §3.4), dropped as files --------------------------------------------
+# --- alignment inputs (benchwright/urs/README.md#alignment-with-people), dropped as files --------------------------------------------
 
 def _read_records(path: Path, required: tuple[str, ...], what: str) -> list[tuple[int, dict, LoadProblem | None]]:
     """(row number, cells by column, why the row cannot be read or None) of every record of a CSV file."""

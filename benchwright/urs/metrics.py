@@ -1,4 +1,4 @@
-"""URS metrics (METHODS §3.4): leaderboard, criterion means, cross-validation grid, rating bias, alignment with
+"""URS metrics (benchwright/urs/README.md#scoring and the sections after it): leaderboard, criterion means, cross-validation grid, rating bias, alignment with
 users' satisfaction and with people's pairwise choices (Bradley-Terry)."""
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def criterion_means(judgments: pd.DataFrame) -> pd.DataFrame:
 
 
 def cross_validation_grid(cross: pd.DataFrame) -> pd.DataFrame:
-    """Mean final score of every candidate per (evaluator judge, reference model) pair (§3.4).
+    """Mean final score of every candidate per (evaluator judge, reference model) pair.
 
     ``cross`` has judge, reference_model, model, final_score, parse_ok. rank orders the candidates
     within one (judge, reference model) cell, 1 = best (ties share the better rank); it is NaN
@@ -115,7 +115,7 @@ def cross_validation_grid(cross: pd.DataFrame) -> pd.DataFrame:
 
 
 def rating_bias(cross: pd.DataFrame) -> pd.DataFrame:
-    """Rating bias per evaluator (§3.4): bias(A) = mean over B of (Rating_{A,B}(B) − 8).
+    """Rating bias per evaluator: bias(A) = mean over B of (Rating_{A,B}(B) − 8).
 
     Rating_{A,B}(B) is the mean score judge A gives model B's answer when the reference is B's own
     other answer: the grid rows with model == reference_model. One row per (judge, model B) with
@@ -135,7 +135,7 @@ def rating_bias(cross: pd.DataFrame) -> pd.DataFrame:
 
 
 def user_alignment(board: pd.DataFrame, satisfaction: pd.DataFrame) -> pd.DataFrame:
-    """Pearson correlation of benchmark score per intent with users' satisfaction per intent (§3.4).
+    """Pearson correlation of benchmark score per intent with users' satisfaction per intent.
 
     ``board`` is the leaderboard; ``satisfaction`` has intent and satisfaction (1–5) and optionally
     model. Without a model column, each intent's benchmark score is the mean over models of their
@@ -167,7 +167,7 @@ _WINNER_AS_VERDICT = {"A": "A>B", "B": "B>A", "tie": "A=B"}
 def bradley_terry(comparisons: pd.DataFrame) -> pd.DataFrame:
     """Bradley–Terry coefficients from human pairwise choices (winner A, B, tie or undetermined).
 
-    'undetermined' rows are excluded (§3.4); a tie is half a win for each side. The fit is
+    'undetermined' rows are excluded; a tie is half a win for each side. The fit is
     ``benchwright.ratings`` (maximum likelihood, no anchor): ``rating`` is on the Elo scale with
     mean 1000, ``coefficient`` the same fit as a natural-log strength centred on 0, so that
     P(i beats j) = 1 / (1 + exp(coefficient_j − coefficient_i)). ``at_bound`` marks a model that

@@ -1,4 +1,4 @@
-"""URS prompts (METHODS §3.3): the candidate's prompt and the judge's, in English and Chinese, with the answer
+"""URS prompts (benchwright/urs/README.md#the-judge): the candidate's prompt and the judge's, in English and Chinese, with the answer
 and the reference fenced so neither can close its own section. Bump the matching ``*_PROMPT_VERSION``
 whenever a prompt's text changes."""
 
@@ -25,7 +25,7 @@ def candidate_messages(question: str) -> list[dict]:
     return [{"role": "system", "content": CANDIDATE_SYSTEM}, {"role": "user", "content": question}]
 
 
-# --- judge prompt (METHODS §3.3) ------------------------------------------------------------------
+# --- judge prompt -------------------------------------------------------------------------------
 
 QUESTION_TAG = "user_question"
 REFERENCE_TAG = "reference_answer"
@@ -89,7 +89,7 @@ def output_template(intent: str, language: str) -> str:
 
 
 def judge_messages(question: str, intent: str, language: str, reference_answer: str, answer: str) -> list[dict]:
-    """The intent-aware judge prompt (§3.3) in the question's language.
+    """The intent-aware judge prompt in the question's language.
 
     Parts 1–3 (criteria with definitions, reasoning steps, scoring standards) form the system
     message; part 4 (question, reference answer, answer to evaluate) the user message.

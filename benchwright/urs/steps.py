@@ -20,7 +20,7 @@ from benchwright.registry import RegistryEntry
 
 BENCHMARK = "urs"
 VARIANT = "text"
-# Two samples per question: the rating bias (§3.4) judges one against the other.
+# Two samples per question: the rating bias judges one against the other.
 SAMPLES = 2
 ANSWER_SAMPLE = 0  # the answer that is judged
 REFERENCE_SAMPLE = 1  # a candidate's answer used as the reference in the cross-validation grid
@@ -111,7 +111,7 @@ def judgment_rows(items_by_id: Mapping[str, Mapping], judge: RegistryEntry, simu
     return df
 
 
-# --- cross-validation grid (§3.4) ------------------------------------------------------------------
+# --- cross-validation grid -------------------------------------------------------------------------
 
 def cross_sample(items: Sequence[Mapping], size: int) -> list[Mapping]:
     """A fixed, language-balanced sample: items ordered by a hash of their id, languages alternating.

@@ -2,7 +2,7 @@
 
 Six plain multi-turn chats (8 to 12 questions, 2 to 5 images each) written by the Benchwright
 project; nothing comes from the MMMT-IF or MMDU releases. The chats carry no instructions: the
-`mmmt_if_chats` asset inserts them with the seeded process of METHODS §2.1.
+`mmmt_if_chats` asset inserts them with the seeded process of benchwright/mmmt_if/README.md#chats-and-instructions.
 
 Images are drawn with Pillow using only `benchwright.colors.PALETTE` colours and no anti-aliasing
 (shapes, and `fontmode = "1"` text), so every pixel is a palette colour. There is no randomness:

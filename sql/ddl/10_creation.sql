@@ -1,4 +1,4 @@
--- Creation (METHODS §1): items, baseline answers, image descriptions, judgments, metrics.
+-- Creation (benchwright/creation/README.md): items, baseline answers, image descriptions, judgments, metrics.
 
 CREATE TABLE IF NOT EXISTS creation_items (
     item_id                     VARCHAR NOT NULL,
@@ -26,7 +26,7 @@ CREATE TABLE IF NOT EXISTS creation_references (
     simulated     BOOLEAN NOT NULL
 );
 
--- Image descriptions for text-only candidates (METHODS §1.2).
+-- Image descriptions for text-only candidates (benchwright/creation/README.md#the-query).
 CREATE TABLE IF NOT EXISTS creation_image_descriptions (
     item_id       VARCHAR NOT NULL,
     describer     VARCHAR NOT NULL,

@@ -1,10 +1,10 @@
--- URS (METHODS §3): user questions by intent, reference answers, intent-aware judgments, metrics.
+-- URS (benchwright/urs/README.md): user questions by intent, reference answers, intent-aware judgments, metrics.
 -- Answers live in the shared `generations` table with benchmark = 'urs' (samples 0 and 1).
 
 CREATE TABLE IF NOT EXISTS urs_items (
     item_id           VARCHAR NOT NULL,
     dataset           VARCHAR NOT NULL,   -- file name the item came from
-    intent            VARCHAR NOT NULL,   -- METHODS §3 name, e.g. 'Factual QA'
+    intent            VARCHAR NOT NULL,   -- the name in benchwright/urs/README.md#data, e.g. 'Factual QA'
     language          VARCHAR NOT NULL,   -- 'en' | 'zh'
     question          VARCHAR NOT NULL,   -- personal data already redacted
     reference_answer  VARCHAR,            -- the dataset's, redacted; NULL when it ships none
@@ -43,7 +43,7 @@ CREATE TABLE IF NOT EXISTS urs_judgments (
     source            VARCHAR NOT NULL
 );
 
--- Cross-validation grid (§3.4): judge × reference model (its sample 1) × candidate (its sample 0) × item.
+-- Cross-validation grid (benchwright/urs/README.md#cross-validation-and-rating-bias): judge × reference model (its sample 1) × candidate (its sample 0) × item.
 CREATE TABLE IF NOT EXISTS urs_cross_judgments (
     judge            VARCHAR NOT NULL,
     reference_model  VARCHAR NOT NULL,

@@ -136,7 +136,7 @@ CREATE TABLE IF NOT EXISTS interop_agreement (
     agreement_both           DOUBLE,   -- both orders must match the human label (Auto-J)
     swap_consistency         DOUBLE,
     kappa_order1             DOUBLE,
-    mae_dual                 DOUBLE,   -- METHODS 1.5, -2..+2 scale
+    mae_dual                 DOUBLE,   -- benchwright/creation/README.md#human-alignment, -2..+2 scale
     consistency_dual         DOUBLE,
     mae_single               DOUBLE,
     consistency_single       DOUBLE,

@@ -1,4 +1,4 @@
--- MMMT-IF (METHODS §2): chats, turns, instructions in force, programmatic scores, autorater
+-- MMMT-IF (benchwright/mmmt_if/README.md): chats, turns, instructions in force, programmatic scores, autorater
 -- judgments, human ratings and the metric tables. Answers live in `generations` (benchmark 'mmmt_if',
 -- item_id = turn_id, variant 'standard' | 'instructions_appended').
 
@@ -73,7 +73,7 @@ CREATE TABLE IF NOT EXISTS mmmt_if_instruction_results (
     followed        BOOLEAN NOT NULL
 );
 
--- Autorater (METHODS §2.4), partition model × judge. Raw text, scores and parse_ok stay separate.
+-- Autorater (benchwright/mmmt_if/README.md#autorater-and-preferences), partition model × judge. Raw text, scores and parse_ok stay separate.
 CREATE TABLE IF NOT EXISTS mmmt_if_autorater_judgments (
     model                             VARCHAR NOT NULL,
     judge                             VARCHAR NOT NULL,

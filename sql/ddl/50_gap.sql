@@ -1,4 +1,4 @@
--- GAP (METHODS §4): game images, ingested game logs, reliability, selection, rewards, the player
+-- GAP (benchwright/gap/README.md): game images, ingested game logs, reliability, selection, rewards, the player
 -- interaction model and the GAP-VQA dataset. Image bytes live in `images`.
 
 -- Game images with exact ground truth (JSON list of objects; '[]' for registered real images).
@@ -50,7 +50,7 @@ CREATE TABLE IF NOT EXISTS gap_log_quarantine (
     line         VARCHAR NOT NULL
 );
 
--- The §4.2 estimate after every tainted mark, in play order.
+-- The estimate of benchwright/gap/README.md#which-questions-are-kept after every tainted mark, in play order.
 CREATE TABLE IF NOT EXISTS gap_reliability_history (
     player_id       VARCHAR NOT NULL,
     session_id      VARCHAR NOT NULL,
@@ -96,7 +96,7 @@ CREATE TABLE IF NOT EXISTS gap_image_rotation (
     move_to_tainted   BOOLEAN NOT NULL
 );
 
--- §4.3: fitted parameters ('alpha' ... 'lam', 'ability:<player>', 'difficulty:<image>'),
+-- benchwright/gap/README.md#player-interaction-model: fitted parameters ('alpha' ... 'lam', 'ability:<player>', 'difficulty:<image>'),
 -- cross-validation per fold, calibration of the out-of-fold predictions.
 CREATE TABLE IF NOT EXISTS gap_interaction_parameters (
     parameter   VARCHAR NOT NULL,
@@ -131,7 +131,7 @@ CREATE TABLE IF NOT EXISTS gap_vqa_items (
     split           VARCHAR NOT NULL    -- 'train' | 'val'
 );
 
--- §4.5 scoring: each candidate's answer to each val item and each judge's score in [0, 1].
+-- benchwright/gap/README.md#scoring: each candidate's answer to each val item and each judge's score in [0, 1].
 CREATE TABLE IF NOT EXISTS gap_score_judgments (
     judge               VARCHAR NOT NULL,
     model               VARCHAR NOT NULL,
@@ -165,14 +165,14 @@ ALTER TABLE gap_scores ADD COLUMN IF NOT EXISTS model_display VARCHAR;
 ALTER TABLE gap_scores ADD COLUMN IF NOT EXISTS judge_display VARCHAR;
 ALTER TABLE gap_scores ADD COLUMN IF NOT EXISTS simulated BOOLEAN;
 
--- §4.4 engagement: distributions (measure = sessions_per_player_week | images_per_session | tainted_accuracy).
+-- benchwright/gap/README.md#engagement: distributions (measure = sessions_per_player_week | images_per_session | tainted_accuracy).
 CREATE TABLE IF NOT EXISTS gap_engagement (
     measure     VARCHAR NOT NULL,
     bucket      DOUBLE NOT NULL,
     count       INTEGER NOT NULL
 );
 
--- §4.1 generation side: seeded questions on tainted images, some with the instruction to be subtly wrong.
+-- benchwright/gap/README.md#the-game, generation side: seeded questions on tainted images, some with the instruction to be subtly wrong.
 CREATE TABLE IF NOT EXISTS gap_tainted_answers (
     image_id          VARCHAR NOT NULL,
     question_index    INTEGER NOT NULL,

@@ -1,4 +1,4 @@
--- Human pairwise choices for Creation (METHODS §1.5), from the drop folder the annotation app writes
+-- Human pairwise choices for Creation (benchwright/creation/README.md#human-alignment), from the drop folder the annotation app writes
 -- (format: benchwright/human_pairwise.py), and the judge–human alignment computed from them.
 -- URS choices from the same folder go to urs_human_pairwise (sql/ddl/20_urs.sql).
 

@@ -1,4 +1,4 @@
--- Redundancy with other benchmarks (METHODS §1.6; benchwright.redundancy).
+-- Redundancy with other benchmarks (README.md#redundancy-with-other-benchmarks; benchwright.redundancy).
 
 -- Other benchmarks' scores, dropped as CSV (a `model` column, one column per benchmark).
 CREATE TABLE IF NOT EXISTS external_benchmark_scores (

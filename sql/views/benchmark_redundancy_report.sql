@@ -1,4 +1,4 @@
--- How much each of our leaderboards says beyond other benchmarks (METHODS §1.6): Spearman and R² across
+-- How much each of our leaderboards says beyond other benchmarks (README.md#redundancy-with-other-benchmarks): Spearman and R² across
 -- the models scored on both; a high value means that leaderboard ranks models as the other one does.
 CREATE OR REPLACE VIEW benchmark_redundancy_report AS
 SELECT leaderboard, nullif(judge, '') AS judge, other_benchmark, n_models, round(spearman, 3) AS spearman,

@@ -1,4 +1,4 @@
--- How close each Creation judge comes to people (METHODS §1.5), per model: MAE and Consistency of the
+-- How close each Creation judge comes to people (benchwright/creation/README.md#human-alignment), per model: MAE and Consistency of the
 -- judge's −2..+2 value against the mean human value per item, dual and non-dual, next to the
 -- human–human (leave-one-out) figures for the same model. Lower MAE and higher Consistency = closer.
 CREATE OR REPLACE VIEW creation_human_alignment_by_judge AS

@@ -1,4 +1,4 @@
--- GAP-VQA: one row per judge and model, best GPT score (0-1, METHODS §4.5) first. `missing`: items left out
+-- GAP-VQA: one row per judge and model, best GPT score (0-1, benchwright/gap/README.md#scoring) first. `missing`: items left out
 -- because a call failed (the model's answer or this judge's score); asked again by the next run.
 CREATE OR REPLACE VIEW gap_leaderboard AS
 WITH missing AS (

@@ -21,7 +21,7 @@ from tests.support.pipeline import (SHIPPED_JUDGES, SHIPPED_MODELS, check_result
 
 JUDGE, CANDIDATE, FAVOURITE = "sim-fair-judge", "sim-strong", "sim-weak"
 ALIGNMENT = ["urs_human_alignment", "creation_human_alignment"]
-# METHODS §1.3 table: the candidate's value for each verdict, in order 1 (candidate is B) and order 2 (candidate is A).
+# The outcome table of benchwright/creation/README.md#pairwise-judging: the candidate's value for each verdict, in order 1 (candidate is B) and order 2 (candidate is A).
 ORDER1_VALUE = {"B>>A": 2, "B>A": 1, "A=B": 0, "A>B": -1, "A>>B": -2}
 ORDER2_VALUE = {"A>>B": 2, "A>B": 1, "A=B": 0, "B>A": -1, "B>>A": -2}
 # The app's (winner, strength) for a value from the candidate's (model_b's) side.
@@ -136,7 +136,7 @@ def test_a_dropped_round_moves_both_alignments_and_redelivery_requests_nothing(r
     mismatch = problems[problems["dataset"] == "creation_baselines"]
     assert len(mismatch) == 1 and "ann-9" in mismatch["location"].iloc[0]
 
-    # The §1.5 figures, recomputed here from the judgments table and the choices we wrote.
+    # The figures of benchwright/creation/README.md#human-alignment, recomputed here from the judgments table and the choices we wrote.
     judged = wh.query("SELECT item_id, judge_order, verdict, parse_ok, error FROM creation_pairwise_judgments "
                       "WHERE model = ? AND judge = ? AND source = 'benchwright'", [CANDIDATE, JUDGE])
     usable = judged[judged["parse_ok"] & judged["error"].isna()]

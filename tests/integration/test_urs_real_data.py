@@ -22,7 +22,7 @@ URS_CSV = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "exte
 pytestmark = pytest.mark.skipif(not URS_CSV.is_file(), reason=f"real URS data not found at {URS_CSV} "
                                                                "(the shared data folder is outside this checkout)")
 
-# The release's labels and the names METHODS §3 gives them (written out here, not taken from the loader).
+# The release's labels and the names benchwright/urs/README.md#data gives them (written out here, not taken from the loader).
 RELEASE_INTENTS = {
     "Factual_QA": "Factual QA",
     "Solve_Professional_Problem": "Solve Professional Problem",

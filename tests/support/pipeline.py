@@ -57,7 +57,7 @@ def sensor_tick(instance, resources):
     from sensors.registry import registry_sensor
 
     result = registry_sensor(dg.build_sensor_context(instance=instance, resources={"registry": resources["registry"]}))
-    # build_sensor_context does not apply partition adds (DESIGN pitfall 10) nor record asset events: do what the
+    # build_sensor_context does not apply partition adds (docs/DESIGN.md#pitfalls, 10) nor record asset events: do what the
     # daemon does.
     if isinstance(result, dg.SensorResult):
         for request in result.dynamic_partitions_requests or []:

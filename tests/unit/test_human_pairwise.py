@@ -1,4 +1,4 @@
-"""Human pairwise choices: the file format and loader, the −2..+2 value, and METHODS §1.5 on a hand-built case."""
+"""Human pairwise choices: the file format and loader, the −2..+2 value, and human alignment on a hand-built case."""
 
 import csv
 import io
@@ -185,7 +185,7 @@ def test_load_folder_reads_every_csv_in_name_order_and_never_counts_a_copy_twice
 
 # --- the value scale --------------------------------------------------------------------------------
 
-# METHODS §1.5: the candidate (model_b) much better +2 ... much worse −2, as outcome names of §1.3.
+# benchwright/creation/README.md#human-alignment: the candidate (model_b) much better +2 ... much worse −2, as outcome names (#pairwise-judging).
 SPEC_OUTCOME = {("B", 2): "MB", ("B", 1): "B", ("tie", 0): "T", ("A", 1): "W", ("A", 2): "MW"}
 # The same choice as a judge's order-1 verdict (baseline in A, candidate in B).
 AS_VERDICT = {("B", 2): "B>>A", ("B", 1): "B>A", ("tie", 0): "A=B", ("A", 1): "A>B", ("A", 2): "A>>B"}
@@ -209,7 +209,7 @@ def test_cannot_tell_has_no_value():
     assert value_for_b("undetermined", None) is None
 
 
-# --- METHODS §1.5 on a hand-built case ----------------------------------------------------------------
+# --- human alignment on a hand-built case -------------------------------------------------------------------
 
 def _judgment(item, order, verdict, parse_ok=True, error=None, model="cand", judge="j"):
     return {"judge": judge, "model": model, "item_id": item, "judge_order": order,

@@ -1,4 +1,4 @@
-"""Programmatic instruction following (METHODS §2.1, §2.3): checkers and PIF.
+"""Programmatic instruction following (benchwright/mmmt_if/README.md#checkers, #scoring): checkers and PIF.
 
     from benchwright.mmmt_if.instruction_following import INSTRUCTIONS, check, pif
     check("So it goes. Surely so.", "start_S")            # True

@@ -1,4 +1,4 @@
-"""The 13 verifiable instructions of MMMT-IF (METHODS §2.1) and their checkers.
+"""The 13 verifiable instructions of MMMT-IF (benchwright/mmmt_if/README.md#chats-and-instructions) and their checkers.
 
 Each instruction belongs to one of 6 categories; a chat holds at most one instruction per
 category. The checkers read the response through the shared text model (``text.analyse``).

@@ -1,4 +1,4 @@
-"""The one text model every instruction checker reads a response through (METHODS §2.1).
+"""The one text model every instruction checker reads a response through (benchwright/mmmt_if/README.md#checkers).
 
 ``analyse(response)`` turns a response into sentences, word counts, numbers and a lower-cased word
 text, once; every checker asks it. The rules, in the order they are applied:

@@ -1,4 +1,4 @@
--- How far each judge can be trusted (METHODS §1.3 position consistency, §5), computed where the
+-- How far each judge can be trusted (benchwright/creation/README.md#position-consistency; docs/ARCHITECTURE.md#checks), computed where the
 -- judgments live. Same results as benchwright.creation.metrics.judge_quality (the reference): failed
 -- calls (error) are left out; each share is NULL when its denominator is 0.
 WITH judged AS (

@@ -1,4 +1,4 @@
--- The Creation leaderboard (METHODS §1.3-1.4): one row per (judge, model, scope, scope_value), computed
+-- The Creation leaderboard (benchwright/creation/README.md#scoring): one row per (judge, model, scope, scope_value), computed
 -- where the judgments live. Same results as benchwright.creation.metrics.leaderboard (the reference):
 -- both orders of a pair are separate judgments; failed calls (error) are left out; a parse failure is
 -- counted in `fail`, never in n; Reward and Win Rate are NULL when n = 0; vfs is the mean parsed

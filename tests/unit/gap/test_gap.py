@@ -1,5 +1,5 @@
-"""GAP logic: the §4.2 estimate, reliability with its prior, selection on simulated players, points,
-leaderboard, rotation, log parsing, the §4.3 model's recovery, categories, split, scoring parse."""
+"""GAP logic: the reliability estimate, reliability with its prior, selection on simulated players, points,
+leaderboard, rotation, log parsing, the interaction model's recovery, categories, split, scoring parse."""
 
 import json
 import random

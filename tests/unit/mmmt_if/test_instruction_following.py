@@ -1,4 +1,4 @@
-"""The MMMT-IF instruction checkers and the text model they share (METHODS §2.1), on real-looking answers."""
+"""The MMMT-IF instruction checkers and the text model they share (benchwright/mmmt_if/README.md#checkers), on real-looking answers."""
 
 import pytest
 

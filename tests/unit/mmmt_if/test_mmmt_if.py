@@ -1,4 +1,4 @@
-"""MMMT-IF library (METHODS §2): chat set, prompts, autorater parsing, metrics, loaders, simulator, plots."""
+"""MMMT-IF library (benchwright/mmmt_if/README.md): chat set, prompts, autorater parsing, metrics, loaders, simulator, plots."""
 
 import io
 import json

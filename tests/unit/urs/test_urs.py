@@ -1,4 +1,4 @@
-"""URS (METHODS §3): criteria table, prompts, the judge-dict parser, metrics, loader, simulator, steps."""
+"""URS (benchwright/urs/README.md): criteria table, prompts, the judge-dict parser, metrics, loader, simulator, steps."""
 
 import csv
 import json
@@ -17,18 +17,17 @@ from benchwright.llm.request import request_key
 from benchwright.registry import RegistryEntry
 from benchwright.simulate import complete
 
-METHODS = Path(__file__).resolve().parents[3] / ".." / "shared" / "spec" / "METHODS.md"
+CARD = Path(__file__).resolve().parents[3] / "benchwright" / "urs" / "README.md"
 
 
 # --- criteria table ---------------------------------------------------------------------------------
 
-def test_criteria_table_matches_the_methods_text():
-    if not METHODS.is_file():
-        pytest.skip(f"{METHODS} is absent (the shared spec folder is outside this checkout)")
-    section = METHODS.read_text(encoding="utf-8").split("### 3.2")[1].split("### 3.3")[0]
-    rows = re.findall(r"^\| ([A-Z][^|]+?) \| ([^|]+) \|$", section, re.MULTILINE)
+def test_criteria_table_matches_the_benchmark_card():
+    section = CARD.read_text(encoding="utf-8").split("## Criteria by intent")[1].split("\n## ")[0]
+    rows = re.findall(r"^\| ([A-Z][^|]+?) \| ([^|]+?) \|$", section, re.MULTILINE)
     by_intent = {name: tuple(c.strip() for c in text.split(",")) for name, text in rows if name in intents.INTENTS}
-    assert set(intents.CRITERIA) <= {name for name, _ in rows}  # every criterion has its definition row
+    definitions = {name: text for name, text in rows if name in intents.CRITERIA}
+    assert definitions == {name: english for name, (_, english, _) in intents.CRITERIA.items()}
     assert by_intent == intents.CRITERIA_BY_INTENT
 
 
