@@ -13,7 +13,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import MMMT_IF_DATASET, JUDGE_ENTRY, mmmt_if_dataset_files, mmmt_if_human_files, model_entries, registry_labels
-from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, store_flagged, add_labels, image_refs, failed_calls_spec, llm_metadata, llm_result,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, ask_models, store_generations, store_flagged, add_labels, image_refs, failed_calls_spec, llm_result,
                            record_problems, repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import paths, ratings, steps
@@ -188,27 +188,27 @@ def mmmt_if_generations(context: dg.AssetExecutionContext, config: MMMTIFGenerat
     started, next_line_s = time.monotonic(), 60.0
     for turn in range(1, last_turn + 1):
         plan = mmmt_if_steps.generation_plan(by_chat, turn, model, urls, history, config.samples, variants)
-        results, stats = llm.run([p.request for p in plan], limits=mmmt_if_steps.limits_for([model]),
-                                 scope=call_scope(context, "mmmt_if", model.slug))
+        # No progress lines per turn: the loop reports its own, below.
+        results, stats = ask_models(context, llm, plan, [model], "mmmt_if", model.slug, log_progress=False)
         mmmt_if_steps.update_history(history, plan, results)
         frames.append(mmmt_if_steps.generation_rows(model, plan, results))
-        batches.append((results, stats))
+        batches.append(stats)
         # A long step says it is alive, as the LLM layer does: after 1, 2, 4 ... minutes, not every turn.
         if time.monotonic() - started >= next_line_s:
             next_line_s *= 2
             context.log.info(f"turn {turn} of {last_turn} done, {time.monotonic() - started:.0f} s")
     # One line for all turns (each log line is an event-log row kept for every run); the counts are in the metadata.
-    merged = CallStats.merge([stats for _results, stats in batches])
+    merged = CallStats.merge(batches)
     context.log.info(f"{last_turn} turns: {sum(len(f) for f in frames)} requests, {merged.api_calls} calls, "
                      f"{merged.cache_hits} cache hits, {merged.errors} errors")
     df = pd.concat(frames, ignore_index=True)
     store_generations(warehouse, df, prompts.BENCHMARK, model.slug, registry)
     failed_history = sum(answer is None for answers in history.values() for answer in answers)
     return llm_result(context, table_metadata(
-        df, ["item_id", "variant", "sample_index", "response", "error"], **llm_metadata(merged),
+        df, ["item_id", "variant", "sample_index", "response", "error"],
         model=model.model, simulated=model.simulated, samples=config.samples, turns=last_turn,
         variants=dg.MetadataValue.json(list(variants)), turns_without_answer=failed_history,
-    ))
+    ), merged)
 
 
 # --- programmatic scoring and autorater ----------------------------------------------------------
@@ -264,16 +264,14 @@ def mmmt_if_autorater_judgments(context: dg.AssetExecutionContext, warehouse: Wa
     plan, skipped = mmmt_if_steps.autorater_plan(by_chat, generations, judge, urls)
     if skipped:
         context.log.warning(f"{skipped} responses not judged: their generation call failed")
-    results, stats = llm.run([p.request for p in plan], limits=mmmt_if_steps.limits_for([judge]),
-                             scope=call_scope(context, "mmmt_if", model.slug, judge.slug),
-                             progress=context.log.info)
+    results, stats = ask_models(context, llm, plan, [judge], "mmmt_if", model.slug, judge.slug)
     df = mmmt_if_steps.autorater_rows(model, judge, plan, results)
     store_flagged(warehouse, "mmmt_if_autorater_judgments", df, registry, match={"model": model.slug, "judge": judge.slug})
     return llm_result(context, table_metadata(
         df, ["turn_id", "variant", "instruction_following", "overall_quality", "parse_ok", "error"],
-        **llm_metadata(stats), parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()),
+        parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()),
         skipped_failed_generations=skipped,
-    ))
+    ), stats)
 
 
 # --- human ratings -------------------------------------------------------------------------------

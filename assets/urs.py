@@ -5,13 +5,12 @@ benchwright.urs.steps. These assets read the warehouse, call the LLM client and 
 """
 
 
-import dataclasses
 
 import dagster as dg
 import pandas as pd
 
 from assets.sources import JUDGE_ENTRY, human_pairwise_files, model_entries, URS_DATASET, registry_labels, registry_roles, urs_dataset_files
-from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, store_flagged, add_labels, failed_calls_spec, llm_metadata, llm_result, record_problems, repo_path, shown_path,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, ask_models, store_generations, store_flagged, add_labels, failed_calls_spec, llm_result, record_problems, repo_path, shown_path,
                            table_metadata)
 from assets.human_pairwise import alignment_version, human_pairwise_drop_folder, known_models, load_human_pairwise_drops
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
@@ -19,7 +18,6 @@ from benchwright import human_pairwise, ratings, steps
 from benchwright.urs import loader as urs_loader
 from benchwright.urs import metrics, prompts
 from benchwright.urs import steps as urs_steps
-from benchwright.steps import limits_for
 from benchwright.paths import sql_file
 from benchwright.human_pairwise import ROW_COLUMNS, with_known_models, without_duplicates
 from benchwright.urs.loader import load_pairwise_csv, load_satisfaction_csv, load_urs_csv
@@ -123,9 +121,7 @@ def urs_references(context: dg.AssetExecutionContext, config: UrsReferenceConfig
             raise dg.Failure("Some URS items have no reference answer and registry/models.yaml has no "
                              "`role: baseline` model (or set reference_model in the run config)")
     plan = urs_steps.reference_plan(items, model, every_item) if model else []
-    results, stats = llm.run([p.request for p in plan], limits=limits_for([model] if model else []),
-                             scope=call_scope(context, "urs", model.slug if model else ""),
-                             progress=context.log.info)
+    results, stats = ask_models(context, llm, plan, [model], "urs", model.slug if model else "")
     planned = {p.item_id for p in plan}
     rows = [{"item_id": i["item_id"], "reference_model": "dataset", "answer": i["reference_answer"], "error": None,
              "request_key": None, "simulated": False} for i in items if i["item_id"] not in planned]
@@ -134,8 +130,8 @@ def urs_references(context: dg.AssetExecutionContext, config: UrsReferenceConfig
     df = pd.DataFrame(rows)
     store_flagged(warehouse, "urs_references", df, registry, match={})
     return llm_result(context, table_metadata(
-        df, ["item_id", "reference_model", "answer", "error"], **llm_metadata(stats),
-        from_model=len(plan), from_dataset=len(rows) - len(plan)))
+        df, ["item_id", "reference_model", "answer", "error"],
+        from_model=len(plan), from_dataset=len(rows) - len(plan)), stats)
 
 
 @dg.asset(
@@ -158,13 +154,12 @@ def urs_generations(context: dg.AssetExecutionContext, warehouse: Warehouse, llm
     if not items:
         raise dg.Failure("No URS items in the warehouse: materialize `urs_items` first")
     plan = urs_steps.generation_plan(items, model)
-    results, stats = llm.run([p.request for p in plan], limits=limits_for([model]), progress=context.log.info,
-                             scope=call_scope(context, "urs", model.slug))
+    results, stats = ask_models(context, llm, plan, [model], "urs", model.slug)
     df = urs_steps.generation_rows(model, plan, results)
     store_generations(warehouse, df, urs_steps.BENCHMARK, model.slug, registry)
     return llm_result(context, table_metadata(
-        df, ["item_id", "sample_index", "response", "error"], **llm_metadata(stats),
-        model=model.model, simulated=model.simulated))
+        df, ["item_id", "sample_index", "response", "error"],
+        model=model.model, simulated=model.simulated), stats)
 
 
 # --- judgments ---------------------------------------------------------------------------------------
@@ -209,14 +204,13 @@ def urs_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: 
     plan, skipped = urs_steps.judgment_plan(items, _references(warehouse), answers, judge, model.slug)
     if skipped:
         context.log.warning(f"{len(skipped)} items not judged: missing reference or answer ({skipped[:5]})")
-    results, stats = llm.run([p.request for p in plan], limits=limits_for([judge]), progress=context.log.info,
-                             scope=call_scope(context, "urs", model.slug, judge.slug))
+    results, stats = ask_models(context, llm, plan, [judge], "urs", model.slug, judge.slug)
     items_by_id = {item["item_id"]: item for item in items}
     df = urs_steps.judgment_rows(items_by_id, judge, model.simulated or judge.simulated, plan, results)
     store_flagged(warehouse, "urs_judgments", df, registry, match={"model": model.slug, "judge": judge.slug})
     return llm_result(context, table_metadata(
-        df, ["item_id", "intent", "language", "final_score", "error"], **llm_metadata(stats),
-        parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()), skipped_items=len(skipped)))
+        df, ["item_id", "intent", "language", "final_score", "error"],
+        parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()), skipped_items=len(skipped)), stats)
 
 
 class CrossValidationConfig(dg.Config):
@@ -250,17 +244,15 @@ def urs_cross_judgments(context: dg.AssetExecutionContext, config: CrossValidati
     plan, skipped = urs_steps.cross_plan(sample, judges, slugs, answers)
     if skipped:
         context.log.warning(f"{skipped} grid cells not judged: a candidate has no answer to a sampled question")
-    grid = call_scope(context, "urs")
-    results, stats = llm.run([p.request for _, p in plan], limits=limits_for(judges), progress=context.log.info,
-                             scope=[dataclasses.replace(grid, model=p.row["model"], judge=judge.slug)
-                                    for judge, p in plan])
+    results, stats = ask_models(context, llm, [p for _, p in plan], judges, "urs",
+                                who=[(p.row["model"], judge.slug) for judge, p in plan])
     items_by_id = {item["item_id"]: item for item in items}
     df = urs_steps.cross_rows(items_by_id, plan, results, {c.slug: c.simulated for c in candidates})
     store_flagged(warehouse, "urs_cross_judgments", df, registry, match={})
     return llm_result(context, table_metadata(
-        df, ["judge", "reference_model", "model", "item_id", "final_score"], **llm_metadata(stats),
+        df, ["judge", "reference_model", "model", "item_id", "final_score"],
         sample=dg.MetadataValue.json([item["item_id"] for item in sample]), skipped_cells=skipped,
-        parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum())))
+        parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum())), stats)
 
 
 # --- metrics -----------------------------------------------------------------------------------------
