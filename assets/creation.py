@@ -21,7 +21,6 @@ from benchwright.creation import loader as creation_loader
 from benchwright.paths import sql_file
 from benchwright.creation.loader import images_field, normalize_item_images, stream_creation_items
 from benchwright.loading import LoadProblem
-from benchwright.pii import redact
 from resources.llm import LLMClient
 from resources.registry import Registry
 from resources.warehouse import Warehouse
@@ -42,10 +41,6 @@ def load_items(warehouse: Warehouse) -> list[dict]:
 
 
 # --- datasets ----------------------------------------------------------------------------------------
-
-CREATION_TEXT_FIELDS = ("role", "background", "instruction", "subjective_criteria", "visual_factuality_criteria",
-                        "ground_truth", "reference_answer")
-
 
 class CreationDatasetConfig(dg.Config):
     path: str = f"{CREATION_DATASET}/items.jsonl"
@@ -86,14 +81,9 @@ def creation_items(context: dg.AssetExecutionContext, config: CreationDatasetCon
             image_problems.append({"location": f"{path.name}: item {entry.item_id}", "reason": problem,
                                    "field": images_field(path)})
             continue
-        row = entry.to_row()
-        for field in CREATION_TEXT_FIELDS:
-            row[field], found = redact(row.get(field))
-            redactions += len(found)
-        row["requirements"] = [redact(r)[0] for r in row["requirements"]]
-        row["image_hashes"] = [img.sha256 for img in normalized]
-        row["dataset"] = path.name
+        row, found = creation_loader.item_row(entry, normalized, path.name)
         item_rows.append(row)
+        redactions += found
         for img in normalized:
             images.add(img)
     images.flush()
@@ -137,11 +127,7 @@ def creation_references(context: dg.AssetExecutionContext, warehouse: Warehouse,
         raise dg.Failure("Some items have no reference answer and registry/models.yaml has no `role: baseline` model")
     plan = creation_steps.reference_plan(items, baseline, image_refs(warehouse, items)) if needs_baseline else []
     results, stats = ask_models(context, llm, plan, [baseline], "creation", baseline.slug if baseline else "")
-    rows = [{"item_id": i["item_id"], "baseline": "dataset", "answer": i["reference_answer"], "error": None,
-             "request_key": None, "simulated": False} for i in items if i.get("reference_answer")]
-    rows += [{"item_id": p.item_id, "baseline": baseline.slug, "answer": r.text, "error": r.error,
-              "request_key": r.key, "simulated": baseline.simulated} for p, r in zip(plan, results)]
-    df = pd.DataFrame(rows)
+    df = creation_steps.reference_rows(items, baseline, plan, results)
     store_flagged(warehouse, "creation_references", df, registry, match={})
     return llm_result(context, table_metadata(df, ["item_id", "baseline", "answer", "error"]), stats)
 
@@ -174,9 +160,7 @@ def creation_image_descriptions(context: dg.AssetExecutionContext, config: Descr
         calls.append(focus_stats)
     plan = creation_steps.description_plan(items, describer, image_refs(warehouse, items), focus)
     results, stats = ask_models(context, llm, plan, [describer], "creation", describer.slug)
-    df = pd.DataFrame([{"item_id": p.item_id, "describer": describer.slug, "mode": config.mode,
-                        "focus": focus.get(p.item_id), "description": r.text, "error": r.error,
-                        "simulated": describer.simulated} for p, r in zip(plan, results)])
+    df = creation_steps.description_rows(describer, config.mode, focus, plan, results)
     store_flagged(warehouse, "creation_image_descriptions", df, registry, match={})
     # The focus calls are the step's too: their cost, and their failures (failed_calls check, re-runs).
     return llm_result(context, table_metadata(df, ["item_id", "mode", "description", "error"]),

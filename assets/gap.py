@@ -2,8 +2,8 @@
 interaction model, the GAP-VQA dataset, its scoring on val and engagement analytics.
 
 Wiring: the method is in the package benchwright.gap (images, logs, reliability, interaction, vqa, answering,
-scoring, engagement, steps) and the simulator's GAP answers in benchwright.simulate; reading the game-log drop
-files (`ingest_log_files`) is still here.
+scoring, engagement, steps) and the simulator's GAP answers in benchwright.simulate; a game-log file is read by
+`logs.read_log_file`, and `ingest_log_files` here stores each in one transaction.
 """
 
 from datetime import datetime, timezone
@@ -22,7 +22,6 @@ from benchwright.gap import answering, engagement, interaction, logs, reliabilit
 from benchwright.gap import images as image_sets
 from benchwright.gap import steps as gap_steps
 from benchwright.gap.images import generate_images, load_image_folder
-from benchwright.pii import pseudonym
 from benchwright.report import data_url_markdown, markdown_table
 from resources.llm import LLMClient
 from resources.registry import Registry
@@ -98,33 +97,28 @@ def ingest_log_files(warehouse: Warehouse, paths: list[Path], log=None) -> dict:
     counts = {"files_seen": len(paths), "files_new": 0, "marks_stored": 0, "marks_duplicate": 0,
               "lines_quarantined": 0, "unfinished_lines": 0}
     for path in paths:
-        # A file named after its player (an outside producer's choice) is stored and logged under a pseudonym.
-        name = pseudonym(path.name)
-        digest, good, bad, tail = logs.parse_log_file(path.read_bytes(), name)
-        if tail.strip():
+        file = logs.read_log_file(path, datetime.now(timezone.utc).replace(tzinfo=None))
+        if file.unfinished:
             counts["unfinished_lines"] += 1
             if log:
-                log.info(f"{name}: last line has no line end yet (still being written): read when complete")
-        if (digest, name) in known:
+                log.info(f"{file.name}: last line has no line end yet (still being written): read when complete")
+        if (file.digest, file.name) in known:
             continue  # these very bytes were read from this file before: nothing in them can be new
-        known.add((digest, name))
+        known.add((file.digest, file.name))
         if log:
-            log_first(log.warning, [f"quarantined {name}:{problem['line_no']}: {problem['reason']}" for problem in bad],
-                      "the gap_log_quarantine table")
-        file_row = pd.DataFrame([{"file_sha256": digest, "file_name": name, "lines_loaded": len(good),
-                                  "lines_quarantined": len(bad), "ingested_at": datetime.now(timezone.utc).replace(tzinfo=None)}])
-        quarantine = pd.DataFrame(bad, columns=["file_sha256", "file_name", "line_no", "reason", "line"])
+            log_first(log.warning, [f"quarantined {file.name}:{line.line_no}: {line.reason}"
+                                    for line in file.quarantine.itertuples(index=False)], "the gap_log_quarantine table")
         # Marks, duplicates, quarantine and the file's record land together: never half a file, never twice.
         result = warehouse.ingest_records(
-            "gap_marks", good, logs.MARK_KEY, logs.MARK_PLACE, problems_of=("gap", "game_logs"),
-            also=[("gap_log_quarantine", quarantine, ["file_name", "line_no"]),
-                  ("gap_log_files", file_row, ["file_sha256", "file_name"])])
+            "gap_marks", file.marks, logs.MARK_KEY, logs.MARK_PLACE, problems_of=("gap", "game_logs"),
+            also=[("gap_log_quarantine", file.quarantine, ["file_name", "line_no"]),
+                  ("gap_log_files", file.record, ["file_sha256", "file_name"])])
         if result["duplicates"] and log:
-            log.warning(f"{name}: {result['duplicates']} marks already stored from elsewhere (see dataset_problems)")
+            log.warning(f"{file.name}: {result['duplicates']} marks already stored from elsewhere (see dataset_problems)")
         counts["files_new"] += 1
         counts["marks_stored"] += result["stored"]
         counts["marks_duplicate"] += result["duplicates"]
-        counts["lines_quarantined"] += len(bad)
+        counts["lines_quarantined"] += len(file.quarantine)
     return counts
 
 

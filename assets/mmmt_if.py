@@ -21,7 +21,7 @@ from benchwright.mmmt_if import alignment, chat_set, comparisons, instruction_fo
 from benchwright.mmmt_if import loader as mmmt_if_loader
 from benchwright.mmmt_if import plots as mmmt_if_plots
 from benchwright.mmmt_if import steps as mmmt_if_steps
-from benchwright.mmmt_if.loader import human_once_each, load_chats, load_human_csv, prepare_chats
+from benchwright.mmmt_if.loader import load_chats, prepare_chats
 from benchwright.llm import CallStats
 from benchwright.report import data_url_markdown, markdown_table
 from resources.llm import LLMClient
@@ -302,26 +302,14 @@ def human_drop_folder(warehouse: Warehouse, configured: str = "") -> Path:
 def mmmt_if_human_ratings(context: dg.AssetExecutionContext, config: MMMTIFHumanConfig,
                           warehouse: Warehouse) -> dg.MaterializeResult:
     folder = human_drop_folder(warehouse, config.folder)
-    rows_by_kind, problems = {"ratings": [], "preferences": []}, []
-    files = sorted(folder.glob("*.csv")) if folder.is_dir() else []
-    for path in files:
-        try:
-            kind, rows, file_problems = load_human_csv(path)
-        except ValueError as exc:
-            problems.append({"location": path.name, "reason": str(exc)})
-            continue
-        rows_by_kind[kind] += rows
-        problems += file_problems
-    # Each rating counts once, whatever file (or copy of a file) brings it.
-    human_ratings, repeated_ratings = human_once_each("ratings", rows_by_kind["ratings"])
-    human_preferences, repeated_preferences = human_once_each("preferences", rows_by_kind["preferences"])
-    problems += repeated_ratings + repeated_preferences
-    record_problems(context, warehouse, problems, "mmmt_if_human", str(folder), replace_whole_benchmark=True)
-    warehouse.replace_rows("mmmt_if_human_ratings", human_ratings, match={})
-    warehouse.replace_rows("mmmt_if_human_preferences", human_preferences, match={})
+    human = mmmt_if_loader.load_human_folder(folder)
+    record_problems(context, warehouse, human.problems, "mmmt_if_human", str(folder), replace_whole_benchmark=True)
+    warehouse.replace_rows("mmmt_if_human_ratings", human.ratings, match={})
+    warehouse.replace_rows("mmmt_if_human_preferences", human.preferences, match={})
     return dg.MaterializeResult(metadata={
-        "folder": dg.MetadataValue.path(str(folder)), "files": len(files), "ratings": len(human_ratings),
-        "preferences": len(human_preferences), "problems": len(problems), "refused_records": len(problems),
+        "folder": dg.MetadataValue.path(str(folder)), "files": len(human.files), "ratings": len(human.ratings),
+        "preferences": len(human.preferences), "problems": len(human.problems),
+        "refused_records": len(human.problems),
     })
 
 
@@ -426,10 +414,6 @@ class MMMTIFPreferencesConfig(dg.Config):
     """The bootstrap's seed, stored with the ratings: the same seed gives the same bounds."""
 
 
-RATING_TABLE_COLUMNS = ["judge", "variant", "model", "rating", "rating_lower", "rating_upper", "tier", "judgments",
-                        "wins", "ties", "losses", "at_bound", "rounds", "seed"]
-
-
 @dg.asset(
     group_name="metrics",
     deps=[registry_labels, mmmt_if_autorater_judgments, mmmt_if_turn_scores],
@@ -448,17 +432,9 @@ def mmmt_if_preferences(context: dg.AssetExecutionContext, config: MMMTIFPrefere
     scores = preferences.preference_scores(judgments, responses)
     outcomes = preferences.pairwise_outcomes(scores)
     win_tie_loss = preferences.win_tie_loss(outcomes)
-    rating_frames = []
-    for (judge, variant), part in outcomes.groupby(["judge", "variant"], sort=True):
-        battles = preferences.battles(part)
-        try:
-            table = ratings.rating_table(battles, anchor=None, rounds=config.bootstrap_rounds, seed=config.seed)
-        except ValueError as exc:  # no battles, or models not connected: no rating rather than a guess
-            context.log.warning(f"no ratings for judge {judge}, variant {variant}: {exc}")
-            continue
-        rating_frames.append(table.assign(judge=judge, variant=variant, rounds=config.bootstrap_rounds,
-                                          seed=config.seed)[RATING_TABLE_COLUMNS])
-    rating_df = pd.concat(rating_frames, ignore_index=True) if rating_frames else pd.DataFrame(columns=RATING_TABLE_COLUMNS)
+    rating_df, unrated = preferences.rating_tables(outcomes, config.bootstrap_rounds, config.seed)
+    for line in unrated:
+        context.log.warning(line)
     families = {e.slug: preferences.model_family(e.model, e.params) for kind in ("models", "judges")
                 for e in registry.entries(kind)}
     parsed = judgments[judgments["parse_ok"].astype(bool) & judgments["error"].isna()]

@@ -19,7 +19,6 @@ from benchwright.urs import loader as urs_loader
 from benchwright.urs import metrics, prompts
 from benchwright.urs import steps as urs_steps
 from benchwright.paths import sql_file
-from benchwright.human_pairwise import ROW_COLUMNS, with_known_models, without_duplicates
 from benchwright.urs.loader import load_pairwise_csv, load_satisfaction_csv, load_urs_csv
 from benchwright.pii import redact, scan_texts
 from benchwright.report import markdown_table
@@ -385,14 +384,12 @@ class HumanPairwiseConfig(dg.Config):
 
 
 URS_ALIGNMENT_TABLES = ["urs_human_pairwise", "urs_bradley_terry", "urs_human_alignment"]
-URS_PAIRWISE_COLUMNS = ["item_id", "model_a", "model_b", "winner", "strength", "annotator", "left_model", "item_position",
-                        "round_id", "recorded_at", "seconds_taken", "source_file"]
 
 
 @dg.asset(
     group_name="metrics",
     deps=[urs_dataset_files, human_pairwise_files, registry_labels, urs_leaderboard],
-    code_version=steps.code_version(metrics, human_pairwise, ratings),
+    code_version=steps.code_version(metrics, human_pairwise, ratings, urs_loader),
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="Alignment with annotators (METHODS §3.4): Bradley–Terry coefficients from human pairwise choices "
@@ -406,24 +403,19 @@ def urs_human_alignment(context: dg.AssetExecutionContext, config: HumanPairwise
     path = repo_path(config.path)
     folder = human_pairwise_drop_folder(warehouse, config.folder)
     sample, problems = load_pairwise_csv(path) if path.is_file() else ([], [])
-    sample, unknown = with_known_models(sample, known_models(registry))
     dropped, folder_problems = load_human_pairwise_drops(context, warehouse, folder, registry)
-    # The configured file and the folder count as one: a copy of the file dropped in the folder counts once.
-    rows, repeated = without_duplicates([*sample, *(r for r in dropped if r["benchmark"] == "urs")])
-    problems = problems + unknown + repeated
+    comparisons, refused = urs_loader.human_choices(sample, dropped, known_models(registry))
+    problems = problems + refused
     record_problems(context, warehouse, problems, "urs", path.name)
     own_problems = {"benchmark": "urs", "dataset": path.name}
-    both = pd.DataFrame(rows, columns=ROW_COLUMNS)
-    frames = [frame for frame in [both[URS_PAIRWISE_COLUMNS]] if len(frame)]
     source = shown_path(path) if path.is_file() else f"missing: {shown_path(path)}"
-    if not frames:
+    if comparisons.empty:
         context.log.warning(f"no human pairwise choices at {path} or in {folder}: nothing to align with")
         warehouse.write_tables([(table, pd.DataFrame(), {}) for table in URS_ALIGNMENT_TABLES])
         return dg.MaterializeResult(metadata={"rows": 0, "source": source, "folder": dg.MetadataValue.path(str(folder)),
                                               "problems": len(problems) + len(folder_problems),
                                               "refused_records": len(problems) + len(folder_problems)},
                                     data_version=alignment_version(warehouse, URS_ALIGNMENT_TABLES, own_problems))
-    comparisons = pd.concat(frames, ignore_index=True)
     files = ", ".join(sorted(comparisons["source_file"].unique()))
     try:
         coefficients = metrics.bradley_terry(comparisons)
