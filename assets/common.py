@@ -1,22 +1,25 @@
 """Wiring helpers shared by the asset modules: reading inputs, metadata for the UI."""
 
 
+import dataclasses
 import hashlib
 import importlib
 import json
 import pkgutil
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 import dagster as dg
 import pandas as pd
 
 from benchwright import answer_injection
 from benchwright.images import ImageRef, ImageSource, NormalizedImage
+from benchwright.llm import CallStats, LLMResult
 from benchwright.llm.failures import FAILED_CALLS_ERROR_SHARE, failed_calls, failed_share_severity, requests_of
 from benchwright.pii import redacted
 from benchwright.report import markdown_table
 from benchwright.paths import ROOT, plugin_modules
+from benchwright.steps import limits_for
 from resources.llm import call_scope  # noqa: F401  (the asset modules take it from here)
 
 
@@ -139,6 +142,21 @@ def llm_metadata(stats) -> dict[str, Any]:
     return {key: (value if value is not None else float("nan")) for key, value in stats.as_metadata().items()}
 
 
+def ask_models(context, llm, plan: Sequence, entries: Iterable, benchmark: str, model: str = "", judge: str = "",
+               who: Optional[Sequence[tuple[str, str]]] = None,
+               log_progress: bool = True) -> tuple[list[LLMResult], CallStats]:
+    """The one way an asset calls models: each planned request (`plan` rows carry a `request`) sent through the
+    cached client with the registry entries' limits, its progress in the step's log (unless the caller reports
+    its own), and every call entered in the cost ledger under this asset, for `model` and `judge` (or, when one
+    step asks for a grid, each request's own (model, judge) in `who`). Returns the results in plan order and
+    the statistics that `llm_result` turns into the step's metadata and `failed_calls` check."""
+    scope = call_scope(context, benchmark, model, judge)
+    if who is not None:
+        scope = [dataclasses.replace(scope, model=m, judge=j) for m, j in who]
+    return llm.run([p.request for p in plan], limits=limits_for(e for e in entries if e is not None),
+                   progress=context.log.info if log_progress else None, scope=scope)
+
+
 FAILED_CALLS_CHECK = "failed_calls"
 
 
@@ -164,9 +182,10 @@ def failed_calls_result(metadata: dict[str, Any]) -> dg.AssetCheckResult:
         metadata={"failed_calls": errors, "requests": requests, "failed_share": share, "given_up": given_up})
 
 
-def llm_result(context, metadata: dict[str, Any]) -> dg.MaterializeResult:
-    """What an asset that calls models returns: its metadata (with `llm_metadata`'s counts), its `failed_calls`
-    check (declared with `failed_calls_spec`) and, when some of its calls failed, a data version of this run's own.
+def llm_result(context, metadata: dict[str, Any], stats: Optional[CallStats] = None) -> dg.MaterializeResult:
+    """What an asset that calls models returns: its metadata with the counts of `stats` (all of the step's calls:
+    `CallStats.merge` them when it made several rounds), its `failed_calls` check (declared with
+    `failed_calls_spec`) and, when some of its calls failed, a data version of this run's own.
 
     Without failed calls Dagster's own version stands (code version and inputs), so a re-run with nothing new
     changes nothing downstream. With failed calls the rows are partial: the next run (asked by the main job or
@@ -174,6 +193,8 @@ def llm_result(context, metadata: dict[str, Any]) -> dg.MaterializeResult:
     version would then be the same as the partial one's, leaving the readers of the holes looking fresh. A
     version of the partial run's own makes the filled-in one differ from it, so the readers run again.
     """
+    if stats is not None:
+        metadata = {**metadata, **llm_metadata(stats)}
     version = None if failed_calls(metadata) == 0 else dg.DataVersion(f"with-failed-calls-{context.run_id}")
     return dg.MaterializeResult(metadata=metadata, data_version=version, check_results=[failed_calls_result(metadata)])
 

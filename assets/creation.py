@@ -10,7 +10,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import CREATION_DATASET, JUDGE_ENTRY, creation_dataset_files, model_entries, registry_labels, registry_roles
-from assets.common import (EAGER, LOAD_WHEN_MISSING, ImageWriter, call_scope, store_generations, store_flagged, add_labels, answers_by_item, image_refs, failed_calls_spec, llm_metadata, llm_result, record_problems,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, ImageWriter, ask_models, store_generations, store_flagged, add_labels, answers_by_item, image_refs, failed_calls_spec, llm_result, record_problems,
                            repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import pairwise, steps
@@ -19,10 +19,8 @@ from benchwright.creation import metrics, prompts
 from benchwright.creation import steps as creation_steps
 from benchwright.creation import loader as creation_loader
 from benchwright.paths import sql_file
-from benchwright.steps import limits_for
 from benchwright.creation.loader import images_field, normalize_item_images, stream_creation_items
 from benchwright.loading import LoadProblem
-from benchwright.pii import redact
 from resources.llm import LLMClient
 from resources.registry import Registry
 from resources.warehouse import Warehouse
@@ -43,10 +41,6 @@ def load_items(warehouse: Warehouse) -> list[dict]:
 
 
 # --- datasets ----------------------------------------------------------------------------------------
-
-CREATION_TEXT_FIELDS = ("role", "background", "instruction", "subjective_criteria", "visual_factuality_criteria",
-                        "ground_truth", "reference_answer")
-
 
 class CreationDatasetConfig(dg.Config):
     path: str = f"{CREATION_DATASET}/items.jsonl"
@@ -87,14 +81,9 @@ def creation_items(context: dg.AssetExecutionContext, config: CreationDatasetCon
             image_problems.append({"location": f"{path.name}: item {entry.item_id}", "reason": problem,
                                    "field": images_field(path)})
             continue
-        row = entry.to_row()
-        for field in CREATION_TEXT_FIELDS:
-            row[field], found = redact(row.get(field))
-            redactions += len(found)
-        row["requirements"] = [redact(r)[0] for r in row["requirements"]]
-        row["image_hashes"] = [img.sha256 for img in normalized]
-        row["dataset"] = path.name
+        row, found = creation_loader.item_row(entry, normalized, path.name)
         item_rows.append(row)
+        redactions += found
         for img in normalized:
             images.add(img)
     images.flush()
@@ -137,16 +126,10 @@ def creation_references(context: dg.AssetExecutionContext, warehouse: Warehouse,
     if needs_baseline and baseline is None:
         raise dg.Failure("Some items have no reference answer and registry/models.yaml has no `role: baseline` model")
     plan = creation_steps.reference_plan(items, baseline, image_refs(warehouse, items)) if needs_baseline else []
-    results, stats = llm.run([p.request for p in plan], limits=limits_for([baseline] if baseline else []),
-                            scope=call_scope(context, "creation", baseline.slug if baseline else ""),
-                             progress=context.log.info)
-    rows = [{"item_id": i["item_id"], "baseline": "dataset", "answer": i["reference_answer"], "error": None,
-             "request_key": None, "simulated": False} for i in items if i.get("reference_answer")]
-    rows += [{"item_id": p.item_id, "baseline": baseline.slug, "answer": r.text, "error": r.error,
-              "request_key": r.key, "simulated": baseline.simulated} for p, r in zip(plan, results)]
-    df = pd.DataFrame(rows)
+    results, stats = ask_models(context, llm, plan, [baseline], "creation", baseline.slug if baseline else "")
+    df = creation_steps.reference_rows(items, baseline, plan, results)
     store_flagged(warehouse, "creation_references", df, registry, match={})
-    return llm_result(context, table_metadata(df, ["item_id", "baseline", "answer", "error"], **llm_metadata(stats)))
+    return llm_result(context, table_metadata(df, ["item_id", "baseline", "answer", "error"]), stats)
 
 
 @dg.asset(
@@ -169,23 +152,19 @@ def creation_image_descriptions(context: dg.AssetExecutionContext, config: Descr
         warehouse.replace_rows("creation_image_descriptions", pd.DataFrame(), match={})
         return llm_result(context, {"rows": 0})
     items = load_items(warehouse)
-    limits = limits_for([describer])
-    focus, focus_stats = {}, None
+    focus, calls = {}, []
     if config.mode == "query_specific":
         focus_plan = creation_steps.focus_plan(items, describer)
-        focus_results, focus_stats = llm.run([p.request for p in focus_plan], limits=limits, progress=context.log.info,
-                                             scope=call_scope(context, "creation", describer.slug))
+        focus_results, focus_stats = ask_models(context, llm, focus_plan, [describer], "creation", describer.slug)
         focus = {p.item_id: r.text for p, r in zip(focus_plan, focus_results) if r.text}
+        calls.append(focus_stats)
     plan = creation_steps.description_plan(items, describer, image_refs(warehouse, items), focus)
-    results, stats = llm.run([p.request for p in plan], limits=limits, progress=context.log.info,
-                             scope=call_scope(context, "creation", describer.slug))
-    df = pd.DataFrame([{"item_id": p.item_id, "describer": describer.slug, "mode": config.mode,
-                        "focus": focus.get(p.item_id), "description": r.text, "error": r.error,
-                        "simulated": describer.simulated} for p, r in zip(plan, results)])
+    results, stats = ask_models(context, llm, plan, [describer], "creation", describer.slug)
+    df = creation_steps.description_rows(describer, config.mode, focus, plan, results)
     store_flagged(warehouse, "creation_image_descriptions", df, registry, match={})
     # The focus calls are the step's too: their cost, and their failures (failed_calls check, re-runs).
-    meta = llm_metadata(CallStats.merge([stats, focus_stats]) if focus_stats else stats)
-    return llm_result(context, table_metadata(df, ["item_id", "mode", "description", "error"], **meta))
+    return llm_result(context, table_metadata(df, ["item_id", "mode", "description", "error"]),
+                      CallStats.merge([*calls, stats]))
 
 
 @dg.asset(
@@ -208,14 +187,13 @@ def creation_generations(context: dg.AssetExecutionContext, warehouse: Warehouse
     plan, skipped = creation_steps.generation_plan(items, model, image_refs(warehouse, items), descriptions)
     if skipped:
         context.log.warning(f"{len(skipped)} items skipped: no image description for text-only model {model.slug}")
-    results, stats = llm.run([p.request for p in plan], limits=limits_for([model]), progress=context.log.info,
-                             scope=call_scope(context, "creation", model.slug))
+    results, stats = ask_models(context, llm, plan, [model], "creation", model.slug)
     df = creation_steps.generation_rows(model, plan, results)
     store_generations(warehouse, df, creation_steps.BENCHMARK, model.slug, registry)
     return llm_result(context, table_metadata(
-        df, ["item_id", "variant", "response", "error"], **llm_metadata(stats),
+        df, ["item_id", "variant", "response", "error"],
         model=model.model, simulated=model.simulated, skipped=len(skipped),
-        pii_redactions=int(df["pii_redactions"].sum())))
+        pii_redactions=int(df["pii_redactions"].sum())), stats)
 
 
 # --- judgments ---------------------------------------------------------------------------------------
@@ -252,15 +230,14 @@ def creation_pairwise_judgments(context: dg.AssetExecutionContext, warehouse: Wa
     plan, skipped = creation_steps.pairwise_plan(items, baseline, candidate, judge, urls)
     if skipped:
         context.log.warning(f"{len(skipped)} items not judged: missing baseline or candidate answer ({skipped[:5]})")
-    results, stats = llm.run([p.request for p in plan], limits=limits_for([judge]), progress=context.log.info,
-                             scope=call_scope(context, "creation", model.slug, judge.slug))
+    results, stats = ask_models(context, llm, plan, [judge], "creation", model.slug, judge.slug)
     df = creation_steps.pairwise_rows(model, judge, plan, results)
     store_flagged(warehouse, "creation_pairwise_judgments", df, registry, match={"model": model.slug, "judge": judge.slug})
     return llm_result(context, table_metadata(
-        df, ["item_id", "judge_order", "verdict", "outcome", "error"], **llm_metadata(stats),
+        df, ["item_id", "judge_order", "verdict", "outcome", "error"],
         parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()), skipped_items=len(skipped),
         aggregation=("dual evaluation: both orders count as separate judgments; n = parsed judgments"),
-    ))
+    ), stats)
 
 
 @dg.asset(
@@ -280,14 +257,13 @@ def creation_vfs_judgments(context: dg.AssetExecutionContext, warehouse: Warehou
     model, judge = registry.model(model_slug), registry.judge(judge_slug)
     items, baseline, candidate, urls = _inputs(warehouse, model.slug)
     plan, skipped = creation_steps.vfs_plan(items, baseline, candidate, judge, urls)
-    results, stats = llm.run([p.request for p in plan], limits=limits_for([judge]), progress=context.log.info,
-                             scope=call_scope(context, "creation", model.slug, judge.slug))
+    results, stats = ask_models(context, llm, plan, [judge], "creation", model.slug, judge.slug)
     df = creation_steps.vfs_rows(model, judge, plan, results)
     store_flagged(warehouse, "creation_vfs_judgments", df, registry, match={"model": model.slug, "judge": judge.slug})
     return llm_result(context, table_metadata(
-        df, ["item_id", "score_a", "score_b", "parse_ok", "error"], **llm_metadata(stats),
+        df, ["item_id", "score_a", "score_b", "parse_ok", "error"],
         parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()), skipped_items=len(skipped),
-    ))
+    ), stats)
 
 
 # Imports (assets/interop.py) write pairwise verdicts into the same table, so the metrics follow them

@@ -2,8 +2,8 @@
 interaction model, the GAP-VQA dataset, its scoring on val and engagement analytics.
 
 Wiring: the method is in the package benchwright.gap (images, logs, reliability, interaction, vqa, answering,
-scoring, engagement, steps) and the simulator's GAP answers in benchwright.simulate; reading the game-log drop
-files (`ingest_log_files`) is still here.
+scoring, engagement, steps) and the simulator's GAP answers in benchwright.simulate; a game-log file is read by
+`logs.read_log_file`, and `ingest_log_files` here stores each in one transaction.
 """
 
 from datetime import datetime, timezone
@@ -13,17 +13,15 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import GAP_SAMPLE_LOGS, JUDGE_ENTRY, gap_log_files, model_entries, registry_labels, registry_roles
-from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, add_labels, image_refs,
-                           failed_calls_spec, llm_metadata, llm_result, log_first, record_problems, repo_path,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, ask_models, store_generations, add_labels, image_refs,
+                           failed_calls_spec, llm_result, log_first, record_problems, repo_path,
                            rows_version, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import paths, steps
 from benchwright.gap import answering, engagement, interaction, logs, reliability, scoring, vqa
 from benchwright.gap import images as image_sets
 from benchwright.gap import steps as gap_steps
-from benchwright.steps import limits_for
 from benchwright.gap.images import generate_images, load_image_folder
-from benchwright.pii import pseudonym
 from benchwright.report import data_url_markdown, markdown_table
 from resources.llm import LLMClient
 from resources.registry import Registry
@@ -99,33 +97,28 @@ def ingest_log_files(warehouse: Warehouse, paths: list[Path], log=None) -> dict:
     counts = {"files_seen": len(paths), "files_new": 0, "marks_stored": 0, "marks_duplicate": 0,
               "lines_quarantined": 0, "unfinished_lines": 0}
     for path in paths:
-        # A file named after its player (an outside producer's choice) is stored and logged under a pseudonym.
-        name = pseudonym(path.name)
-        digest, good, bad, tail = logs.parse_log_file(path.read_bytes(), name)
-        if tail.strip():
+        file = logs.read_log_file(path, datetime.now(timezone.utc).replace(tzinfo=None))
+        if file.unfinished:
             counts["unfinished_lines"] += 1
             if log:
-                log.info(f"{name}: last line has no line end yet (still being written): read when complete")
-        if (digest, name) in known:
+                log.info(f"{file.name}: last line has no line end yet (still being written): read when complete")
+        if (file.digest, file.name) in known:
             continue  # these very bytes were read from this file before: nothing in them can be new
-        known.add((digest, name))
+        known.add((file.digest, file.name))
         if log:
-            log_first(log.warning, [f"quarantined {name}:{problem['line_no']}: {problem['reason']}" for problem in bad],
-                      "the gap_log_quarantine table")
-        file_row = pd.DataFrame([{"file_sha256": digest, "file_name": name, "lines_loaded": len(good),
-                                  "lines_quarantined": len(bad), "ingested_at": datetime.now(timezone.utc).replace(tzinfo=None)}])
-        quarantine = pd.DataFrame(bad, columns=["file_sha256", "file_name", "line_no", "reason", "line"])
+            log_first(log.warning, [f"quarantined {file.name}:{line.line_no}: {line.reason}"
+                                    for line in file.quarantine.itertuples(index=False)], "the gap_log_quarantine table")
         # Marks, duplicates, quarantine and the file's record land together: never half a file, never twice.
         result = warehouse.ingest_records(
-            "gap_marks", good, logs.MARK_KEY, logs.MARK_PLACE, problems_of=("gap", "game_logs"),
-            also=[("gap_log_quarantine", quarantine, ["file_name", "line_no"]),
-                  ("gap_log_files", file_row, ["file_sha256", "file_name"])])
+            "gap_marks", file.marks, logs.MARK_KEY, logs.MARK_PLACE, problems_of=("gap", "game_logs"),
+            also=[("gap_log_quarantine", file.quarantine, ["file_name", "line_no"]),
+                  ("gap_log_files", file.record, ["file_sha256", "file_name"])])
         if result["duplicates"] and log:
-            log.warning(f"{name}: {result['duplicates']} marks already stored from elsewhere (see dataset_problems)")
+            log.warning(f"{file.name}: {result['duplicates']} marks already stored from elsewhere (see dataset_problems)")
         counts["files_new"] += 1
         counts["marks_stored"] += result["stored"]
         counts["marks_duplicate"] += result["duplicates"]
-        counts["lines_quarantined"] += len(bad)
+        counts["lines_quarantined"] += len(file.quarantine)
     return counts
 
 
@@ -310,11 +303,10 @@ def gap_generations(context: dg.AssetExecutionContext, config: GapGenerationsCon
     val = _val_items(warehouse, config.max_val_items)
     urls = image_refs(warehouse, [{"image_hashes": [h]} for h in val["sha256"]]) if model.vision else {}
     plan = gap_steps.answer_plan(val, model, urls)
-    results, stats = llm.run([p.request for p in plan], limits=limits_for([model]), progress=context.log.info,
-                             scope=call_scope(context, "gap", model.slug))
+    results, stats = ask_models(context, llm, plan, [model], "gap", model.slug)
     df = gap_steps.answer_rows(model, plan, results)
     store_generations(warehouse, df, gap_steps.BENCHMARK, model.slug, registry)
-    return llm_result(context, table_metadata(df, ["item_id", "response", "error"], **llm_metadata(stats)))
+    return llm_result(context, table_metadata(df, ["item_id", "response", "error"]), stats)
 
 
 @dg.asset(
@@ -338,13 +330,12 @@ def gap_score_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse,
     val = _val_items(warehouse)
     val = val[val["item_id"].isin(answers["item_id"])]
     plan = gap_steps.score_plan(val, answers, judge)
-    results, stats = llm.run([p.request for p in plan], limits=limits_for([judge]), progress=context.log.info,
-                             scope=call_scope(context, "gap", model.slug, judge.slug))
+    results, stats = ask_models(context, llm, plan, [judge], "gap", model.slug, judge.slug)
     df = gap_steps.score_rows(model, judge, answers[answers["item_id"].isin(val["item_id"])], plan, results)
     warehouse.replace_rows("gap_score_judgments", df, match={"model": model.slug, "judge": judge.slug})
     return llm_result(context, table_metadata(
-        df, ["item_id", "score", "parse_problem", "judge_error"], **llm_metadata(stats),
-        parse_failures=int((~df["parse_ok"] & df["judge_error"].isna() & df["answer_error"].isna()).sum())))
+        df, ["item_id", "score", "parse_problem", "judge_error"],
+        parse_failures=int((~df["parse_ok"] & df["judge_error"].isna() & df["answer_error"].isna()).sum())), stats)
 
 
 @dg.asset(
@@ -415,13 +406,12 @@ def gap_tainted_answers(context: dg.AssetExecutionContext, config: GapTaintedCon
                              "AND truth <> '[]' ORDER BY image_id LIMIT ?", [config.max_images or 2**31 - 1])
     urls = image_refs(warehouse, [{"image_hashes": [h]} for h in images["sha256"]])
     plan = gap_steps.tainted_plan(images, entry, urls, config.questions_per_image, config.p_planted, config.seed)
-    results, stats = llm.run([p.request for p in plan], limits=limits_for([entry]), progress=context.log.info,
-                             scope=call_scope(context, "gap", entry.slug))
+    results, stats = ask_models(context, llm, plan, [entry], "gap", entry.slug)
     df = gap_steps.tainted_rows(entry, plan, results)
     warehouse.replace_rows("gap_tainted_answers", df, match={})
     return llm_result(context, table_metadata(
-        df, ["image_id", "question", "true_answer", "instructed_wrong", "answer"], **llm_metadata(stats), model=entry.slug,
-        **gap_steps.tainted_summary(df)))
+        df, ["image_id", "question", "true_answer", "instructed_wrong", "answer"], model=entry.slug,
+        **gap_steps.tainted_summary(df)), stats)
 
 
 # What the main job prints for this benchmark: (title, SQL over the analyst snapshot's views).

@@ -13,7 +13,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import MMMT_IF_DATASET, JUDGE_ENTRY, mmmt_if_dataset_files, mmmt_if_human_files, model_entries, registry_labels
-from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, store_flagged, add_labels, image_refs, failed_calls_spec, llm_metadata, llm_result,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, ask_models, store_generations, store_flagged, add_labels, image_refs, failed_calls_spec, llm_result,
                            record_problems, repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import paths, ratings, steps
@@ -21,7 +21,7 @@ from benchwright.mmmt_if import alignment, chat_set, comparisons, instruction_fo
 from benchwright.mmmt_if import loader as mmmt_if_loader
 from benchwright.mmmt_if import plots as mmmt_if_plots
 from benchwright.mmmt_if import steps as mmmt_if_steps
-from benchwright.mmmt_if.loader import human_once_each, load_chats, load_human_csv, prepare_chats
+from benchwright.mmmt_if.loader import load_chats, prepare_chats
 from benchwright.llm import CallStats
 from benchwright.report import data_url_markdown, markdown_table
 from resources.llm import LLMClient
@@ -188,27 +188,27 @@ def mmmt_if_generations(context: dg.AssetExecutionContext, config: MMMTIFGenerat
     started, next_line_s = time.monotonic(), 60.0
     for turn in range(1, last_turn + 1):
         plan = mmmt_if_steps.generation_plan(by_chat, turn, model, urls, history, config.samples, variants)
-        results, stats = llm.run([p.request for p in plan], limits=mmmt_if_steps.limits_for([model]),
-                                 scope=call_scope(context, "mmmt_if", model.slug))
+        # No progress lines per turn: the loop reports its own, below.
+        results, stats = ask_models(context, llm, plan, [model], "mmmt_if", model.slug, log_progress=False)
         mmmt_if_steps.update_history(history, plan, results)
         frames.append(mmmt_if_steps.generation_rows(model, plan, results))
-        batches.append((results, stats))
+        batches.append(stats)
         # A long step says it is alive, as the LLM layer does: after 1, 2, 4 ... minutes, not every turn.
         if time.monotonic() - started >= next_line_s:
             next_line_s *= 2
             context.log.info(f"turn {turn} of {last_turn} done, {time.monotonic() - started:.0f} s")
     # One line for all turns (each log line is an event-log row kept for every run); the counts are in the metadata.
-    merged = CallStats.merge([stats for _results, stats in batches])
+    merged = CallStats.merge(batches)
     context.log.info(f"{last_turn} turns: {sum(len(f) for f in frames)} requests, {merged.api_calls} calls, "
                      f"{merged.cache_hits} cache hits, {merged.errors} errors")
     df = pd.concat(frames, ignore_index=True)
     store_generations(warehouse, df, prompts.BENCHMARK, model.slug, registry)
     failed_history = sum(answer is None for answers in history.values() for answer in answers)
     return llm_result(context, table_metadata(
-        df, ["item_id", "variant", "sample_index", "response", "error"], **llm_metadata(merged),
+        df, ["item_id", "variant", "sample_index", "response", "error"],
         model=model.model, simulated=model.simulated, samples=config.samples, turns=last_turn,
         variants=dg.MetadataValue.json(list(variants)), turns_without_answer=failed_history,
-    ))
+    ), merged)
 
 
 # --- programmatic scoring and autorater ----------------------------------------------------------
@@ -264,16 +264,14 @@ def mmmt_if_autorater_judgments(context: dg.AssetExecutionContext, warehouse: Wa
     plan, skipped = mmmt_if_steps.autorater_plan(by_chat, generations, judge, urls)
     if skipped:
         context.log.warning(f"{skipped} responses not judged: their generation call failed")
-    results, stats = llm.run([p.request for p in plan], limits=mmmt_if_steps.limits_for([judge]),
-                             scope=call_scope(context, "mmmt_if", model.slug, judge.slug),
-                             progress=context.log.info)
+    results, stats = ask_models(context, llm, plan, [judge], "mmmt_if", model.slug, judge.slug)
     df = mmmt_if_steps.autorater_rows(model, judge, plan, results)
     store_flagged(warehouse, "mmmt_if_autorater_judgments", df, registry, match={"model": model.slug, "judge": judge.slug})
     return llm_result(context, table_metadata(
         df, ["turn_id", "variant", "instruction_following", "overall_quality", "parse_ok", "error"],
-        **llm_metadata(stats), parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()),
+        parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()),
         skipped_failed_generations=skipped,
-    ))
+    ), stats)
 
 
 # --- human ratings -------------------------------------------------------------------------------
@@ -304,26 +302,14 @@ def human_drop_folder(warehouse: Warehouse, configured: str = "") -> Path:
 def mmmt_if_human_ratings(context: dg.AssetExecutionContext, config: MMMTIFHumanConfig,
                           warehouse: Warehouse) -> dg.MaterializeResult:
     folder = human_drop_folder(warehouse, config.folder)
-    rows_by_kind, problems = {"ratings": [], "preferences": []}, []
-    files = sorted(folder.glob("*.csv")) if folder.is_dir() else []
-    for path in files:
-        try:
-            kind, rows, file_problems = load_human_csv(path)
-        except ValueError as exc:
-            problems.append({"location": path.name, "reason": str(exc)})
-            continue
-        rows_by_kind[kind] += rows
-        problems += file_problems
-    # Each rating counts once, whatever file (or copy of a file) brings it.
-    human_ratings, repeated_ratings = human_once_each("ratings", rows_by_kind["ratings"])
-    human_preferences, repeated_preferences = human_once_each("preferences", rows_by_kind["preferences"])
-    problems += repeated_ratings + repeated_preferences
-    record_problems(context, warehouse, problems, "mmmt_if_human", str(folder), replace_whole_benchmark=True)
-    warehouse.replace_rows("mmmt_if_human_ratings", human_ratings, match={})
-    warehouse.replace_rows("mmmt_if_human_preferences", human_preferences, match={})
+    human = mmmt_if_loader.load_human_folder(folder)
+    record_problems(context, warehouse, human.problems, "mmmt_if_human", str(folder), replace_whole_benchmark=True)
+    warehouse.replace_rows("mmmt_if_human_ratings", human.ratings, match={})
+    warehouse.replace_rows("mmmt_if_human_preferences", human.preferences, match={})
     return dg.MaterializeResult(metadata={
-        "folder": dg.MetadataValue.path(str(folder)), "files": len(files), "ratings": len(human_ratings),
-        "preferences": len(human_preferences), "problems": len(problems), "refused_records": len(problems),
+        "folder": dg.MetadataValue.path(str(folder)), "files": len(human.files), "ratings": len(human.ratings),
+        "preferences": len(human.preferences), "problems": len(human.problems),
+        "refused_records": len(human.problems),
     })
 
 
@@ -428,10 +414,6 @@ class MMMTIFPreferencesConfig(dg.Config):
     """The bootstrap's seed, stored with the ratings: the same seed gives the same bounds."""
 
 
-RATING_TABLE_COLUMNS = ["judge", "variant", "model", "rating", "rating_lower", "rating_upper", "tier", "judgments",
-                        "wins", "ties", "losses", "at_bound", "rounds", "seed"]
-
-
 @dg.asset(
     group_name="metrics",
     deps=[registry_labels, mmmt_if_autorater_judgments, mmmt_if_turn_scores],
@@ -450,17 +432,9 @@ def mmmt_if_preferences(context: dg.AssetExecutionContext, config: MMMTIFPrefere
     scores = preferences.preference_scores(judgments, responses)
     outcomes = preferences.pairwise_outcomes(scores)
     win_tie_loss = preferences.win_tie_loss(outcomes)
-    rating_frames = []
-    for (judge, variant), part in outcomes.groupby(["judge", "variant"], sort=True):
-        battles = preferences.battles(part)
-        try:
-            table = ratings.rating_table(battles, anchor=None, rounds=config.bootstrap_rounds, seed=config.seed)
-        except ValueError as exc:  # no battles, or models not connected: no rating rather than a guess
-            context.log.warning(f"no ratings for judge {judge}, variant {variant}: {exc}")
-            continue
-        rating_frames.append(table.assign(judge=judge, variant=variant, rounds=config.bootstrap_rounds,
-                                          seed=config.seed)[RATING_TABLE_COLUMNS])
-    rating_df = pd.concat(rating_frames, ignore_index=True) if rating_frames else pd.DataFrame(columns=RATING_TABLE_COLUMNS)
+    rating_df, unrated = preferences.rating_tables(outcomes, config.bootstrap_rounds, config.seed)
+    for line in unrated:
+        context.log.warning(line)
     families = {e.slug: preferences.model_family(e.model, e.params) for kind in ("models", "judges")
                 for e in registry.entries(kind)}
     parsed = judgments[judgments["parse_ok"].astype(bool) & judgments["error"].isna()]

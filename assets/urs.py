@@ -5,13 +5,12 @@ benchwright.urs.steps. These assets read the warehouse, call the LLM client and 
 """
 
 
-import dataclasses
 
 import dagster as dg
 import pandas as pd
 
 from assets.sources import JUDGE_ENTRY, human_pairwise_files, model_entries, URS_DATASET, registry_labels, registry_roles, urs_dataset_files
-from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, store_flagged, add_labels, failed_calls_spec, llm_metadata, llm_result, record_problems, repo_path, shown_path,
+from assets.common import (EAGER, LOAD_WHEN_MISSING, ask_models, store_generations, store_flagged, add_labels, failed_calls_spec, llm_result, record_problems, repo_path, shown_path,
                            table_metadata)
 from assets.human_pairwise import alignment_version, human_pairwise_drop_folder, known_models, load_human_pairwise_drops
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
@@ -19,9 +18,7 @@ from benchwright import human_pairwise, ratings, steps
 from benchwright.urs import loader as urs_loader
 from benchwright.urs import metrics, prompts
 from benchwright.urs import steps as urs_steps
-from benchwright.steps import limits_for
 from benchwright.paths import sql_file
-from benchwright.human_pairwise import ROW_COLUMNS, with_known_models, without_duplicates
 from benchwright.urs.loader import load_pairwise_csv, load_satisfaction_csv, load_urs_csv
 from benchwright.pii import redact, scan_texts
 from benchwright.report import markdown_table
@@ -123,9 +120,7 @@ def urs_references(context: dg.AssetExecutionContext, config: UrsReferenceConfig
             raise dg.Failure("Some URS items have no reference answer and registry/models.yaml has no "
                              "`role: baseline` model (or set reference_model in the run config)")
     plan = urs_steps.reference_plan(items, model, every_item) if model else []
-    results, stats = llm.run([p.request for p in plan], limits=limits_for([model] if model else []),
-                             scope=call_scope(context, "urs", model.slug if model else ""),
-                             progress=context.log.info)
+    results, stats = ask_models(context, llm, plan, [model], "urs", model.slug if model else "")
     planned = {p.item_id for p in plan}
     rows = [{"item_id": i["item_id"], "reference_model": "dataset", "answer": i["reference_answer"], "error": None,
              "request_key": None, "simulated": False} for i in items if i["item_id"] not in planned]
@@ -134,8 +129,8 @@ def urs_references(context: dg.AssetExecutionContext, config: UrsReferenceConfig
     df = pd.DataFrame(rows)
     store_flagged(warehouse, "urs_references", df, registry, match={})
     return llm_result(context, table_metadata(
-        df, ["item_id", "reference_model", "answer", "error"], **llm_metadata(stats),
-        from_model=len(plan), from_dataset=len(rows) - len(plan)))
+        df, ["item_id", "reference_model", "answer", "error"],
+        from_model=len(plan), from_dataset=len(rows) - len(plan)), stats)
 
 
 @dg.asset(
@@ -158,13 +153,12 @@ def urs_generations(context: dg.AssetExecutionContext, warehouse: Warehouse, llm
     if not items:
         raise dg.Failure("No URS items in the warehouse: materialize `urs_items` first")
     plan = urs_steps.generation_plan(items, model)
-    results, stats = llm.run([p.request for p in plan], limits=limits_for([model]), progress=context.log.info,
-                             scope=call_scope(context, "urs", model.slug))
+    results, stats = ask_models(context, llm, plan, [model], "urs", model.slug)
     df = urs_steps.generation_rows(model, plan, results)
     store_generations(warehouse, df, urs_steps.BENCHMARK, model.slug, registry)
     return llm_result(context, table_metadata(
-        df, ["item_id", "sample_index", "response", "error"], **llm_metadata(stats),
-        model=model.model, simulated=model.simulated))
+        df, ["item_id", "sample_index", "response", "error"],
+        model=model.model, simulated=model.simulated), stats)
 
 
 # --- judgments ---------------------------------------------------------------------------------------
@@ -209,14 +203,13 @@ def urs_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: 
     plan, skipped = urs_steps.judgment_plan(items, _references(warehouse), answers, judge, model.slug)
     if skipped:
         context.log.warning(f"{len(skipped)} items not judged: missing reference or answer ({skipped[:5]})")
-    results, stats = llm.run([p.request for p in plan], limits=limits_for([judge]), progress=context.log.info,
-                             scope=call_scope(context, "urs", model.slug, judge.slug))
+    results, stats = ask_models(context, llm, plan, [judge], "urs", model.slug, judge.slug)
     items_by_id = {item["item_id"]: item for item in items}
     df = urs_steps.judgment_rows(items_by_id, judge, model.simulated or judge.simulated, plan, results)
     store_flagged(warehouse, "urs_judgments", df, registry, match={"model": model.slug, "judge": judge.slug})
     return llm_result(context, table_metadata(
-        df, ["item_id", "intent", "language", "final_score", "error"], **llm_metadata(stats),
-        parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()), skipped_items=len(skipped)))
+        df, ["item_id", "intent", "language", "final_score", "error"],
+        parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()), skipped_items=len(skipped)), stats)
 
 
 class CrossValidationConfig(dg.Config):
@@ -250,17 +243,15 @@ def urs_cross_judgments(context: dg.AssetExecutionContext, config: CrossValidati
     plan, skipped = urs_steps.cross_plan(sample, judges, slugs, answers)
     if skipped:
         context.log.warning(f"{skipped} grid cells not judged: a candidate has no answer to a sampled question")
-    grid = call_scope(context, "urs")
-    results, stats = llm.run([p.request for _, p in plan], limits=limits_for(judges), progress=context.log.info,
-                             scope=[dataclasses.replace(grid, model=p.row["model"], judge=judge.slug)
-                                    for judge, p in plan])
+    results, stats = ask_models(context, llm, [p for _, p in plan], judges, "urs",
+                                who=[(p.row["model"], judge.slug) for judge, p in plan])
     items_by_id = {item["item_id"]: item for item in items}
     df = urs_steps.cross_rows(items_by_id, plan, results, {c.slug: c.simulated for c in candidates})
     store_flagged(warehouse, "urs_cross_judgments", df, registry, match={})
     return llm_result(context, table_metadata(
-        df, ["judge", "reference_model", "model", "item_id", "final_score"], **llm_metadata(stats),
+        df, ["judge", "reference_model", "model", "item_id", "final_score"],
         sample=dg.MetadataValue.json([item["item_id"] for item in sample]), skipped_cells=skipped,
-        parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum())))
+        parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum())), stats)
 
 
 # --- metrics -----------------------------------------------------------------------------------------
@@ -393,14 +384,12 @@ class HumanPairwiseConfig(dg.Config):
 
 
 URS_ALIGNMENT_TABLES = ["urs_human_pairwise", "urs_bradley_terry", "urs_human_alignment"]
-URS_PAIRWISE_COLUMNS = ["item_id", "model_a", "model_b", "winner", "strength", "annotator", "left_model", "item_position",
-                        "round_id", "recorded_at", "seconds_taken", "source_file"]
 
 
 @dg.asset(
     group_name="metrics",
     deps=[urs_dataset_files, human_pairwise_files, registry_labels, urs_leaderboard],
-    code_version=steps.code_version(metrics, human_pairwise, ratings),
+    code_version=steps.code_version(metrics, human_pairwise, ratings, urs_loader),
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="Alignment with annotators (benchwright/urs/README.md#alignment-with-people): Bradley–Terry coefficients from human pairwise choices "
@@ -414,24 +403,19 @@ def urs_human_alignment(context: dg.AssetExecutionContext, config: HumanPairwise
     path = repo_path(config.path)
     folder = human_pairwise_drop_folder(warehouse, config.folder)
     sample, problems = load_pairwise_csv(path) if path.is_file() else ([], [])
-    sample, unknown = with_known_models(sample, known_models(registry))
     dropped, folder_problems = load_human_pairwise_drops(context, warehouse, folder, registry)
-    # The configured file and the folder count as one: a copy of the file dropped in the folder counts once.
-    rows, repeated = without_duplicates([*sample, *(r for r in dropped if r["benchmark"] == "urs")])
-    problems = problems + unknown + repeated
+    comparisons, refused = urs_loader.human_choices(sample, dropped, known_models(registry))
+    problems = problems + refused
     record_problems(context, warehouse, problems, "urs", path.name)
     own_problems = {"benchmark": "urs", "dataset": path.name}
-    both = pd.DataFrame(rows, columns=ROW_COLUMNS)
-    frames = [frame for frame in [both[URS_PAIRWISE_COLUMNS]] if len(frame)]
     source = shown_path(path) if path.is_file() else f"missing: {shown_path(path)}"
-    if not frames:
+    if comparisons.empty:
         context.log.warning(f"no human pairwise choices at {path} or in {folder}: nothing to align with")
         warehouse.write_tables([(table, pd.DataFrame(), {}) for table in URS_ALIGNMENT_TABLES])
         return dg.MaterializeResult(metadata={"rows": 0, "source": source, "folder": dg.MetadataValue.path(str(folder)),
                                               "problems": len(problems) + len(folder_problems),
                                               "refused_records": len(problems) + len(folder_problems)},
                                     data_version=alignment_version(warehouse, URS_ALIGNMENT_TABLES, own_problems))
-    comparisons = pd.concat(frames, ignore_index=True)
     files = ", ".join(sorted(comparisons["source_file"].unique()))
     try:
         coefficients = metrics.bradley_terry(comparisons)

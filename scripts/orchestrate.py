@@ -34,7 +34,8 @@ ends first.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
+from typing import Any
 import multiprocessing
 from pathlib import Path
 from concurrent.futures import ProcessPoolExecutor
@@ -48,7 +49,7 @@ from dagster._core.definitions.reconstruct import ReconstructableJob, Reconstruc
 
 from assets.partitions import (judges_partitions, model_judge_partitions, model_panel_partitions, models_partitions,
                                panels_partitions)
-from benchwright.llm.failures import all_calls_failed, calls_to_ask_again
+from benchwright.llm.failures import all_calls_failed, calls_to_ask_again, metadata_count
 from benchwright.paths import ROOT, count_setting
 from benchwright.registry import checked_providers
 from benchwright.scope import BENCHMARKS, Scope, benchmark_of, is_limited_home
@@ -111,15 +112,31 @@ def _execute_on(instance: dg.DagsterInstance, job: ReconstructableJob, run_confi
 
 def _outcome(result) -> dict:
     """What the main job's summary takes from a run's result."""
-    return {"run_id": result.run_id, "success": result.success, "api_calls": _stat(result, "api_calls"),
-            "cache_hits": _stat(result, "cache_hits"), "refused_records": _refused_records(result),
-            "failed_calls": _stat(result, "errors"),
-            "given_up": _stat(result, "given_up"),
-            # Steps that asked for something and got nothing: every request failed (a provider down).
-            "all_failed": [e.asset_key.to_user_string() for e in result.get_asset_materialization_events()
-                           if all_calls_failed(e.materialization.metadata)],
-            "checks": [(e.asset_key.to_user_string(), e.check_name, e.passed, e.severity.value)
-                       for e in result.get_asset_check_evaluations()]}
+    return run_outcome(result.run_id, result.success,
+                       [(e.asset_key.to_user_string(), e.materialization.metadata)
+                        for e in result.get_asset_materialization_events()],
+                       [(e.asset_key.to_user_string(), e.check_name, e.passed, e.severity.value)
+                        for e in result.get_asset_check_evaluations()])
+
+
+def run_outcome(run_id: str, success: bool, materialized: list[tuple[str, Mapping[str, Any]]],
+                checks: list[tuple[str, str, bool, str]]) -> dict:
+    """What the main job's summary takes from one run (or, for `dev.py plan`, from assets called directly):
+    the LLM counts summed over its materializations' metadata (asset, metadata), the records each loader or
+    import refused (`refused_records`, each a located row of `dataset_problems`), the steps that asked for
+    something and got nothing (every request failed: a provider down), and its checks (asset, check, passed,
+    severity)."""
+    def total(field: str) -> int:
+        return sum(metadata_count(metadata, field) for _asset, metadata in materialized)
+
+    refused: dict[str, int] = {}
+    for asset, metadata in materialized:
+        if count := metadata_count(metadata, "refused_records"):
+            refused[asset] = refused.get(asset, 0) + count
+    return {"run_id": run_id, "success": success, "api_calls": total("api_calls"), "cache_hits": total("cache_hits"),
+            "refused_records": refused, "failed_calls": total("errors"), "given_up": total("given_up"),
+            "all_failed": [asset for asset, metadata in materialized if all_calls_failed(metadata)],
+            "checks": checks}
 
 
 def run_pool(size: int) -> ProcessPoolExecutor:
@@ -168,27 +185,6 @@ def resources_config(resources: dict) -> dict:
                             "ConfigurableResources from their fields")
         config[name] = {"config": {field: getattr(resource, field) for field in type(resource).model_fields}}
     return config
-
-
-def _stat(result, key: str) -> int:
-    total = 0
-    for event in result.get_asset_materialization_events():
-        value = event.materialization.metadata.get(key)
-        if value is not None and value.value == value.value:  # skip NaN
-            total += int(value.value)
-    return total
-
-
-def _refused_records(result) -> dict[str, int]:
-    """Asset -> records its loader or import refused in this run (metadata `refused_records`; each one is a
-    located row of `dataset_problems`), for the assets that refused any."""
-    refused: dict[str, int] = {}
-    for event in result.get_asset_materialization_events():
-        value = event.materialization.metadata.get("refused_records")
-        if value is not None and value.value:
-            key = event.asset_key.to_user_string()
-            refused[key] = refused.get(key, 0) + int(value.value)
-    return refused
 
 
 def known_benchmarks() -> list[str]:

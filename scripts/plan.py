@@ -128,10 +128,9 @@ class DirectRuns:
         import dagster as dg
         from dagster._core.definitions.data_version import DATA_VERSION_TAG
 
-        from scripts.orchestrate import all_calls_failed
+        from scripts.orchestrate import run_outcome
 
-        outcome = {"run_id": DIRECT_RUN_ID, "success": True, "api_calls": 0, "cache_hits": 0, "refused_records": {},
-                   "failed_calls": 0, "given_up": 0, "all_failed": [], "checks": []}
+        success, materialized, checks = True, [], []
         ops = run["run_config"].get("ops", {})
         partition = None if run["partition_key"] is None else str(run["partition_key"])
         for name in run["keys"]:
@@ -145,21 +144,15 @@ class DirectRuns:
                     result = self.assets[key](context)
             except Exception as error:  # counted as a failed run, as the main job counts one; the plan goes on
                 self.log(f"  {name}{run['label']} failed in the plan: {type(error).__name__}: {error}")
-                outcome["success"] = False
+                success = False
                 continue
             result = result if isinstance(result, dg.MaterializeResult) else dg.MaterializeResult()  # no metadata
-            metadata = {name_: getattr(value, "value", value) for name_, value in (result.metadata or {}).items()}
-            for stat, field in (("api_calls", "api_calls"), ("cache_hits", "cache_hits"), ("failed_calls", "errors"),
-                                ("given_up", "given_up")):
-                value = metadata.get(field)
-                outcome[stat] += int(value) if value is not None and value == value else 0  # NaN: none
-            if all_calls_failed(metadata):
-                outcome["all_failed"].append(name)
-            outcome["checks"] += [(name, check.check_name, check.passed, check.severity.value)
-                                  for check in result.check_results or []]
+            materialized.append((name, result.metadata or {}))
+            checks += [(name, check.check_name, check.passed, check.severity.value)
+                       for check in result.check_results or []]
             self.instance.report_runless_asset_event(dg.AssetMaterialization(
                 asset_key=key, partition=partition, tags={DATA_VERSION_TAG: f"plan-{uuid.uuid4().hex}"}))
-        return outcome
+        return run_outcome(DIRECT_RUN_ID, success, materialized, checks)
 
 
 def _scratch_folder() -> Path:

@@ -78,6 +78,7 @@ from typing import Any
 from benchwright.loading import (LoadProblem, LoadResult, read_bytes, RowError, bad_bytes_cell, has_bad_bytes, json_object,
                                  problem_of)
 from benchwright.images import ImageError, NormalizedImage, normalize_image
+from benchwright.pii import redact
 
 CATEGORIES = (
     "Literary Writing",
@@ -613,6 +614,24 @@ def normalize_item_images(
     return out, None
 
 
+# The item's texts that are stored redacted (benchwright.pii): a dataset may quote someone.
+TEXT_FIELDS = ("role", "background", "instruction", "subjective_criteria", "visual_factuality_criteria",
+               "ground_truth", "reference_answer")
+
+
+def item_row(item: CreationItem, images: list[NormalizedImage], dataset: str) -> tuple[dict, int]:
+    """The `creation_items` row of an item whose pictures are normalized: its texts and requirements redacted,
+    its pictures by content hash. Returns the row and how many spans were redacted."""
+    row, redactions = item.to_row(), 0
+    for name in TEXT_FIELDS:
+        row[name], found = redact(row.get(name))
+        redactions += len(found)
+    row["requirements"] = [redact(r)[0] for r in row["requirements"]]
+    row["image_hashes"] = [img.sha256 for img in images]
+    row["dataset"] = dataset
+    return row, redactions
+
+
 __all__ = [
     "CATEGORIES",
     "TASK_CATEGORIES",
@@ -621,6 +640,7 @@ __all__ = [
     "LoadResult",
     "load_creation_jsonl",
     "load_creation_tsv",
+    "item_row",
     "normalize_item_images",
     "stream_creation_items",
 ]

@@ -34,6 +34,26 @@ def reference_plan(items: list[dict], baseline: RegistryEntry, image_urls: Mappi
     ]
 
 
+def reference_rows(items: list[dict], baseline: RegistryEntry | None, plan: list[Plan],
+                   results: list[LLMResult]) -> pd.DataFrame:
+    """`creation_references`: the dataset's own reference answer where an item has one, else the baseline
+    model's answer (with its error when the call failed)."""
+    rows = [{"item_id": i["item_id"], "baseline": "dataset", "answer": i["reference_answer"], "error": None,
+             "request_key": None, "simulated": False} for i in items if i.get("reference_answer")]
+    rows += [{"item_id": p.item_id, "baseline": baseline.slug, "answer": r.text, "error": r.error,
+              "request_key": r.key, "simulated": baseline.simulated} for p, r in zip(plan, results, strict=True)]
+    return pd.DataFrame(rows)
+
+
+def description_rows(describer: RegistryEntry, mode: str, focus: Mapping[str, str], plan: list[Plan],
+                     results: list[LLMResult]) -> pd.DataFrame:
+    """`creation_image_descriptions`: one description per item, with what the describer was asked to look at
+    (`focus`, query-specific mode) and the call's error when it failed."""
+    return pd.DataFrame([{"item_id": p.item_id, "describer": describer.slug, "mode": mode,
+                          "focus": focus.get(p.item_id), "description": r.text, "error": r.error,
+                          "simulated": describer.simulated} for p, r in zip(plan, results, strict=True)])
+
+
 def description_plan(items: list[dict], describer: RegistryEntry, image_urls: Mapping[str, str],
                      focus_by_item: Mapping[str, str] | None = None) -> list[Plan]:
     """Describe each item's images: generically, or with the item's focus (query-specific)."""

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
 
 import pandas as pd
 
@@ -66,6 +69,33 @@ def without_personal_data(mark: dict) -> dict:
 MARK_KEY = ["session_id", "image_order", "question_index"]
 # Where a mark was read: the same file and line read again is the same record, not a duplicate.
 MARK_PLACE = ["file_name", "line_no"]
+
+
+QUARANTINE_COLUMNS = ["file_sha256", "file_name", "line_no", "reason", "line"]
+
+
+@dataclass
+class LogFile:
+    """One game-log file as read for storing: its marks, its quarantined lines and the file's own record land in
+    the warehouse together (`gap_marks`, `gap_log_quarantine`, `gap_log_files`); `unfinished` is a last line
+    with no line end yet, read when it is complete."""
+
+    name: str
+    digest: str
+    marks: pd.DataFrame
+    quarantine: pd.DataFrame
+    record: pd.DataFrame
+    unfinished: bool
+
+
+def read_log_file(path: Path, now: datetime) -> LogFile:
+    """Read one log file. A file named after its player (an outside producer's choice) is stored under a
+    pseudonym; its record says when it was read (`now`, naive UTC like every stored time)."""
+    name = pseudonym(path.name)
+    digest, good, bad, tail = parse_log_file(path.read_bytes(), name)
+    record = pd.DataFrame([{"file_sha256": digest, "file_name": name, "lines_loaded": len(good),
+                            "lines_quarantined": len(bad), "ingested_at": now}])
+    return LogFile(name, digest, good, pd.DataFrame(bad, columns=QUARANTINE_COLUMNS), record, bool(tail.strip()))
 
 
 def parse_log_file(data: bytes, file_name: str) -> tuple[str, pd.DataFrame, list[dict], bytes]:

@@ -48,7 +48,8 @@ def given_up_error(failures: list[tuple[str, int | None]]) -> str | None:
             f"(materialize_all.py --retry-given-up asks again): {last[-1][0]}")
 
 
-def _count(metadata: Mapping[str, Any], name: str) -> int:
+def metadata_count(metadata: Mapping[str, Any], name: str) -> int:
+    """A whole-number field of a step's metadata; 0 when it is missing, not a number or NaN (no calls)."""
     value = metadata.get(name)
     value = getattr(value, "value", value)  # a Dagster MetadataValue or a plain number
     if not isinstance(value, (int, float)) or (isinstance(value, float) and math.isnan(value)):
@@ -58,18 +59,18 @@ def _count(metadata: Mapping[str, Any], name: str) -> int:
 
 def failed_calls(metadata: Mapping[str, Any]) -> int:
     """Failed calls a step recorded in its materialization metadata (`errors`, given-up ones included)."""
-    return _count(metadata, "errors")
+    return metadata_count(metadata, "errors")
 
 
 def calls_to_ask_again(metadata: Mapping[str, Any]) -> int:
     """Failed calls of a materialization that a new run would ask again (not given up): above zero, the
     partition is not up to date."""
-    return max(0, _count(metadata, "errors") - _count(metadata, "given_up"))
+    return max(0, metadata_count(metadata, "errors") - metadata_count(metadata, "given_up"))
 
 
 def requests_of(metadata: Mapping[str, Any]) -> int:
     """Requests (results) of a step; older materializations without `requests`: calls plus cache hits."""
-    return _count(metadata, "requests") or _count(metadata, "api_calls") + _count(metadata, "cache_hits")
+    return metadata_count(metadata, "requests") or metadata_count(metadata, "api_calls") + metadata_count(metadata, "cache_hits")
 
 
 def all_calls_failed(metadata: Mapping[str, Any]) -> bool:

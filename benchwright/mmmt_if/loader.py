@@ -71,7 +71,8 @@ from benchwright.mmmt_if.chat_set import Chat, ChatCandidate, filter_chat, trunc
 from benchwright.mmmt_if.prompts import AUTORATER_KEYS, MAX_IMAGES, MAX_TURNS, STANDARD, VARIANTS
 
 __all__ = ["LoadProblem", "PreparedChats", "ReleaseData", "load_chats", "load_chats_jsonl", "load_mmdu_json",
-           "prepare_chats", "load_release_csv", "load_human_csv", "instruction_id_for"]
+           "prepare_chats", "load_release_csv", "load_human_csv", "load_human_folder",
+           "HumanFolder", "instruction_id_for"]
 
 
 def _image(base: Path, rel: object) -> tuple[str, bytes | None]:
@@ -422,6 +423,36 @@ def load_human_csv(path: str | os.PathLike) -> tuple[str, list[dict], list[LoadP
         problems.append(LoadProblem(f"{path.name}:{text.count(chr(10)) + 1}", f"incomplete last line ({len(tail)} "
                                     "characters, no line end yet): read once it is complete"))
     return kind, rows, problems
+
+
+@dataclass
+class HumanFolder:
+    """What the human-ratings drop folder holds: its CSV files, their ratings and preferences (each record once)
+    and every record or file refused, located."""
+
+    files: list[Path]
+    ratings: pd.DataFrame
+    preferences: pd.DataFrame
+    problems: list[LoadProblem]
+
+
+def load_human_folder(folder: Path) -> HumanFolder:
+    """Every CSV in the folder (sorted by name), each rating and preference once whatever file, or copy of a
+    file, brings it. A file that is neither layout is one problem and the other files still load."""
+    files = sorted(folder.glob("*.csv")) if folder.is_dir() else []
+    rows_by_kind: dict[str, list[dict]] = {"ratings": [], "preferences": []}
+    problems: list[LoadProblem] = []
+    for path in files:
+        try:
+            kind, rows, file_problems = load_human_csv(path)
+        except ValueError as exc:
+            problems.append(LoadProblem(path.name, str(exc)))
+            continue
+        rows_by_kind[kind] += rows
+        problems += file_problems
+    ratings, repeated_ratings = human_once_each("ratings", rows_by_kind["ratings"])
+    preferences, repeated_preferences = human_once_each("preferences", rows_by_kind["preferences"])
+    return HumanFolder(files, ratings, preferences, problems + repeated_ratings + repeated_preferences)
 
 
 def human_once_each(kind: str, rows: list[dict]) -> tuple[pd.DataFrame, list[LoadProblem]]:

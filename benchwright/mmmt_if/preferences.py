@@ -9,7 +9,11 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from benchwright import ratings
 from benchwright.mmmt_if.prompts import AUTORATER_KEYS, PIF_WEIGHT, SCORE_COLUMNS
+
+RATING_TABLE_COLUMNS = ["judge", "variant", "model", "rating", "rating_lower", "rating_upper", "tier", "judgments",
+                        "wins", "ties", "losses", "at_bound", "rounds", "seed"]
 
 
 def preference_score(scores: Mapping[str, float], pif: float, pif_weight: float = PIF_WEIGHT) -> float:
@@ -77,6 +81,22 @@ def battles(outcomes: pd.DataFrame) -> pd.DataFrame:
 
 SELF_PREFERENCE_COLUMNS = ["judge", "model", "judge_family", "model_family", "same_family", "judgments",
                            "mean_score", "mean_score_other_judges", "difference"]
+
+
+def rating_tables(outcomes: pd.DataFrame, rounds: int, seed: int) -> tuple[pd.DataFrame, list[str]]:
+    """Bradley-Terry ratings (benchwright.ratings, `rounds` bootstrap rounds from `seed`) per judge and variant,
+    from the pairwise outcomes. A judge and variant whose battles give no rating (none, or models not connected)
+    is left out and said why: no rating rather than a guess."""
+    frames, unrated = [], []
+    for (judge, variant), part in outcomes.groupby(["judge", "variant"], sort=True):
+        try:
+            table = ratings.rating_table(battles(part), anchor=None, rounds=rounds, seed=seed)
+        except ValueError as exc:
+            unrated.append(f"no ratings for judge {judge}, variant {variant}: {exc}")
+            continue
+        frames.append(table.assign(judge=judge, variant=variant, rounds=rounds, seed=seed)[RATING_TABLE_COLUMNS])
+    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=RATING_TABLE_COLUMNS)
+    return table, unrated
 
 
 def self_preference(judgments: pd.DataFrame, families: Mapping[str, str]) -> pd.DataFrame:

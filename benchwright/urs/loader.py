@@ -25,9 +25,12 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import pandas as pd
+
 from benchwright.loading import (LoadProblem, LoadResult, RowError, bad_bytes_cell, csv_table, has_bad_bytes,
                                   problem_of, read_text_keeping_bad_bytes)
-from benchwright.human_pairwise import load_pairwise_csv  # the one loader, re-exported
+from benchwright.human_pairwise import (ROW_COLUMNS, load_pairwise_csv,  # the one loader, re-exported
+                                        with_known_models, without_duplicates)
 from benchwright.urs.intents import INTENTS
 
 REQUIRED_COLUMNS = ("question", "reference_ans", "user_intent", "language")
@@ -174,5 +177,19 @@ def load_satisfaction_csv(path: str | os.PathLike) -> tuple[list[dict], list[Loa
     return rows, problems
 
 
-__all__ = ["UrsItem", "LoadResult", "load_pairwise_csv", "load_satisfaction_csv", "load_urs_csv",
+HUMAN_PAIRWISE_COLUMNS = ["item_id", "model_a", "model_b", "winner", "strength", "annotator", "left_model",
+                          "item_position", "round_id", "recorded_at", "seconds_taken", "source_file"]
+
+
+def human_choices(configured: list[dict], dropped: list[dict], known: set[str]) -> tuple[pd.DataFrame, list]:
+    """The human pairwise choices URS aligns with: the configured file's rows for registered models and the
+    drop folder's `urs` rows (already checked against the registry by the folder's loader), as one set in which
+    a choice counts once, so a copy of the file dropped in the folder adds nothing. Returns the
+    `urs_human_pairwise` rows and the refused records (unknown models, repeats), located."""
+    configured, unknown = with_known_models(configured, known)
+    rows, repeated = without_duplicates([*configured, *(r for r in dropped if r["benchmark"] == "urs")])
+    return pd.DataFrame(rows, columns=ROW_COLUMNS)[HUMAN_PAIRWISE_COLUMNS], unknown + repeated
+
+
+__all__ = ["UrsItem", "LoadResult", "load_pairwise_csv", "human_choices", "load_satisfaction_csv", "load_urs_csv",
            "normalize_intent", "normalize_language"]

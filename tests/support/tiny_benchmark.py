@@ -47,9 +47,9 @@ import dagster as dg
 
 import pandas as pd
 
-from assets.common import LOAD_WHEN_MISSING, llm_metadata, record_problems, store_generations, table_metadata
+from assets.common import LOAD_WHEN_MISSING, ask_models, llm_metadata, record_problems, store_generations, table_metadata
 from assets.partitions import models_partitions
-from benchwright.steps import generation_rows, limits_for
+from benchwright.steps import generation_rows
 from resources.llm import LLMClient
 from resources.registry import Registry
 from resources.warehouse import Warehouse
@@ -76,7 +76,7 @@ def tiny_generations(context: dg.AssetExecutionContext, warehouse: Warehouse, ll
                      registry: Registry) -> dg.MaterializeResult:
     model = registry.model(context.partition_key)
     plan = tiny_logic.answer_plan(warehouse.query("SELECT * FROM tiny_items ORDER BY item_id").to_dict("records"), model)
-    results, stats = llm.run([p.request for p in plan], limits=limits_for([model]), progress=context.log.info)
+    results, stats = ask_models(context, llm, plan, [model], tiny_logic.BENCHMARK, model.slug)
     df = generation_rows(tiny_logic.BENCHMARK, model, plan, results)
     store_generations(warehouse, df, tiny_logic.BENCHMARK, model.slug, registry)
     return dg.MaterializeResult(metadata=table_metadata(df, ["item_id", "response"], **llm_metadata(stats)))
