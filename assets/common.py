@@ -123,7 +123,7 @@ def rows_version(warehouse, tables: list[str | tuple[str, dict]]) -> dg.DataVers
     parts = []
     for table in tables:
         name, owned = (table, {}) if isinstance(table, str) else table
-        found = warehouse.query_file("queries/rows_version.sql", [name, json.dumps(owned, sort_keys=True)]).iloc[0]
+        found = warehouse.query_file("core/queries/rows_version.sql", [name, json.dumps(owned, sort_keys=True)]).iloc[0]
         parts.append(f"{name}{json.dumps(owned, sort_keys=True)}:{int(found['n_rows'])}:{found['rows_md5']}")
     return dg.DataVersion(hashlib.sha256("\n".join(parts).encode()).hexdigest())
 

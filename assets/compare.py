@@ -1,5 +1,5 @@
 """Comparisons item by item (Creation): every pair of candidates under each judge, every pair of judges
-(panels included) on each model. Counted in DuckDB (sql/queries/compare/); views compare_models and
+(panels included) on each model. Counted in DuckDB (sql/core/queries/compare/); views compare_models and
 compare_judges; `python3.11 dev.py compare models|judges A B` prints one pair from the snapshot."""
 
 import dagster as dg
@@ -11,10 +11,10 @@ from benchwright.paths import sql_file
 from resources.warehouse import Warehouse
 
 QUERIES = {  # table -> the query that fills it (each summary reads the item table written before it)
-    "comparison_model_items": "queries/compare/model_items.sql",
-    "comparison_models": "queries/compare/models.sql",
-    "comparison_judge_items": "queries/compare/judge_items.sql",
-    "comparison_judges": "queries/compare/judges.sql",
+    "comparison_model_items": "core/queries/compare/model_items.sql",
+    "comparison_models": "core/queries/compare/models.sql",
+    "comparison_judge_items": "core/queries/compare/judge_items.sql",
+    "comparison_judges": "core/queries/compare/judges.sql",
 }
 
 

@@ -42,8 +42,8 @@ IMPORT_TABLES = ("creation_pairwise_judgments", "interop_human_labels", "interop
 PROBLEMS_BENCHMARK = "interop"  # dataset_problems.benchmark of refused imported records; dataset = the source
 ENABLE_HINT = "Imports run only when asked: materialize with run config `enabled: true`."
 IMPORTER_MODULES = (alpaca_eval, arena_hard, pairwise_human)
-PAIRWISE_SQL = "queries/interop/pairwise_for_ratings.sql"
-STYLE_ANSWERS_SQL = "queries/interop/creation_answers_for_style.sql"
+PAIRWISE_SQL = "core/queries/interop/pairwise_for_ratings.sql"
+STYLE_ANSWERS_SQL = "core/queries/interop/creation_answers_for_style.sql"
 
 
 def _paths(patterns: list[str]) -> list[Path]:
@@ -432,7 +432,7 @@ def _instruction_difficulty(config: LengthControlConfig) -> dict[str, float] | N
 )
 def interop_lc_win_rates(context: dg.AssetExecutionContext, config: LengthControlConfig,
                          warehouse: Warehouse) -> dg.MaterializeResult:
-    rows = warehouse.query_file("queries/interop/alpaca_preferences_with_lengths.sql")
+    rows = warehouse.query_file("core/queries/interop/alpaca_preferences_with_lengths.sql")
     weights = _glm_weights(config, rows[["judge", "baseline"]].drop_duplicates())
     table = length_control.lc_win_rates(rows, weights, _instruction_difficulty(config))
     warehouse.replace_rows("interop_lc_win_rates", table, match={})
@@ -454,7 +454,7 @@ def interop_lc_win_rates(context: dg.AssetExecutionContext, config: LengthContro
 def interop_agreement(context: dg.AssetExecutionContext, warehouse: Warehouse,
                       registry: Registry) -> dg.MaterializeResult:
     humans = warehouse.query("SELECT * FROM interop_human_labels")
-    judgments = warehouse.query_file("queries/interop/pairwise_with_human_labels.sql")
+    judgments = warehouse.query_file("core/queries/interop/pairwise_with_human_labels.sql")
     table = add_labels(agreement.agreement_table(judgments, humans), registry, {"judge": "judge_display"})
     warehouse.replace_rows("interop_agreement", table, match={})
     overall = table[table["item_group"] == agreement.OVERALL]

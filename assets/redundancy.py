@@ -12,7 +12,7 @@ from benchwright.steps import code_version
 from resources.registry import Registry
 from resources.warehouse import Warehouse
 
-# The assets that write the leaderboards sql/queries/redundancy/our_scores.sql reads.
+# The assets that write the leaderboards sql/core/queries/redundancy/our_scores.sql reads.
 LEADERBOARDS = [dg.AssetKey(name) for name in ("creation_leaderboard", "urs_leaderboard", "mmmt_if_pif_metrics",
                                                 "gap_scores")]
 
@@ -59,7 +59,7 @@ def external_benchmark_scores(context: dg.AssetExecutionContext, config: Benchma
 @dg.asset(
     deps=[external_benchmark_scores, *LEADERBOARDS],
     group_name="metrics",
-    code_version=code_version(redundancy, files=[paths.sql_file("queries/redundancy/our_scores.sql")]),
+    code_version=code_version(redundancy, files=[paths.sql_file("core/queries/redundancy/our_scores.sql")]),
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="Spearman rank correlation and R² of each of our leaderboards (per judge) against each other "
@@ -67,7 +67,7 @@ def external_benchmark_scores(context: dg.AssetExecutionContext, config: Benchma
                 "View: `benchmark_redundancy_report`.",
 )
 def benchmark_redundancy(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
-    ours = warehouse.query_file("queries/redundancy/our_scores.sql")
+    ours = warehouse.query_file("core/queries/redundancy/our_scores.sql")
     theirs = warehouse.query("SELECT benchmark, model, score FROM external_benchmark_scores")
     table = redundancy.redundancy(ours, theirs)
     warehouse.replace_rows("benchmark_redundancy", table, match={})

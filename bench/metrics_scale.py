@@ -4,11 +4,11 @@
 five, 2 % unparsed, answer lengths random), plus 500,000 VFS rows and the 5,000 items spread over the
 51 published tasks. Seeded. The rows go into a warehouse file; timed, in one process:
 
-- the creation_leaderboard asset's work: ``sql/queries/creation/leaderboard.sql`` through
+- the creation_leaderboard asset's work: ``sql/creation/queries/leaderboard.sql`` through
   ``Warehouse.query_file`` (DuckDB aggregates; the frame it returns included);
-- the judge_quality asset's work: ``sql/queries/creation/judge_quality.sql``, the same way;
+- the judge_quality asset's work: ``sql/creation/queries/judge_quality.sql``, the same way;
   the two together against the 2 s target of issue 15;
-- the analyst view ``creation_verdicts`` (sql/views) over the same rows;
+- the analyst view ``creation_verdicts`` (sql/*/views) over the same rows;
 - the pandas reference ``benchwright.creation.metrics.leaderboard`` / ``judge_quality`` (what the assets
   ran before) on the rows they read, checked equal to the SQL's tables (``--no-reference`` skips it).
 
@@ -128,7 +128,7 @@ def measure(items: int = 5000, reference: bool = True) -> dict:
 
 def verdicts_view_seconds(warehouse: Warehouse) -> float:
     with warehouse.session() as con:
-        con.execute((ROOT / "sql" / "views" / "creation_verdicts.sql").read_text(encoding="utf-8"))
+        con.execute((ROOT / "sql" / "creation" / "views" / "creation_verdicts.sql").read_text(encoding="utf-8"))
         started = time.perf_counter()
         con.execute("CREATE TEMP TABLE verdicts AS SELECT * FROM creation_verdicts")
         return time.perf_counter() - started

@@ -1,6 +1,6 @@
 """Comparisons, item by item: two candidates under one judge, or two judges on the same judged items.
 
-The counting is SQL (sql/queries/compare/: the item tables and their summaries, views `compare_models` and
+The counting is SQL (sql/core/queries/compare/: the item tables and their summaries, views `compare_models` and
 `compare_judges`); this module reads those rows for people: which side a row puts first, the summary of one
 pair, the items that flipped. Used by the comparison asset's preview and by `scripts/compare.py`.
 

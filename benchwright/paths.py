@@ -107,10 +107,18 @@ def plugin_modules() -> list[str]:
     return [name.strip() for name in os.environ.get(PLUGINS_VARIABLE, "").split(",") if name.strip()]
 
 
+SQL_ROOT = ROOT / "sql"
+"""This repository's SQL, one folder per area: ``core/`` (what every benchmark shares), one per benchmark
+(``creation/``, ``urs/``, ...), each holding ``ddl/``, ``views/``, ``queries/`` and ``checks/`` as it needs, and
+``web/`` (the web app's reads and its own state file's statements)."""
+
+
 def sql_folders() -> list[Path]:
-    """Where SQL lives: this repository's sql/, then the ``sql/`` folder beside each plugin module. Found
-    without importing the plugins (the warehouse needs the DDL before any asset runs)."""
-    folders = [ROOT / "sql"]
+    """The folders whose ``ddl/`` and ``views/`` make the warehouse: each area of this repository's sql/ (core
+    first, then by name), then the ``sql/`` folder beside each plugin module. Found without importing the plugins
+    (the warehouse needs the DDL before any asset runs)."""
+    areas = sorted((path for path in SQL_ROOT.iterdir() if path.is_dir()), key=lambda p: (p.name != "core", p.name))
+    folders = list(areas)
     for name in plugin_modules():
         spec = importlib.util.find_spec(name)
         if spec is None or spec.origin is None:
@@ -120,14 +128,15 @@ def sql_folders() -> list[Path]:
 
 
 def sql_file(relative_path: str) -> Path:
-    """The file under an SQL folder (this repository's first, then the plugins') that `relative_path` names."""
-    for folder in sql_folders():
+    """The SQL file `relative_path` names: under this repository's sql/ (``creation/queries/leaderboard.sql``),
+    else under a plugin's ``sql/`` folder (``queries/scores.sql``)."""
+    for folder in [SQL_ROOT, *sql_folders()]:
         if (folder / relative_path).is_file():
             return folder / relative_path
-    raise FileNotFoundError(f"no SQL file {relative_path} in {', '.join(map(str, sql_folders()))}")
+    raise FileNotFoundError(f"no SQL file {relative_path} in {', '.join(map(str, [SQL_ROOT, *sql_folders()]))}")
 
 
 def sql_files(kind: str) -> list[Path]:
-    """The ``ddl`` or ``views`` files of every SQL folder, ordered by file name (the DDL's numeric prefixes
-    order the tables across folders)."""
+    """The ``ddl`` or ``views`` files of every SQL folder, ordered by file name across folders (the DDL's numeric
+    prefixes order the tables: ``core/ddl/00_core.sql`` before ``creation/ddl/10_creation.sql``)."""
     return sorted((path for folder in sql_folders() for path in (folder / kind).glob("*.sql")), key=lambda p: p.name)

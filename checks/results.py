@@ -116,7 +116,7 @@ def answer_injection_check(generations_asset, benchmark: str) -> dg.AssetChecksD
                     description="WARN when this model's answers contain judge-format strings (verdict tokens, "
                                 "VFS lines, score dicts, 'Score: x'); the model is flagged in the leaderboards.")
     def _check(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
-        return answer_injection_result(warehouse.query(read_sql("checks/answer_injection.sql"),
+        return answer_injection_result(warehouse.query(read_sql("core/checks/answer_injection.sql"),
                                                        [benchmark, context.partition_key]))
 
     return _check

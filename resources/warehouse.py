@@ -39,7 +39,7 @@ def _ddl() -> tuple[list[str], str]:
 
 
 def _apply_schema(con: duckdb.DuckDBPyConnection) -> None:
-    """Run sql/ddl unless this file was last brought to exactly this DDL (its digest in `warehouse_schema`)."""
+    """Run sql/*/ddl unless this file was last brought to exactly this DDL (its digest in `warehouse_schema`)."""
     texts, digest = _ddl()
     try:
         applied = con.execute("SELECT ddl_sha256 FROM warehouse_schema").fetchone()
@@ -104,7 +104,7 @@ def _identifier(name: str) -> str:
 
 
 class Warehouse(DuckDBResource):
-    """DuckDBResource plus the house rules: file lock, schema from sql/ddl, per-partition writes."""
+    """DuckDBResource plus the house rules: file lock, schema from sql/*/ddl, per-partition writes."""
 
     snapshot_path: str = ""
     lock_timeout_s: float = 900.0
@@ -115,7 +115,7 @@ class Warehouse(DuckDBResource):
 
     @contextmanager
     def session(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """A locked connection with every table of sql/ddl present; closed on any exit."""
+        """A locked connection with every table of sql/*/ddl present; closed on any exit."""
         Path(self.database).parent.mkdir(parents=True, exist_ok=True)
         if self.hold_open:
             yield from self._held_session()
@@ -125,7 +125,7 @@ class Warehouse(DuckDBResource):
             with self.get_connection() as con:
                 try:
                     # The DDL is idempotent but costs 0.1-1 s (its upgrade statements scan tables): it runs when
-                    # the file's schema is not the one sql/ddl now describes (warehouse_schema keeps the digest
+                    # the file's schema is not the one sql/*/ddl now describes (warehouse_schema keeps the digest
                     # of the DDL last applied), checked once per process and file.
                     if fresh_file or self.database not in _SCHEMA_APPLIED:
                         _apply_schema(con)
@@ -292,7 +292,7 @@ class Warehouse(DuckDBResource):
         return before - path.stat().st_size
 
     def publish_snapshot(self) -> list[str]:
-        """Copy every table to a read-only analyst snapshot and apply sql/views; returns the views.
+        """Copy every table to a read-only analyst snapshot and apply sql/*/views; returns the views.
 
         The copy is written in DuckDB storage v1.4.0 so older clients can open it, to a temp file
         first and renamed into place, so an analyst holding the old snapshot open is never blocked

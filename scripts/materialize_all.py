@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         snapshot.close()
     if summary["run_ids"]:
-        costs = warehouse.query_file("queries/ledger/job_costs.sql", [summary["run_ids"]])
+        costs = warehouse.query_file("core/queries/ledger/job_costs.sql", [summary["run_ids"]])
         print(f"\nLLM use of this job's runs: {costs['calls'].sum()} calls, {costs['cache_hits'].sum()} cache hits, "
               f"${costs['cost_usd'].sum():.4f} (per model and judge, with latencies: the cost_ledger view)")
         print(text_table(costs))

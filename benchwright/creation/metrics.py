@@ -19,8 +19,8 @@ LEADERBOARD_COLUMNS = [
 ]  # fmt: skip
 
 # Under sql/ (Warehouse.query_file): the same tables as leaderboard() and judge_quality() return.
-LEADERBOARD_SQL = "queries/creation/leaderboard.sql"
-JUDGE_QUALITY_SQL = "queries/creation/judge_quality.sql"
+LEADERBOARD_SQL = "creation/queries/leaderboard.sql"
+JUDGE_QUALITY_SQL = "creation/queries/judge_quality.sql"
 
 _SCOPES = (("overall", None), ("category", "category"), ("task", "task"))
 

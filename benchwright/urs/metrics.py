@@ -14,8 +14,8 @@ from benchwright.urs.intents import FINAL, REFERENCE_SCORE
 
 # Under sql/ (Warehouse.query_file): what the assets run in DuckDB, the same rows as leaderboard() and
 # criterion_means() here, the reference (tests/integration/test_metrics_sql.py).
-LEADERBOARD_SQL = "queries/urs/leaderboard.sql"
-CRITERION_MEANS_SQL = "queries/urs/criterion_means.sql"
+LEADERBOARD_SQL = "urs/queries/leaderboard.sql"
+CRITERION_MEANS_SQL = "urs/queries/criterion_means.sql"
 
 
 ALL = "all"

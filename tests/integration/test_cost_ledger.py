@@ -40,6 +40,6 @@ def test_the_snapshot_view_and_the_job_summary_add_up(shipped_demo):
     called = view[view["calls"] > 0]
     assert (called["latency_p50_ms"] <= called["latency_p95_ms"]).all()
 
-    job = warehouse.query_file("queries/ledger/job_costs.sql", [first["run_ids"]])
+    job = warehouse.query_file("core/queries/ledger/job_costs.sql", [first["run_ids"]])
     assert int(job["calls"].sum()) == first["api_calls"]
     assert int(job["cache_hits"].sum()) == first["cache_hits"]

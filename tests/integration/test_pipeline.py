@@ -4,6 +4,7 @@ import duckdb
 import pytest
 
 import dagster as dg
+from benchwright.paths import sql_files
 from scripts.orchestrate import materialize_everything
 from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, materialize, resources_for, write_registry
 
@@ -130,7 +131,9 @@ def test_views_name_slugs_model_and_judge_and_the_readme_sql_works_as_written(de
             assert len(con.execute(block).fetchall()) > 0, block
         # Every view: model / judge (and model_a, reference_model ...) are slugs, *_name the display labels.
         checked = set()
-        for view in sorted(p.stem for p in (root / "sql" / "views").glob("*.sql")):
+        views = sorted(p.stem for p in sql_files("views"))
+        assert len(views) > 20, views  # every area's views, not an empty folder
+        for view in views:
             columns = [c for (c,) in con.execute("SELECT column_name FROM information_schema.columns "
                                                   "WHERE table_name = ?", [view]).fetchall()]
             assert columns, view

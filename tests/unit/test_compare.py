@@ -1,4 +1,4 @@
-"""Comparisons item by item (sql/queries/compare/, views compare_models and compare_judges, benchwright.compare)
+"""Comparisons item by item (sql/core/queries/compare/, views compare_models and compare_judges, benchwright.compare)
 on a small hand-made warehouse whose every figure is counted by hand in the comments."""
 
 import duckdb
@@ -46,10 +46,10 @@ def con():
     con.execute("INSERT INTO creation_pairwise_judgments BY NAME SELECT * FROM incoming")
     for table, query in (("comparison_model_items", "model_items"), ("comparison_models", "models"),
                          ("comparison_judge_items", "judge_items"), ("comparison_judges", "judges")):
-        con.register("incoming", con.execute((ROOT / "sql" / "queries" / "compare" / f"{query}.sql").read_text()).df())
+        con.register("incoming", con.execute((ROOT / "sql" / "core" / "queries" / "compare" / f"{query}.sql").read_text()).df())
         con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming")
     for view in ("compare_models", "compare_judges"):
-        con.execute((ROOT / "sql" / "views" / f"{view}.sql").read_text())
+        con.execute((ROOT / "sql" / "core" / "views" / f"{view}.sql").read_text())
     return con
 
 

@@ -1,4 +1,4 @@
-"""The SQL the metric assets run (sql/queries/creation/) gives the same tables as the Python reference
+"""The SQL the metric assets run (sql/creation/queries/) gives the same tables as the Python reference
 (benchwright.creation.metrics) on the same warehouse rows, edge cases included."""
 
 import duckdb

@@ -1,6 +1,6 @@
 -- Human pairwise choices for Creation (benchwright/creation/README.md#human-alignment), from the drop folder the annotation app writes
 -- (format: benchwright/human_pairwise.py), and the judge–human alignment computed from them.
--- URS choices from the same folder go to urs_human_pairwise (sql/ddl/20_urs.sql).
+-- URS choices from the same folder go to urs_human_pairwise (sql/urs/ddl/20_urs.sql).
 
 CREATE TABLE IF NOT EXISTS creation_human_pairwise (
     benchmark      VARCHAR NOT NULL,   -- always 'creation' here

@@ -44,7 +44,7 @@ CREATE TABLE IF NOT EXISTS comparison_judge_items (
     flipped      BOOLEAN         -- one judge has the candidate win where the other has it lose
 );
 
--- The summaries of the two tables above, every pair both ways round (sql/queries/compare/*.sql).
+-- The summaries of the two tables above, every pair both ways round (sql/core/queries/compare/*.sql).
 CREATE TABLE IF NOT EXISTS comparison_models (
     judge VARCHAR NOT NULL, model_a VARCHAR NOT NULL, model_b VARCHAR NOT NULL,
     compared BIGINT, wins_a BIGINT, wins_b BIGINT, win_delta BIGINT, losses_a BIGINT, losses_b BIGINT,
