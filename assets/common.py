@@ -21,6 +21,7 @@ from benchwright.report import markdown_table
 from benchwright.paths import ROOT, plugin_modules
 from benchwright.steps import limits_for
 from resources.llm import call_scope  # noqa: F401  (the asset modules take it from here)
+from resources.warehouse import read_sql
 
 
 # For dataset assets: on a fresh instance the daemon loads them by itself (on_missing() skips assets
@@ -243,15 +244,13 @@ def image_refs(warehouse, items: list[dict]) -> dict[str, ImageRef]:
     when a request showing it is sent (`IMAGE_READ_AHEAD` of them per query), so a model-calling asset holds a
     few pictures, not all of a dataset's."""
     hashes = list(dict.fromkeys(h for item in items for h in item["image_hashes"]))
-    mimes = dict(warehouse.query("SELECT sha256, mime FROM images WHERE sha256 IN (SELECT unnest(?))",
-                                 [hashes]).itertuples(index=False, name=None)) if hashes else {}
+    mimes = dict(warehouse.query_file("core/queries/images/types.sql", [hashes]).itertuples(index=False, name=None)
+                 ) if hashes else {}
+    read_bytes_sql = read_sql("core/queries/images/bytes.sql")
 
     def fetch(wanted: list[str]) -> dict[str, bytes]:
-        # A semi-join, not list_contains: DuckDB evaluates that per row with the pictures loaded, and held
-        # gigabytes for a few dozen pictures.
         with warehouse.session() as con:
-            return dict(con.execute("SELECT sha256, data FROM images WHERE sha256 IN (SELECT unnest(?))",
-                                    [wanted]).fetchall())
+            return dict(con.execute(read_bytes_sql, [wanted]).fetchall())
 
     source = ImageSource(fetch, order=hashes, ahead=IMAGE_READ_AHEAD)
     return {h: source.ref(h, mimes[h]) for h in hashes if h in mimes}

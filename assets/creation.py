@@ -28,7 +28,7 @@ from resources.warehouse import Warehouse
 
 def load_items(warehouse: Warehouse) -> list[dict]:
     """Creation items as plain dicts, the shape benchwright.creation.prompts expects."""
-    df = warehouse.query("SELECT * FROM creation_items ORDER BY item_id")
+    df = warehouse.query_file("creation/queries/items.sql")
     items = df.to_dict("records")
     for item in items:
         # DuckDB lists come back as numpy arrays; the library expects plain lists.

@@ -38,7 +38,7 @@ def gap_export_folder(warehouse: Warehouse, configured: str = "") -> Path:
 
 
 def _marks(warehouse: Warehouse) -> pd.DataFrame:
-    return warehouse.query("SELECT * FROM gap_marks ORDER BY file_sha256, line_no")
+    return warehouse.query_file("gap/queries/marks.sql")
 
 
 # --- datasets ----------------------------------------------------------------------------------------
@@ -141,8 +141,7 @@ def gap_game_logs(context: dg.AssetExecutionContext, config: GapLogsConfig, ware
         folders.insert(0, repo_path(config.sample_folder))
     paths = [p for folder in folders if folder.is_dir() for p in sorted(folder.glob("*.jsonl"))]
     counts = ingest_log_files(warehouse, paths, context.log)
-    totals = warehouse.query("SELECT (SELECT count(*) FROM gap_marks) AS marks, "
-                             "(SELECT count(*) FROM gap_log_quarantine) AS quarantined").iloc[0]
+    totals = warehouse.query_file("gap/queries/log_line_counts.sql").iloc[0]
     return dg.MaterializeResult(metadata={**counts, "marks_total": int(totals["marks"]),
                                           "quarantined_total": int(totals["quarantined"]),
                                           "folders": dg.MetadataValue.json([str(f) for f in folders])},
@@ -248,9 +247,8 @@ class GapVqaConfig(dg.Config):
                 "ShareGPT/LLaMA-Factory format and val.jsonl written with the images to the export folder.",
 )
 def gap_vqa_dataset(context: dg.AssetExecutionContext, config: GapVqaConfig, warehouse: Warehouse) -> dg.MaterializeResult:
-    kept = warehouse.query("SELECT DISTINCT image_id, question FROM gap_adversarial_questions ORDER BY image_id, question")
-    images = warehouse.query("SELECT g.image_id, g.sha256, g.truth, i.data FROM gap_images g "
-                             "JOIN images i USING (sha256)").set_index("image_id")
+    kept = warehouse.query_file("gap/queries/kept_questions.sql")
+    images = warehouse.query_file("gap/queries/pictures_with_bytes.sql").set_index("image_id")
     labels, problems = vqa.read_labels(repo_path(config.labels_path)) if config.labels_path else ({}, [])
     df, item_problems = vqa.vqa_items(kept, images, labels, config.val_fraction, config.seed)
     problems += item_problems
@@ -283,8 +281,7 @@ def limited_config(limit: int) -> dict[str, dict]:
 
 
 def _val_items(warehouse: Warehouse, limit: int | None = None) -> pd.DataFrame:
-    return warehouse.query("SELECT item_id, question, answer, sha256 FROM gap_vqa_items WHERE split = 'val' "
-                           "ORDER BY item_id LIMIT ?", [limit if limit is not None else 2**31 - 1])
+    return warehouse.query_file("gap/queries/val_items.sql", [limit if limit is not None else 2**31 - 1])
 
 
 @dg.asset(
@@ -402,8 +399,7 @@ def gap_tainted_answers(context: dg.AssetExecutionContext, config: GapTaintedCon
     entry = registry.game_model(config.model)
     if entry is None:
         raise dg.Failure("No model for the game: register a describer or a candidate, or set config `model`")
-    images = warehouse.query("SELECT image_id, sha256, truth FROM gap_images WHERE image_set = 'tainted' "
-                             "AND truth <> '[]' ORDER BY image_id LIMIT ?", [config.max_images or 2**31 - 1])
+    images = warehouse.query_file("gap/queries/tainted_pictures.sql", [config.max_images or 2**31 - 1])
     urls = image_refs(warehouse, [{"image_hashes": [h]} for h in images["sha256"]])
     plan = gap_steps.tainted_plan(images, entry, urls, config.questions_per_image, config.p_planted, config.seed)
     results, stats = ask_models(context, llm, plan, [entry], "gap", entry.slug)

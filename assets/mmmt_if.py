@@ -115,7 +115,7 @@ class MMMTIFChatSetConfig(dg.Config):
                 "instructions in force at each turn).",
 )
 def mmmt_if_chats(context: dg.AssetExecutionContext, config: MMMTIFChatSetConfig, warehouse: Warehouse) -> dg.MaterializeResult:
-    source = warehouse.query("SELECT * FROM mmmt_if_source_chats ORDER BY chat_id")
+    source = warehouse.query_file("mmmt_if/queries/source_chats.sql")
     if source.empty:
         raise dg.Failure("No MMMT-IF source chats in the warehouse: materialize `mmmt_if_source_chats` first")
     chats = [chat_set.Chat(r.chat_id, list(r.questions), list(r.image_hashes), r.topic or "", r.dataset)
@@ -140,8 +140,8 @@ def mmmt_if_chats(context: dg.AssetExecutionContext, config: MMMTIFChatSetConfig
 
 def _chat_inputs(warehouse: Warehouse) -> tuple[dict[str, list[dict]], dict[str, list[str]]]:
     """Turn rows grouped by chat (in turn order) and each chat's images (ImageRefs, read when a request is sent)."""
-    turns = warehouse.query("SELECT * FROM mmmt_if_turns ORDER BY chat_id, turn")
-    chats = warehouse.query("SELECT chat_id, image_hashes FROM mmmt_if_chats ORDER BY chat_id")
+    turns = warehouse.query_file("mmmt_if/queries/turns.sql")
+    chats = warehouse.query_file("mmmt_if/queries/chat_pictures.sql")
     by_chat: dict[str, list[dict]] = {}
     for row in turns.to_dict("records"):
         row["instructions_in_force"] = list(row["instructions_in_force"])

@@ -30,7 +30,7 @@ LABELS = {"model": "model_display", "judge": "judge_display"}
 
 
 def load_urs_items(warehouse: Warehouse) -> list[dict]:
-    df = warehouse.query("SELECT * FROM urs_items ORDER BY item_id")
+    df = warehouse.query_file("urs/queries/items.sql")
     return [{k: (None if isinstance(v, float) and pd.isna(v) else v) for k, v in row.items()} for row in df.to_dict("records")]
 
 

@@ -17,11 +17,10 @@ gap_schema_checks = schema_checks([SchemaSpec(gap_reliability, "gap_player_relia
 
 @dg.asset_check(asset=gap_game_logs, description="Share of quarantined log lines; warns above 5 %.")
 def gap_log_quarantine_share(warehouse: Warehouse) -> dg.AssetCheckResult:
-    counts = warehouse.query("SELECT (SELECT count(*) FROM gap_marks) AS good, "
-                             "(SELECT count(*) FROM gap_log_quarantine) AS bad").iloc[0]
-    total = int(counts["good"]) + int(counts["bad"])
-    share = int(counts["bad"]) / total if total else 0.0
-    reasons = warehouse.query("SELECT reason, count(*) AS n FROM gap_log_quarantine GROUP BY reason ORDER BY n DESC LIMIT 5")
+    counts = warehouse.query_file("gap/queries/log_line_counts.sql").iloc[0]
+    total = int(counts["marks"]) + int(counts["quarantined"])
+    share = int(counts["quarantined"]) / total if total else 0.0
+    reasons = warehouse.query_file("gap/checks/quarantine_reasons.sql")
     return dg.AssetCheckResult(passed=share <= QUARANTINE_WARN_SHARE, severity=dg.AssetCheckSeverity.WARN,
                                metadata={"quarantined_share": share, "lines": total,
                                          "top_reasons": dg.MetadataValue.json(dict(zip(reasons["reason"], map(int, reasons["n"]))))})
@@ -29,7 +28,7 @@ def gap_log_quarantine_share(warehouse: Warehouse) -> dg.AssetCheckResult:
 
 @dg.asset_check(asset=gap_vqa_dataset, blocking=True, description="No image appears in both train and val.")
 def gap_vqa_no_image_leakage(warehouse: Warehouse) -> dg.AssetCheckResult:
-    both = warehouse.query("SELECT image_id FROM gap_vqa_items GROUP BY image_id HAVING count(DISTINCT split) > 1")
+    both = warehouse.query_file("gap/checks/pictures_in_both_splits.sql")
     return dg.AssetCheckResult(passed=both.empty, severity=dg.AssetCheckSeverity.ERROR,
                                metadata={"images_in_both_splits": dg.MetadataValue.json(both["image_id"].tolist()[:20])})
 

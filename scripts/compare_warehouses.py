@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 import duckdb
 
@@ -21,6 +22,7 @@ VOLATILE = {"ingested_at", "imported_at", "created_at", "published_at", "latency
 # Tables that are a history of runs (two runs of the same work add different rows by design), or of the schema
 # (the digest of the DDL the file was last brought to: a refactor may change the DDL and no result).
 HISTORY = {"llm_ledger", "warehouse_schema"}
+COLUMNS_SQL = (Path(__file__).resolve().parents[1] / "sql" / "core" / "queries" / "compared_columns.sql").read_text()
 
 
 def compare(before: str, after: str) -> list[tuple[str, int, int, int, int]]:
@@ -35,9 +37,7 @@ def compare(before: str, after: str) -> list[tuple[str, int, int, int, int]]:
         if table not in tables("a") or table not in tables("b"):
             rows.append((table, -1, -1, -1, -1))
             continue
-        columns = [r[0] for r in con.execute(
-            "SELECT column_name FROM duckdb_columns() WHERE database_name = 'a' AND table_name = ? "
-            "ORDER BY column_index", [table]).fetchall() if r[0] not in VOLATILE]
+        columns = [r[0] for r in con.execute(COLUMNS_SQL, [table]).fetchall() if r[0] not in VOLATILE]
         shown = ", ".join(f'"{c}"' for c in columns)
         count = lambda sql: con.execute(sql).fetchall()[0][0]  # noqa: E731
         rows.append((table, count(f"SELECT count(*) FROM a.{table}"), count(f"SELECT count(*) FROM b.{table}"),
