@@ -10,7 +10,7 @@ import dataclasses
 import dagster as dg
 import pandas as pd
 
-from assets.sources import JUDGE_ENTRY, human_pairwise_files, model_entries, URS_DATASET, registry_labels, registry_roles, urs_dataset_files
+from assets.sources import JUDGE_ENTRY, files_source, human_pairwise_files, model_entries, registry_labels, registry_roles
 from assets.common import (EAGER, LOAD_WHEN_MISSING, call_scope, store_generations, store_flagged, add_labels, failed_calls_spec, llm_metadata, llm_result, record_problems, repo_path, shown_path,
                            table_metadata)
 from assets.human_pairwise import alignment_version, human_pairwise_drop_folder, known_models, load_human_pairwise_drops
@@ -18,6 +18,7 @@ from assets.partitions import by_model, model_and_judge, model_judge_partitions,
 from benchwright import human_pairwise, ratings, steps
 from benchwright.urs import loader as urs_loader
 from benchwright.urs import metrics, prompts
+from benchwright.urs.declaration import DATASET as URS_DATASET
 from benchwright.urs import steps as urs_steps
 from benchwright.steps import limits_for
 from benchwright.paths import sql_file
@@ -52,7 +53,7 @@ def limited_config(limit: int) -> dict[str, dict]:
 
 
 @dg.asset(
-    deps=[urs_dataset_files],
+    deps=[files_source("urs_dataset_files")],
     group_name="datasets",
     code_version=steps.code_version(urs_loader),
     automation_condition=LOAD_WHEN_MISSING,
@@ -356,7 +357,7 @@ class UserSatisfactionConfig(dg.Config):
 
 @dg.asset(
     group_name="metrics",
-    deps=[urs_dataset_files, registry_labels, urs_leaderboard],
+    deps=[files_source("urs_dataset_files"), registry_labels, urs_leaderboard],
     code_version=steps.code_version(metrics, urs_loader),
     automation_condition=EAGER,
     kinds={"duckdb"},
@@ -399,7 +400,7 @@ URS_PAIRWISE_COLUMNS = ["item_id", "model_a", "model_b", "winner", "strength", "
 
 @dg.asset(
     group_name="metrics",
-    deps=[urs_dataset_files, human_pairwise_files, registry_labels, urs_leaderboard],
+    deps=[files_source("urs_dataset_files"), human_pairwise_files, registry_labels, urs_leaderboard],
     code_version=steps.code_version(metrics, human_pairwise, ratings),
     automation_condition=EAGER,
     kinds={"duckdb"},

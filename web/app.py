@@ -35,6 +35,7 @@ from pathlib import Path
 from flask import Flask, abort, flash, g, redirect, render_template, request, session, url_for
 
 from benchwright import annotation, durable, paths, people
+from benchwright.gap import declaration as gap_declaration
 from benchwright.gap import game
 from benchwright.gap import logs, reliability
 from benchwright.human_pairwise import COLUMNS as PAIRWISE_COLUMNS
@@ -72,7 +73,7 @@ class Site:
         warehouse = resources["warehouse"]
         self.llm, self.registry = resources["llm"], resources["registry"]
         self.snapshot = Snapshot(Path(warehouse.snapshot_path))
-        self.gap_folder = paths.drop_folder(warehouse.database, paths.GAP_LOGS)
+        self.gap_folder = paths.drop_folder(warehouse.database, gap_declaration.LOG_DROPS)
         self.pairwise_folder = paths.drop_folder(warehouse.database, paths.HUMAN_PAIRWISE)
         self.store = Store(state_path(home))
         self.secret_key = _secret_key(paths.web_folder(home) / "secret_key")

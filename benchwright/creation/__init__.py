@@ -7,3 +7,6 @@
 - ``steps``   turns items into requests (``benchwright.steps.Plan``) and answers into rows.
 - ``human``   people's pairwise choices against our judges (METHODS §1.5).
 """
+
+# The method's version (the benchmark's declaration carries it; bumped when the method itself changes).
+METHOD_VERSION = "1"

@@ -10,3 +10,6 @@
 - ``game``         one player's session under the per-picture timer (used by the web app).
 - ``steps``        requests (``benchwright.steps.Plan``) and rows for the game model's answers and their scoring.
 """
+
+# The method's version (the benchmark's declaration carries it; bumped when the method itself changes).
+METHOD_VERSION = "1"

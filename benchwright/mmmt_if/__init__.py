@@ -48,3 +48,6 @@ the imported public release), ``suites``, ``steps``, ``plots``):
      part in no comparison. Ratings come from ``benchwright.ratings`` (Bradley–Terry on the Elo
      scale, mean rating 1000).
 """
+
+# The method's version (the benchmark's declaration carries it; bumped when the method itself changes).
+METHOD_VERSION = "1"

@@ -27,3 +27,6 @@ Choices the method leaves open, made here:
 - Bradley–Terry (``benchwright.ratings``): a tie counts as half a win for each side; "cannot
   tell" is excluded (§3.4).
 """
+
+# The method's version (the benchmark's declaration carries it; bumped when the method itself changes).
+METHOD_VERSION = "1"

@@ -29,8 +29,9 @@ import re
 
 from benchwright.urs import intents, prompts
 
-from .request import SimRequest
-from .words import content_words, tagged_section
+from benchwright.simulate import answer_by_markers, version_by_markers
+from benchwright.simulate.request import SimRequest
+from benchwright.simulate.words import content_words, tagged_section
 
 _CJK = re.compile(r"[\u4e00-\u9fff]+")
 _LATIN = re.compile(r"[A-Za-z]")
@@ -219,3 +220,25 @@ def is_judge_prompt(request: SimRequest) -> bool:
 def is_candidate_prompt(request: SimRequest) -> bool:
     return any(isinstance(m, dict) and m.get("role") == "system" and m.get("content") == prompts.CANDIDATE_SYSTEM
                for m in request.messages)
+
+
+# --- the back end's door (benchwright.simulate): a responder per prompt version ----------------------------
+
+# The prompt kinds of URS, told apart by its own markers, checked in order; a prompt with none is answered by the
+# shared fallback (``answer`` returns None).
+_KINDS = (
+    (is_judge_prompt, prompts.JUDGE_PROMPT_VERSION, judgment),
+    (is_candidate_prompt, prompts.CANDIDATE_PROMPT_VERSION, candidate_answer),
+)
+
+
+def answer(request: SimRequest) -> str | None:
+    return answer_by_markers(_KINDS, request)
+
+
+def version_of(request: SimRequest) -> str | None:
+    """The prompt version of a request known only by its messages (a stand-in provider over HTTP)."""
+    return version_by_markers(_KINDS, request)
+
+
+RESPONDERS = {version: answer for _matches, version, _respond in _KINDS}
