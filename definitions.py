@@ -1,8 +1,9 @@
 """The Dagster code location: assets, checks, sensors, resources and the executor, assembled.
 
 Every module in assets/ and checks/ is picked up, and so is every module named in BENCHWRIGHT_PLUGINS
-(a benchmark kept outside this repository, see docs/ARCHITECTURE.md "Adding a benchmark"): a new
-benchmark plugs in by adding files, with no change here.
+(a benchmark kept outside this repository, see docs/ARCHITECTURE.md "Adding a benchmark"); the sensors are
+the kernel's and those each declared benchmark names (``benchwright.benchmarks``: its declaration's
+``sensors``, or a plugin module's ``SENSORS``): a new benchmark plugs in by adding files, with no change here.
 """
 
 import importlib
@@ -13,12 +14,10 @@ import dagster as dg
 
 import assets
 import checks
+from benchwright import benchmarks
 from benchwright.paths import plugin_modules
 from resources import default_resources
 from sensors.failed_calls import failed_calls_sensor
-from sensors.gap import gap_log_drop_sensor
-from sensors.human_pairwise import human_pairwise_drop_sensor
-from sensors.mmmt_if import mmmt_if_human_ratings_sensor
 from sensors.redundancy import benchmark_scores_sensor
 from sensors.registry import automation_sensor, registry_sensor
 from sensors.runs import orphaned_run_sensor
@@ -37,8 +36,18 @@ def reports() -> list[tuple[str, str]]:
 
 _plugins = [importlib.import_module(name) for name in plugin_modules()]
 
+
+def benchmark_sensors() -> list[dg.SensorDefinition]:
+    """The sensors the declared benchmarks name (one benchmark's or several's, each once), then the plugins'
+    ``SENSORS``."""
+    named = dict.fromkeys(reference for benchmark in benchmarks.declared() for reference in benchmark.sensors)
+    found = [benchmarks.load_attribute(reference) for reference in named]
+    found += [sensor for module in _plugins for sensor in getattr(module, "SENSORS", [])]
+    return list({id(sensor): sensor for sensor in found}.values())
+
+
 # What the forkserver of step processes imports once (see step_processes below): the code location with its
-# asset job already rebuilt (scripts/step_preload.py), and the two slow imports steps need (DESIGN §9.4).
+# asset job already rebuilt (scripts/step_preload.py), and the two slow imports steps need (docs/DESIGN.md#pitfalls, 4).
 PRELOADED = ["scripts.step_preload", "great_expectations", "litellm"]
 
 
@@ -69,8 +78,8 @@ ASSETS = [*dg.load_assets_from_package_module(assets), *dg.load_assets_from_modu
 defs = dg.Definitions(
     assets=ASSETS,
     asset_checks=[*dg.load_asset_checks_from_package_module(checks), *dg.load_asset_checks_from_modules(_plugins)],
-    sensors=[registry_sensor, automation_sensor, mmmt_if_human_ratings_sensor, gap_log_drop_sensor,
-             human_pairwise_drop_sensor, benchmark_scores_sensor, orphaned_run_sensor, failed_calls_sensor],
+    sensors=[registry_sensor, automation_sensor, benchmark_scores_sensor, orphaned_run_sensor, failed_calls_sensor,
+             *benchmark_sensors()],
     resources=default_resources(),
     executor=executor,
 )

@@ -9,13 +9,14 @@ Groups follow the pipeline's stages (datasets, generations, judgments, metrics).
 import dagster as dg
 import pandas as pd
 
-from assets.sources import CREATION_DATASET, JUDGE_ENTRY, creation_dataset_files, model_entries, registry_labels, registry_roles
+from assets.sources import JUDGE_ENTRY, files_source, model_entries, registry_labels, registry_roles
 from assets.common import (EAGER, LOAD_WHEN_MISSING, ImageWriter, ask_models, store_generations, store_flagged, add_labels, answers_by_item, image_refs, failed_calls_spec, llm_result, record_problems,
                            repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import pairwise, steps
 from benchwright.llm import CallStats
 from benchwright.creation import metrics, prompts
+from benchwright.creation.declaration import DATASET as CREATION_DATASET
 from benchwright.creation import steps as creation_steps
 from benchwright.creation import loader as creation_loader
 from benchwright.paths import sql_file
@@ -55,7 +56,7 @@ def limited_config(limit: int) -> dict[str, dict]:
 
 
 @dg.asset(
-    deps=[creation_dataset_files],
+    deps=[files_source("creation_dataset_files")],
     group_name="datasets",
     code_version=steps.code_version(creation_loader),
     automation_condition=LOAD_WHEN_MISSING,

@@ -12,13 +12,14 @@ from pathlib import Path
 import dagster as dg
 import pandas as pd
 
-from assets.sources import GAP_SAMPLE_LOGS, JUDGE_ENTRY, gap_log_files, model_entries, registry_labels, registry_roles
+from assets.sources import JUDGE_ENTRY, files_source, model_entries, registry_labels, registry_roles
 from assets.common import (EAGER, LOAD_WHEN_MISSING, ask_models, store_generations, add_labels, image_refs,
                            failed_calls_spec, llm_result, log_first, record_problems, repo_path,
                            rows_version, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import paths, steps
-from benchwright.gap import answering, engagement, interaction, logs, reliability, scoring, vqa
+from benchwright.gap import answering, declaration, engagement, interaction, logs, reliability, scoring, vqa
+from benchwright.gap.declaration import SAMPLE_LOGS as GAP_SAMPLE_LOGS
 from benchwright.gap import images as image_sets
 from benchwright.gap import steps as gap_steps
 from benchwright.gap.images import generate_images, load_image_folder
@@ -30,7 +31,7 @@ from resources.warehouse import Warehouse
 
 def gap_drop_folder(warehouse: Warehouse, configured: str = "") -> Path:
     """Where the game front end drops JSONL logs: next to the warehouse unless configured."""
-    return paths.drop_folder(warehouse.database, paths.GAP_LOGS, configured)
+    return paths.drop_folder(warehouse.database, declaration.LOG_DROPS, configured)
 
 
 def gap_export_folder(warehouse: Warehouse, configured: str = "") -> Path:
@@ -123,7 +124,7 @@ def ingest_log_files(warehouse: Warehouse, paths: list[Path], log=None) -> dict:
 
 
 @dg.asset(
-    deps=[gap_log_files],
+    deps=[files_source("gap_log_files")],
     group_name="datasets",
     code_version=steps.code_version(logs),
     # Loaded once by itself; after that `gap_log_drop_sensor` requests it when new files arrive.

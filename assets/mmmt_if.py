@@ -12,12 +12,13 @@ import time
 import dagster as dg
 import pandas as pd
 
-from assets.sources import MMMT_IF_DATASET, JUDGE_ENTRY, mmmt_if_dataset_files, mmmt_if_human_files, model_entries, registry_labels
+from assets.sources import JUDGE_ENTRY, files_source, model_entries, registry_labels
 from assets.common import (EAGER, LOAD_WHEN_MISSING, ask_models, store_generations, store_flagged, add_labels, image_refs, failed_calls_spec, llm_result,
                            record_problems, repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import paths, ratings, steps
-from benchwright.mmmt_if import alignment, chat_set, comparisons, instruction_following, pif, preferences, prompts
+from benchwright.mmmt_if import alignment, chat_set, comparisons, declaration, instruction_following, pif, preferences, prompts
+from benchwright.mmmt_if.declaration import DATASET as MMMT_IF_DATASET
 from benchwright.mmmt_if import loader as mmmt_if_loader
 from benchwright.mmmt_if import plots as mmmt_if_plots
 from benchwright.mmmt_if import steps as mmmt_if_steps
@@ -57,7 +58,7 @@ def limited_config(limit: int) -> dict[str, dict]:
 
 
 @dg.asset(
-    deps=[mmmt_if_dataset_files],
+    deps=[files_source("mmmt_if_dataset_files")],
     group_name="datasets",
     code_version=steps.code_version(mmmt_if_loader),
     automation_condition=LOAD_WHEN_MISSING,
@@ -283,11 +284,11 @@ class MMMTIFHumanConfig(dg.Config):
 
 def human_drop_folder(warehouse: Warehouse, configured: str = "") -> Path:
     """Where human-rating CSVs are dropped: next to the warehouse unless configured."""
-    return paths.drop_folder(warehouse.database, paths.MMMT_IF_HUMAN, configured)
+    return paths.drop_folder(warehouse.database, declaration.HUMAN_DROPS, configured)
 
 
 @dg.asset(
-    deps=[mmmt_if_human_files],
+    deps=[files_source("mmmt_if_human_files")],
     group_name="datasets",
     code_version=steps.code_version(mmmt_if_loader),
     # Loaded once by itself (an empty folder gives empty tables, so the metrics do not wait on it);

@@ -7,14 +7,14 @@ import dagster as dg
 
 from assets.common import EAGER, LOAD_WHEN_MISSING, record_problems, table_metadata
 from assets.sources import benchmark_score_files
-from benchwright import paths, redundancy
+from benchwright import benchmarks, paths, redundancy
 from benchwright.steps import code_version
 from resources.registry import Registry
-from resources.warehouse import Warehouse
+from resources.warehouse import Warehouse, read_sql
 
-# The assets that write the leaderboards sql/core/queries/redundancy/our_scores.sql reads.
-LEADERBOARDS = [dg.AssetKey(name) for name in ("creation_leaderboard", "urs_leaderboard", "mmmt_if_pif_metrics",
-                                                "gap_scores")]
+# Every declared benchmark's score queries (benchwright.benchmarks.ScoreQuery) and the assets writing what they read.
+SCORE_QUERIES = [score for benchmark in benchmarks.declared() for score in benchmark.scores]
+LEADERBOARDS = list(dict.fromkeys(dg.AssetKey(score.asset) for score in SCORE_QUERIES))
 
 
 class BenchmarkScoresConfig(dg.Config):
@@ -59,7 +59,7 @@ def external_benchmark_scores(context: dg.AssetExecutionContext, config: Benchma
 @dg.asset(
     deps=[external_benchmark_scores, *LEADERBOARDS],
     group_name="metrics",
-    code_version=code_version(redundancy, files=[paths.sql_file("core/queries/redundancy/our_scores.sql")]),
+    code_version=code_version(redundancy, files=[paths.sql_file(score.sql_file) for score in SCORE_QUERIES]),
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="Spearman rank correlation and R² of each of our leaderboards (per judge) against each other "
@@ -67,7 +67,7 @@ def external_benchmark_scores(context: dg.AssetExecutionContext, config: Benchma
                 "View: `benchmark_redundancy_report`.",
 )
 def benchmark_redundancy(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
-    ours = warehouse.query_file("core/queries/redundancy/our_scores.sql")
+    ours = warehouse.query(redundancy.our_scores_sql([read_sql(score.sql_file) for score in SCORE_QUERIES]))
     theirs = warehouse.query("SELECT benchmark, model, score FROM external_benchmark_scores")
     table = redundancy.redundancy(ours, theirs)
     warehouse.replace_rows("benchmark_redundancy", table, match={})

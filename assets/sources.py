@@ -17,17 +17,10 @@ import dagster as dg
 
 from assets.common import INPUTS_GROUP, repo_path
 from assets.partitions import judges_partitions, models_partitions, panels_partitions
-from benchwright import paths
+from benchwright import benchmarks, paths
 from benchwright.loading import files_version
 from resources.registry import Registry
 from resources.warehouse import Warehouse
-
-# The dataset files are the default config's (what the main job and the daemon load); a run launched
-# with other paths is not followed here.
-CREATION_DATASET = "sample_data/creation"
-URS_DATASET = "sample_data/urs"
-MMMT_IF_DATASET = "sample_data/mmmt_if"
-GAP_SAMPLE_LOGS = "sample_data/gap/logs"
 
 # Each source's version, from the resources: one text, or one per partition. The observable source
 # assets below and the main job both call these.
@@ -94,27 +87,31 @@ def _files_source(name: str, description: str, folders: Callable[[Warehouse], li
     return _observe
 
 
-creation_dataset_files = _files_source(
-    "creation_dataset_files", f"The Creation dataset folder ({CREATION_DATASET}: items and images), hashed.",
-    lambda _w: [repo_path(CREATION_DATASET)])
-urs_dataset_files = _files_source(
-    "urs_dataset_files", f"The URS dataset folder ({URS_DATASET}: questions, survey, human choices), hashed.",
-    lambda _w: [repo_path(URS_DATASET)])
-mmmt_if_dataset_files = _files_source(
-    "mmmt_if_dataset_files", f"The MMMT-IF dataset folder ({MMMT_IF_DATASET}), hashed.",
-    lambda _w: [repo_path(MMMT_IF_DATASET)])
-gap_log_files = _files_source(
-    "gap_log_files", f"GAP game logs: the sample ({GAP_SAMPLE_LOGS}) and the drop folder, complete files, hashed.",
-    lambda w: [repo_path(GAP_SAMPLE_LOGS), paths.drop_folder(w.database, paths.GAP_LOGS)])
-mmmt_if_human_files = _files_source(
-    "mmmt_if_human_files", "The MMMT-IF human-ratings drop folder, complete files, hashed.",
-    lambda w: [paths.drop_folder(w.database, paths.MMMT_IF_HUMAN)])
+# The kernel's drop folders; each benchmark's dataset and drop-folder files are declared with it
+# (benchwright.benchmarks.FilesSource), plugins' included.
 human_pairwise_files = _files_source(
-    "human_pairwise_files", "The human pairwise-choices drop folder (Creation and URS), complete files, hashed.",
-    lambda w: [paths.drop_folder(w.database, paths.HUMAN_PAIRWISE)])
+    "human_pairwise_files", "The human pairwise-choices drop folder (every benchmark compared with people), complete "
+    "files, hashed.", lambda w: [paths.drop_folder(w.database, paths.HUMAN_PAIRWISE)])
 benchmark_score_files = _files_source(
     "benchmark_score_files", "Other benchmarks' scores per model (CSV), the drop folder, complete files, hashed.",
     lambda w: [paths.drop_folder(w.database, paths.BENCHMARK_SCORES)])
+
+
+def _declared_source(source: benchmarks.FilesSource):
+    return _files_source(source.name, source.description,
+                         lambda w: [*(repo_path(folder) for folder in source.folders),
+                                    *(paths.drop_folder(w.database, name) for name in source.drops)])
+
+
+# A list, so Dagster's loader finds every one (`files_source(name)` hands one to its reader's deps).
+DECLARED_FILES = [_declared_source(source) for benchmark in benchmarks.declared() for source in benchmark.sources]
+_BY_NAME = {source.key.to_user_string(): source for source in DECLARED_FILES}
+
+
+def files_source(name: str) -> dg.AssetsDefinition:
+    """The declared files source called `name` (for a reader's deps)."""
+    return _BY_NAME[name]
+
 
 # What a judgment partition lists in deps: its own judge's entry.
 JUDGE_ENTRY = dg.AssetDep(judge_entries, partition_mapping=dg.MultiToSingleDimensionPartitionMapping(

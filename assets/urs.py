@@ -9,7 +9,7 @@ benchwright.urs.steps. These assets read the warehouse, call the LLM client and 
 import dagster as dg
 import pandas as pd
 
-from assets.sources import JUDGE_ENTRY, human_pairwise_files, model_entries, URS_DATASET, registry_labels, registry_roles, urs_dataset_files
+from assets.sources import JUDGE_ENTRY, files_source, human_pairwise_files, model_entries, registry_labels, registry_roles
 from assets.common import (EAGER, LOAD_WHEN_MISSING, ask_models, store_generations, store_flagged, add_labels, failed_calls_spec, llm_result, record_problems, repo_path, shown_path,
                            table_metadata)
 from assets.human_pairwise import alignment_version, human_pairwise_drop_folder, known_models, load_human_pairwise_drops
@@ -17,6 +17,7 @@ from assets.partitions import by_model, model_and_judge, model_judge_partitions,
 from benchwright import human_pairwise, ratings, steps
 from benchwright.urs import loader as urs_loader
 from benchwright.urs import metrics, prompts
+from benchwright.urs.declaration import DATASET as URS_DATASET
 from benchwright.urs import steps as urs_steps
 from benchwright.paths import sql_file
 from benchwright.urs.loader import load_pairwise_csv, load_satisfaction_csv, load_urs_csv
@@ -49,7 +50,7 @@ def limited_config(limit: int) -> dict[str, dict]:
 
 
 @dg.asset(
-    deps=[urs_dataset_files],
+    deps=[files_source("urs_dataset_files")],
     group_name="datasets",
     code_version=steps.code_version(urs_loader),
     automation_condition=LOAD_WHEN_MISSING,
@@ -347,7 +348,7 @@ class UserSatisfactionConfig(dg.Config):
 
 @dg.asset(
     group_name="metrics",
-    deps=[urs_dataset_files, registry_labels, urs_leaderboard],
+    deps=[files_source("urs_dataset_files"), registry_labels, urs_leaderboard],
     code_version=steps.code_version(metrics, urs_loader),
     automation_condition=EAGER,
     kinds={"duckdb"},
@@ -388,7 +389,7 @@ URS_ALIGNMENT_TABLES = ["urs_human_pairwise", "urs_bradley_terry", "urs_human_al
 
 @dg.asset(
     group_name="metrics",
-    deps=[urs_dataset_files, human_pairwise_files, registry_labels, urs_leaderboard],
+    deps=[files_source("urs_dataset_files"), human_pairwise_files, registry_labels, urs_leaderboard],
     code_version=steps.code_version(metrics, human_pairwise, ratings, urs_loader),
     automation_condition=EAGER,
     kinds={"duckdb"},

@@ -36,7 +36,7 @@ def markdown_answer(rng: random.Random, index: int) -> str:
 
 def build_pairs(count: int, seed: int = 0) -> tuple[list[str], list[list[str]], list[str]]:
     from benchwright.mmmt_if.instruction_following import CATEGORIES, OPTIONS_BY_CATEGORY
-    from benchwright.simulate.mmmt_if import compose
+    from benchwright.mmmt_if.simulated import compose
 
     rng = random.Random(seed)
     topics = ["harbour", "boats", "lighthouse", "garden", "flowers", "soup", "bread", "tram", "kite", "blocks"]

@@ -19,6 +19,7 @@ def measure() -> dict:
     import dagster as dg
 
     from benchwright import paths
+    from benchwright.gap.declaration import LOG_DROPS
     from scripts.orchestrate import materialize_everything
     from tests.support.drops import write_annotation_round, write_game_round
     from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, resources_for, write_registry
@@ -33,7 +34,7 @@ def measure() -> dict:
         cold_s = time.perf_counter() - t0
         rounds = {}
         for name, drop in (("game", lambda: write_game_round(warehouse, paths.drop_folder(warehouse.database,
-                                                                                              paths.GAP_LOGS))),
+                                                                                              LOG_DROPS))),
                            ("annotation", lambda: write_annotation_round(
                                paths.drop_folder(warehouse.database, paths.HUMAN_PAIRWISE)))):
             drop()

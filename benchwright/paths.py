@@ -5,8 +5,8 @@ the web app and the scripts agree without importing each other.
     <home>/analyst.duckdb          the read-only snapshot analysts and the web app query
     <home>/llm_cache.sqlite3       the LLM response cache
     <home>/dagster_home/           Dagster's instance (runs, event log)
-    <home>/drops/<name>/           files producers drop for the sensors (game logs, human ratings...)
-    <home>/exports/<name>/         files we write for others (the GAP-VQA export)
+    <home>/drops/<name>/           files producers drop for the sensors (each benchmark declares its folders)
+    <home>/exports/<name>/         files we write for others (a benchmark's export)
     <home>/plots/                  figures
     <home>/web/                    the web app's state and secret
 
@@ -29,10 +29,8 @@ SNAPSHOT_FILE = "analyst.duckdb"
 CACHE_FILE = "llm_cache.sqlite3"
 DAGSTER_FOLDER = "dagster_home"
 
-# Drop folders, by what producers put there.
-GAP_LOGS = "gap_logs"
-HUMAN_PAIRWISE = "human_pairwise"
-MMMT_IF_HUMAN = "mmmt_if_human"
+# The drop folders the kernel reads; a benchmark's own are in its declaration (benchwright.benchmarks).
+HUMAN_PAIRWISE = "human_pairwise"  # people's pairwise choices (benchwright.human_pairwise), for any benchmark
 BENCHMARK_SCORES = "benchmark_scores"  # other benchmarks' scores per model (benchwright.redundancy)
 
 

@@ -1,6 +1,6 @@
 """Schema and range checks on warehouse tables, run with great-expectations 1.x.
 
-Suites are written as small dicts (see ``SUITES``) and turned into GX expectations on first use.
+Suites are written as small dicts (each benchmark's ``suites.SUITES``) and turned into GX expectations on first use.
 great_expectations is imported on the first validation because importing it costs ~3 s and most code
 paths (and the Dagster code location) never validate anything.
 
@@ -46,63 +46,11 @@ def between(column: str, lo: float | None, hi: float | None, allow_null: bool = 
     return {"type": "column_values_between", "column": column, "min": lo, "max": hi, "allow_null": allow_null}
 
 
-SUITES: dict[str, list[dict]] = {
-    "creation_pairwise_judgments": [
-        {
-            "type": "columns_exist",
-            "columns": [
-                "model", "judge", "item_id", "judge_order", "candidate_position",
-                "raw_text", "verdict", "parse_ok", "outcome",
-            ],
-        },
-        {"type": "column_values_in_set", "column": "judge_order", "values": [1, 2]},
-        {"type": "column_values_in_set", "column": "candidate_position", "values": ["A", "B"]},
-        # A verdict is null when the judge's text did not parse (outcome is then 'Fail').
-        {
-            "type": "column_values_in_set",
-            "column": "verdict",
-            "values": ["A>>B", "A>B", "A=B", "B>A", "B>>A"],
-            "allow_null": True,
-        },
-        # A failed call is a row with an error and no outcome (neither a loss nor a parse failure);
-        # every call that returned has one: see "creation_pairwise_judgments_answered".
-        {"type": "column_values_in_set", "column": "outcome", "values": ["MB", "B", "T", "W", "MW", "Fail"],
-         "allow_null": True},
-        {"type": "columns_unique", "columns": ["model", "judge", "item_id", "judge_order"]},
-    ],
-    # Applied to the rows whose call returned (error is null).
-    "creation_pairwise_judgments_answered": [
-        {"type": "column_not_null", "column": "outcome"},
-    ],
-    "creation_vfs_judgments": [
-        {
-            "type": "columns_exist",
-            "columns": ["model", "judge", "item_id", "raw_text", "score_a", "score_b", "parse_ok"],
-        },
-        between("score_a", 0, 10),
-        between("score_b", 0, 10),
-        {"type": "columns_unique", "columns": ["model", "judge", "item_id"]},
-    ],
-    "creation_leaderboard": [
-        # Nulls allowed throughout: a scope where every judgment failed to parse has n = 0 and so
-        # no reward or win rate; a model without VFS judgments has no VFS.
-        between("reward", -100, 100),
-        between("win_rate", 0, 1),
-        between("vfs", 0, 10),
-        {"type": "columns_unique", "columns": ["judge", "model", "scope", "scope_value"]},
-    ],
-    "judge_quality": [
-        *(
-            between(col, 0, 1)
-            for col in ("exact_consistency", "relaxed_consistency", "parse_rate", "p_prefer_first", "p_prefer_longer")
-        ),
-        {"type": "columns_unique", "columns": ["judge"]},
-    ],
-    "generations": [
-        {"type": "columns_exist", "columns": ["benchmark", "model", "item_id", "sample_index", "response", "error"]},
-        {"type": "columns_unique", "columns": ["benchmark", "model", "item_id", "sample_index"]},
-    ],
-}
+# The one suite of a shared table; every benchmark's own suites live in its package (``<benchmark>/suites.py``).
+GENERATIONS: list[dict] = [
+    {"type": "columns_exist", "columns": ["benchmark", "model", "item_id", "sample_index", "response", "error"]},
+    {"type": "columns_unique", "columns": ["benchmark", "model", "item_id", "sample_index"]},
+]
 
 
 def columns_named(expectations: list[dict]) -> list[str]:

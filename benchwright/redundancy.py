@@ -101,6 +101,17 @@ def read_scores_folder(folder: Path, aliases: Mapping[str, str]) -> tuple[pd.Dat
     return pd.DataFrame(kept, columns=SCORE_COLUMNS), problems
 
 
+def our_scores_sql(queries: list[str]) -> str:
+    """One query over every leaderboard of ours, as (leaderboard, judge, model, score): the score queries each
+    benchmark declares (``benchwright.benchmarks.ScoreQuery``), in declaration order, one after another."""
+    if not queries:
+        return ("SELECT NULL::VARCHAR AS leaderboard, NULL::VARCHAR AS judge, NULL::VARCHAR AS model, "
+                "NULL::DOUBLE AS score WHERE false")
+    # Each as a subquery of its own, so its comments, UNIONs and column names stay its own.
+    return "\nUNION ALL\n".join(f"SELECT leaderboard, judge, model, score FROM (\n{query.strip().rstrip(';')}\n)"
+                                 for query in queries)
+
+
 def redundancy(ours: pd.DataFrame, theirs: pd.DataFrame) -> pd.DataFrame:
     """Spearman and R² of each of our leaderboards (`ours`: leaderboard, judge, model, score) against each
     other benchmark (`theirs`: benchmark, model, score), over the models scored on both."""

@@ -6,7 +6,7 @@ counted in judge_report, never votes), so the blocking threshold means what it m
 
 from assets.panels import creation_panel_pairwise_judgments, creation_panel_vfs_judgments, urs_panel_judgments
 from assets.partitions import model_panel_partitions
-from benchwright.quality import SUITES
+from benchwright.creation.suites import SUITES
 from benchwright.urs.suites import SUITES as URS_SUITES
 from checks.factories import ParseFailureSpec, SchemaSpec, parse_failure_checks, schema_checks
 

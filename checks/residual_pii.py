@@ -1,76 +1,27 @@
-"""Blocking residual-PII checks (DESIGN §5), one per table that stores free text.
+"""Blocking residual-PII checks (docs/ARCHITECTURE.md#checks), one per table that stores free text.
 
 Every asset redacts (or pseudonymises) personal data *before* it writes; a blocking check cannot
 undo a write, so these checks prove, after it, that nothing was left. One factory builds them all
-from ``SPECS``: adding a table that stores text means adding a spec and its query.
+from the specs every benchmark declares (``benchwright.benchmarks.ResidualPII``, the declaration's
+``residual_pii``): adding a table that stores text means adding a spec to its benchmark's declaration and its query.
 
 Each query lives in ``sql/*/checks/residual_pii_*.sql`` and selects ``location`` first, then the text
 columns (a query with one text column names the column in ``location`` itself). A check on a
 model-partitioned asset passes ``params`` and then the partition's model to the query.
 """
 
-from dataclasses import dataclass
-
 import dagster as dg
 
-from assets.creation import creation_generations, creation_items
-from assets.creation_human import creation_human_alignment
-from assets.gap import gap_game_logs, gap_generations, gap_vqa_dataset
-from assets.mmmt_if import mmmt_if_generations, mmmt_if_human_ratings
 from assets.partitions import models_partitions
-from assets.urs import urs_generations, urs_human_alignment, urs_items
-from benchwright.mmmt_if import prompts
+from benchwright import benchmarks
+from benchwright.benchmarks import ResidualPII
 from checks.results import pii_result
 from resources.warehouse import Warehouse
 
 
-@dataclass(frozen=True)
-class ResidualPII:
-    asset: dg.AssetsDefinition
-    name: str
-    sql_file: str
-    description: str
-    params: tuple = ()
-    by_model: bool = False  # the asset is partitioned by model: the partition's model is the last parameter
-
-
-SPECS = [
-    # datasets: redacted on load
-    ResidualPII(creation_items, "creation_items_residual_pii", "creation/checks/residual_pii_creation_items.sql",
-                "No personal data left in the Creation items' text (redacted on load)."),
-    ResidualPII(urs_items, "urs_items_residual_pii", "urs/checks/residual_pii_urs_items.sql",
-                "No personal data left in the URS questions and reference answers (redacted on load; the asset's "
-                "metadata shows what was found, masked)."),
-    ResidualPII(gap_vqa_dataset, "gap_vqa_residual_pii", "gap/checks/residual_pii_gap_vqa.sql",
-                "No personal data left in the GAP-VQA items, which are what the export folder holds."),
-    # models' answers: redacted as they arrive
-    ResidualPII(creation_generations, "generations_residual_pii", "core/checks/residual_pii_generations.sql",
-                "No personal data left in this model's answers (they are redacted before writing).",
-                params=("creation",), by_model=True),
-    ResidualPII(urs_generations, "urs_generations_residual_pii", "core/checks/residual_pii_generations.sql",
-                "No personal data left in this model's URS answers (they are redacted before writing).",
-                params=("urs",), by_model=True),
-    ResidualPII(mmmt_if_generations, "mmmt_if_generations_residual_pii", "core/checks/residual_pii_generations.sql",
-                "No personal data left in this model's MMMT-IF answers (redacted before writing).",
-                params=(prompts.BENCHMARK,), by_model=True),
-    ResidualPII(gap_generations, "gap_generations_residual_pii", "core/checks/residual_pii_generations.sql",
-                "No personal data left in this model's GAP-VQA answers (redacted before writing).",
-                params=("gap",), by_model=True),
-    # what people write: redacted and pseudonymised on load
-    ResidualPII(gap_game_logs, "gap_marks_residual_pii", "gap/checks/residual_pii_gap_marks.sql",
-                "No personal data left in the stored game marks and quarantined lines (questions, answers, "
-                "players, sessions, file names; redacted on ingest)."),
-    ResidualPII(creation_human_alignment, "creation_human_pairwise_residual_pii",
-                "creation/checks/residual_pii_creation_human_pairwise.sql",
-                "No personal data left in the stored Creation human choices (annotators, rounds, file names; "
-                "pseudonymised on load)."),
-    ResidualPII(urs_human_alignment, "urs_human_pairwise_residual_pii", "urs/checks/residual_pii_urs_human_pairwise.sql",
-                "No personal data left in the stored URS human choices (annotators, rounds, file names; "
-                "pseudonymised on load)."),
-    ResidualPII(mmmt_if_human_ratings, "mmmt_if_human_residual_pii", "mmmt_if/checks/residual_pii_mmmt_if_human.sql",
-                "No personal data left in the stored human ratings and preferences (raters, file names; "
-                "pseudonymised on load)."),
-]
+def specs() -> list[ResidualPII]:
+    """Every declared benchmark's residual-PII specs, plugins' included."""
+    return [spec for benchmark in benchmarks.declared() for spec in benchmark.residual_pii]
 
 
 def residual_pii_result(warehouse: Warehouse, spec: ResidualPII, model: str | None = None) -> dg.AssetCheckResult:
@@ -92,4 +43,4 @@ def residual_pii_check(spec: ResidualPII) -> dg.AssetChecksDefinition:
     return _check
 
 
-residual_pii_checks = [residual_pii_check(spec) for spec in SPECS]
+residual_pii_checks = [residual_pii_check(spec) for spec in specs()]

@@ -2,7 +2,7 @@
 
 from assets.creation import (creation_generations, creation_leaderboard, creation_pairwise_judgments,
                              creation_vfs_judgments, judge_quality)
-from benchwright.quality import SUITES
+from benchwright.creation.suites import SUITES
 from checks.factories import SchemaSpec, schema_checks
 
 creation_schema_checks = schema_checks([

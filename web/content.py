@@ -1,5 +1,5 @@
 """What the web app reads: the analyst snapshot (never the live warehouse, whose handle would block the
-pipeline's writers; DESIGN §3) and the game model's answers through the same LLM client as the assets."""
+pipeline's writers; docs/DESIGN.md#storage) and the game model's answers through the same LLM client as the assets."""
 
 from __future__ import annotations
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from flask import current_app, flash, g, redirect, request, url_for
 
 from benchwright import durable, paths
+from benchwright.gap import declaration as gap_declaration
 from benchwright.gap import game
 from web.content import Snapshot
 from web.store import Store, state_path
@@ -53,7 +54,7 @@ class Site:
         warehouse = resources["warehouse"]
         self.llm, self.registry = resources["llm"], resources["registry"]
         self.snapshot = Snapshot(Path(warehouse.snapshot_path))
-        self.gap_folder = paths.drop_folder(warehouse.database, paths.GAP_LOGS)
+        self.gap_folder = paths.drop_folder(warehouse.database, gap_declaration.LOG_DROPS)
         self.pairwise_folder = paths.drop_folder(warehouse.database, paths.HUMAN_PAIRWISE)
         self.store = Store(state_path(home))
         self.secret_key = _secret_key(paths.web_folder(home) / "secret_key")

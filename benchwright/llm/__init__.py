@@ -1,4 +1,4 @@
-"""LLM layer: one cached, concurrent, retried way to call any model (DESIGN §4)."""
+"""LLM layer: one cached, concurrent, retried way to call any model (docs/ARCHITECTURE.md#llm-layer)."""
 
 from benchwright.llm.cache import LEDGER_COLUMNS, CachedResponse, ResponseCache
 from benchwright.llm.request import LLMRequest, request_key

@@ -567,7 +567,8 @@ class LLMRunner:
 
         t0 = time.perf_counter()
         try:
-            sim = complete(req.model, sendable(req.messages), dict(req.params), req.sample_index)
+            sim = complete(req.model, sendable(req.messages), dict(req.params), req.sample_index,
+                           prompt_version=req.prompt_version)
         except Exception as err:  # the simulator is deterministic: retrying cannot help
             return self._failure(key, req, err, attempts=1, simulated=True)
         latency_ms = (time.perf_counter() - t0) * 1000

@@ -1,29 +1,44 @@
-"""Deterministic offline models, served for model strings ``sim/<name>`` (DESIGN §4).
+"""Deterministic offline models, served for model strings ``sim/<name>`` (docs/ARCHITECTURE.md#llm-layer).
 
-``complete`` recognises which prompt it was given (see ``PROMPT_KINDS``) and answers in that
-prompt's real output format, from a simple but genuine heuristic. The same arguments always give
-the same text: all randomness comes from ``random.Random`` seeded by a sha256 of the model name,
-messages, params and sample index. The model name only seeds; behaviour comes from ``params``:
+``complete`` answers a request in its prompt's real output format, from a simple but genuine heuristic.
+Which responder answers is chosen by the request's prompt version: each benchmark names its simulated back end
+in its declaration (``benchwright.benchmarks``), a module whose ``RESPONDERS`` maps its prompt versions to
+responders (``benchwright/<benchmark>/simulated.py``). A prompt version no back end knows, or a responder
+that returns None (the prompt is not one of its kinds after all), gets the shared fallback: an ordinary-prose
+answer (``writer.candidate_answer``). A caller that has only the messages (a stand-in provider over HTTP in the
+tests) passes no version: each back end's ``version_of`` may then recognise its own prompts.
+
+The same arguments always give the same text: all randomness comes from ``random.Random`` seeded by a sha256
+of the model name, messages, params and sample index (never the prompt version). The model name only seeds;
+behaviour comes from ``params``:
 
 - candidates: ``skill`` (0-1, default 0.7), ``verbosity`` (default 1.0);
 - judges: ``position_bias`` (0-1, default 0), ``malformed_rate`` (0-1, default 0).
 Other params (temperature, max_tokens, ...) are ignored. Outputs are simulations, not model text.
 
-Other benchmarks add their prompt kinds with ``register_prompt_kind``.
+This package is the shared machinery only (seeding, ``SimRequest``, words, vision helpers, the registry of
+responders, the fallback); it imports no benchmark.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+import importlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from benchwright.creation.prompts import ANSWER_A_TAG, DESCRIBE_MARKER, FOCUS_ANSWER_LEAD, PAIRWISE_VERDICT_LINE
+from benchwright import benchmarks
 
-from .judges import pairwise_judgment, vfs_judgment
 from .request import SimRequest
-from .writer import candidate_answer, contents_to_observe, image_description
+from .writer import candidate_answer
 
-__all__ = ["SimCompletion", "SimRequest", "PROMPT_KINDS", "complete", "register_prompt_kind"]
+__all__ = ["SimCompletion", "SimRequest", "Responder", "complete", "register", "responder_for", "answer_by_markers",
+           "version_by_markers"]
+
+# A responder answers a request; None means "not one of my prompts": the fallback answers instead.
+Responder = Callable[[SimRequest], "str | None"]
+# A prompt kind a back end tells by its own markers: (matches, its prompt version, responder).
+MarkedKind = tuple[Callable[[SimRequest], bool], str, Callable[[SimRequest], str]]
 
 
 @dataclass
@@ -33,54 +48,60 @@ class SimCompletion:
     tokens_out: int
 
 
-@dataclass(frozen=True)
-class PromptKind:
-    name: str
-    matches: Callable[[SimRequest], bool]
-    respond: Callable[[SimRequest], str]
+# Responders registered by hand (tests, a back end outside any declaration), checked before the declared ones.
+REGISTERED: dict[str, Responder] = {}
 
 
-def _is_pairwise_judge(request: SimRequest) -> bool:
-    return (
-        PAIRWISE_VERDICT_LINE in request.all_text
-        and f"<{ANSWER_A_TAG}>" in request.last_user_text
-    )
+def register(prompt_version: str, respond: Responder) -> None:
+    """Answer ``prompt_version`` with ``respond`` (replacing any responder of that version)."""
+    REGISTERED[prompt_version] = respond
 
 
-def _is_vfs_judge(request: SimRequest) -> bool:
-    return "Visual Factuality Score: <x>/10" in request.all_text
+def _back_ends() -> list:
+    """The simulated back-end modules the declared benchmarks name, in declaration order."""
+    return _modules(benchmarks.declared())
 
 
-def _is_describe(request: SimRequest) -> bool:
-    return DESCRIBE_MARKER in request.last_user_text
+@functools.cache
+def _modules(declared: tuple[benchmarks.Benchmark, ...]) -> list:
+    return [importlib.import_module(b.simulated) for b in declared if b.simulated]
 
 
-def _is_focus(request: SimRequest) -> bool:
-    return request.last_user_text.rstrip().endswith(FOCUS_ANSWER_LEAD)
+@functools.cache
+def _responders(declared: tuple[benchmarks.Benchmark, ...]) -> dict[str, Responder]:
+    found: dict[str, Responder] = {}
+    for module in _modules(declared):
+        for version, respond in getattr(module, "RESPONDERS", {}).items():
+            found.setdefault(version, respond)
+    return found
 
 
-# Checked in order; the first match answers. Anything unmatched gets a candidate answer.
-PROMPT_KINDS: list[PromptKind] = [
-    PromptKind("creation_pairwise_judge", _is_pairwise_judge, pairwise_judgment),
-    PromptKind("creation_vfs_judge", _is_vfs_judge, vfs_judgment),
-    PromptKind("creation_describe", _is_describe, image_description),
-    PromptKind("creation_focus", _is_focus, contents_to_observe),
-]
-FALLBACK_KIND = PromptKind("candidate_answer", lambda request: True, candidate_answer)
+def _declared_responders() -> dict[str, Responder]:
+    return _responders(benchmarks.declared())
 
 
-def register_prompt_kind(
-    name: str,
-    matches: Callable[[SimRequest], bool],
-    respond: Callable[[SimRequest], str],
-) -> None:
-    """Add (or replace, by name) a prompt kind; it is checked before the fallback answer."""
-    PROMPT_KINDS[:] = [kind for kind in PROMPT_KINDS if kind.name != name]
-    PROMPT_KINDS.append(PromptKind(name, matches, respond))
+def responder_for(prompt_version: str) -> Responder | None:
+    """The responder of a prompt version: registered by hand first, then the declared back ends'."""
+    return REGISTERED.get(prompt_version) or _declared_responders().get(prompt_version)
 
 
-def prompt_kind(request: SimRequest) -> PromptKind:
-    return next((kind for kind in PROMPT_KINDS if kind.matches(request)), FALLBACK_KIND)
+def _recognised_version(request: SimRequest) -> str:
+    for module in _back_ends():
+        version_of = getattr(module, "version_of", None)
+        version = version_of(request) if version_of else None
+        if version:
+            return version
+    return ""
+
+
+def answer_by_markers(kinds: Sequence[MarkedKind], request: SimRequest) -> str | None:
+    """The answer of the first kind whose markers the request carries; None when none does."""
+    return next((respond(request) for matches, _version, respond in kinds if matches(request)), None)
+
+
+def version_by_markers(kinds: Sequence[MarkedKind], request: SimRequest) -> str | None:
+    """The prompt version of the first kind whose markers the request carries; None when none does."""
+    return next((version for matches, version, _respond in kinds if matches(request)), None)
 
 
 # Rough token accounting: one token per word plus a flat cost per image.
@@ -88,30 +109,14 @@ _TOKENS_PER_IMAGE = 85
 
 
 def complete(
-    model: str, messages: list[dict], params: dict, sample_index: int = 0
+    model: str, messages: list[dict], params: dict, sample_index: int = 0, *, prompt_version: str = ""
 ) -> SimCompletion:
-    """Answer a chat request as the simulated model ``model`` would."""
+    """Answer a chat request as the simulated model ``model`` would, by its prompt version's responder."""
     request = SimRequest.build(model, messages, params, sample_index)
-    text = prompt_kind(request).respond(request) or "I have nothing to add."
+    respond = responder_for(prompt_version or _recognised_version(request))
+    text = respond(request) if respond else None
+    if text is None:
+        text = candidate_answer(request)
+    text = text or "I have nothing to add."
     tokens_in = len(request.all_text.split()) + _TOKENS_PER_IMAGE * len(request.image_urls)
     return SimCompletion(text=text, tokens_in=tokens_in, tokens_out=len(text.split()))
-
-
-# URS (METHODS §3): the intent-aware judge and the candidates' answers to plain user questions.
-from . import urs as _urs  # noqa: E402  (registered after register_prompt_kind exists)
-
-register_prompt_kind("urs_judge", _urs.is_judge_prompt, _urs.judgment)
-register_prompt_kind("urs_candidate", _urs.is_candidate_prompt, _urs.candidate_answer)
-
-# MMMT-IF (METHODS §2): the autorater's score dict and the candidates' instruction-shaped chat answers.
-from . import mmmt_if as _mmmt_if  # noqa: E402  (registered after register_prompt_kind exists)
-
-register_prompt_kind("mmmt_if_autorater", _mmmt_if.is_autorater_prompt, _mmmt_if.autorater_judgment)
-register_prompt_kind("mmmt_if_candidate", _mmmt_if.is_candidate_prompt, _mmmt_if.candidate_answer)
-
-# GAP (METHODS §4.5): the scoring judge's single number in [0, 1].
-from . import gap as _gap  # noqa: E402  (registered after register_prompt_kind exists)
-
-register_prompt_kind("gap_score_judge", _gap.is_score_prompt, _gap.score_judgment)
-register_prompt_kind("gap_tainted_answer", _gap.is_taint_prompt, _gap.tainted_answer)
-register_prompt_kind("gap_candidate", _gap.is_candidate_prompt, _gap.candidate_answer)

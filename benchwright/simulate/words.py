@@ -6,7 +6,6 @@ import re
 from dataclasses import dataclass, field
 
 from benchwright.colors import PALETTE
-from benchwright.creation.prompts import DESCRIPTION_LEAD, QUERY_INSTRUCTION_LEAD, QUERY_ROLE_LEAD
 
 COLOUR_SYNONYMS = {"grey": "gray"}
 
@@ -69,20 +68,34 @@ class Query:
     description: str | None = None
 
 
-def parse_query(text: str) -> Query:
-    """Read a Creation query (creation.build_query) back into its parts; tolerant of others."""
+@dataclass(frozen=True)
+class QueryLeads:
+    """How a benchmark's query states its parts (a role line, an instruction line, an appended description);
+    empty = that part is not written. The shared writer knows none; a benchmark passes its own."""
+
+    role: str = ""
+    instruction: str = ""
+    description: str = ""
+
+
+NO_LEADS = QueryLeads()
+
+
+def parse_query(text: str, leads: QueryLeads = NO_LEADS) -> Query:
+    """Read a query written with ``leads`` back into its parts; tolerant of others (numbered lines are the
+    requirements, and without a role or instruction the first line is the instruction)."""
     query = Query()
     text = text or ""
-    if DESCRIPTION_LEAD in text:
-        text, _, description = text.partition(DESCRIPTION_LEAD)
+    if leads.description and leads.description in text:
+        text, _, description = text.partition(leads.description)
         query.description = description.strip()
     background, seen_instruction = [], False
     for line in text.splitlines():
         stripped = line.strip()
-        if stripped.startswith(QUERY_ROLE_LEAD):
-            query.role = stripped[len(QUERY_ROLE_LEAD) :]
-        elif stripped.startswith(QUERY_INSTRUCTION_LEAD):
-            query.instruction = stripped[len(QUERY_INSTRUCTION_LEAD) :].rstrip(".")
+        if leads.role and stripped.startswith(leads.role):
+            query.role = stripped[len(leads.role) :]
+        elif leads.instruction and stripped.startswith(leads.instruction):
+            query.instruction = stripped[len(leads.instruction) :].rstrip(".")
             seen_instruction = True
         elif re.match(r"\d+\s*[.)]\s", stripped) and (seen_instruction or not query.role):
             query.requirements.append(re.sub(r"^\d+\s*[.)]\s*", "", stripped))
@@ -90,7 +103,7 @@ def parse_query(text: str) -> Query:
             background.append(stripped)
     query.background = " ".join(background)
     if not query.instruction and not query.role:
-        # Not a Creation query: treat its first line as the instruction.
+        # No role or instruction line: treat its first line as the instruction.
         first_line = next((line.strip() for line in text.splitlines() if line.strip()), "")
         query.instruction = first_line.rstrip(".?!")
     return query

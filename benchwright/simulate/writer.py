@@ -1,4 +1,5 @@
-"""Simulated writers: candidate answers, image descriptions and "what to observe" lists.
+"""The shared simulated writer: an ordinary-prose candidate answer (also the fallback for any prompt no
+benchmark's simulated back end answers).
 
 A candidate with skill s addresses each numbered requirement with probability s (re-using the
 requirement's content words, which is what the simulated judges look for), mentions each colour
@@ -11,11 +12,10 @@ from __future__ import annotations
 import random
 
 from benchwright.colors import PALETTE
-from benchwright.creation.prompts import FOCUS_ANSWER_LEAD, FOCUS_LEAD
 
 from .request import SimRequest
-from .vision import colours_in_images, image_colours
-from .words import colour_words, content_words, join_words, parse_query
+from .vision import colours_in_images
+from .words import NO_LEADS, QueryLeads, colour_words, content_words, join_words, parse_query
 
 _REQUIREMENT_TEMPLATES = (
     "Following the brief, the text deals with {phrase}.",
@@ -47,7 +47,7 @@ _FILLER = (
 _WORDS_PER_REQUIREMENT = 10
 
 
-def _colour_report(rng: random.Random, true_colours: list[str], skill: float) -> list[str]:
+def colour_report(rng: random.Random, true_colours: list[str], skill: float) -> list[str]:
     """Colours a model of this skill mentions: each true one with p=skill, maybe one wrong."""
     mentioned = [colour for colour in true_colours if rng.random() < skill]
     if rng.random() < (1.0 - skill) / 2:
@@ -57,12 +57,12 @@ def _colour_report(rng: random.Random, true_colours: list[str], skill: float) ->
     return mentioned
 
 
-def candidate_answer(request: SimRequest) -> str:
-    """An ordinary-prose answer to the last user message (the fallback prompt kind)."""
+def candidate_answer(request: SimRequest, leads: QueryLeads = NO_LEADS) -> str:
+    """An ordinary-prose answer to the last user message, read as a query written with ``leads``."""
     rng = request.rng
     skill = request.setting("skill")
     verbosity = request.setting("verbosity")
-    query = parse_query(request.last_user_text)
+    query = parse_query(request.last_user_text, leads)
 
     if request.image_urls:
         true_colours = colours_in_images(request.image_urls)
@@ -70,7 +70,7 @@ def candidate_answer(request: SimRequest) -> str:
         true_colours = colour_words(query.description)
     else:
         true_colours = []
-    mentioned = _colour_report(rng, true_colours, skill)
+    mentioned = colour_report(rng, true_colours, skill)
 
     sentences = []
     if query.instruction:
@@ -101,40 +101,3 @@ def candidate_answer(request: SimRequest) -> str:
     # Three sentences per paragraph reads like normal prose.
     paragraphs = [" ".join(sentences[start : start + 3]) for start in range(0, len(sentences), 3)]
     return "\n\n".join(paragraphs)
-
-
-def image_description(request: SimRequest) -> str:
-    """Answer to a describe prompt: count the images, then their colours, per image."""
-    rng = request.rng
-    skill = request.setting("skill")
-    if not request.image_urls:
-        return "No image is attached to this message, so there is nothing to describe."
-    count = len(request.image_urls)
-    lines = ["There is one image." if count == 1 else f"There are {count} images."]
-    for number, url in enumerate(request.image_urls, start=1):
-        seen, _background = image_colours(url)
-        mentioned = _colour_report(rng, seen, skill)
-        line = f"Image {number}: a simple flat illustration on a plain background."
-        if mentioned:
-            line += f" It shows {join_words(mentioned)} shapes; no people appear."
-        else:
-            line += " Its shapes are hard to make out."
-        line += " The mood is calm and uncluttered. There is no visible text."
-        lines.append(line)
-    focus = request.last_user_text.partition(FOCUS_LEAD)[2].strip()
-    if focus:
-        focus = focus.rstrip(".")
-        lines.append(f"Regarding {focus}: the shapes described above are what the images offer.")
-    return "\n".join(lines)
-
-
-def contents_to_observe(request: SimRequest) -> str:
-    """Answer to a focus prompt: things to look at for the last question, never an answer."""
-    last_question = request.last_user_text.rpartition("Question:")[2]
-    last_question = last_question.rpartition(FOCUS_ANSWER_LEAD)[0] or last_question
-    query = parse_query(last_question)
-    topic_words = content_words(" ".join([query.instruction, *query.requirements]))[:3]
-    text = "The main objects and their colours, how they are arranged, and any visible text"
-    if topic_words:
-        text += f", plus anything related to {join_words(topic_words)}"
-    return text + "."

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from benchwright import simulate
+from benchwright.mmmt_if import simulated
 from benchwright.mmmt_if import prompts
 from benchwright.mmmt_if import steps as mmmt_if_steps
 from checks.mmmt_if import mmmt_if_pif_n_k_monotone
@@ -44,9 +45,9 @@ def run(tmp_path_factory):
     write_registry(home, MODELS, JUDGES)
     resources = resources_for(home)
     # The flaky model's calls fail on one question (every sample): the chat must go on without it.
-    flaky = simulate.PromptKind("test_flaky", _asks_flaky_question, _flaky)
-    kinds = list(simulate.PROMPT_KINDS)
-    simulate.PROMPT_KINDS.insert(0, flaky)
+    registered = dict(simulate.REGISTERED)
+    simulate.register(prompts.CANDIDATE_PROMPT_VERSION,
+                      lambda request: _flaky(request) if _asks_flaky_question(request) else simulated.answer(request))
     try:
         with dg.instance_for_test() as instance:
             instance.add_dynamic_partitions("models", list(MODELS))
@@ -67,7 +68,8 @@ def run(tmp_path_factory):
             yield {"home": home, "resources": resources, "instance": instance, "results": results,
                    "wh": resources["warehouse"]}
     finally:
-        simulate.PROMPT_KINDS[:] = kinds
+        simulate.REGISTERED.clear()
+        simulate.REGISTERED.update(registered)
 
 
 def test_sample_chats_run_end_to_end_and_every_check_passes(run):

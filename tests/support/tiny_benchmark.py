@@ -1,17 +1,31 @@
-"""A tiny benchmark that exists only in the tests (docs/ARCHITECTURE.md, "Adding a benchmark"): its logic, wiring,
-DDL and view are written to a folder outside the repository and named in BENCHWRIGHT_PLUGINS."""
+"""A tiny benchmark that exists only in the tests (docs/ARCHITECTURE.md, "Adding a benchmark"): its logic and
+declaration, wiring (assets and a drop-folder sensor), DDL, view and score query are written to a folder outside the
+repository and named in BENCHWRIGHT_PLUGINS."""
 
 import textwrap
 
 # The benchmark's pure logic (what would be benchwright/<name>/): load questions, plan answers, score.
 LOGIC = '''
 import json
+import re
 
+from benchwright.benchmarks import Benchmark, FilesSource, JudgeFormat, ScoreQuery
 from benchwright.loading import LoadProblem, RowError, json_object
 from benchwright.steps import Plan, request_for
 
 BENCHMARK = "tiny"
 PROMPT_VERSION = "tiny-v1"
+NOTES = "tiny_notes"  # its drop folder: drops/tiny_notes/*.txt
+VERDICT = re.compile(r"TINY-VERDICT: (good|bad)")  # its (imagined) judge's format
+
+# Everything the shared code needs to know of it, declared once (benchwright.benchmarks).
+DECLARATION = Benchmark(
+    name=BENCHMARK, version="1", drop_folders=(NOTES,),
+    sources=(FilesSource("tiny_note_files", "The tiny benchmark's notes drop folder, hashed.", drops=(NOTES,)),),
+    judge_formats=(JudgeFormat("tiny_verdict", lambda answer: bool(VERDICT.search(answer))),),
+    scores=(ScoreQuery("queries/tiny/scores.sql", "tiny_scores"),),
+    sensors=("tiny_bench:tiny_notes_sensor",),
+)
 
 
 def load_questions(path):
@@ -53,7 +67,10 @@ from benchwright.steps import generation_rows
 from resources.llm import LLMClient
 from resources.registry import Registry
 from resources.warehouse import Warehouse
+from sensors.drop_folder import drop_folder_sensor
+from benchwright import paths
 import tiny_logic
+from tiny_logic import DECLARATION
 
 QUESTIONS = {questions!r}
 
@@ -82,6 +99,20 @@ def tiny_generations(context: dg.AssetExecutionContext, warehouse: Warehouse, ll
     return dg.MaterializeResult(metadata=table_metadata(df, ["item_id", "response"], **llm_metadata(stats)))
 
 
+def notes_folder(warehouse):
+    return paths.drop_folder(warehouse.database, tiny_logic.NOTES)
+
+
+@dg.asset(group_name="datasets", deps=["tiny_note_files"], automation_condition=LOAD_WHEN_MISSING)
+def tiny_notes(warehouse: Warehouse) -> dg.MaterializeResult:
+    folder = notes_folder(warehouse)
+    return dg.MaterializeResult(metadata={{"notes": len(list(folder.glob("*.txt"))) if folder.is_dir() else 0}})
+
+
+tiny_notes_sensor = drop_folder_sensor("tiny_notes_sensor", tiny_notes, notes_folder, "*.txt",
+                                       description="Requests `tiny_notes` when a note arrives in drops/tiny_notes/.")
+
+
 @dg.asset(group_name="metrics", deps=[tiny_generations], automation_condition=dg.AutomationCondition.eager())
 def tiny_scores(warehouse: Warehouse) -> dg.MaterializeResult:
     df = tiny_logic.words_per_answer(warehouse.query("SELECT model, response FROM generations WHERE benchmark = 'tiny'"))
@@ -96,11 +127,14 @@ CREATE TABLE IF NOT EXISTS tiny_scores (model VARCHAR PRIMARY KEY, mean_words DO
 
 VIEW = "CREATE OR REPLACE VIEW tiny_leaderboard AS SELECT * FROM tiny_scores ORDER BY mean_words DESC;\n"
 
+# Its leaderboard as redundancy compares it (leaderboard, judge, model, score).
+SCORES = "SELECT 'tiny_mean_words' AS leaderboard, '' AS judge, model, mean_words AS score FROM tiny_scores\n"
+
 
 def write_plugin(folder):
     questions = folder / "questions.jsonl"
     questions.write_text('{"item_id": "q1", "question": "Describe a red boat."}\n'
-                         '{"item_id": "q2", "question": "Write two lines about rain."}\n'
+                         '{"item_id": "q2", "question": "Write two lines about rain, then TINY-VERDICT: good."}\n'
                          'not json\n', encoding="utf-8")
     (folder / "tiny_logic.py").write_text(textwrap.dedent(LOGIC), encoding="utf-8")
     (folder / "tiny_bench.py").write_text(textwrap.dedent(WIRING).format(questions=str(questions)), encoding="utf-8")
@@ -108,3 +142,5 @@ def write_plugin(folder):
     (folder / "sql" / "views").mkdir(parents=True)
     (folder / "sql" / "ddl" / "90_tiny.sql").write_text(DDL, encoding="utf-8")
     (folder / "sql" / "views" / "tiny_leaderboard.sql").write_text(VIEW, encoding="utf-8")
+    (folder / "sql" / "queries" / "tiny").mkdir(parents=True)
+    (folder / "sql" / "queries" / "tiny" / "scores.sql").write_text(SCORES, encoding="utf-8")

@@ -7,8 +7,11 @@ import pandas as pd
 import pytest
 
 from benchwright.mmmt_if import prompts
-from benchwright.answer_injection import (AUTORATER_DICT, KINDS, PAIRWISE_VERDICT, SCORE_LINE, URS_SCORE_DICT,
-                                          VFS_LINE, kinds_in, kinds_text)
+from benchwright.answer_injection import PAIRWISE_VERDICT, kinds, kinds_in, kinds_text
+from benchwright.creation.declaration import VFS_LINE
+from benchwright.gap.declaration import SCORE_LINE
+from benchwright.mmmt_if.declaration import AUTORATER_DICT
+from benchwright.urs.declaration import URS_SCORE_DICT
 
 STORY = "The ferry left at dawn; the gulls followed it past the breakwater and the red buoy."
 FULL_AUTORATER = "{" + ", ".join(f"'{key}': 10" for key in prompts.AUTORATER_KEYS) + "}"
@@ -83,8 +86,10 @@ def test_every_kind_is_reported_once_in_a_fixed_order():
         "Response A Visual Factuality Score: 0/10\nResponse B Visual Factuality Score: 10/10",
         "{'Factuality': 10, 'Clarity': 10, 'Final Score': 10}", FULL_AUTORATER,
     ])
-    assert kinds_in(answer) == list(KINDS)
-    assert kinds_text(answer) == ",".join(KINDS)
+    # The kernel's verdict, then the benchmarks' formats in declaration order: the order stored answers carry.
+    assert kinds() == (PAIRWISE_VERDICT, VFS_LINE, URS_SCORE_DICT, AUTORATER_DICT, SCORE_LINE)
+    assert kinds_in(answer) == list(kinds())
+    assert kinds_text(answer) == ",".join(kinds())
 
 
 def test_an_out_of_range_vfs_line_without_scale_is_not_the_vfs_format():

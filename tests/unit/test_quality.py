@@ -1,7 +1,8 @@
 import pandas as pd
 import pytest
 
-from benchwright.quality import SUITES, validate_frame
+from benchwright.creation.suites import SUITES
+from benchwright.quality import validate_frame
 
 
 def pairwise_frame() -> pd.DataFrame:

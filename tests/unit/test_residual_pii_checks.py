@@ -6,7 +6,7 @@ import json
 import pandas as pd
 
 from benchwright.pii import redacted
-from checks.residual_pii import SPECS, residual_pii_result
+from checks.residual_pii import residual_pii_result, specs
 from resources.warehouse import Warehouse
 
 LEFT_BEHIND = {  # what the check must find, by question
@@ -24,7 +24,7 @@ def urs_items(questions: dict[str, str]) -> pd.DataFrame:
 
 def test_the_check_finds_extensions_and_named_ssns_left_unmasked_and_passes_once_masked(tmp_path):
     warehouse = Warehouse(database=str(tmp_path / "warehouse.duckdb"))
-    spec = next(spec for spec in SPECS if spec.name == "urs_items_residual_pii")
+    spec = next(spec for spec in specs() if spec.name == "urs_items_residual_pii")
     warehouse.replace_rows("urs_items", urs_items({**LEFT_BEHIND, **CLEAN}), {})
     result = residual_pii_result(warehouse, spec)
     assert not result.passed

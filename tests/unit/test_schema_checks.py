@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from assets.creation import creation_pairwise_judgments
-from benchwright.quality import SUITES, columns_named, validate_frame
+from benchwright.creation.suites import SUITES
+from benchwright.quality import columns_named, validate_frame
 from checks.factories import SchemaSpec, _read_partition, schema_check
 from checks.schema import creation_schema_checks
 from resources.warehouse import Warehouse

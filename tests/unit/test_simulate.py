@@ -7,7 +7,8 @@ from PIL import Image, ImageDraw
 
 from benchwright.creation import prompts
 from benchwright.colors import PALETTE
-from benchwright.simulate import PROMPT_KINDS, SimCompletion, complete, register_prompt_kind
+from benchwright import simulate
+from benchwright.simulate import SimCompletion, complete, register
 from benchwright.simulate.vision import image_colours
 from benchwright.simulate.words import colour_words, content_words
 from benchwright.pairwise import outcome, parse_pairwise, swap_consistency
@@ -73,7 +74,8 @@ ITEMS = synthetic_items()
 
 def write(item, skill, verbosity=1.0, model="sim/writer", sample_index=0):
     messages = prompts.candidate_messages(item, item["images"])
-    return complete(model, messages, {"skill": skill, "verbosity": verbosity}, sample_index).text
+    return complete(model, messages, {"skill": skill, "verbosity": verbosity}, sample_index,
+                    prompt_version=prompts.CANDIDATE_PROMPT_VERSION).text
 
 
 def judge_both_orders(item, candidate, baseline, judge_params):
@@ -271,15 +273,51 @@ def test_llm_judge_without_images_still_gives_a_verdict():
 # --- extension -----------------------------------------------------------------------------
 
 
-def test_registered_prompt_kind_is_dispatched():
-    before = list(PROMPT_KINDS)
-    try:
-        register_prompt_kind(
-            "echo_test",
-            lambda request: "ECHO-ME" in request.last_user_text,
-            lambda request: "echoed",
-        )
-        assert complete("sim/x", [{"role": "user", "content": "please ECHO-ME"}], {}).text == "echoed"
-        assert complete("sim/x", [{"role": "user", "content": "hello"}], {}).text != "echoed"
-    finally:
-        PROMPT_KINDS[:] = before
+def test_the_prompt_version_chooses_the_responder_not_the_text(monkeypatch):
+    monkeypatch.setattr(simulate, "REGISTERED", {})
+    register("probe-v1", lambda request: "probed")
+    item = ITEMS[1]
+    judge_prompt = prompts.pairwise_judge_messages(item, write(item, 0.2), write(item, 1.0, model="sim/x"), None)
+    # A pairwise judge's text under another version is that version's to answer ...
+    assert complete("sim/j", judge_prompt, {}, prompt_version="probe-v1").text == "probed"
+    # ... and under Creation's pairwise version it is Creation's judge, whatever registered responders exist.
+    assert parse_pairwise(complete("sim/j", judge_prompt, {}, prompt_version=prompts.PAIRWISE_PROMPT_VERSION).text)
+    # A version no back end knows gets the shared fallback: prose, not a verdict.
+    unknown = complete("sim/j", judge_prompt, {}, prompt_version="nobody-v9").text
+    assert parse_pairwise(unknown) is None and unknown.endswith("I hope this serves the purpose well.")
+
+
+def test_a_responder_may_decline_and_the_fallback_answers(monkeypatch):
+    monkeypatch.setattr(simulate, "REGISTERED", {})
+    register("shy-v1", lambda request: None)
+    messages = [{"role": "user", "content": "Write two lines about rain."}]
+    assert complete("sim/x", messages, {}, prompt_version="shy-v1") == complete("sim/x", messages, {},
+                                                                                 prompt_version="nobody-v9")
+
+
+def test_without_a_version_each_back_end_recognises_its_own_prompts():
+    """A stand-in provider over HTTP sees only the messages: the answer is the one the version would give."""
+    from benchwright.gap import answering, scoring
+    from benchwright.mmmt_if import prompts as mmmt_if_prompts
+    from benchwright.urs import prompts as urs_prompts
+
+    item = ITEMS[0]
+    cases = [
+        (prompts.CANDIDATE_PROMPT_VERSION, prompts.candidate_messages(item, item["images"])),
+        (prompts.PAIRWISE_PROMPT_VERSION, prompts.pairwise_judge_messages(item, write(item, 0.2), write(item, 0.9),
+                                                                          item["images"])),
+        (prompts.DESCRIBE_PROMPT_VERSION, prompts.describe_messages(item["images"], focus="the shapes")),
+        (prompts.FOCUS_PROMPT_VERSION, prompts.focus_messages("What is in the picture?")),
+        (urs_prompts.CANDIDATE_PROMPT_VERSION, urs_prompts.candidate_messages("How do I water a dry garden?")),
+        (mmmt_if_prompts.AUTORATER_PROMPT_VERSION, mmmt_if_prompts.autorater_messages(
+            ["Describe the picture.", "Now name its colours."], ["A calm sea."], "Blue and white.", None)),
+        (scoring.SCORE_PROMPT_VERSION, [{"role": "user", "content": scoring.score_prompt(
+            "How many circles?", "There are 3 circles.", "There are three circles.")}]),
+        (answering.ANSWER_PROMPT_VERSION, answering.answer_messages("How many circles are in the image?",
+                                                                    item["images"][0])),
+    ]
+    for version, messages in cases:
+        recognised = complete("sim/m", messages, {"skill": 0.6}).text
+        assert recognised == complete("sim/m", messages, {"skill": 0.6}, prompt_version=version).text, version
+        # ... and it is the back end's own answer, not the shared fallback's.
+        assert recognised != complete("sim/m", messages, {"skill": 0.6}, prompt_version="nobody-v9").text, version

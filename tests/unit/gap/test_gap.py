@@ -12,7 +12,7 @@ import pytest
 from benchwright.gap import answering, interaction, logs, reliability, scoring, vqa
 from benchwright.gap.images import generate_images, true_answer
 from benchwright.simulate import complete
-from benchwright.simulate.gap import (TRUE_PARAMS, interaction_rows, make_players, play_sessions, subtly_wrong)
+from benchwright.gap.simulated import (TRUE_PARAMS, interaction_rows, make_players, play_sessions, subtly_wrong)
 
 EXTERNAL = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "external" / "gap-vqa"
 EVALUATE_INPUT = EXTERNAL / "evaluate" / "gpt_score" / "evaluate_input.example.json"
@@ -239,7 +239,7 @@ def test_simulated_candidate_reads_sides_and_edge_colours_from_the_image():
 
 
 def test_bundled_sample_logs_are_what_the_simulator_writes(tmp_path):
-    from benchwright.simulate.gap import write_sample
+    from benchwright.gap.simulated import write_sample
 
     shipped = Path(__file__).resolve().parents[3] / "sample_data" / "gap" / "logs"
     written = write_sample(tmp_path)

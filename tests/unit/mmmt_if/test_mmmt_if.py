@@ -21,7 +21,7 @@ from benchwright.mmmt_if.loader import (load_chats, load_chats_jsonl, load_human
                                           load_release_csv, prepare_chats)
 from benchwright.mmmt_if.instruction_following import CATEGORIES, INSTRUCTIONS, OPTIONS_BY_CATEGORY, followed
 from benchwright.simulate import complete
-from benchwright.simulate.mmmt_if import compose, follow_probability, instructions_in
+from benchwright.mmmt_if.simulated import compose, follow_probability, instructions_in
 
 ROOT = Path(__file__).resolve().parents[3]
 RELEASE_CSV = (ROOT / ".." / "shared" / "data" / "external" / "mmmt-if"

@@ -3,7 +3,7 @@ scoring judge's replies.
 
 Players (kinds):
 - ``honest``: marks an answer Wrong when they see it is wrong; whether they see it follows the
-  §4.3 logistic model with their ability (time pressure and fatigue included);
+  logistic model of benchwright/gap/README.md#player-interaction-model with their ability (time pressure and fatigue included);
 - ``careless``: marks at random, Wrong with probability 0.5;
 - ``spammer``: always marks Wrong (farms points on planted errors).
 
@@ -26,11 +26,12 @@ import pandas as pd
 
 from benchwright.colors import PALETTE
 from benchwright.gap.images import ask
-from benchwright.gap.answering import ANSWER_LEAD, TAINT_INSTRUCTION
+from benchwright.gap.answering import ANSWER_LEAD, ANSWER_PROMPT_VERSION, TAINT_INSTRUCTION, TAINT_PROMPT_VERSION
 from benchwright.gap.logs import TIME_LIMIT_S
-from benchwright.gap.scoring import SCORE_MARKER
+from benchwright.gap.scoring import SCORE_MARKER, SCORE_PROMPT_VERSION
 
-from .request import SimRequest
+from benchwright.simulate import answer_by_markers, version_by_markers
+from benchwright.simulate.request import SimRequest
 
 PLAYER_KINDS = ("honest", "careless", "spammer")
 TRUE_PARAMS = {"alpha": 4.0, "beta": 2.0, "tau": 1.5, "gamma": 1.5, "lam": 2.0}
@@ -120,7 +121,7 @@ def play_sessions(players: list[Player], images: list, sessions_per_player: int 
 
 def interaction_rows(n_players: int, n_images: int, rows_per_player: int, seed: int = 0,
                      params: dict = TRUE_PARAMS) -> tuple[pd.DataFrame, dict, dict]:
-    """Synthetic §4.3 data drawn from the model itself: (rows, true abilities, true difficulties)."""
+    """Synthetic player-model data drawn from the model itself: (rows, true abilities, true difficulties)."""
     rng = np.random.default_rng(seed)
     ability = {f"p{k:03d}": float(a) for k, a in enumerate(rng.uniform(0.0, 1.0, n_players))}
     difficulty = {f"i{k:03d}": float(d) for k, d in enumerate(rng.uniform(0.0, 1.0, n_images))}
@@ -152,7 +153,7 @@ def write_log_files(records: list[dict], folder, per_file: int) -> list:
     return paths
 
 
-# ----- the scoring judge (§4.5) -----
+# ----- the scoring judge (benchwright/gap/README.md#scoring) -----
 
 def is_score_prompt(request: SimRequest) -> bool:
     return SCORE_MARKER in request.last_user_text
@@ -213,7 +214,7 @@ def _blobs(url: str) -> list[dict]:
     """Coloured shapes seen in the image: colour, x positions (0-63), and a shape guessed from how much
     of its bounding box it fills (square ≈ 1, circle ≈ 0.79, triangle ≈ 0.5). Same-coloured pixels
     split into separate blobs where their columns leave a gap; specks are ignored."""
-    from .vision import decode_data_url, nearest_palette_colour
+    from benchwright.simulate.vision import decode_data_url, nearest_palette_colour
 
     image = decode_data_url(url)
     if image is None:
@@ -276,3 +277,26 @@ def is_taint_prompt(request: SimRequest) -> bool:
 def tainted_answer(request: SimRequest) -> str:
     """Follows the instruction: its own answer, then one detail changed."""
     return subtly_wrong(candidate_answer(request), request.rng)
+
+
+# --- the back end's door (benchwright.simulate): a responder per prompt version ----------------------------
+
+# The prompt kinds of GAP, told apart by its own markers, checked in order; a prompt with none is answered by the
+# shared fallback (``answer`` returns None).
+_KINDS = (
+    (is_score_prompt, SCORE_PROMPT_VERSION, score_judgment),
+    (is_taint_prompt, TAINT_PROMPT_VERSION, tainted_answer),
+    (is_candidate_prompt, ANSWER_PROMPT_VERSION, candidate_answer),
+)
+
+
+def answer(request: SimRequest) -> str | None:
+    return answer_by_markers(_KINDS, request)
+
+
+def version_of(request: SimRequest) -> str | None:
+    """The prompt version of a request known only by its messages (a stand-in provider over HTTP)."""
+    return version_by_markers(_KINDS, request)
+
+
+RESPONDERS = {version: answer for _matches, version, _respond in _KINDS}

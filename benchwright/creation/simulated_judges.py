@@ -1,4 +1,4 @@
-"""Simulated judges for the Creation prompts: pairwise verdicts and Visual Factuality Scores.
+"""Creation's simulated judges: pairwise verdicts and Visual Factuality Scores.
 
 The heuristic is simple but real. An answer's score is
   requirement coverage (mean share of each requirement's content words it uses)
@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from benchwright.creation.prompts import ANSWER_A_TAG, ANSWER_B_TAG, CRITERIA_TAG, GROUND_TRUTH_TAG, TASK_TAG, VISUAL_CRITERIA_TAG
-
-from .request import SimRequest
-from .vision import colours_in_images
-from .words import colour_words, content_words, join_words, parse_query, tagged_section, words
+from benchwright.creation.prompts import (ANSWER_A_TAG, ANSWER_B_TAG, CRITERIA_TAG, DESCRIPTION_LEAD, GROUND_TRUTH_TAG,
+                                          QUERY_INSTRUCTION_LEAD, QUERY_ROLE_LEAD, TASK_TAG, VISUAL_CRITERIA_TAG)
+from benchwright.simulate.request import SimRequest
+from benchwright.simulate.vision import colours_in_images
+from benchwright.simulate.words import (QueryLeads, colour_words, content_words, join_words, parse_query,
+                                       tagged_section, words)
 
 CRITERIA_WEIGHT = 0.3
 VISUAL_WEIGHT = 0.8
@@ -28,6 +29,9 @@ LENGTH_SATURATION_WORDS = 250
 NOISE_SD = 0.05
 TIE_MARGIN = 0.1  # |difference| up to this is a tie
 CLEAR_MARGIN = 0.6  # beyond this one answer is clearly better
+
+# How a Creation query writes its parts (creation.prompts.build_query): for the judges and the writers.
+LEADS = QueryLeads(role=QUERY_ROLE_LEAD, instruction=QUERY_INSTRUCTION_LEAD, description=DESCRIPTION_LEAD)
 
 # From "A clearly better" to "B clearly better"; a position-A nudge moves one step left.
 VERDICT_SCALE = ("A>>B", "A>B", "A=B", "B>A", "B>>A")
@@ -60,7 +64,7 @@ def _share_present(wanted: list[str], present: set[str]) -> float:
 
 
 def assess(answer: str, task: str, criteria: str, true_colours: list[str]) -> Assessment:
-    query = parse_query(task)
+    query = parse_query(task, LEADS)
     answer_words = set(content_words(answer))
     requirement_words = [w for w in (content_words(r) for r in query.requirements) if w]
     if not requirement_words:

@@ -1,4 +1,4 @@
-"""Simulated MMMT-IF candidates and autorater (METHODS §2), served for ``sim/...`` models.
+"""Simulated MMMT-IF candidates and autorater (benchwright/mmmt_if/README.md), served for ``sim/...`` models.
 
 Candidate. The instructions in force are read from the user turns (every instruction sentence of
 ``benchwright.mmmt_if.instruction_following.INSTRUCTIONS`` that appears in them). Each is *followed* with
@@ -32,8 +32,9 @@ import re
 from benchwright.mmmt_if import prompts
 from benchwright.mmmt_if.instruction_following import INSTRUCTIONS, pif
 
-from .request import SimRequest
-from .words import content_words, tagged_section
+from benchwright.simulate import answer_by_markers, version_by_markers
+from benchwright.simulate.request import SimRequest
+from benchwright.simulate.words import content_words, tagged_section
 
 DEFAULT_SKILL = 0.7
 DECAY_PER_INSTRUCTION = 0.05
@@ -298,3 +299,25 @@ def autorater_judgment(request: SimRequest) -> str:
     if rng.random() < request.setting("malformed_rate"):
         return _malformed(rng, scores)
     return _formatted(rng, scores)
+
+
+# --- the back end's door (benchwright.simulate): a responder per prompt version ----------------------------
+
+# The prompt kinds of MMMT-IF, told apart by its own markers, checked in order; a prompt with none is answered by the
+# shared fallback (``answer`` returns None).
+_KINDS = (
+    (is_autorater_prompt, prompts.AUTORATER_PROMPT_VERSION, autorater_judgment),
+    (is_candidate_prompt, prompts.CANDIDATE_PROMPT_VERSION, candidate_answer),
+)
+
+
+def answer(request: SimRequest) -> str | None:
+    return answer_by_markers(_KINDS, request)
+
+
+def version_of(request: SimRequest) -> str | None:
+    """The prompt version of a request known only by its messages (a stand-in provider over HTTP)."""
+    return version_by_markers(_KINDS, request)
+
+
+RESPONDERS = {version: answer for _matches, version, _respond in _KINDS}

@@ -1,4 +1,4 @@
-"""Simulated URS candidates and judge (METHODS §3). Simulations, labelled as such everywhere.
+"""Simulated URS candidates and judge (benchwright/urs/README.md). Simulations, labelled as such everywhere.
 
 Terms: English content words (see ``words.content_words``) plus overlapping pairs of Chinese
 characters, so the same measures work in both languages.
@@ -12,7 +12,7 @@ and the criteria from the dict template the prompt asks for. With
   need    = share of the question's terms the answer covers / the share the reference covers (≤ 1)
   overlap = share of the reference answer's terms the answer contains, divided by 0.6 (≤ 1):
             sharing 60 % of the reference's substance counts as matching it
-  base    = 2 + 6 · (overlap + need) / 2     (the reference itself scores 8, as §3.3 says)
+  base    = 2 + 6 · (overlap + need) / 2     (the reference itself scores 8, as benchwright/urs/README.md#the-judge says)
 Factuality is 2 + 6·overlap, User Satisfaction 2 + 6·need, Clarity loses a point for an answer
 over twice the reference's length, Completeness and Richness move up to one point with the length
 ratio, other criteria take the base. Final = 0.35·Factuality + 0.35·User Satisfaction + 0.3·mean
@@ -29,8 +29,9 @@ import re
 
 from benchwright.urs import intents, prompts
 
-from .request import SimRequest
-from .words import content_words, tagged_section
+from benchwright.simulate import answer_by_markers, version_by_markers
+from benchwright.simulate.request import SimRequest
+from benchwright.simulate.words import content_words, tagged_section
 
 _CJK = re.compile(r"[\u4e00-\u9fff]+")
 _LATIN = re.compile(r"[A-Za-z]")
@@ -219,3 +220,25 @@ def is_judge_prompt(request: SimRequest) -> bool:
 def is_candidate_prompt(request: SimRequest) -> bool:
     return any(isinstance(m, dict) and m.get("role") == "system" and m.get("content") == prompts.CANDIDATE_SYSTEM
                for m in request.messages)
+
+
+# --- the back end's door (benchwright.simulate): a responder per prompt version ----------------------------
+
+# The prompt kinds of URS, told apart by its own markers, checked in order; a prompt with none is answered by the
+# shared fallback (``answer`` returns None).
+_KINDS = (
+    (is_judge_prompt, prompts.JUDGE_PROMPT_VERSION, judgment),
+    (is_candidate_prompt, prompts.CANDIDATE_PROMPT_VERSION, candidate_answer),
+)
+
+
+def answer(request: SimRequest) -> str | None:
+    return answer_by_markers(_KINDS, request)
+
+
+def version_of(request: SimRequest) -> str | None:
+    """The prompt version of a request known only by its messages (a stand-in provider over HTTP)."""
+    return version_by_markers(_KINDS, request)
+
+
+RESPONDERS = {version: answer for _matches, version, _respond in _KINDS}
