@@ -107,7 +107,7 @@ def plugin_modules() -> list[str]:
 
 SQL_ROOT = ROOT / "sql"
 """This repository's SQL, one folder per area: ``core/`` (what every benchmark shares), one per benchmark
-(``creation/``, ``urs/``, ...), each holding ``ddl/``, ``views/``, ``queries/`` and ``checks/`` as it needs, and
+(``<benchmark>/``), each holding ``ddl/``, ``views/``, ``queries/`` and ``checks/`` as it needs, and
 ``web/`` (the web app's reads and its own state file's statements)."""
 
 
@@ -126,8 +126,8 @@ def sql_folders() -> list[Path]:
 
 
 def sql_file(relative_path: str) -> Path:
-    """The SQL file `relative_path` names: under this repository's sql/ (``creation/queries/leaderboard.sql``),
-    else under a plugin's ``sql/`` folder (``queries/scores.sql``)."""
+    """The SQL file `relative_path` names: under this repository's sql/ (``<area>/queries/<name>.sql``), else
+    under a plugin's ``sql/`` folder (``queries/<name>.sql``)."""
     for folder in [SQL_ROOT, *sql_folders()]:
         if (folder / relative_path).is_file():
             return folder / relative_path
@@ -136,5 +136,5 @@ def sql_file(relative_path: str) -> Path:
 
 def sql_files(kind: str) -> list[Path]:
     """The ``ddl`` or ``views`` files of every SQL folder, ordered by file name across folders (the DDL's numeric
-    prefixes order the tables: ``core/ddl/00_core.sql`` before ``creation/ddl/10_creation.sql``)."""
+    prefixes order the tables: ``core/ddl/00_core.sql`` first)."""
     return sorted((path for folder in sql_folders() for path in (folder / kind).glob("*.sql")), key=lambda p: p.name)
