@@ -144,7 +144,8 @@ def cohen_kappa(first: Sequence, second: Sequence) -> float | None:
         return None
     n = len(pairs)
     observed = sum(a == b for a, b in pairs) / n
-    labels = {a for a, _ in pairs} | {b for _, b in pairs}
+    # Summed in a fixed order: over a set the float sum's last digit changed from one process to the next.
+    labels = sorted({a for a, _ in pairs} | {b for _, b in pairs}, key=str)
     expected = sum((sum(a == k for a, _ in pairs) / n) * (sum(b == k for _, b in pairs) / n) for k in labels)
     if expected >= 1.0:
         return None
