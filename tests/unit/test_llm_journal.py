@@ -12,7 +12,7 @@ import pytest
 
 from benchwright.llm import LLMRequest, LLMRunner, ResponseCache
 from benchwright.llm.providers import LeaseQueue, ProviderGate, ProviderLimits
-from benchwright.llm.runner import _JOURNAL_ROWS
+from benchwright.llm.journal import JOURNAL_ROWS as _JOURNAL_ROWS
 from tests.support.openai_server import OpenAIServer
 
 
