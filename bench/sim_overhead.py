@@ -81,7 +81,8 @@ def measure(calls: int = 3000, rounds: int = 3, before: str = BEFORE) -> dict:
             print(f"  round {round_ + 1}, {code}, {simulator}: {us[code, simulator][-1]:.1f} µs CPU per call",
                   flush=True)
     median = {f"{code}, {simulator}": statistics.median(us[code, simulator]) for code, simulator in cases}
-    ratio = {simulator: median[f"now, {simulator}"] / median[f"before, {simulator}"] for simulator in ("stand-in", "real")}
+    ratio = {simulator: median[f"now, {simulator}"] / median[f"before, {simulator}"]
+             for simulator in ("stand-in", "real")}
     summary = (f"CPU per simulated call, {calls} misses in one run, median of {rounds}: stand-in simulator now "
                f"{median['now, stand-in']:.1f} µs, at {before} {median['before, stand-in']:.1f} µs: now ÷ before "
                f"{ratio['stand-in']:.2f} (target ≤ {TARGET}: {'met' if ratio['stand-in'] <= TARGET else 'missed'}); "

@@ -13,10 +13,11 @@ provider leases and statistics, and hands each back end a `Run` through which it
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Protocol
+from typing import Awaitable, Callable, Protocol
 
 from benchwright.llm.cache import ResponseCache
 from benchwright.llm.request import LLMRequest
+from benchwright.llm.results import LLMResult
 
 
 @dataclass(frozen=True)
@@ -46,11 +47,11 @@ class Run(Protocol):
     batch_poll_s: float
     batch_poll_max_s: float
 
-    def success(self, key: str, req: LLMRequest, answer: Answer) -> Any:
+    def success(self, key: str, req: LLMRequest, answer: Answer) -> LLMResult:
         """The answer into the cache (redacted unless `answer.redact` is False); its result."""
 
     def failure(self, key: str, req: LLMRequest, err: BaseException, attempts: int = 1,
-                simulated: bool = False) -> Any:
+                simulated: bool = False) -> LLMResult:
         """The error into the journal; its result."""
 
     def tick(self, error: bool) -> None:
@@ -62,7 +63,7 @@ class Run(Protocol):
     def flush(self) -> None:
         """Commit what the run's journal holds now."""
 
-    async def provider_call(self, key: str, req: LLMRequest, attempt: Attempt) -> Any:
+    async def provider_call(self, key: str, req: LLMRequest, attempt: Attempt) -> LLMResult:
         """A paid call: under the request's claim, the model's pacing and the provider's lease, `attempt` retried
         by the runner's rule; its result (answer or error, journalled)."""
 
@@ -70,7 +71,7 @@ class Run(Protocol):
 class Backend(Protocol):
     timed: bool  # its answers' latencies count in the run's p50/p95 (not a batch's: its lines have none)
 
-    async def answer_all(self, misses: dict[str, LLMRequest], run: Run) -> dict[str, Any]:
+    async def answer_all(self, misses: dict[str, LLMRequest], run: Run) -> dict[str, LLMResult]:
         """Every miss's result (`run.success` / `run.failure`), each counted with `run.tick` as it ends."""
 
 

@@ -27,6 +27,7 @@ from benchwright.llm.cache import JournalledBatch
 from benchwright.llm.errors import BatchLineError, describe, is_retryable
 from benchwright.llm.litellm_setup import endpoint_kwargs, load_litellm
 from benchwright.llm.request import LLMRequest
+from benchwright.llm.results import LLMResult
 
 log = logging.getLogger("benchwright.llm")
 
@@ -39,18 +40,18 @@ _NOTE_FIRST_AFTER_S = 60.0
 class Batch:
     timed = False  # a batch's lines have no latency of their own
 
-    async def answer_all(self, misses: dict[str, LLMRequest], run: Run) -> dict[str, Any]:
+    async def answer_all(self, misses: dict[str, LLMRequest], run: Run) -> dict[str, LLMResult]:
         groups: dict[tuple[str, str], dict[str, LLMRequest]] = {}
         for key, req in misses.items():
             groups.setdefault((req.model, req.api_base or ""), {})[key] = req
-        results: dict[str, Any] = {}
+        results: dict[str, LLMResult] = {}
         for outcome in await asyncio.gather(*(_call_batch(run, model, api_base, group)
                                               for (model, api_base), group in groups.items())):
             results.update(outcome)
         return results
 
 
-async def _call_batch(run: Run, model: str, api_base: str, misses: dict[str, LLMRequest]) -> dict[str, Any]:
+async def _call_batch(run: Run, model: str, api_base: str, misses: dict[str, LLMRequest]) -> dict[str, LLMResult]:
     """Answer one model's misses at one endpoint through its provider's batch API (the module's docstring)."""
     litellm = load_litellm()
     try:
@@ -61,7 +62,7 @@ async def _call_batch(run: Run, model: str, api_base: str, misses: dict[str, LLM
             run.tick(error=True)
         return failures
     endpoint = {"custom_llm_provider": provider, **endpoint_kwargs(model, api_base or None, {})}
-    results: dict[str, Any] = {}
+    results: dict[str, LLMResult] = {}
     waiting = dict(misses)
     jobs: list[tuple[JournalledBatch, dict[str, LLMRequest]]] = []
 
@@ -159,7 +160,7 @@ async def _settle_intent(run: Run, litellm: Any, endpoint: dict, intent: Journal
 
 
 async def _await_batch(run: Run, litellm: Any, endpoint: dict, journalled: JournalledBatch,
-                       wanted: dict[str, LLMRequest]) -> dict[str, Any]:
+                       wanted: dict[str, LLMRequest]) -> dict[str, LLMResult]:
     """Poll a journalled batch until it ends, then land its lines. A batch that cannot be polled or read
     stays open in the journal (its requests are errors for this run), so the next run collects it."""
     batch_id, delay, failures = journalled.batch_id, run.batch_poll_s, 0
@@ -207,12 +208,12 @@ async def _await_batch(run: Run, litellm: Any, endpoint: dict, journalled: Journ
 
 
 def _land_batch(run: Run, journalled: JournalledBatch, batch: Any, lines: list[BatchLine],
-                wanted: dict[str, LLMRequest]) -> dict[str, Any]:
+                wanted: dict[str, LLMRequest]) -> dict[str, LLMResult]:
     """Every request of a finished batch into the cache (answers) or the errors (the rest), as a live call
     would have put it; results for the requests this run wants. Requests of the batch that this run does
     not want (another step's, journalled by a killed run) land too, for whoever asks next."""
     litellm = load_litellm()
-    results: dict[str, Any] = {}
+    results: dict[str, LLMResult] = {}
     seen: set[str] = set()
     answered = failed = 0
 
@@ -220,7 +221,7 @@ def _land_batch(run: Run, journalled: JournalledBatch, batch: Any, lines: list[B
         return wanted.get(key) or LLMRequest(model=journalled.model, messages=[],
                                              prompt_version=journalled.prompt_versions[key])
 
-    def done(key: str, result: Any) -> None:
+    def done(key: str, result: LLMResult) -> None:
         if key in wanted:
             results[key] = result
             run.tick(result.error is not None)
@@ -259,7 +260,7 @@ def _land_batch(run: Run, journalled: JournalledBatch, batch: Any, lines: list[B
 
 
 def _batch_unreadable(run: Run, journalled: JournalledBatch, wanted: dict[str, LLMRequest], err: BaseException,
-                      gone: bool = False) -> dict[str, Any]:
+                      gone: bool = False) -> dict[str, LLMResult]:
     """This run's requests of a batch that could not be polled or read: errors. The batch stays open for
     the next run to collect, unless the provider does not know it (`gone`): then the next run asks anew."""
     then = "the next run asks again" if gone else "the next run collects it"

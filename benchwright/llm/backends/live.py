@@ -12,13 +12,14 @@ from benchwright.llm.cache import has_text
 from benchwright.llm.errors import Malformed, NoContent
 from benchwright.llm.litellm_setup import endpoint_kwargs, load_litellm
 from benchwright.llm.request import LLMRequest, sendable
+from benchwright.llm.results import LLMResult
 
 
 class Live:
     timed = True
 
-    async def answer_all(self, misses: dict[str, LLMRequest], run: Run) -> dict[str, Any]:
-        async def one(key: str, req: LLMRequest) -> Any:
+    async def answer_all(self, misses: dict[str, LLMRequest], run: Run) -> dict[str, LLMResult]:
+        async def one(key: str, req: LLMRequest) -> LLMResult:
             result = await run.provider_call(key, req, attempt)
             run.tick(result.error is not None)
             return result

@@ -1,18 +1,17 @@
 """Plan mode (`dev.py plan`): what a call would cost, without making it.
 
 Prompt tokens are counted by litellm's tokenizer for the model; completion tokens are expected
-(`providers.expected_tokens_out`); the price is litellm's table. A placeholder answer of that length stands in, so what is
-built on it (a judge reading it, the next turn of a chat) is planned at about the size it will have.
+(`providers.expected_tokens_out`); the price is litellm's table. A placeholder answer of that length stands in,
+so what is built on it (a judge reading it, the next turn of a chat) is planned at about the size it will have.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from benchwright.llm.backends import Answer, Run
 from benchwright.llm.litellm_setup import load_litellm
 from benchwright.llm.providers import expected_tokens_out
 from benchwright.llm.request import LLMRequest, sendable
+from benchwright.llm.results import LLMResult
 
 class Plan:
     timed = True
@@ -20,7 +19,7 @@ class Plan:
     def __init__(self) -> None:
         self.tokens_out: dict[str, int] = {}  # model -> expected completion tokens, looked up once per runner
 
-    async def answer_all(self, misses: dict[str, LLMRequest], run: Run) -> dict[str, Any]:
+    async def answer_all(self, misses: dict[str, LLMRequest], run: Run) -> dict[str, LLMResult]:
         litellm = load_litellm()
         results = {}
         for key, req in misses.items():  # no task each: nothing here waits

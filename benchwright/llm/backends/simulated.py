@@ -4,16 +4,16 @@ like any model. No claim, lease or retry: the simulator is free and deterministi
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from benchwright.llm.backends import Answer, Run
 from benchwright.llm.request import LLMRequest, sendable
+from benchwright.llm.results import LLMResult
 
 
 class Simulated:
     timed = True
 
-    async def answer_all(self, misses: dict[str, LLMRequest], run: Run) -> dict[str, Any]:
+    async def answer_all(self, misses: dict[str, LLMRequest], run: Run) -> dict[str, LLMResult]:
         from benchwright.simulate import complete  # lazy: loaded by the first run with a sim/ model
 
         results = {}
