@@ -45,7 +45,7 @@ def _messages(i: int, tag: str) -> list[dict]:
 
 
 def via_litellm(base_url: str, calls: int, concurrency: int) -> None:
-    from benchwright.llm.runner import _litellm
+    from benchwright.llm.litellm_setup import load_litellm as _litellm
 
     litellm = _litellm()
 

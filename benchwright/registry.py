@@ -262,9 +262,9 @@ def litellm_providers() -> frozenset[str]:
     litellm (seconds), so it is asked only for a `provider:` that providers.yaml does not define."""
     global _LITELLM_PROVIDERS
     if _LITELLM_PROVIDERS is None:
-        from benchwright.llm.runner import _litellm  # lazy, as in benchwright.llm.providers
+        from benchwright.llm.litellm_setup import load_litellm
 
-        _LITELLM_PROVIDERS = frozenset(str(getattr(name, "value", name)) for name in _litellm().provider_list)
+        _LITELLM_PROVIDERS = frozenset(str(getattr(name, "value", name)) for name in load_litellm().provider_list)
     return _LITELLM_PROVIDERS
 
 

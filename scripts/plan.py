@@ -173,7 +173,7 @@ def plan(home: Path, dagster_home: Path, keep: bool = False, log=print, scope=No
     import dagster as dg
 
     from benchwright.llm import ResponseCache
-    from benchwright.llm.runner import price_usd
+    from benchwright.llm.backends.plan import price_usd
     from resources import default_resources
     from resources.warehouse import Warehouse
     from scripts.orchestrate import materialize_everything

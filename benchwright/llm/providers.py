@@ -32,7 +32,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
+
+from benchwright.llm.litellm_setup import keyless_server, load_litellm
 
 SIM_PROVIDER = "sim"
 PROVIDER_SLOTS_FILE = "provider_slots.sqlite3"
@@ -45,6 +47,8 @@ DEFAULT_MAX_IN_FLIGHT = 16
 MINUTE_S = 60.0
 SEND_MARGIN_S = 2.0
 WINDOW_S = MINUTE_S + SEND_MARGIN_S
+# Expected completion tokens of a call to a model with no answered call yet and no max_tokens.
+PLANNED_TOKENS_OUT = 500
 # Tokens reserved for a picture before the call: a 1024 × 1024 picture at OpenAI's high detail (85 + 4 × 170).
 IMAGE_TOKENS = 765
 # How long a lease's transaction waits for another process's (then it fails).
@@ -96,10 +100,8 @@ def provider_of(model: str, api_base: str | None = None, explicit: str | None = 
         return explicit
     if model.startswith(SIM_PROVIDER + "/"):
         return SIM_PROVIDER
-    from benchwright.llm.runner import _litellm  # lazy: litellm costs seconds to import
-
     try:
-        return _litellm().get_llm_provider(model=model, api_base=api_base)[1]
+        return load_litellm().get_llm_provider(model=model, api_base=api_base)[1]
     except Exception:  # a model string litellm does not know: its prefix, or the string itself
         return model.split("/", 1)[0]
 
@@ -107,14 +109,12 @@ def provider_of(model: str, api_base: str | None = None, explicit: str | None = 
 def missing_keys(model: str, api_base: str | None = None) -> list[str]:
     """The environment variables litellm needs for this model's calls and does not find
     (`litellm.validate_environment`, e.g. OPENAI_API_KEY); none for the simulator, nor for an `openai/` model
-    with an api_base (`runner.keyless_server`: a self-hosted server gets a placeholder key)."""
+    with an api_base (`litellm_setup.keyless_server`: a self-hosted server gets a placeholder key)."""
     if model.startswith(SIM_PROVIDER + "/"):
         return []
-    from benchwright.llm.runner import _litellm, keyless_server  # lazy: litellm costs seconds to import
-
     if keyless_server(model, api_base):
         return []
-    return list(_litellm().validate_environment(model=model, api_base=api_base)["missing_keys"])
+    return list(load_litellm().validate_environment(model=model, api_base=api_base)["missing_keys"])
 
 
 def estimated_tokens(messages: list[dict], tokens_out: int) -> int:
@@ -132,6 +132,22 @@ def estimated_tokens(messages: list[dict], tokens_out: int) -> int:
                 else:
                     chars += IMAGE_TOKENS * 4
     return chars // 4 + tokens_out
+
+
+def reserved_tokens_out(cache: Any, req: Any) -> int:
+    """Completion tokens a provider's tpm budget holds for a call (an `LLMRequest`) until its count is known: the
+    request's `max_tokens` when it has one (the answer cannot be longer, and providers count it so too), else what is
+    expected (`expected_tokens_out`)."""
+    return int(req.params.get("max_tokens") or expected_tokens_out(cache, req))
+
+
+def expected_tokens_out(cache: Any, req: Any) -> int:
+    """Completion tokens a call is expected to take: the model's mean over its answered calls in the
+    cache (a `ResponseCache`), else the request's `max_tokens`, else PLANNED_TOKENS_OUT."""
+    mean = cache.mean_tokens_out(req.model)
+    if mean:
+        return max(1, round(mean))
+    return int(req.params.get("max_tokens") or PLANNED_TOKENS_OUT)
 
 
 def _alive(pid: int) -> bool:

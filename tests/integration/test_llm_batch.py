@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from benchwright.llm import LLMRequest, LLMRunner, ModelLimits, ReplayMissError, request_key
-from benchwright.llm.runner import PLAN_COPY_MARKER, _litellm
+from benchwright.llm.litellm_setup import load_litellm as _litellm
+from benchwright.llm.runner import PLAN_COPY_MARKER
 from tests.support.batch_api import BatchOptions
 from tests.support.openai_server import OpenAIServer
 from tests.support.processes import kill_when
@@ -26,7 +27,7 @@ BATCH = {MODEL: ModelLimits(batch=True)}
 CHILD = """
 import os, sys, time
 from benchwright.llm import LLMRunner
-from benchwright.llm.runner import _litellm
+from benchwright.llm.litellm_setup import load_litellm as _litellm
 from tests.integration.test_llm_batch import BATCH, make_requests
 cache_path, base_url, *start_together = sys.argv[1:]
 runner = LLMRunner(cache_path, timeout_s=30, batch_poll_s=0.05, batch_poll_max_s=0.05)

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from benchwright.llm import LLMRequest, LLMRunner, ModelLimits
-from benchwright.llm.runner import _litellm
+from benchwright.llm.litellm_setup import load_litellm as _litellm
 from tests.support.processes import kill_when
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -5,7 +5,7 @@ import asyncio
 import pytest
 
 from benchwright.llm import LLMRequest, LLMRunner
-from benchwright.llm.runner import _litellm
+from benchwright.llm.litellm_setup import load_litellm as _litellm
 from tests.support.openai_server import OpenAIServer
 
 

@@ -69,7 +69,7 @@ from pathlib import Path
 home, log_file, summary_file, items = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3]), sys.argv[4]
 logging.basicConfig(level=logging.DEBUG, filename=log_file, format="%(asctime)s %(name)s %(levelname)s %(message)s")
 import dagster as dg
-from benchwright.llm.runner import _litellm
+from benchwright.llm.litellm_setup import load_litellm as _litellm
 from tests.support.pipeline import materialize, resources_for
 _litellm()
 for name in list(logging.root.manager.loggerDict):  # libraries that set their own level: all to DEBUG

@@ -62,7 +62,7 @@ def test_claims_of_calls_still_queued_are_dated_anew_while_their_run_lives(tmp_p
     import time
 
     from benchwright.llm import CachedResponse, ResponseCache
-    from benchwright.llm.runner import _Journal
+    from benchwright.llm.journal import Journal as _Journal
 
     cache = ResponseCache(str(tmp_path / "llm.sqlite"))
     owner, stale_after_s = f"{socket.gethostname()}:1", 0.4

@@ -1,5 +1,5 @@
 """What the runner writes as its calls end goes together: answers, errors and claim releases in one transaction per
-pass of the event loop (the runner's `_Journal`), provider leases for the calls waiting together in one, and stamps and
+pass of the event loop (the run's `journal.Journal`), provider leases for the calls waiting together in one, and stamps and
 releases of leases at the end of the pass. Every answer is committed before the run returns, and a write that fails
 fails the run."""
 
@@ -12,7 +12,7 @@ import pytest
 
 from benchwright.llm import LLMRequest, LLMRunner, ResponseCache
 from benchwright.llm.providers import LeaseQueue, ProviderGate, ProviderLimits
-from benchwright.llm.runner import _JOURNAL_ROWS
+from benchwright.llm.journal import JOURNAL_ROWS as _JOURNAL_ROWS
 from tests.support.openai_server import OpenAIServer
 
 

@@ -28,7 +28,7 @@ def test_a_hosted_model_without_its_key_is_named_and_one_with_it_is_not(no_keys)
 
 def test_the_simulator_and_a_self_hosted_openai_compatible_server_need_no_key(no_keys):
     assert missing_keys("sim/strong-writer") == []
-    # The runner sends a placeholder key to an openai/ model's own api_base (runner.keyless_server).
+    # The runner sends a placeholder key to an openai/ model's own api_base (litellm_setup.keyless_server).
     assert missing_keys("openai/house-writer", "http://127.0.0.1:8000/v1") == []
     # Another provider's api_base (a proxy) still needs that provider's key.
     assert missing_keys("anthropic/claude-3-haiku-20240307", "http://127.0.0.1:8000") == ["ANTHROPIC_API_KEY"]

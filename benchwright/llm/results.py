@@ -1,0 +1,93 @@
+"""What a run hands back: one result per request, and the cost ledger's rows for them."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Sequence
+
+from benchwright.llm.cache import CachedResponse
+from benchwright.llm.request import LLMRequest
+
+@dataclass
+class LLMResult:
+    key: str
+    model: str
+    text: str | None
+    error: str | None
+    tokens_in: int
+    tokens_out: int
+    latency_ms: float
+    cost_usd: float
+    cached: bool
+    simulated: bool
+    pii_redactions: int
+
+
+
+
+@dataclass(frozen=True)
+class CallScope:
+    """Who asked for a run's results, for the cost ledger: the benchmark, the stage (the asset that
+    asked), its partition, the model answering or being judged, and the judge (empty for answers)."""
+
+    benchmark: str
+    stage: str
+    model: str = ""
+    judge: str = ""
+    partition_key: str = ""
+    run_id: str = ""
+
+
+
+def from_cache(row: CachedResponse) -> LLMResult:
+    return LLMResult(
+        key=row.key,
+        model=row.model,
+        text=row.text,
+        error=None,
+        tokens_in=row.tokens_in,
+        tokens_out=row.tokens_out,
+        latency_ms=row.latency_ms,
+        cost_usd=row.cost_usd,
+        cached=True,
+        simulated=row.simulated,
+        pii_redactions=row.pii_redactions,
+    )
+
+
+
+def given_up_result(key: str, req: LLMRequest, error: str) -> LLMResult:
+    """The result of a request given up (failures.py): its last error, without a call."""
+    return LLMResult(key=key, model=req.model, text=None, error=error, tokens_in=0, tokens_out=0, latency_ms=0.0,
+                     cost_usd=0.0, cached=False, simulated=False, pii_redactions=0)
+
+
+
+def ledger_rows(scope: CallScope | Sequence[CallScope], requests: list[LLMRequest],
+                results: list[LLMResult]) -> list[tuple]:
+    """The ledger's rows for one run (LEDGER_COLUMNS order): one per call made, failed ones included, and one per
+    scope × called model × (error, simulated) for the cache hits, counting them in `results` with their usage
+    summed. Ids are this run's random prefix and a result's position (a hit row: its first hit's), so copying the
+    ledger anywhere is idempotent on them."""
+    scopes = [scope] * len(requests) if isinstance(scope, CallScope) else list(scope)
+    if len(scopes) != len(requests):
+        raise ValueError(f"{len(scopes)} ledger scopes for {len(requests)} requests")
+    prefix, now = secrets.token_hex(8), time.time()
+    rows, hits = [], {}
+    for position, (s, req, result) in enumerate(zip(scopes, requests, results)):
+        who = (s.run_id, s.benchmark, s.stage, s.partition_key, s.model, s.judge, req.model)
+        error, simulated = int(result.error is not None), int(result.simulated)
+        usage = (int(result.tokens_in or 0), int(result.tokens_out or 0), float(result.cost_usd or 0.0),
+                 float(result.latency_ms or 0.0))
+        if not result.cached:
+            rows.append((f"{prefix}:{position}", now, *who, result.key, 0, error, *usage, simulated, 1))
+            continue
+        total = hits.setdefault((*who, error, simulated), [position, 0, 0, 0, 0.0, 0.0])
+        total[1] += 1
+        for i, value in enumerate(usage, start=2):
+            total[i] += value
+    for (*who, error, simulated), (first, count, *usage) in hits.items():
+        rows.append((f"{prefix}:{first}", now, *who, "", 1, error, *usage, simulated, count))
+    return rows
