@@ -17,6 +17,7 @@ import checks
 from benchwright import benchmarks
 from benchwright.paths import plugin_modules
 from resources import default_resources
+from resources.warehouse import read_sql
 from sensors.failed_calls import failed_calls_sensor
 from sensors.redundancy import benchmark_scores_sensor
 from sensors.registry import automation_sensor, registry_sensor
@@ -24,14 +25,16 @@ from sensors.runs import orphaned_run_sensor
 
 
 def benchmark_modules() -> list[ModuleType]:
-    """The modules of assets/ (by name) and then the plugins, in the order their reports print."""
+    """The modules of assets/ (by name) and then the plugins."""
     ours = [importlib.import_module(f"assets.{info.name}") for info in pkgutil.iter_modules(assets.__path__)]
     return sorted(ours, key=lambda m: m.__name__) + [importlib.import_module(name) for name in plugin_modules()]
 
 
 def reports() -> list[tuple[str, str]]:
-    """What the main job prints: each module's ``REPORTS``, (title, SQL over the analyst snapshot) pairs."""
-    return [report for module in benchmark_modules() for report in getattr(module, "REPORTS", [])]
+    """What the main job prints: each declared benchmark's ``reports`` in declaration order, (title, SQL over the
+    analyst snapshot) pairs."""
+    return [(report.title, read_sql(report.sql_file)) for benchmark in benchmarks.declared()
+            for report in benchmark.reports]
 
 
 _plugins = [importlib.import_module(name) for name in plugin_modules()]

@@ -315,15 +315,3 @@ def judge_quality(context: dg.AssetExecutionContext, warehouse: Warehouse, regis
     table = add_labels(warehouse.query_file(metrics.JUDGE_QUALITY_SQL), registry, {"judge": "judge_display"})
     warehouse.replace_rows("judge_quality", table, match={})
     return dg.MaterializeResult(metadata=table_metadata(table, list(table.columns)))
-
-
-# What the main job prints for this benchmark: (title, SQL over the analyst snapshot's views).
-REPORTS = [
-    ("Creation leaderboard (overall; judge and model are slugs, simulated = offline simulator, not a real model)",
-     "SELECT judge, model, round(vfs, 2) AS vfs, round(reward, 1) AS reward, round(win_rate, 3) AS win_rate, "
-     "mb, better, tie, worse, mw, fail, simulated, flagged_injection FROM creation_leaderboard_overall"),
-    ("Judge quality (position-swap consistency, parse rate, biases)",
-     "SELECT judge, pairs, round(exact_consistency, 3) AS exact_consistency, "
-     "round(relaxed_consistency, 3) AS relaxed_consistency, round(parse_rate, 3) AS parse_rate, "
-     "round(p_prefer_first, 3) AS p_prefer_first, round(p_prefer_longer, 3) AS p_prefer_longer FROM judge_report"),
-]

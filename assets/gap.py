@@ -409,11 +409,3 @@ def gap_tainted_answers(context: dg.AssetExecutionContext, config: GapTaintedCon
     return llm_result(context, table_metadata(
         df, ["image_id", "question", "true_answer", "instructed_wrong", "answer"], model=entry.slug,
         **gap_steps.tainted_summary(df)), stats)
-
-
-# What the main job prints for this benchmark: (title, SQL over the analyst snapshot's views).
-REPORTS = [
-    ("GAP-VQA scores (0-1 judge score of each model's answers on val)",
-     "SELECT judge, model, round(gpt_score, 3) AS gpt_score, n, parse_failures, simulated, flagged_injection "
-     "FROM gap_leaderboard"),
-]

@@ -473,11 +473,3 @@ def mmmt_if_human_alignment(context: dg.AssetExecutionContext, warehouse: Wareho
     warehouse.replace_rows("mmmt_if_human_alignment", table, match={})
     return dg.MaterializeResult(metadata=table_metadata(table, list(table.columns),
                                                         human_ratings=len(human), human_preferences=len(human_preferences)))
-
-
-# What the main job prints for this benchmark: (title, SQL over the analyst snapshot's views).
-REPORTS = [
-    ("MMMT-IF leaderboard (PIF with 95 % bounds; PIF-N-N = all N samples follow every instruction)",
-     "SELECT model, variant, round(pif, 3) AS pif, round(pif_lower, 3) AS pif_lower, round(pif_upper, 3) AS pif_upper, "
-     "round(pif_n_n, 3) AS pif_n_n, n_samples, flagged_injection FROM mmmt_if_leaderboard"),
-]

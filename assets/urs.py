@@ -438,11 +438,3 @@ def urs_human_alignment(context: dg.AssetExecutionContext, config: HumanPairwise
         excluded_undetermined=int((comparisons["winner"] == "undetermined").sum()),
         bradley_terry=dg.MetadataValue.md(markdown_table(coefficients)), source=source,
         folder=dg.MetadataValue.path(str(folder)), from_folder=int((comparisons["source_file"] != path.name).sum())))
-
-
-# What the main job prints for this benchmark: (title, SQL over the analyst snapshot's views).
-REPORTS = [
-    ("URS leaderboard (mean final score 1-10; the reference answer is worth 8)",
-     "SELECT judge, model, round(final_score, 2) AS final_score, n, parse_failures, flagged_injection "
-     "FROM urs_leaderboard_overall"),
-]

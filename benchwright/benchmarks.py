@@ -79,6 +79,15 @@ class ScoreQuery:
 
 
 @dataclass(frozen=True)
+class Report:
+    """A table the main job prints for the benchmark when it ends: ``sql_file`` (under sql/) selects it from the
+    analyst snapshot's views."""
+
+    title: str
+    sql_file: str
+
+
+@dataclass(frozen=True)
 class Benchmark:
     name: str
     version: str  # the method's version: the package's METHOD_VERSION
@@ -87,6 +96,7 @@ class Benchmark:
     judge_formats: tuple[JudgeFormat, ...] = ()
     residual_pii: tuple[ResidualPII, ...] = ()
     scores: tuple[ScoreQuery, ...] = ()
+    reports: tuple[Report, ...] = ()  # what the main job prints for it, in this order
     # Dagster sensors of its wiring, as "module:attribute" (the kernel never imports dagster; definitions.py does).
     sensors: tuple[str, ...] = ()
     # The module of its simulated back end (``benchwright.simulate``): ``RESPONDERS``, a responder per prompt

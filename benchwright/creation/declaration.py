@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from benchwright import paths
-from benchwright.benchmarks import Benchmark, FilesSource, JudgeFormat, ResidualPII, ScoreQuery
+from benchwright.benchmarks import Benchmark, FilesSource, JudgeFormat, Report, ResidualPII, ScoreQuery
 from benchwright.creation import METHOD_VERSION, vfs
 
 DATASET = "sample_data/creation"  # the default config's items and images (what the main job loads)
@@ -35,6 +35,10 @@ DECLARATION = Benchmark(
                     "pseudonymised on load)."),
     ),
     scores=(ScoreQuery("creation/queries/redundancy_scores.sql", "creation_leaderboard"),),
+    reports=(Report("Creation leaderboard (overall; judge and model are slugs, simulated = offline simulator, not a "
+                    "real model)", "creation/queries/report_leaderboard.sql"),
+             Report("Judge quality (position-swap consistency, parse rate, biases)",
+                    "creation/queries/report_judge_quality.sql")),
     sensors=("sensors.human_pairwise:human_pairwise_drop_sensor",),
     simulated="benchwright.creation.simulated",
 )

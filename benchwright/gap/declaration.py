@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchwright.benchmarks import Benchmark, FilesSource, JudgeFormat, ResidualPII, ScoreQuery
+from benchwright.benchmarks import Benchmark, FilesSource, JudgeFormat, Report, ResidualPII, ScoreQuery
 from benchwright.gap import METHOD_VERSION, scoring
 
 SAMPLE_LOGS = "sample_data/gap/logs"  # the bundled game logs
@@ -35,6 +35,8 @@ DECLARATION = Benchmark(
                     "players, sessions, file names; redacted on ingest)."),
     ),
     scores=(ScoreQuery("gap/queries/redundancy_scores.sql", "gap_scores"),),
+    reports=(Report("GAP-VQA scores (0-1 judge score of each model's answers on val)",
+                    "gap/queries/report_leaderboard.sql"),),
     sensors=("sensors.gap:gap_log_drop_sensor",),
     simulated="benchwright.gap.simulated",
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchwright.benchmarks import Benchmark, FilesSource, JudgeFormat, ResidualPII, ScoreQuery
+from benchwright.benchmarks import Benchmark, FilesSource, JudgeFormat, Report, ResidualPII, ScoreQuery
 from benchwright.mmmt_if import METHOD_VERSION, autorater, prompts
 
 DATASET = "sample_data/mmmt_if"  # the default config's chats
@@ -34,6 +34,8 @@ DECLARATION = Benchmark(
                     "pseudonymised on load)."),
     ),
     scores=(ScoreQuery("mmmt_if/queries/redundancy_scores.sql", "mmmt_if_pif_metrics"),),
+    reports=(Report("MMMT-IF leaderboard (PIF with 95 % bounds; PIF-N-N = all N samples follow every instruction)",
+                    "mmmt_if/queries/report_leaderboard.sql"),),
     sensors=("sensors.mmmt_if:mmmt_if_human_ratings_sensor",),
     simulated="benchwright.mmmt_if.simulated",
 )

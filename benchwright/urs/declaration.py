@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 
 from benchwright import paths
-from benchwright.benchmarks import Benchmark, FilesSource, JudgeFormat, ResidualPII, ScoreQuery
+from benchwright.benchmarks import Benchmark, FilesSource, JudgeFormat, Report, ResidualPII, ScoreQuery
 from benchwright.urs import METHOD_VERSION, parse
 
 DATASET = "sample_data/urs"  # the default config's questions, survey and human choices
@@ -39,6 +39,8 @@ DECLARATION = Benchmark(
                     "pseudonymised on load)."),
     ),
     scores=(ScoreQuery("urs/queries/redundancy_scores.sql", "urs_leaderboard"),),
+    reports=(Report("URS leaderboard (mean final score 1-10; the reference answer is worth 8)",
+                    "urs/queries/report_leaderboard.sql"),),
     sensors=("sensors.human_pairwise:human_pairwise_drop_sensor",),
     simulated="benchwright.urs.simulated",
 )

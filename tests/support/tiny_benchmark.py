@@ -9,7 +9,7 @@ LOGIC = '''
 import json
 import re
 
-from benchwright.benchmarks import Benchmark, FilesSource, JudgeFormat, ScoreQuery
+from benchwright.benchmarks import Benchmark, FilesSource, JudgeFormat, Report, ScoreQuery
 from benchwright.loading import LoadProblem, RowError, json_object
 from benchwright.steps import Plan, request_for
 
@@ -24,6 +24,7 @@ DECLARATION = Benchmark(
     sources=(FilesSource("tiny_note_files", "The tiny benchmark's notes drop folder, hashed.", drops=(NOTES,)),),
     judge_formats=(JudgeFormat("tiny_verdict", lambda answer: bool(VERDICT.search(answer))),),
     scores=(ScoreQuery("queries/tiny/scores.sql", "tiny_scores"),),
+    reports=(Report("Tiny benchmark (mean words per answer)", "queries/tiny/report.sql"),),
     sensors=("tiny_bench:tiny_notes_sensor",),
 )
 
@@ -74,10 +75,6 @@ from tiny_logic import DECLARATION
 
 QUESTIONS = {questions!r}
 
-REPORTS = [("Tiny benchmark (mean words per answer)",
-            "SELECT model, round(mean_words, 1) AS mean_words, answers FROM tiny_leaderboard")]
-
-
 @dg.asset(group_name="datasets", automation_condition=LOAD_WHEN_MISSING)
 def tiny_items(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
     items, problems = tiny_logic.load_questions(QUESTIONS)
@@ -127,6 +124,9 @@ CREATE TABLE IF NOT EXISTS tiny_scores (model VARCHAR PRIMARY KEY, mean_words DO
 
 VIEW = "CREATE OR REPLACE VIEW tiny_leaderboard AS SELECT * FROM tiny_scores ORDER BY mean_words DESC;\n"
 
+# What the main job prints for it.
+REPORT = "SELECT model, round(mean_words, 1) AS mean_words, answers FROM tiny_leaderboard\n"
+
 # Its leaderboard as redundancy compares it (leaderboard, judge, model, score).
 SCORES = "SELECT 'tiny_mean_words' AS leaderboard, '' AS judge, model, mean_words AS score FROM tiny_scores\n"
 
@@ -144,3 +144,4 @@ def write_plugin(folder):
     (folder / "sql" / "views" / "tiny_leaderboard.sql").write_text(VIEW, encoding="utf-8")
     (folder / "sql" / "queries" / "tiny").mkdir(parents=True)
     (folder / "sql" / "queries" / "tiny" / "scores.sql").write_text(SCORES, encoding="utf-8")
+    (folder / "sql" / "queries" / "tiny" / "report.sql").write_text(REPORT, encoding="utf-8")
