@@ -20,11 +20,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-# The benchmarks of this repository; an asset belongs to one when its name starts with `<benchmark>_`
-# (creation_generations, urs_panel_judgments). `interop` is the imports of other evaluations' published judgments
-# (no model calls, nothing to limit): `--benchmark creation` leaves them out too. A plugin adds its own benchmark
-# by a module-level BENCHMARK name.
-BENCHMARKS = ("creation", "gap", "interop", "mmmt_if", "urs")
+# Asset name prefixes that a scope selects like a benchmark's, besides the declared benchmarks: `interop` is the
+# imports of other evaluations' published judgments (no model calls, nothing to limit), so `--benchmark creation`
+# leaves them out too.
+KERNEL_AREAS = ("interop",)
+
+
+def selectable_benchmarks() -> tuple[str, ...]:
+    """What `--benchmark` may name: every declared benchmark (benchwright.benchmarks; an asset belongs to one when its
+    name starts with `<benchmark>_`, creation_generations, urs_panel_judgments) and the kernel's areas, sorted."""
+    from benchwright.benchmarks import declared
+
+    return tuple(sorted({benchmark.name for benchmark in declared()} | set(KERNEL_AREAS)))
 
 LIMITED_FOLDER = "limited"
 
@@ -84,9 +91,10 @@ def is_limited_home(folder: Path, limit: int) -> bool:
     return Path(folder).parts[-2:] == (LIMITED_FOLDER, str(limit))
 
 
-def benchmark_of(asset_name: str, benchmarks: Iterable[str] = BENCHMARKS) -> str | None:
-    """The benchmark an asset belongs to by its name's prefix (the longest that fits), or None."""
-    fitting = [b for b in benchmarks if asset_name.startswith(f"{b}_")]
+def benchmark_of(asset_name: str, benchmarks: Iterable[str] | None = None) -> str | None:
+    """The benchmark an asset belongs to by its name's prefix (the longest that fits; of `selectable_benchmarks()` unless
+    given), or None."""
+    fitting = [b for b in (selectable_benchmarks() if benchmarks is None else benchmarks) if asset_name.startswith(f"{b}_")]
     return max(fitting, key=len) if fitting else None
 
 
@@ -114,13 +122,15 @@ def checked_names(option: str, given: Sequence[str] | None, known: Sequence[str]
 
 def checked_scope(*, benchmarks: Sequence[str] | None = None, models: Sequence[str] | None = None,
                   judges: Sequence[str] | None = None, limit: int | None = None,
-                  known_benchmarks: Sequence[str] = BENCHMARKS, known_models: Sequence[str] = (),
+                  known_benchmarks: Sequence[str] | None = None, known_models: Sequence[str] = (),
                   known_judges: Sequence[str] = (), refused: Mapping[str, str] | None = None) -> Scope:
     """A Scope from the options as given, every name checked (`known_models`: the registry's candidates;
     `known_judges`: its judges and judge panels; `refused`: slug -> why the registry refused its entry). Raises
     ScopeError listing every fault."""
     faults = []
     checked = {}
+    if known_benchmarks is None:
+        known_benchmarks = selectable_benchmarks()
     for key, option, given, known, what, listed_as in (
             ("benchmarks", "--benchmark", benchmarks, known_benchmarks, "benchmark", "benchmarks"),
             ("models", "--model", models, known_models, "candidate in the registry", "registered candidates"),

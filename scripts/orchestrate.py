@@ -52,7 +52,7 @@ from assets.partitions import (judges_partitions, model_judge_partitions, model_
 from benchwright.llm.failures import all_calls_failed, calls_to_ask_again, metadata_count
 from benchwright.paths import ROOT, count_setting
 from benchwright.registry import checked_providers
-from benchwright.scope import BENCHMARKS, Scope, benchmark_of, is_limited_home
+from benchwright.scope import Scope, benchmark_of, is_limited_home, selectable_benchmarks
 from checks.registry import REGISTRY_CHECK, report_registry_check
 from scripts.stale_status import BatchedStaleStatusResolver
 from sensors.failed_calls import llm_asset_keys
@@ -188,11 +188,13 @@ def resources_config(resources: dict) -> dict:
 
 
 def known_benchmarks() -> list[str]:
-    """The benchmarks a scope may name: ours, then each plugin's module-level BENCHMARK (its assets' prefix)."""
+    """The benchmarks a scope may name: the declared ones and the kernel's areas (`selectable_benchmarks`), then a
+    plugin module's BENCHMARK (its assets' prefix) if it declares none."""
     from definitions import benchmark_modules
 
+    ours = selectable_benchmarks()
     plugins = [getattr(module, "BENCHMARK", None) for module in benchmark_modules() if not module.__name__.startswith("assets.")]
-    return [*BENCHMARKS, *(name for name in plugins if isinstance(name, str) and name not in BENCHMARKS)]
+    return [*ours, *dict.fromkeys(name for name in plugins if isinstance(name, str) and name not in ours)]
 
 
 def limited_asset_config(limit: int) -> dict[str, dict]:
