@@ -2,7 +2,8 @@
 
 from benchwright.llm.cache import LEDGER_COLUMNS, CachedResponse, ResponseCache
 from benchwright.llm.request import LLMRequest, request_key
-from benchwright.llm.runner import CallScope, CallStats, LLMResult, LLMRunner, ModelLimits, ReplayMissError
+from benchwright.llm.results import CallScope, CallStats, LLMResult
+from benchwright.llm.runner import LLMRunner, ModelLimits, ReplayMissError
 
 __all__ = [
     "CachedResponse",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 from benchwright.llm.cache import CachedResponse
@@ -91,3 +91,64 @@ def ledger_rows(scope: CallScope | Sequence[CallScope], requests: list[LLMReques
     for (*who, error, simulated), (first, count, *usage) in hits.items():
         rows.append((f"{prefix}:{first}", now, *who, "", 1, error, *usage, simulated, count))
     return rows
+
+
+@dataclass
+class CallStats:
+    """Aggregated over one run() call.
+
+    requests: results asked for (duplicates included); api_calls: distinct requests sent to a model (retries
+    not counted); cache_hits: results served without a call (from the cache, or a duplicate of a request
+    answered earlier in the same run); errors: results with an error, `given_up` ones included; given_up:
+    results of requests given up (failures.py), served their last error without a call; cost_usd: spent in
+    this run; latencies over this run's successful calls.
+    """
+
+    requests: int = 0
+    api_calls: int = 0
+    cache_hits: int = 0
+    errors: int = 0
+    given_up: int = 0
+    cost_usd: float = 0.0
+    latency_p50_ms: float | None = None
+    latency_p95_ms: float | None = None
+    retries: int = 0
+    latencies_ms: list[float] = field(default_factory=list, repr=False)
+    """The successful calls' latencies behind the percentiles, so that `merge` can compute them again."""
+
+    @classmethod
+    def merge(cls, parts: Sequence["CallStats"]) -> "CallStats":
+        """The statistics of several run() calls of one step as if they were one: counts and cost summed,
+        percentiles over every call's latency."""
+        merged = cls()
+        for part in parts:
+            for name in ("requests", "api_calls", "cache_hits", "errors", "given_up", "cost_usd", "retries"):
+                setattr(merged, name, getattr(merged, name) + getattr(part, name))
+            merged.latencies_ms += part.latencies_ms
+        merged.latency_p50_ms = percentile(merged.latencies_ms, 0.50)
+        merged.latency_p95_ms = percentile(merged.latencies_ms, 0.95)
+        return merged
+
+    def as_metadata(self) -> dict:
+        return {
+            "requests": self.requests,
+            "api_calls": self.api_calls,
+            "cache_hits": self.cache_hits,
+            "errors": self.errors,
+            "given_up": self.given_up,
+            "cost_usd": round(self.cost_usd, 6),
+            "latency_p50_ms": None if self.latency_p50_ms is None else round(self.latency_p50_ms, 1),
+            "latency_p95_ms": None if self.latency_p95_ms is None else round(self.latency_p95_ms, 1),
+            "retries": self.retries,
+        }
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """The q-quantile of `values`, linearly interpolated between the closest ranks; None when there are none."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    pos = q * (len(ordered) - 1)  # linear interpolation between closest ranks
+    lo = int(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)

@@ -18,7 +18,7 @@ import socket
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -29,7 +29,9 @@ from benchwright.llm.journal import CURRENT, Journal, record
 from benchwright.llm.providers import (PROVIDER_SLOTS_FILE, LeaseQueue, ProviderEntriesRefused, ProviderGate,
                                        ProviderLimits, estimated_tokens, provider_of, reserved_tokens_out)
 from benchwright.llm.request import LLMRequest, request_key
-from benchwright.llm.results import CallScope, LLMResult, from_cache, given_up_result, ledger_rows
+from benchwright.llm.progress import Progress
+from benchwright.llm.results import (CallScope, CallStats, LLMResult, from_cache, given_up_result, ledger_rows,
+                                     percentile)
 
 __all__ = ["CallScope", "CallStats", "LLMResult", "LLMRunner", "ModelLimits", "ReplayMissError", "ledger_rows"]
 
@@ -39,60 +41,9 @@ log = logging.getLogger("benchwright.llm")
 PLAN_COPY_MARKER = "PLAN_COPY"
 # Honour Retry-After, but a server asking for longer than this is treated as failing for this run.
 _RETRY_AFTER_CEILING_S = 300.0
-_PROGRESS_FIRST_AFTER_S = 60.0
 # A "\ud800" escape in a provider's JSON decodes to a lone surrogate, which is not Unicode: neither
 # SQLite nor DuckDB can store it. Each becomes U+FFFD, as a UTF-8 decoder does with ill-formed input.
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-@dataclass
-class CallStats:
-    """Aggregated over one run() call.
-
-    requests: results asked for (duplicates included); api_calls: distinct requests sent to a model (retries
-    not counted); cache_hits: results served without a call (from the cache, or a duplicate of a request
-    answered earlier in the same run); errors: results with an error, `given_up` ones included; given_up:
-    results of requests given up (failures.py), served their last error without a call; cost_usd: spent in
-    this run; latencies over this run's successful calls.
-    """
-
-    requests: int = 0
-    api_calls: int = 0
-    cache_hits: int = 0
-    errors: int = 0
-    given_up: int = 0
-    cost_usd: float = 0.0
-    latency_p50_ms: float | None = None
-    latency_p95_ms: float | None = None
-    retries: int = 0
-    latencies_ms: list[float] = field(default_factory=list, repr=False)
-    """The successful calls' latencies behind the percentiles, so that `merge` can compute them again."""
-
-    @classmethod
-    def merge(cls, parts: Sequence["CallStats"]) -> "CallStats":
-        """The statistics of several run() calls of one step as if they were one: counts and cost summed,
-        percentiles over every call's latency."""
-        merged = cls()
-        for part in parts:
-            for name in ("requests", "api_calls", "cache_hits", "errors", "given_up", "cost_usd", "retries"):
-                setattr(merged, name, getattr(merged, name) + getattr(part, name))
-            merged.latencies_ms += part.latencies_ms
-        merged.latency_p50_ms = _percentile(merged.latencies_ms, 0.50)
-        merged.latency_p95_ms = _percentile(merged.latencies_ms, 0.95)
-        return merged
-
-    def as_metadata(self) -> dict:
-        return {
-            "requests": self.requests,
-            "api_calls": self.api_calls,
-            "cache_hits": self.cache_hits,
-            "errors": self.errors,
-            "given_up": self.given_up,
-            "cost_usd": round(self.cost_usd, 6),
-            "latency_p50_ms": None if self.latency_p50_ms is None else round(self.latency_p50_ms, 1),
-            "latency_p95_ms": None if self.latency_p95_ms is None else round(self.latency_p95_ms, 1),
-            "retries": self.retries,
-        }
 
 
 @dataclass(frozen=True)
@@ -137,16 +88,6 @@ def _redact(text: str) -> tuple[str, int]:
     return redacted, len(findings)
 
 
-def _percentile(values: list[float], q: float) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    pos = q * (len(ordered) - 1)  # linear interpolation between closest ranks
-    lo = int(pos)
-    hi = min(lo + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
-
-
 class _RateLimiter:
     """Spaces request starts at least 60/rpm seconds apart (smooth, no bursts)."""
 
@@ -162,43 +103,6 @@ class _RateLimiter:
             self.next_at = start + self.interval
         if start > now:
             await asyncio.sleep(start - now)
-
-
-class _Progress:
-    """A few progress lines per batch, not one per slice of it: each line is a row in Dagster's event log, kept
-    for every run (the full counts go in the step's materialization metadata). One line when calls start,
-    one when the batch is done, and in between one after 1, 2, 4, 8 ... minutes, so a batch of any size
-    says it is alive and a day-long one still logs only a dozen lines."""
-
-    def __init__(self, callback: Callable[[str], None] | None, total: int, hits: int):
-        self.callback = callback
-        self.total = total
-        self.done = hits
-        self.hits = hits
-        self.errors = 0
-        self.started_at = time.monotonic()
-        self.next_after_s = _PROGRESS_FIRST_AFTER_S
-        self.last_done = -1
-
-    def emit(self) -> None:
-        if self.callback is None or self.done == self.last_done:
-            return
-        self.last_done = self.done
-        self.callback(
-            f"LLM requests: {self.done}/{self.total} done ({self.hits} cache hits, {self.errors} errors)"
-        )
-
-    def note(self, text: str) -> None:
-        """A line of its own (a batch sent, resumed or finished): a few per batch, never one per poll."""
-        if self.callback is not None:
-            self.callback(text)
-
-    def tick(self, error: bool) -> None:
-        self.done += 1
-        self.errors += int(error)
-        if time.monotonic() - self.started_at >= self.next_after_s:
-            self.next_after_s *= 2
-            self.emit()
 
 
 class LLMRunner:
@@ -299,7 +203,7 @@ class LLMRunner:
             self._refuse_unknown_limits(misses, limits or {})
 
         stats = CallStats()
-        tracker = _Progress(progress, total=len(unique), hits=len(cached))
+        tracker = Progress(progress, total=len(unique), hits=len(cached))
         fresh: dict[str, LLMResult] = {}
         batched: set[str] = set()  # keys answered through a batch API: no latency of their own
         if misses:
@@ -329,8 +233,8 @@ class LLMRunner:
         stats.given_up = sum(r.key in given_up for r in results)
         stats.cost_usd = sum(r.cost_usd for r in calls)
         stats.latencies_ms = [r.latency_ms for r in calls if r.error is None and r.key not in batched]
-        stats.latency_p50_ms = _percentile(stats.latencies_ms, 0.50)
-        stats.latency_p95_ms = _percentile(stats.latencies_ms, 0.95)
+        stats.latency_p50_ms = percentile(stats.latencies_ms, 0.50)
+        stats.latency_p95_ms = percentile(stats.latencies_ms, 0.95)
         if scope is not None:
             self.cache.put_ledger(ledger_rows(scope, requests, results))
         log.info(
@@ -351,7 +255,7 @@ class LLMRunner:
             raise ProviderEntriesRefused(refused)
 
     async def _call_all(
-        self, misses: dict[str, LLMRequest], limits: dict[str, ModelLimits], stats: CallStats, tracker: _Progress,
+        self, misses: dict[str, LLMRequest], limits: dict[str, ModelLimits], stats: CallStats, tracker: Progress,
         batched: set[str],
     ) -> dict[str, LLMResult]:
         groups: dict[str, dict[str, LLMRequest]] = {}  # back end name -> its misses
@@ -517,7 +421,7 @@ class _Run:
     """One run's misses as its back ends see them (`backends.Run`): where their answers and errors land, the
     progress, and the runner's paid calls, paced per model and provider as the run goes."""
 
-    def __init__(self, runner: LLMRunner, limits: dict[str, ModelLimits], stats: CallStats, tracker: _Progress):
+    def __init__(self, runner: LLMRunner, limits: dict[str, ModelLimits], stats: CallStats, tracker: Progress):
         self.runner, self.limits, self.stats, self.tracker = runner, limits, stats, tracker
         self.cache = runner.cache
         self.timeout_s, self.max_retries = runner.timeout_s, runner.max_retries

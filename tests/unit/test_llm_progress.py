@@ -1,7 +1,7 @@
 """LLM progress is a few log lines per batch (each is a row in Dagster's event log), while the counts stay whole
 in the batch's statistics (what an asset puts in its materialization metadata)."""
 
-from benchwright.llm import runner as runner_module
+from benchwright.llm import progress as progress_module
 from benchwright.llm.request import LLMRequest
 from benchwright.llm.runner import LLMRunner
 
@@ -32,9 +32,9 @@ def test_a_batch_with_nothing_to_call_logs_one_line(tmp_path):
 
 def test_a_long_batch_logs_at_doubling_intervals(monkeypatch):
     clock = iter(range(0, 10**9, 36))  # each call of the clock 36 s later: 1,000 requests in 10 hours
-    monkeypatch.setattr(runner_module.time, "monotonic", lambda: next(clock))
+    monkeypatch.setattr(progress_module.time, "monotonic", lambda: next(clock))
     lines: list[str] = []
-    progress = runner_module._Progress(lines.append, total=1000, hits=0)
+    progress = progress_module.Progress(lines.append, total=1000, hits=0)
     for _ in range(1000):
         progress.tick(error=False)
     # After 1, 2, 4 ... 512 minutes: ten lines for ten hours, where a line per minute would be 600.
