@@ -476,7 +476,7 @@ def test_a_bad_record_is_refused_and_counted_and_only_an_unreadable_file_fails(i
     """A bad record is one located dataset_problems row, counted in the asset's metadata and in what the main
     job's summary takes from a run; the file's other records land. A file that cannot be read at all fails
     the import and leaves the previous rows."""
-    from scripts.orchestrate import _refused_records
+    from scripts.orchestrate import _outcome
 
     warehouse, instance, resources = (imported_home["resources"]["warehouse"], imported_home["instance"],
                                       imported_home["resources"])
@@ -488,7 +488,7 @@ def test_a_bad_record_is_refused_and_counted_and_only_an_unreadable_file_fails(i
     assert result.success
     (event,) = result.get_asset_materialization_events()
     assert event.materialization.metadata["refused_records"].value == 1
-    assert _refused_records(result) == {"interop_arena_hard": 1}  # the main job's summary counts it per asset
+    assert _outcome(result)["refused_records"] == {"interop_arena_hard": 1}  # the main job's summary, per asset
     problems = warehouse.query("SELECT * FROM dataset_problems WHERE benchmark = 'interop' AND dataset = 'arena_hard:broken'")
     assert list(problems["location"]) == [f"{bad}:2"] and problems["reason"][0].startswith("not valid JSON")
     assert warehouse.query("SELECT count(*) AS n FROM creation_pairwise_judgments WHERE model = 'm'")["n"][0] == 1

@@ -57,8 +57,9 @@ def test_generation_and_judgment_through_litellm_with_faults(tmp_path):
         resources["llm"] = LLMClient(cache_path=resources["llm"].cache_path, timeout_s=3, max_retries=3)
         with dg.instance_for_test() as instance:
             summary = materialize_everything(instance, resources)
-            # Every request the server saw is an answer or a retry the runner counted: the injected faults'
-            # retries, and any call that a loaded machine let run past its timeout.
+            # Every request the server saw is an answer or a retry the runner counted (the injected faults'
+            # retries, and any call that a loaded machine let run past its timeout); a counted retry may also
+            # never have reached the server (an attempt that timed out before it was sent).
             retries = sum(int(event.asset_materialization.metadata["retries"].value)
                           for run_id in summary["run_ids"]
                           for event in instance.all_logs(run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION)
@@ -68,7 +69,8 @@ def test_generation_and_judgment_through_litellm_with_faults(tmp_path):
         answered = _responses(Path(resources["llm"].cache_path), "openai/http-%")
         assert answered >= ITEMS + 2 * ITEMS + VFS_ITEMS
         assert retries >= len(faults)  # each injected fault was retried
-        assert srv.count(model="http-writer") + srv.count(model="http-judge") == answered + retries
+        seen = srv.count(model="http-writer") + srv.count(model="http-judge")
+        assert answered + len(faults) <= seen <= answered + retries
 
     wh = resources["warehouse"]
     generations = wh.query("SELECT * FROM generations WHERE model = 'http-writer' AND benchmark = 'creation'")
