@@ -349,7 +349,7 @@ def _answer_style(warehouse: Warehouse, anchor: str) -> pd.DataFrame:
     kinds={"duckdb"},
     description="Bradley–Terry ratings (Elo scale, baseline anchored at 1000) per source, judge and style control "
                 "(none | style | length | markdown: answer length and markdown counts fitted jointly as covariates, "
-                "Arena-Hard's method), with intervals from a seeded bootstrap over prompts, rank tiers and the win "
+                "Arena-Hard's method), with intervals from a seeded bootstrap over prompts, ranks by upper bound (1 + the models clearly above) and the win "
                 "rate against the baseline, for our own and imported pairwise judgments. Ties count half a win for "
                 "each side; arena_hard sources weight A>>B/B>>A x3.",
 )
@@ -368,12 +368,12 @@ def interop_ratings(context: dg.AssetExecutionContext, config: RatingsConfig, wa
     table = add_labels(table, registry, {"model": "model_display", "judge": "judge_display"})
     warehouse.replace_rows("interop_ratings", table, match={})
     return dg.MaterializeResult(metadata=table_metadata(
-        table, ["source", "judge", "control", "model", "rating", "rating_lower", "rating_upper", "win_rate", "tier",
+        table, ["source", "judge", "control", "model", "rating", "rating_lower", "rating_upper", "win_rate", "rank",
                 "at_bound"],
         not_rated=dg.MetadataValue.json(problems),
         aggregation=f"Bradley–Terry MLE (style controls {', '.join(config.controls)}); ties = half a win; "
                     f"{config.bootstrap_rounds} bootstrap rounds over prompts (seed {config.seed}); quantiles "
-                    f"{config.quantile_low}/{config.quantile_high}; tiers: benchwright.ratings.rank_tiers",
+                    f"{config.quantile_low}/{config.quantile_high}; ranks: 1 + the models clearly above (benchwright.ratings.upper_bound_ranks)",
     ))
 
 

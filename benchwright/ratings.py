@@ -71,8 +71,8 @@ interval bounds by 24 Elo; the batched rounds move by as little as the start.) A
 cannot take (a battle graph in pieces, a step past the bound, no convergence) is fitted alone as every
 round used to be (Newton, then L-BFGS-B within the bounds; Newton gives up on a ridge rather than step
 along it by rounding). The style columns stay as standardized on the full data. Without prompts,
-``bootstrap_ratings`` resamples judgments one by one (its rounds fitted at once the same way). Rank tiers
-from the intervals: ``rank_tiers``. (Arena-Hard resamples single battle rows, 100 rounds; its published
+``bootstrap_ratings`` resamples judgments one by one (its rounds fitted at once the same way). Ranks
+from the intervals: ``upper_bound_ranks``. (Arena-Hard resamples single battle rows, 100 rounds; its published
 *score* is the point estimate, not a bootstrap statistic.)
 """
 
@@ -986,33 +986,25 @@ def _bootstrap_by_prompt(rows: _BattleRows, n_models: int, pinned: int, start: n
     return parameters[:, :n_models]
 
 
-def rank_tiers(rating: Sequence[float], lower: Sequence[float], upper: Sequence[float]) -> list[int | None]:
-    """Tier of each model (1 = best) from its rating interval; None for all when an interval is missing.
+def upper_bound_ranks(lower: Sequence[float], upper: Sequence[float]) -> list[int | None]:
+    """Each model's rank by its upper bound, as Chatbot Arena ranks: 1 + the number of models whose lower bound is
+    above this model's upper bound (clearly better than it). None for all when an interval is missing.
 
-    Models are taken in order of rating, best first. The first opens tier 1. A model joins the current
-    tier when its upper bound reaches the lowest lower bound of the models already in it; otherwise it
-    opens the next tier. So every model of a tier has an interval that overlaps the tier's span, and a
-    model in a lower tier is above none of the intervals of the tier before it. (Overlap is a chain: two
-    models of one tier need not overlap each other directly.)
-    """
-    rating, lower, upper = (np.asarray(x, dtype=float) for x in (rating, lower, upper))
+    Two models share a rank only when neither is clearly above the other: if A's lower bound is above B's upper
+    bound, every model clearly above A is clearly above B too, and so is A, so B's rank is at least A's + 1. A rank
+    never chains the way overlap tiers did (a tier could span models far apart through the ones between them)."""
+    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
     if np.isnan(lower).any() or np.isnan(upper).any():
-        return [None] * len(rating)
-    tiers = [0] * len(rating)
-    tier, floor = 0, math.inf
-    for k in np.argsort(-rating, kind="stable"):
-        if upper[k] < floor:
-            tier += 1
-            floor = lower[k]
-        else:
-            floor = min(floor, lower[k])
-        tiers[k] = tier
-    return tiers
+        return [None] * len(lower)
+    # For each upper bound, how many lower bounds lie strictly above it: sorted search, not a matrix of pairs.
+    ordered = np.sort(lower)
+    above = len(ordered) - np.searchsorted(ordered, upper, side="right")
+    return [int(1 + n) for n in above]
 
 
 RATING_COLUMNS = [
     "model", "rating", "rating_lower", "rating_upper", "win_rate", "win_rate_lower", "win_rate_upper",
-    "judgments", "weighted_battles", "wins", "ties", "losses", "at_bound", "tier", "control", "style_coefficients",
+    "judgments", "weighted_battles", "wins", "ties", "losses", "at_bound", "rank", "control", "style_coefficients",
 ]  # fmt: skip
 
 
@@ -1032,7 +1024,7 @@ def rating_table(battles: pd.DataFrame, anchor: str | None = None, weights: Mapp
     rating_lower/upper: the ``quantiles`` of the bootstrap (NaN when ``rounds`` is 0). When the battles
     have a ``prompt`` column, each round resamples prompts and keeps all of a drawn prompt's battles together
     (``_bootstrap_by_prompt``); otherwise judgments one by one (``bootstrap_ratings``). Seeded with
-    ``numpy.random.default_rng(seed)``: the same seed gives the same interval. tier: ``rank_tiers``.
+    ``numpy.random.default_rng(seed)``: the same seed gives the same interval. rank: ``upper_bound_ranks``.
 
     win_rate: expected score against the anchor ×100 (the anchor's is 50); its interval maps the rating
     interval. Without an anchor the win-rate columns are NaN. judgments/wins/ties/losses count judgments
@@ -1091,7 +1083,7 @@ def rating_table(battles: pd.DataFrame, anchor: str | None = None, weights: Mapp
     table = table.merge(_model_counts(cells), on="model", how="left")
     bounded = np.abs(theta - theta[pinned]) >= RATING_BOUND_LOGITS - 1e-6
     table["at_bound"] = table["model"].map(dict(zip(cells.models, bounded))).astype(bool)
-    table["tier"] = pd.array(rank_tiers(table["rating"], table["rating_lower"], table["rating_upper"]), dtype="Int64")
+    table["rank"] = pd.array(upper_bound_ranks(table["rating_lower"], table["rating_upper"]), dtype="Int64")
     table["control"] = control
     table["style_coefficients"] = coefficients
     return table[RATING_COLUMNS].sort_values("rating", ascending=False, ignore_index=True)

@@ -12,7 +12,7 @@ import pandas as pd
 from benchwright import ratings
 from benchwright.mmmt_if.prompts import AUTORATER_KEYS, PIF_WEIGHT, SCORE_COLUMNS
 
-RATING_TABLE_COLUMNS = ["judge", "variant", "model", "rating", "rating_lower", "rating_upper", "tier", "judgments",
+RATING_TABLE_COLUMNS = ["judge", "variant", "model", "rating", "rating_lower", "rating_upper", "rank", "judgments",
                         "wins", "ties", "losses", "at_bound", "rounds", "seed"]
 
 

@@ -22,7 +22,7 @@ RELEASE_JUDGE = "release_autorater"
 # The tables `release_metrics` returns, each for every source.
 METRIC_TABLES = ["mmmt_if_release_pif_by_turn", "mmmt_if_release_dominance", "mmmt_if_release_preference_scores",
                  "mmmt_if_release_preferences", "mmmt_if_release_ratings", "mmmt_if_release_agreement"]
-RATING_COLUMNS = ["model", "rating", "rating_lower", "rating_upper", "tier", "judgments", "wins", "ties", "losses",
+RATING_COLUMNS = ["model", "rating", "rating_lower", "rating_upper", "rank", "judgments", "wins", "ties", "losses",
                   "at_bound", "rounds", "seed"]
 
 

@@ -408,7 +408,13 @@ def test_asset_ratings_reproduce_the_ko_scores_and_carry_intervals(imported_home
     every = warehouse.query("SELECT * FROM interop_ratings WHERE source = 'arena_hard:ko-arena-hard-v0.1'")
     assert every.groupby("control")["model"].count().to_dict() == {"none": 76, "style": 72, "length": 72,
                                                                   "markdown": 72}
-    assert every["tier"].notna().all() and set(every["bootstrap_unit"]) == {"prompt"}
+    assert every["rank"].notna().all() and set(every["bootstrap_unit"]) == {"prompt"}
+    # Ranks by upper bound separate what the intervals separate: the old overlap tiers gave 4 for 76 models, one
+    # of them spanning win rates 77.9 to 39.0.
+    plain = every[every["control"] == "none"]
+    assert plain["rank"].nunique() >= 30
+    for a in plain.itertuples():
+        assert a.rank == 1 + int((plain["rating_lower"] > a.rating_upper).sum())
     assert every[every["control"] == "style"]["style_coefficients"].str.startswith("tokens=").all()
     board = every[every["control"] == "none"]
     published = ko_scores()

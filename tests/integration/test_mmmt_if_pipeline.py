@@ -211,10 +211,10 @@ def test_autorater_preferences_ratings_and_the_garbage_judge(run):
     scores = wh.query("SELECT * FROM mmmt_if_preference_scores")
     assert scores.loc[scores["judge"] == "sim-garbage", "preference"].isna().all()
     ratings = wh.query("SELECT * FROM mmmt_if_ratings WHERE judge = 'sim-fair-judge' AND variant = 'standard'")
-    # Bounds from 1,000 rounds over contexts with a recorded seed, and a tier for every model.
-    assert (ratings["rounds"] == 1000).all() and (ratings["seed"] == 0).all() and ratings["tier"].notna().all()
+    # Bounds from 1,000 rounds over contexts with a recorded seed, and a rank by upper bound for every model.
+    assert (ratings["rounds"] == 1000).all() and (ratings["seed"] == 0).all() and ratings["rank"].notna().all()
     assert (ratings["rating_lower"] <= ratings["rating"]).all() and (ratings["rating"] <= ratings["rating_upper"]).all()
-    assert ratings.sort_values("rating", ascending=False)["tier"].is_monotonic_increasing
+    assert all(r.rank == 1 + int((ratings["rating_lower"] > r.rating_upper).sum()) for r in ratings.itertuples())
     ratings = ratings.set_index("model")["rating"]
     assert ratings.mean() == pytest.approx(1000.0) and ratings["sim-if-high"] > ratings["sim-if-low"]
     prefs = wh.query("SELECT * FROM mmmt_if_preferences WHERE judge = 'sim-fair-judge' AND variant = 'standard'")

@@ -137,4 +137,4 @@ def test_release_ratings_resample_contexts_with_a_recorded_seed(tmp_path):
     again = release_metrics(release.responses, release.human_preferences, release.pif_weight, bootstrap_rounds=50,
                             seed=7)["mmmt_if_release_ratings"]
     pd.testing.assert_frame_equal(first, again)
-    assert (first["rounds"] == 50).all() and (first["seed"] == 7).all() and first["tier"].notna().all()
+    assert (first["rounds"] == 50).all() and (first["seed"] == 7).all() and first["rank"].notna().all()

@@ -331,7 +331,7 @@ def test_a_model_entered_twice_under_two_slugs_gets_the_same_interval(control):
     both = pd.concat([data, twin], ignore_index=True)
     table = ratings.rating_table(both, anchor="anchor", rounds=300, seed=1, control=control,
                                  style=pd.concat([style, twin_style])).set_index("model")
-    columns = ["rating", "rating_lower", "rating_upper", "win_rate", "tier"]
+    columns = ["rating", "rating_lower", "rating_upper", "win_rate", "rank"]
     pd.testing.assert_series_equal(table.loc["verbose", columns], table.loc["verbose-copy", columns],
                                    check_names=False, atol=1e-6)
     # Battles resampled one by one (no prompts) would give the twins different intervals.
@@ -341,19 +341,37 @@ def test_a_model_entered_twice_under_two_slugs_gets_the_same_interval(control):
                                                                       abs=1e-6)
 
 
-def test_rank_tiers_open_a_new_tier_below_the_lowest_lower_bound_of_the_current_one():
-    rating = [100, 90, 80, 40, 35, 0]
+def test_a_rank_is_one_plus_the_models_clearly_above():
     lower = [85, 70, 60, 30, 20, -10]
     upper = [115, 110, 95, 50, 62, 10]
-    # 90 and 80 reach 85 / 70: tier 1 (its floor falls to 60). 40's upper 50 < 60: tier 2 (floor 30);
-    # 35's upper 62 >= 30: tier 2 (floor 20); 0's upper 10 < 20: tier 3.
-    assert ratings.rank_tiers(rating, lower, upper) == [1, 1, 1, 2, 2, 3]
-    assert ratings.rank_tiers([3, 1, 2], [2, 0, 1], [4, 2, 3]) == [1, 1, 1]  # order of input kept
-    assert ratings.rank_tiers([1, 2], [np.nan, 1], [np.nan, 3]) == [None, None]
+    # 60's upper 95 is below nobody's lower bound: rank 1 like the two above it. 30-50 is below 85, 70 and 60:
+    # rank 4. 20-62 is below 85 and 70 only: rank 3, above the model rated higher, whose interval is narrower.
+    # -10-10 lies below every other interval: rank 6.
+    assert ratings.upper_bound_ranks(lower, upper) == [1, 1, 1, 4, 3, 6]
+    # The old overlap tiers chained these into three tiers, 20-62 in the second with 30-50.
+    assert ratings.upper_bound_ranks([2, 0, 1], [4, 2, 3]) == [1, 1, 1]  # order of input kept
+    assert ratings.upper_bound_ranks([5, 5], [6, 6]) == [1, 1]  # a tie is not "clearly above"
+    assert ratings.upper_bound_ranks([np.nan, 1], [np.nan, 3]) == [None, None]
     table = ratings.rating_table(battles(("anchor", "x", "B>A", 30), ("anchor", "x", "A>B", 20),
                                          ("anchor", "y", "A>B", 45), ("anchor", "y", "B>A", 5)),
                                  anchor="anchor", rounds=200, seed=2).set_index("model")
-    assert table.loc["x", "tier"] == 1 and table.loc["y", "tier"] > table.loc["anchor", "tier"]
+    assert table.loc["x", "rank"] == 1 and table.loc["y", "rank"] > table.loc["anchor", "rank"]
+
+
+def test_models_of_one_rank_are_never_clearly_separated_and_a_clearly_better_model_ranks_higher():
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        centre = rng.normal(0, 100, size=40)
+        half = rng.uniform(1, 60, size=40)
+        lower, upper = centre - half, centre + half
+        rank = ratings.upper_bound_ranks(lower, upper)
+        for a in range(40):
+            assert rank[a] == 1 + int((lower > upper[a]).sum())
+            for b in range(40):
+                if lower[a] > upper[b]:  # a clearly above b
+                    assert rank[a] < rank[b]
+                if rank[a] == rank[b]:
+                    assert not lower[a] > upper[b] and not lower[b] > upper[a]
 
 
 def test_ratings_by_source_rates_every_control_and_says_what_it_left_out():
@@ -369,7 +387,7 @@ def test_ratings_by_source_rates_every_control_and_says_what_it_left_out():
     table, problems = ratings.ratings_by_source(judgments, {"s": "anchor", "t": "anchor"}, {}, set(), rounds=50,
                                                 controls=list(ratings.CONTROLS), style=partial)
     assert table.groupby("control")["model"].count().to_dict() == {"none": 3, "style": 3, "length": 3, "markdown": 3}
-    assert set(table["bootstrap_unit"]) == {"prompt"} and table["tier"].notna().all()
+    assert set(table["bootstrap_unit"]) == {"prompt"} and table["rank"].notna().all()
     assert len(problems) == 3 and all("2 of 120 battles left out" in p for p in problems)
     other = judgments.assign(source="t")
     _, problems = ratings.ratings_by_source(other, {"t": "anchor"}, {}, set(), rounds=0, controls=["none", "length"],

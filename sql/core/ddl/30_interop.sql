@@ -71,7 +71,10 @@ CREATE TABLE IF NOT EXISTS interop_ratings (
     bootstrap_unit    VARCHAR            -- what a bootstrap round resamples: 'prompt' | 'judgment'
 );
 ALTER TABLE interop_ratings ADD COLUMN IF NOT EXISTS control VARCHAR DEFAULT 'none';
-ALTER TABLE interop_ratings ADD COLUMN IF NOT EXISTS tier INTEGER;
+-- The rank by upper bound (benchwright.ratings.upper_bound_ranks: 1 + the models clearly above) replaced the overlap
+-- tiers, which chained models far apart into one tier.
+ALTER TABLE interop_ratings ADD COLUMN IF NOT EXISTS rank INTEGER;
+ALTER TABLE interop_ratings DROP COLUMN IF EXISTS tier;
 ALTER TABLE interop_ratings ADD COLUMN IF NOT EXISTS style_coefficients VARCHAR;
 ALTER TABLE interop_ratings ADD COLUMN IF NOT EXISTS bootstrap_unit VARCHAR;
 

@@ -212,8 +212,10 @@ CREATE TABLE IF NOT EXISTS mmmt_if_ratings (
     judgments INTEGER NOT NULL, wins INTEGER NOT NULL, ties INTEGER NOT NULL, losses INTEGER NOT NULL,
     at_bound BOOLEAN NOT NULL, model_display VARCHAR, simulated BOOLEAN NOT NULL
 );
--- Rank tiers (benchwright.ratings.rank_tiers) and the bootstrap that gave the bounds (rounds over contexts, seed).
-ALTER TABLE mmmt_if_ratings ADD COLUMN IF NOT EXISTS tier INTEGER;
+-- The rank by upper bound (benchwright.ratings.upper_bound_ranks: 1 + the models clearly above; it replaced the
+-- overlap tiers) and the bootstrap that gave the bounds (rounds over contexts, seed).
+ALTER TABLE mmmt_if_ratings ADD COLUMN IF NOT EXISTS rank INTEGER;
+ALTER TABLE mmmt_if_ratings DROP COLUMN IF EXISTS tier;
 ALTER TABLE mmmt_if_ratings ADD COLUMN IF NOT EXISTS rounds INTEGER;
 ALTER TABLE mmmt_if_ratings ADD COLUMN IF NOT EXISTS seed BIGINT;
 
@@ -295,7 +297,8 @@ CREATE TABLE IF NOT EXISTS mmmt_if_release_ratings (
     rating_upper DOUBLE, judgments INTEGER NOT NULL, wins INTEGER NOT NULL, ties INTEGER NOT NULL,
     losses INTEGER NOT NULL, at_bound BOOLEAN NOT NULL
 );
-ALTER TABLE mmmt_if_release_ratings ADD COLUMN IF NOT EXISTS tier INTEGER;
+ALTER TABLE mmmt_if_release_ratings ADD COLUMN IF NOT EXISTS rank INTEGER;
+ALTER TABLE mmmt_if_release_ratings DROP COLUMN IF EXISTS tier;
 ALTER TABLE mmmt_if_release_ratings ADD COLUMN IF NOT EXISTS rounds INTEGER;
 ALTER TABLE mmmt_if_release_ratings ADD COLUMN IF NOT EXISTS seed BIGINT;
 

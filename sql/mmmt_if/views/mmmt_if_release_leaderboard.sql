@@ -1,8 +1,8 @@
 -- Imported MMMT-IF releases: per source and model, the Bradley–Terry rating of the preference-score
--- outcomes (8 criteria + 20·PIF, per turn) with its bootstrap bounds over contexts and rank tier (models whose
--- intervals overlap share a tier), and the mean PIF of its responses.
+-- outcomes (8 criteria + 20·PIF, per turn) with its bootstrap bounds over contexts and its rank by upper bound
+-- (1 + the models clearly above it), and the mean PIF of its responses.
 CREATE OR REPLACE VIEW mmmt_if_release_leaderboard AS
-SELECT r.source, r.tier, r.model, round(r.rating, 1) AS rating, round(r.rating_lower, 1) AS rating_lower,
+SELECT r.source, r.rank, r.model, round(r.rating, 1) AS rating, round(r.rating_lower, 1) AS rating_lower,
        round(r.rating_upper, 1) AS rating_upper, r.wins, r.ties, r.losses, round(p.pif, 3) AS pif, p.responses
 FROM mmmt_if_release_ratings r
 JOIN (SELECT source, model, avg(pif) AS pif, count(*) AS responses
