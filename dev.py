@@ -13,6 +13,11 @@
     python3.11 dev.py compare models A B | judges A B
                               install, then print two candidates (or two judges) compared item by item
                               from the analyst snapshot (options: --help)
+    python3.11 dev.py leaderboards
+                              install, then list the analyst snapshot's leaderboard views: rows, judges, controls
+    python3.11 dev.py show BENCHMARK [--judge SLUG] [--control style]
+                              install, then print one benchmark's leaderboard (intervals where it has them) from
+                              the analyst snapshot, in under a second (options: --help)
     python3.11 dev.py plan    install, then count the calls, tokens and dollars per model and judge that the
                               demo command would spend on what is missing or stale, without calling
                               anything, and name the providers whose API key is missing (on a temporary
@@ -93,10 +98,18 @@ def ensure_postgres() -> None:
         install_debian_package("postgresql", "the Dagster-on-PostgreSQL test")
 
 
+QUICK_ANSWERS = ("leaderboards", "show")  # read the analyst snapshot only: scripts/leaderboards.py
+
+
+def quick_answer(command: str, extra: list[str]) -> list[str]:
+    """`leaderboards` / `show`: the command line of scripts/leaderboards.py."""
+    return [str(PYTHON), str(ROOT / "scripts" / "leaderboards.py"), command, *extra]
+
+
 def main() -> int:
     command = sys.argv[1] if len(sys.argv) > 1 else "help"
     extra = sys.argv[2:]
-    if command not in ("demo", "run", "test", "ui", "web", "compare", "compact-runs", "plan"):
+    if command not in ("demo", "run", "test", "ui", "web", "compare", "compact-runs", "plan", *QUICK_ANSWERS):
         print(__doc__)
         return 0 if command == "help" else 2
     install()
@@ -118,6 +131,8 @@ def main() -> int:
         args = [str(PYTHON), "-m", "pytest", *workers, *(extra or ["-q"])]
     elif command == "compare":
         args = [str(PYTHON), str(ROOT / "scripts" / "compare.py"), *extra]
+    elif command in QUICK_ANSWERS:
+        args = quick_answer(command, extra)
     elif command == "plan":
         args = [str(PYTHON), str(ROOT / "scripts" / "plan.py"), *extra]
     elif command == "compact-runs":
