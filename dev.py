@@ -106,6 +106,26 @@ def quick_answer(command: str, extra: list[str]) -> list[str]:
     return [str(PYTHON), str(ROOT / "scripts" / "leaderboards.py"), command, *extra]
 
 
+def main_job(command: str, extra: list[str]) -> list[str]:
+    """`demo` / `run`: the main job's command line; its runs are tagged benchwright/launched_by=<command>."""
+    return [str(PYTHON), str(ROOT / "scripts" / "materialize_all.py"), "--launched-by", command, *extra]
+
+
+def serve_until_ctrl_c(args: list[str], env: dict) -> int:
+    """`ui` and `web` serve until Ctrl-C, which the terminal sends to this process and the server alike: the server
+    shuts down by itself, and this process waits for it without a traceback of its own."""
+    server = subprocess.Popen(args, cwd=ROOT, env=env)
+    interrupted = False
+    while True:
+        try:
+            code = server.wait()
+            break
+        except KeyboardInterrupt:
+            interrupted = True  # a second Ctrl-C while the server shuts down: keep waiting for it
+    # A server ended by the interrupt itself (no handler of its own) stopped as asked: not a failure.
+    return 0 if interrupted and code in (-2, 130) else code
+
+
 def main() -> int:
     command = sys.argv[1] if len(sys.argv) > 1 else "help"
     extra = sys.argv[2:]
@@ -120,7 +140,7 @@ def main() -> int:
 
     env["DAGSTER_HOME"] = str(prepare_dagster_home(home))
     if command in ("demo", "run"):  # one main job; `demo` is its preset with no options
-        args = [str(PYTHON), str(ROOT / "scripts" / "materialize_all.py"), *extra]
+        args = main_job(command, extra)
     elif command == "test":
         ensure_chromium()
         ensure_postgres()
@@ -140,11 +160,11 @@ def main() -> int:
     elif command == "web":
         if not (home / "analyst.duckdb").exists() and not {"-h", "--help"} & set(extra):
             print("no results yet: materializing the sample first (as `dev.py demo` does)", flush=True)
-            if subprocess.call([str(PYTHON), str(ROOT / "scripts" / "materialize_all.py")], cwd=ROOT, env=env):
+            if subprocess.call(main_job("demo", []), cwd=ROOT, env=env):
                 return 1
-        args = [str(PYTHON), "-m", "web", *extra]
+        return serve_until_ctrl_c([str(PYTHON), "-m", "web", *extra], env)
     else:
-        args = [str(VENV / "bin" / "dagster"), "dev", "-w", str(ROOT / "workspace.yaml"), *extra]
+        return serve_until_ctrl_c([str(VENV / "bin" / "dagster"), "dev", "-w", str(ROOT / "workspace.yaml"), *extra], env)
     return subprocess.call(args, cwd=ROOT, env=env)
 
 
