@@ -113,17 +113,23 @@ def main_job(command: str, extra: list[str]) -> list[str]:
 
 def serve_until_ctrl_c(args: list[str], env: dict) -> int:
     """`ui` and `web` serve until Ctrl-C, which the terminal sends to this process and the server alike: the server
-    shuts down by itself, and this process waits for it without a traceback of its own."""
+    shuts down by itself, and this process waits for it without a traceback of its own. A second Ctrl-C while it
+    shuts down terminates it, a third kills it."""
     server = subprocess.Popen(args, cwd=ROOT, env=env)
-    interrupted = False
+    interrupts = 0
     while True:
         try:
             code = server.wait()
             break
         except KeyboardInterrupt:
-            interrupted = True  # a second Ctrl-C while the server shuts down: keep waiting for it
-    # A server ended by the interrupt itself (no handler of its own) stopped as asked: not a failure.
-    return 0 if interrupted and code in (-2, 130) else code
+            interrupts += 1
+            if interrupts == 2:
+                server.terminate()
+            elif interrupts > 2:
+                server.kill()
+    if interrupts and code in (-2, 130):  # ended by the interrupt itself (no handler of its own): stopped as asked
+        return 0
+    return 130 if interrupts and code < 0 else code  # terminated or killed by a further Ctrl-C
 
 
 def main() -> int:
