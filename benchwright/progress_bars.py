@@ -33,7 +33,12 @@ class _NoBar:
         pass
 
 
-def bar(total: int, description: str, unit: str, initial: int = 0):
+# A bar appears only for what takes longer than this: a step of a second needs no ETA, and Dagster's own log lines
+# (on stderr, which we do not route) would otherwise land on the bar's line more often.
+DELAY_S = 2.0
+
+
+def bar(total: int, description: str, unit: str, initial: int = 0, delay: float = DELAY_S):
     """A tqdm bar on stdout when bars are shown (``leave=False``: it disappears when done, the log lines stay),
     else one that does nothing."""
     if not shown() or total <= 0:
@@ -41,7 +46,7 @@ def bar(total: int, description: str, unit: str, initial: int = 0):
     from tqdm import tqdm  # imported only for a terminal
 
     return tqdm(total=total, initial=initial, desc=description, unit=unit, leave=False, file=sys.stdout,
-                dynamic_ncols=True, mininterval=0.5)
+                dynamic_ncols=True, mininterval=0.5, delay=delay)
 
 
 def write(line: str) -> None:

@@ -43,7 +43,7 @@ def test_no_bar_in_a_terminal_unless_the_main_job_asked(monkeypatch):
 
 def test_a_level_bar_counts_runs_with_an_eta_and_lines_print_above_it(monkeypatch):
     monkeypatch.setenv(progress_bars.BARS_VARIABLE, "1")
-    with on_terminal() as terminal, progress_bars.bar(4, "level 2/7", "run") as shown:
+    with on_terminal() as terminal, progress_bars.bar(4, "level 2/7", "run", delay=0) as shown:
         shown.update(1)
         progress_bars.write("materializing creation_generations [sim-strong]")
         shown.update(3)
@@ -54,12 +54,19 @@ def test_a_level_bar_counts_runs_with_an_eta_and_lines_print_above_it(monkeypatc
     assert "materializing creation_generations [sim-strong]\n" in drawn
 
 
+def test_a_bar_waits_its_delay_before_it_is_drawn(monkeypatch):
+    monkeypatch.setenv(progress_bars.BARS_VARIABLE, "1")
+    with on_terminal() as terminal, progress_bars.bar(3, "level 1/9", "run") as shown:  # the default delay
+        shown.update(3)
+    assert progress_bars.DELAY_S > 0 and terminal.getvalue() == ""  # done within it: nothing drawn
+
+
 def test_an_llm_steps_bar_starts_at_its_cache_hits_and_ticks_per_answer(monkeypatch):
     monkeypatch.setenv(progress_bars.BARS_VARIABLE, "1")
     lines: list[str] = []
     tracker = Progress(lines.append, total=10, hits=6)
     with on_terminal() as terminal, \
-            progress_bars.bar(10, "creation_generations sim-strong", "call", initial=6) as tracker.bar:
+            progress_bars.bar(10, "creation_generations sim-strong", "call", initial=6, delay=0) as tracker.bar:
         for error in (False, True, False, False):
             tracker.tick(error)
         assert tracker.bar.n == 10
