@@ -13,6 +13,11 @@
     python3.11 dev.py compare models A B | judges A B
                               install, then print two candidates (or two judges) compared item by item
                               from the analyst snapshot (options: --help)
+    python3.11 dev.py leaderboards
+                              install, then list the analyst snapshot's leaderboard views: rows, judges, controls
+    python3.11 dev.py show BENCHMARK [--judge SLUG] [--control style]
+                              install, then print one benchmark's leaderboard (intervals where it has them) from
+                              the analyst snapshot, in under a second (options: --help)
     python3.11 dev.py plan    install, then count the calls, tokens and dollars per model and judge that the
                               demo command would spend on what is missing or stale, without calling
                               anything, and name the providers whose API key is missing (on a temporary
@@ -93,10 +98,44 @@ def ensure_postgres() -> None:
         install_debian_package("postgresql", "the Dagster-on-PostgreSQL test")
 
 
+QUICK_ANSWERS = ("leaderboards", "show")  # read the analyst snapshot only: scripts/leaderboards.py
+
+
+def quick_answer(command: str, extra: list[str]) -> list[str]:
+    """`leaderboards` / `show`: the command line of scripts/leaderboards.py."""
+    return [str(PYTHON), str(ROOT / "scripts" / "leaderboards.py"), command, *extra]
+
+
+def main_job(command: str, extra: list[str]) -> list[str]:
+    """`demo` / `run`: the main job's command line; its runs are tagged benchwright/launched_by=<command>."""
+    return [str(PYTHON), str(ROOT / "scripts" / "materialize_all.py"), "--launched-by", command, *extra]
+
+
+def serve_until_ctrl_c(args: list[str], env: dict) -> int:
+    """`ui` and `web` serve until Ctrl-C, which the terminal sends to this process and the server alike: the server
+    shuts down by itself, and this process waits for it without a traceback of its own. A second Ctrl-C while it
+    shuts down terminates it, a third kills it."""
+    server = subprocess.Popen(args, cwd=ROOT, env=env)
+    interrupts = 0
+    while True:
+        try:
+            code = server.wait()
+            break
+        except KeyboardInterrupt:
+            interrupts += 1
+            if interrupts == 2:
+                server.terminate()
+            elif interrupts > 2:
+                server.kill()
+    if interrupts and code in (-2, 130):  # ended by the interrupt itself (no handler of its own): stopped as asked
+        return 0
+    return 130 if interrupts and code < 0 else code  # terminated or killed by a further Ctrl-C
+
+
 def main() -> int:
     command = sys.argv[1] if len(sys.argv) > 1 else "help"
     extra = sys.argv[2:]
-    if command not in ("demo", "run", "test", "ui", "web", "compare", "compact-runs", "plan"):
+    if command not in ("demo", "run", "test", "ui", "web", "compare", "compact-runs", "plan", *QUICK_ANSWERS):
         print(__doc__)
         return 0 if command == "help" else 2
     install()
@@ -107,7 +146,7 @@ def main() -> int:
 
     env["DAGSTER_HOME"] = str(prepare_dagster_home(home))
     if command in ("demo", "run"):  # one main job; `demo` is its preset with no options
-        args = [str(PYTHON), str(ROOT / "scripts" / "materialize_all.py"), *extra]
+        args = main_job(command, extra)
     elif command == "test":
         ensure_chromium()
         ensure_postgres()
@@ -118,6 +157,8 @@ def main() -> int:
         args = [str(PYTHON), "-m", "pytest", *workers, *(extra or ["-q"])]
     elif command == "compare":
         args = [str(PYTHON), str(ROOT / "scripts" / "compare.py"), *extra]
+    elif command in QUICK_ANSWERS:
+        args = quick_answer(command, extra)
     elif command == "plan":
         args = [str(PYTHON), str(ROOT / "scripts" / "plan.py"), *extra]
     elif command == "compact-runs":
@@ -125,11 +166,11 @@ def main() -> int:
     elif command == "web":
         if not (home / "analyst.duckdb").exists() and not {"-h", "--help"} & set(extra):
             print("no results yet: materializing the sample first (as `dev.py demo` does)", flush=True)
-            if subprocess.call([str(PYTHON), str(ROOT / "scripts" / "materialize_all.py")], cwd=ROOT, env=env):
+            if subprocess.call(main_job("demo", []), cwd=ROOT, env=env):
                 return 1
-        args = [str(PYTHON), "-m", "web", *extra]
+        return serve_until_ctrl_c([str(PYTHON), "-m", "web", *extra], env)
     else:
-        args = [str(VENV / "bin" / "dagster"), "dev", "-w", str(ROOT / "workspace.yaml"), *extra]
+        return serve_until_ctrl_c([str(VENV / "bin" / "dagster"), "dev", "-w", str(ROOT / "workspace.yaml"), *extra], env)
     return subprocess.call(args, cwd=ROOT, env=env)
 
 

@@ -12,6 +12,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 import dagster as dg
 import pandas as pd
 
+from assets.chosen import quiet
 from benchwright import answer_injection
 from benchwright.images import ImageRef, ImageSource, NormalizedImage
 from benchwright.llm import CallStats, LLMResult
@@ -30,7 +31,8 @@ from resources.warehouse import read_sql
 INPUTS_GROUP = "inputs"
 # eager() that looks past the sources: the daemon never observes them, and Dagster counts a source that
 # was only observed as a missing dependency, which would hold every reader back.
-EAGER = dg.AutomationCondition.eager().ignore(dg.AssetSelection.groups(INPUTS_GROUP, include_sources=True))
+with quiet():
+    EAGER = dg.AutomationCondition.eager().ignore(dg.AssetSelection.groups(INPUTS_GROUP, include_sources=True))
 LOAD_WHEN_MISSING = (dg.AutomationCondition.missing() & ~dg.AutomationCondition.in_progress()
                      & ~dg.AutomationCondition.execution_failed())
 
@@ -164,9 +166,10 @@ FAILED_CALLS_CHECK = "failed_calls"
 def failed_calls_spec(asset: str, partitions_def: dg.PartitionsDefinition | None = None) -> dg.AssetCheckSpec:
     """The `failed_calls` check of an asset that calls models, computed by the asset itself (`llm_result`), so it
     costs no step of its own. Blocking: an ERROR fails the step and the readers in the same run wait."""
-    return dg.AssetCheckSpec(FAILED_CALLS_CHECK, asset=asset, blocking=True, partitions_def=partitions_def,
-                             description=f"Share of the step's LLM requests that failed (ERROR above "
-                                         f"{FAILED_CALLS_ERROR_SHARE:.0%}, WARN above 0); asked again by the next run")
+    with quiet():
+        return dg.AssetCheckSpec(FAILED_CALLS_CHECK, asset=asset, blocking=True, partitions_def=partitions_def,
+                                 description=f"Share of the step's LLM requests that failed (ERROR above "
+                                             f"{FAILED_CALLS_ERROR_SHARE:.0%}, WARN above 0); asked again by the next run")
 
 
 def failed_calls_result(metadata: dict[str, Any]) -> dg.AssetCheckResult:

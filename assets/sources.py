@@ -15,6 +15,7 @@ from pathlib import Path
 
 import dagster as dg
 
+from assets.chosen import chosen, quiet
 from assets.common import INPUTS_GROUP, repo_path
 from assets.partitions import judges_partitions, models_partitions, panels_partitions
 from benchwright import benchmarks, paths
@@ -41,35 +42,35 @@ _versioned("registry_labels", lambda r: ",".join(f"{e.slug}={e.label}/{e.role}" 
                                         + "".join(f",{e.slug}={e.display_name}/panel" for e in r["registry"].panels()))
 
 
-@dg.observable_source_asset(partitions_def=models_partitions, group_name=INPUTS_GROUP,
+@chosen(dg.observable_source_asset, partitions_def=models_partitions, group_name=INPUTS_GROUP,
                             description="Each candidate's registry entry (registry/models.yaml), hashed: a changed "
                                         "entry makes that model's generations stale.")
 def model_entries(registry: Registry) -> dg.DataVersionsByPartition:
     return dg.DataVersionsByPartition(VERSIONS["model_entries"]({"registry": registry}))
 
 
-@dg.observable_source_asset(partitions_def=judges_partitions, group_name=INPUTS_GROUP,
+@chosen(dg.observable_source_asset, partitions_def=judges_partitions, group_name=INPUTS_GROUP,
                             description="Each judge's registry entry (registry/judges.yaml), hashed: a changed entry "
                                         "makes that judge's judgments stale.")
 def judge_entries(registry: Registry) -> dg.DataVersionsByPartition:
     return dg.DataVersionsByPartition(VERSIONS["judge_entries"]({"registry": registry}))
 
 
-@dg.observable_source_asset(partitions_def=panels_partitions, group_name=INPUTS_GROUP,
+@chosen(dg.observable_source_asset, partitions_def=panels_partitions, group_name=INPUTS_GROUP,
                             description="Each judge panel's entry (registry/panels.yaml: members, rule), hashed: a "
                                         "changed panel makes that panel's judgments stale.")
 def panel_entries(registry: Registry) -> dg.DataVersionsByPartition:
     return dg.DataVersionsByPartition(VERSIONS["panel_entries"]({"registry": registry}))
 
 
-@dg.observable_source_asset(group_name=INPUTS_GROUP,
+@chosen(dg.observable_source_asset, group_name=INPUTS_GROUP,
                             description="The registry's models that are not candidates (baseline, describer), "
                                         "hashed: what the references, descriptions and the game's answers use.")
 def registry_roles(registry: Registry) -> dg.DataVersion:
     return dg.DataVersion(VERSIONS["registry_roles"]({"registry": registry}))
 
 
-@dg.observable_source_asset(group_name=INPUTS_GROUP,
+@chosen(dg.observable_source_asset, group_name=INPUTS_GROUP,
                             description="Every registry entry's slug, display label and role, hashed: the names "
                                         "the metric tables carry. Its check registry_entries_accepted fails on a "
                                         "refused entry (checks/registry.py).")
@@ -80,7 +81,7 @@ def registry_labels(registry: Registry) -> dg.DataVersion:
 def _files_source(name: str, description: str, folders: Callable[[Warehouse], list[Path]]):
     _versioned(name, lambda r: files_version(folders(r["warehouse"])))
 
-    @dg.observable_source_asset(name=name, group_name=INPUTS_GROUP, description=description)
+    @chosen(dg.observable_source_asset, name=name, group_name=INPUTS_GROUP, description=description)
     def _observe(warehouse: Warehouse) -> dg.DataVersion:
         return dg.DataVersion(VERSIONS[name]({"warehouse": warehouse}))
 
@@ -113,10 +114,10 @@ def files_source(name: str) -> dg.AssetsDefinition:
     return _BY_NAME[name]
 
 
-# What a judgment partition lists in deps: its own judge's entry.
-JUDGE_ENTRY = dg.AssetDep(judge_entries, partition_mapping=dg.MultiToSingleDimensionPartitionMapping(
-    partition_dimension_name="judge"))
-
-# What a panel's judgment partition lists in deps: its own panel's entry.
-PANEL_ENTRY = dg.AssetDep(panel_entries, partition_mapping=dg.MultiToSingleDimensionPartitionMapping(
-    partition_dimension_name="judge"))
+with quiet():
+    # What a judgment partition lists in deps: its own judge's entry.
+    JUDGE_ENTRY = dg.AssetDep(judge_entries, partition_mapping=dg.MultiToSingleDimensionPartitionMapping(
+        partition_dimension_name="judge"))
+    # What a panel's judgment partition lists in deps: its own panel's entry.
+    PANEL_ENTRY = dg.AssetDep(panel_entries, partition_mapping=dg.MultiToSingleDimensionPartitionMapping(
+        partition_dimension_name="judge"))

@@ -97,6 +97,9 @@ class Benchmark:
     residual_pii: tuple[ResidualPII, ...] = ()
     scores: tuple[ScoreQuery, ...] = ()
     reports: tuple[Report, ...] = ()  # what the main job prints for it, in this order
+    # What `dev.py show NAME` prints: its leaderboard with intervals where it has them, from the snapshot's views.
+    # The SQL may use $judge (NULL: every judge) and $control (NULL: its default); scripts/leaderboards.py.
+    leaderboard: Report | None = None
     # Dagster sensors of its wiring, as "module:attribute" (the kernel never imports dagster; definitions.py does).
     sensors: tuple[str, ...] = ()
     # The module of its simulated back end (``benchwright.simulate``): ``RESPONDERS``, a responder per prompt

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import base64
 import math
-from typing import Any
-
-import pandas as pd
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from benchwright.pii import redacted
+
+if TYPE_CHECKING:  # annotations only: `dev.py show` prints tables without paying for pandas' import
+    import pandas as pd
 
 
 def _cell(value: Any) -> str:
@@ -37,10 +39,15 @@ def markdown_table(df: pd.DataFrame, max_rows: int = 10) -> str:
 
 def text_table(df: pd.DataFrame) -> str:
     """A fixed-width plain-text table for the console."""
-    if df.empty:
+    return rows_table(list(df.columns), df.itertuples(index=False))
+
+
+def rows_table(columns: Sequence, rows: Iterable[Sequence]) -> str:
+    """``text_table`` of plain rows under ``columns`` (a DB-API cursor's, say)."""
+    cells = [[_cell(v) for v in row] for row in rows]
+    if not cells:
         return "(no rows)"
-    cells = [[_cell(v) for v in row] for row in df.itertuples(index=False)]
-    header = [str(c) for c in df.columns]
+    header = [str(c) for c in columns]
     widths = [max(len(header[i]), *(len(r[i]) for r in cells)) for i in range(len(header))]
     fmt = "  ".join("{:<%d}" % w for w in widths)
     return "\n".join([fmt.format(*header), fmt.format(*("-" * w for w in widths))] + [fmt.format(*r) for r in cells])

@@ -7,6 +7,7 @@ Partitioned checks run with the partition they guard, so a bad judge is caught i
 import dagster as dg
 import pandas as pd
 
+from assets.chosen import chosen
 from assets.creation import creation_generations
 from assets.creation import creation_pairwise_judgments, creation_vfs_judgments
 from assets.partitions import model_and_judge, model_judge_partitions
@@ -27,7 +28,7 @@ creation_parse_failure_checks = parse_failure_checks([
 ])
 
 
-@dg.asset_check(asset=creation_pairwise_judgments, partitions_def=model_judge_partitions,
+@chosen(dg.asset_check, asset=creation_pairwise_judgments, partitions_def=model_judge_partitions,
                 description="Position-swap consistency of the judge on this model's pairs (a WARN: it measures "
                             "the judge, the data are not corrupt).")
 def position_swap_consistency(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
@@ -48,7 +49,7 @@ def position_swap_consistency(context: dg.AssetCheckExecutionContext, warehouse:
     )
 
 
-@dg.asset_check(asset=creation_pairwise_judgments, partitions_def=model_judge_partitions, blocking=True,
+@chosen(dg.asset_check, asset=creation_pairwise_judgments, partitions_def=model_judge_partitions, blocking=True,
                 description="No orphan judgments (every judged answer exists) and both orders present for every item.")
 def pairwise_integrity(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
     model, judge = model_and_judge(context)

@@ -2,6 +2,7 @@
 
 import dagster as dg
 
+from assets.chosen import chosen
 from assets.gap import gap_game_logs, gap_generations, gap_reliability, gap_score_judgments, gap_vqa_dataset
 from assets.partitions import model_and_judge, model_judge_partitions
 from benchwright.gap.suites import SUITES
@@ -33,7 +34,7 @@ def gap_vqa_no_image_leakage(warehouse: Warehouse) -> dg.AssetCheckResult:
                                metadata={"images_in_both_splits": dg.MetadataValue.json(both["image_id"].tolist()[:20])})
 
 
-@dg.asset_check(asset=gap_score_judgments, partitions_def=model_judge_partitions, blocking=True,
+@chosen(dg.asset_check, asset=gap_score_judgments, partitions_def=model_judge_partitions, blocking=True,
                 description="Share of scoring-judge outputs without one number in [0, 1] (failed calls excluded).")
 def gap_score_parse_failures(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
     model, judge = model_and_judge(context)

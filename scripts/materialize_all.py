@@ -63,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-cost", type=_dollars, default=None, metavar="USD",
                         help="plan first (as `dev.py plan`) and do not start (exit 2) when the planned cost is above "
                              "USD dollars")
+    # dev.py says which of its commands this is (demo, or run by default); the runs carry it as a tag.
+    parser.add_argument("--launched-by", choices=("run", "demo"), default="run", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
     from benchwright.paths import benchwright_home, count_setting
@@ -101,11 +103,16 @@ def main(argv: list[str] | None = None) -> int:
         llm = resources["llm"]
         resources["llm"] = type(llm)(**{**{name: getattr(llm, name) for name in type(llm).model_fields},
                                         "retry_given_up": True})
+    from benchwright import progress_bars
+
+    if sys.stdout.isatty():  # bars for a person at a terminal; logs and CI get the lines alone
+        os.environ.setdefault(progress_bars.BARS_VARIABLE, "1")
     started = time.monotonic()
     with dg.DagsterInstance.get() as instance:
         try:
-            summary = materialize_everything(instance, resources, log=print, force=args.force,
-                                             workers=args.workers, parallel_runs=args.parallel_runs, scope=scope)
+            summary = materialize_everything(instance, resources, log=progress_bars.write, force=args.force,
+                                             workers=args.workers, parallel_runs=args.parallel_runs, scope=scope,
+                                             launched_by=args.launched_by)
         except ProviderEntriesRefused as refused:  # nothing ran: the providers' limits must be fixed first
             print(f"Not started: {refused}")
             return 2

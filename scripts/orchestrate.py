@@ -49,6 +49,7 @@ from dagster._core.definitions.reconstruct import ReconstructableJob, Reconstruc
 
 from assets.partitions import (judges_partitions, model_judge_partitions, model_panel_partitions, models_partitions,
                                panels_partitions)
+from benchwright import progress_bars
 from benchwright.llm.failures import all_calls_failed, calls_to_ask_again, metadata_count
 from benchwright.paths import ROOT, count_setting
 from benchwright.registry import checked_providers
@@ -57,6 +58,11 @@ from checks.registry import REGISTRY_CHECK, report_registry_check
 from scripts.stale_status import BatchedStaleStatusResolver
 from sensors.failed_calls import llm_asset_keys
 from sensors.runs import fail_orphaned_runs
+
+
+# Which dev.py command launched a main-job run (run | demo | plan): a filter on the UI's Runs page.
+LAUNCHED_BY_TAG = "benchwright/launched_by"
+LAUNCHERS = ("run", "demo", "plan")
 
 
 def default_workers() -> int:
@@ -278,7 +284,8 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
                            workers: int | None = None, observed_inputs: dict | None = None,
                            parallel_runs: int | None = None, scope: Scope | None = None,
                            only: Collection[str] | None = None,
-                           execute: Callable[[dict], dict] | None = None) -> dict:
+                           execute: Callable[[dict], dict] | None = None,
+                           launched_by: str | None = None) -> dict:
     """Run every asset partition that is missing or stale (every one with ``force``) for every registered
     partition; return counts of runs, calls, up-to-date asset partitions and failed checks, and the registry
     entries that were refused.
@@ -300,6 +307,8 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     asset computes itself stay): `dev.py plan` runs only what calls models and what that reads.
     `execute` runs one planned run (its `keys`, `partition_key` and `run_config`) in place of a Dagster run and
     returns what `_outcome` returns: `dev.py plan` calls the asset functions directly (scripts/plan.py).
+    `launched_by` (run | demo | plan: the dev.py command) is the value of every run's `LAUNCHED_BY_TAG`, which the
+    UI's Runs page filters by.
     A refused entry of the providers' limits raises `ProviderEntriesRefused`, listing every fault, before anything runs.
     """
     scope = scope or Scope()
@@ -364,6 +373,8 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
             check for key in keys for check in graph.assets_def_for_key(dg.AssetKey(key)).check_keys
             if check.asset_key == dg.AssetKey(key))
         tags = {} if partition_key is None else partitions_def.get_tags_for_partition_key(str(partition_key))
+        if launched_by:
+            tags = {**tags, LAUNCHED_BY_TAG: launched_by}
         return {"keys": keys, "partition_key": partition_key, "tags": tags,
                 "label": f" [{partition_key}]" if partition_key is not None else "", "own_checks": own_checks,
                 "run_config": {**run_config, **({"ops": ops} if ops else {})}}
@@ -390,24 +401,30 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
                 summary["failed_checks"] += 1
                 summary["check_failures"].append(f"{severity} {asset}:{check}{outcome['label']}")
 
-    def run_level(pending: list[tuple], pool: ProcessPoolExecutor | None) -> None:
+    def run_level(pending: list[tuple], pool: ProcessPoolExecutor | None, name: str) -> None:
         """The runs of one level: one at a time in this process, or with a pool up to `parallel_runs` at once,
-        each in a process of the pool; recorded in the order they were planned either way."""
+        each in a process of the pool; recorded in the order they were planned either way. In a terminal a bar
+        counts them, with an ETA (benchwright.progress_bars; nothing otherwise)."""
         planned = [plan_run(*run) for run in pending]
         for run in planned:
             log(f"materializing {', '.join(run['keys'])}{run['label']}")
-        if execute is not None:
-            for run in planned:
-                record(run, execute(run))
-            return
-        if pool is None or len(planned) <= 1:
-            for run in planned:
-                record(run, _execute_on(instance, job, run["run_config"], run["tags"], run["keys"], run["own_checks"]))
-            return
-        futures = [pool.submit(execute_run, instance.get_ref(), job, run["run_config"], run["tags"], run["keys"],
-                               run["own_checks"]) for run in planned]
-        for run, future in zip(planned, futures):
-            record(run, future.result())
+        with progress_bars.bar(len(planned), name, "run") as shown:
+            if execute is not None:
+                for run in planned:
+                    record(run, execute(run))
+                    shown.update()
+                return
+            if pool is None or len(planned) <= 1:
+                for run in planned:
+                    record(run, _execute_on(instance, job, run["run_config"], run["tags"], run["keys"],
+                                            run["own_checks"]))
+                    shown.update()
+                return
+            futures = [pool.submit(execute_run, instance.get_ref(), job, run["run_config"], run["tags"], run["keys"],
+                                   run["own_checks"]) for run in planned]
+            for run, future in zip(planned, futures):
+                record(run, future.result())
+                shown.update()
 
     def needs_run(key: dg.AssetKey, partition_key, resolver: BatchedStaleStatusResolver) -> bool:
         if force or resolver.get_status(key, partition_key) != StaleStatus.FRESH:
@@ -465,8 +482,9 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     # persistent one: DagsterInstance.get(), a test instance; not an ephemeral one).
     pool = run_pool(parallel_runs) if parallel_runs > 1 and not instance.is_ephemeral else None
     try:
-        for level in graph.toposorted_asset_keys_by_level:
-            run_level(plan_level(level), pool)
+        levels = graph.toposorted_asset_keys_by_level
+        for number, level in enumerate(levels, 1):
+            run_level(plan_level(level), pool, f"level {number}/{len(levels)}")
     finally:
         if pool is not None:
             pool.shutdown()

@@ -204,7 +204,7 @@ def plan(home: Path, dagster_home: Path, keep: bool = False, log=print, scope=No
             # "materializing" lines.
             summary = materialize_everything(instance, copy, log=log, log_level="ERROR", observed_inputs=real,
                                              only=plan_scope(), workers=1, parallel_runs=1, scope=scope,
-                                             execute=DirectRuns(instance, copy, log))
+                                             execute=DirectRuns(instance, copy, log), launched_by="plan")
         cache = ResponseCache(str(copied["cache"]))
         try:
             rows = cache.ledger_by_model(summary["run_ids"])

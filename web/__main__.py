@@ -108,8 +108,19 @@ def main(argv: list[str] | None = None) -> None:
     settings = server_settings(args.connection_limit, args.idle_timeout)
     log.info("serving on http://%s:%d/ (at most %d connections, idle ones closed after %d s)", args.host, args.port,
              settings["connection_limit"], settings["channel_timeout"])
-    serve(app, host=args.host, port=args.port, **settings)
+    serve(app, host=args.host, port=args.port, **settings)  # waitress ends quietly on Ctrl-C
+    log.info("stopped")
+
+
+def stop_quietly_on_ctrl_c(run) -> int:
+    """`run()`, ended by Ctrl-C without a traceback (while it starts, say: waitress handles it once serving):
+    stopping the server is how a person ends it, not a fault."""
+    try:
+        run()
+    except KeyboardInterrupt:
+        log.info("stopped (Ctrl-C)")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(stop_quietly_on_ctrl_c(main))

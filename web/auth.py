@@ -24,6 +24,7 @@ def sign_in(handle: str, token_sha256: str) -> bool:
     if not site.store.add_login(people.token_digest(login), handle, token_sha256, site.clock()):
         return False
     session.update(handle=handle, login=login, csrf=secrets.token_urlsafe(16))
+    g.handle = handle  # this response already shows the person signed in (the token page after Join)
     return True
 
 
@@ -37,7 +38,7 @@ def identify_and_protect():
     g.handle = owner if owner is not None and owner == session.get("handle") else None
     # Only pages mint the form token: a stylesheet or image request racing the page load with the old
     # cookie would otherwise mint a second one and overwrite the token the page's forms carry.
-    if "csrf" not in session and request.endpoint not in ("static", "pages.image"):
+    if "csrf" not in session and request.endpoint not in ("static", "pages.image", "pages.favicon"):
         session["csrf"] = secrets.token_urlsafe(16)
     if request.method == "POST" and request.form.get("csrf") != session.get("csrf"):
         abort(400, "the form was stale or not ours; reload the page and try again")

@@ -72,7 +72,7 @@ class Snapshot:
         if not rows:
             raise NoData(f"URS item {pair.item_id} is not in the snapshot")
         r = rows[0]
-        criteria = [(f"For a {r['intent']} question", "\n".join(f"{c}: {CRITERIA[c][1]}"
+        criteria = [(f"For {_article(r['intent'])} {r['intent']} question", "\n".join(f"{c}: {CRITERIA[c][1]}"
                                                                  for c in CRITERIA_BY_INTENT.get(r["intent"], ())))]
         return {"prompt": r["question"], "context": [("Kind of question", r["intent"])], "requirements": [],
                 "criteria": criteria, "images": [], "answers": {pair.model_a: r["answer_a"], pair.model_b: r["answer_b"]}}
@@ -86,6 +86,11 @@ class Snapshot:
 
     def weekly_leaderboard(self) -> list[dict]:
         return self.rows("weekly_leaderboard.sql")
+
+
+def _article(word: str) -> str:
+    """'an' before a vowel sound as the intents spell them ("an Ask for Advice question"), else 'a'."""
+    return "an" if word[:1].lower() in "aeiou" else "a"
 
 
 def ask_game_model(llm, entry, question: str, image: NormalizedImage, instructed_wrong: bool,

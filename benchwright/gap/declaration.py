@@ -37,6 +37,7 @@ DECLARATION = Benchmark(
     scores=(ScoreQuery("gap/queries/redundancy_scores.sql", "gap_scores"),),
     reports=(Report("GAP-VQA scores (0-1 judge score of each model's answers on val)",
                     "gap/queries/report_leaderboard.sql"),),
+    leaderboard=Report("GAP-VQA scores (0-1 judge score of each model's answers on val)", "gap/queries/show_leaderboard.sql"),
     sensors=("sensors.gap:gap_log_drop_sensor",),
     simulated="benchwright.gap.simulated",
 )

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from benchwright import judging
 from benchwright.judging import Shown
+
+if TYPE_CHECKING:  # the declaration imports this module: reading declarations (`dev.py show`) needs no pandas
+    import pandas as pd
 
 
 SCORE_PROMPT_VERSION = "gap-score-v1"
@@ -76,5 +78,7 @@ def score_summary(judgments: pd.DataFrame) -> pd.DataFrame:
                      "answer_latency_ms": float(answered["answer_latency_ms"].mean()) if len(answered) else None,
                      "answer_tokens_per_s": float(tokens / seconds) if seconds > 0 else None,
                      "answer_cost_per_1k_tokens": float(answered["answer_cost_usd"].sum() / all_tokens * 1000) if all_tokens else None})
+    import pandas as pd
+
     return pd.DataFrame(rows, columns=["judge", "model", "gpt_score", "n", "parse_failures", "errors", "answer_latency_ms",
                                        "answer_tokens_per_s", "answer_cost_per_1k_tokens"])

@@ -23,6 +23,7 @@ class Progress:
         self.started_at = time.monotonic()
         self.next_after_s = FIRST_LINE_AFTER_S
         self.last_done = -1
+        self.bar = None  # a terminal progress bar of the calls (benchwright.progress_bars), set by the runner
 
     def emit(self) -> None:
         if self.callback is None or self.done == self.last_done:
@@ -40,6 +41,8 @@ class Progress:
     def tick(self, error: bool) -> None:
         self.done += 1
         self.errors += int(error)
+        if self.bar is not None:
+            self.bar.update(1)
         if time.monotonic() - self.started_at >= self.next_after_s:
             self.next_after_s *= 2
             self.emit()

@@ -29,6 +29,7 @@ from benchwright.llm.journal import CURRENT, Journal, record
 from benchwright.llm.providers import (PROVIDER_SLOTS_FILE, LeaseQueue, ProviderEntriesRefused, ProviderGate,
                                        ProviderLimits, estimated_tokens, provider_of, reserved_tokens_out)
 from benchwright.llm.request import LLMRequest, request_key
+from benchwright import progress_bars
 from benchwright.llm.progress import Progress
 from benchwright.llm.results import (CallScope, CallStats, LLMResult, from_cache, given_up_result, ledger_rows,
                                      percentile)
@@ -208,7 +209,8 @@ class LLMRunner:
         batched: set[str] = set()  # keys answered through a batch API: no latency of their own
         if misses:
             tracker.emit()  # what is left to call; with nothing to call, the final line says it all
-            fresh = _run_coroutine(lambda: self._call_all(misses, limits or {}, stats, tracker, batched))
+            with progress_bars.bar(len(unique), _bar_label(scope, misses), "call", initial=len(cached)) as tracker.bar:
+                fresh = _run_coroutine(lambda: self._call_all(misses, limits or {}, stats, tracker, batched))
         tracker.emit()  # the final count, unless the last tick already said it
 
         results: list[LLMResult] = []
@@ -459,3 +461,11 @@ def _run_coroutine(coroutine: Callable[[], Any]) -> Any:
     with ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(lambda: asyncio.run(coroutine())).result()
 
+
+
+def _bar_label(scope: CallScope | Sequence[CallScope] | None, misses: dict[str, LLMRequest]) -> str:
+    """What a step's progress bar is called: the asking step and who answers (its scope), else the models called."""
+    first = scope[0] if isinstance(scope, Sequence) and scope else scope
+    if isinstance(first, CallScope):
+        return " ".join(part for part in (first.stage, first.model, first.judge and f"by {first.judge}") if part)
+    return "LLM calls: " + ", ".join(sorted({r.model for r in misses.values()}))

@@ -36,6 +36,7 @@ DECLARATION = Benchmark(
     scores=(ScoreQuery("mmmt_if/queries/redundancy_scores.sql", "mmmt_if_pif_metrics"),),
     reports=(Report("MMMT-IF leaderboard (PIF with 95 % bounds; PIF-N-N = all N samples follow every instruction)",
                     "mmmt_if/queries/report_leaderboard.sql"),),
+    leaderboard=Report("MMMT-IF leaderboard (PIF with 95 % bounds; checked by code, no judge)", "mmmt_if/queries/show_leaderboard.sql"),
     sensors=("sensors.mmmt_if:mmmt_if_human_ratings_sensor",),
     simulated="benchwright.mmmt_if.simulated",
 )

@@ -41,6 +41,7 @@ DECLARATION = Benchmark(
     scores=(ScoreQuery("urs/queries/redundancy_scores.sql", "urs_leaderboard"),),
     reports=(Report("URS leaderboard (mean final score 1-10; the reference answer is worth 8)",
                     "urs/queries/report_leaderboard.sql"),),
+    leaderboard=Report("URS leaderboard (mean final score 1-10; the reference answer is worth 8)", "urs/queries/show_leaderboard.sql"),
     sensors=("sensors.human_pairwise:human_pairwise_drop_sensor",),
     simulated="benchwright.urs.simulated",
 )

@@ -111,6 +111,10 @@ def test_only_the_injecting_model_is_flagged_and_only_where_it_injected(warehous
     assert {(r.model_a, r.model_b): (r.flagged_injection_a, r.flagged_injection_b) for r in pairs.itertuples()} == {
         ("cheat", "honest"): (True, False), ("cheat", "unanswered"): (True, False),
         ("honest", "unanswered"): (False, False)}
+    # The difference is a minus b, as compare_models and compare_judges have it.
+    scores = _read(warehouse, "SELECT score_a, score_b, difference FROM gap_score_comparison")
+    assert len(scores) == 3 and (abs(scores["difference"] - (scores["score_a"] - scores["score_b"])) < 1e-12).all()
+    assert (scores["difference"] != 0).all()
 
     creation = _read(warehouse, "SELECT model, flagged_injection FROM creation_leaderboard_overall")
     assert dict(zip(creation["model"], creation["flagged_injection"])) == {"cheat": False, "honest": False}

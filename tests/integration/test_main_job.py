@@ -49,9 +49,21 @@ def test_main_job_prints_every_leaderboard_then_replays_without_a_call(main_job)
 
     # Replay mode turns any cache miss into an error: a clean forced second pass (every asset runs again)
     # proves nothing was re-called.
-    second = main_job["run"]("--replay", "--force")
+    second = main_job["run"]("--replay", "--force", "--launched-by", "demo")
     assert second.returncode == 0, second.stderr[-3000:]
     assert "LLM calls made: 0," in second.stdout and "(0 failed)" in second.stdout
+    # Not a terminal: no progress bar drawn, the lines alone (benchwright/progress_bars.py).
+    assert "\r" not in first.stdout + second.stdout and "run/s" not in first.stdout + second.stdout
+    # Each run carries the dev.py command that launched it (run by default, demo as dev.py's demo says).
+    import dagster as dg
+
+    from scripts.orchestrate import LAUNCHED_BY_TAG
+
+    with dg.DagsterInstance.from_config(str(home / "dagster_home")) as instance:
+        launched = [run.tags.get(LAUNCHED_BY_TAG) for run in instance.get_runs()]
+    runs_of = lambda output: int(output.split("\nRuns: ")[1].split(" ")[0])  # noqa: E731
+    assert set(launched) == {"run", "demo"} and launched.count("demo") == runs_of(second.stdout) > 0
+    assert launched.count("run") >= runs_of(first.stdout) > 0
     con = duckdb.connect(str(home / "analyst.duckdb"), read_only=True)
     try:
         assert con.execute("SELECT count(*) FROM creation_leaderboard_overall").fetchall()[0][0] == 8

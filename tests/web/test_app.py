@@ -382,3 +382,54 @@ def test_an_annotation_round_survives_a_crash_mid_write(site):
     rows, problems = load_pairwise_csv(path)
     assert problems == [] and [(r["item_position"], r["winner"]) for r in rows][1] == (2, "undetermined")
     assert len(rows) == 2
+
+
+# --- small things seen (issue #32, item 6) ----------------------------------------------------------------
+
+def test_the_token_page_after_join_shows_the_new_person_signed_in(site):
+    app, _, _ = site
+    client = app.test_client()
+    response = client.post("/join", data={"csrf": csrf_of(client, "/join"), "name": "nora"})
+    page = _text(response)
+    assert 'id="token"' in page and "Signed in as <strong>nora</strong>" in page
+    assert ">Log in<" not in page and ">Join<" not in page
+
+
+def test_the_criteria_header_takes_a_or_an_by_the_intent(site):
+    from web.content import _article
+
+    app, _, _ = site
+    client = app.test_client()
+    join(client, "olga")
+    client.post("/annotate/start", data={"csrf": csrf_of(client, "/annotate")})
+    pages = [_text(client.get("/annotate"))]
+    for position in range(1, 4):  # the sample's URS items are Factual QA; walk the round until one shows
+        page = pages[-1]
+        client.post("/annotate/choose", data={"csrf": _form(page, "csrf"), "round_id": _form(page, "round_id"),
+                                              "position": str(position), "choice": "cannot_tell"})
+        pages.append(_text(client.get("/annotate")))
+    assert any("<h3>For a Factual QA question</h3>" in page for page in pages)
+    assert [_article(w) for w in ("Ask for Advice", "Usage through API", "Leisure", "Factual QA")] == ["an", "an", "a", "a"]
+
+
+def test_every_page_names_a_favicon_that_is_served(site):
+    from PIL import Image
+    import io
+
+    app, _, _ = site
+    client = app.test_client()
+    assert '<link rel="icon" href="/favicon.ico">' in _text(client.get("/"))
+    response = client.get("/favicon.ico")
+    assert response.status_code == 200 and response.mimetype == "image/vnd.microsoft.icon"
+    icon = Image.open(io.BytesIO(response.data))
+    assert icon.format == "ICO" and icon.size == (32, 32)
+
+
+def test_the_weekly_leaderboard_says_when_this_week_has_no_results_yet(site):
+    app, clock, _ = site
+    client = app.test_client()
+    page = _text(client.get("/leaderboard"))          # the clock is in 2026-W47, the week the sample scored
+    assert "2026-W47 (this week)" in page and "no-results-this-week" not in page
+    clock.advance(7 * 86400)
+    page = _text(client.get("/leaderboard"))
+    assert 'id="no-results-this-week">No results for this week (2026-W48) yet' in page and "2026-W47" in page

@@ -111,3 +111,38 @@ def test_thirty_joins_of_one_name_at_once_give_one_person_and_29_refusals(server
     codes = join_at_once(server.url, ["crowded"] * 30)
     assert sorted(codes) == [200] + [409] * 29
     assert "UNIQUE constraint" not in server.log_tail()
+
+
+def test_ctrl_c_stops_dev_py_web_without_a_traceback(tmp_path):
+    """Ctrl-C reaches dev.py and the server alike (the terminal signals the foreground process group): the
+    server logs that it stopped, and neither process prints a traceback; the exit status is 0."""
+    import os
+    import signal
+
+    from tests.support.browser import env_for, free_port
+
+    port = free_port()
+    # dev.py's own waiting, on the server it starts, without its install step (the test's virtualenv is ready).
+    code = (f"import sys, dev; sys.exit(dev.serve_until_ctrl_c([sys.executable, '-m', 'web', '--port', '{port}'], "
+            "dict(__import__('os').environ)))")
+    log = tmp_path / "out.log"
+    with open(log, "wb") as out:
+        process = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=env_for(tmp_path), stdout=out,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2).read()
+                break
+            except OSError:
+                assert process.poll() is None and time.monotonic() < deadline, log.read_text()
+                time.sleep(0.2)
+        os.killpg(process.pid, signal.SIGINT)
+        assert process.wait(timeout=30) == 0, log.read_text()
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+    output = log.read_text()
+    assert "INFO benchwright.web: stopped" in output and "Traceback" not in output and "KeyboardInterrupt" not in output

@@ -1,8 +1,9 @@
--- GAP-VQA: GPT score of every pair of models per judge (e.g. before / after fine-tuning), difference b − a.
+-- GAP-VQA: GPT score of every pair of models per judge (e.g. before / after fine-tuning), difference a − b
+-- (as compare_models and compare_judges: a minus b).
 -- flagged_injection_a / _b: that model wrote judge-format strings into its GAP answers (answer_injection_flags).
 CREATE OR REPLACE VIEW gap_score_comparison AS
 SELECT a.judge, a.model AS model_a, b.model AS model_b, a.gpt_score AS score_a, b.gpt_score AS score_b,
-       b.gpt_score - a.gpt_score AS difference, a.n AS n_a, b.n AS n_b,
+       a.gpt_score - b.gpt_score AS difference, a.n AS n_a, b.n AS n_b,
        coalesce(fa.flagged_injection, FALSE) AS flagged_injection_a,
        coalesce(fb.flagged_injection, FALSE) AS flagged_injection_b
 FROM gap_scores a JOIN gap_scores b ON a.judge = b.judge AND a.model < b.model
