@@ -32,7 +32,7 @@ def snapshot(tmp_path_factory):
                 "rating": r, "rating_lower": lo, "rating_upper": hi, "win_rate": 50.0, "judgments": 4,
                 "weighted_battles": 4.0, "wins": 2, "ties": 0, "losses": 2, "at_bound": False,
                 "outcome_weights": "A>B=1", "single_game_rule": "none", "bootstrap_rounds": 10, "quantile_low": 0.025,
-                "quantile_high": 0.975, "seed": 0, "simulated": False, "tier": 1}
+                "quantile_high": 0.975, "seed": 0, "simulated": False, "rank": 1}
                for (judge, control), models in RATINGS.items() for model, (r, lo, hi) in models.items()]
     overall = [{"judge": judge, "model": model, "scope": "overall", "scope_value": "all", "reward": reward,
                 "win_rate": 0.5, "n": 4, "simulated": False} for (judge, model), reward in REWARDS.items()]

@@ -1,8 +1,8 @@
 -- `dev.py show creation [--judge J] [--control C]`: each judge's Creation ratings (Bradley–Terry against the
--- baseline, rating 1000; 95 % bootstrap intervals over items; models whose intervals overlap share a tier), with
+-- baseline, rating 1000; 95 % bootstrap intervals over items; the rank by upper bound: 1 + the models clearly above), with
 -- the control chosen (none | style | length | markdown; default none), next to Reward and Win Rate against the
 -- baseline (creation_leaderboard_overall). $judge NULL: every judge.
-SELECT r.judge, r.tier, r.model, r.rating, r.rating_lower, r.rating_upper,
+SELECT r.judge, r.rank, r.model, r.rating, r.rating_lower, r.rating_upper,
        r.win_rate AS bt_win_rate, r.win_rate_lower AS bt_win_rate_lower, r.win_rate_upper AS bt_win_rate_upper,
        round(o.reward, 1) AS reward, round(o.win_rate, 3) AS win_rate, round(o.vfs, 2) AS vfs, r.judgments,
        o.missing, r.simulated, r.flagged_injection
