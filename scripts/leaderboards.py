@@ -21,22 +21,23 @@ import duckdb
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchwright import benchmarks  # noqa: E402
-from benchwright.paths import ROOT, SNAPSHOT_FILE, benchwright_home  # noqa: E402
+from benchwright.paths import ROOT, SNAPSHOT_FILE, benchwright_home, sql_file  # noqa: E402
 from benchwright.report import rows_table  # noqa: E402
 
 _PARAMETER = re.compile(r"\$(judge|control)\b")
 
 
+def _sql(name: str) -> str:
+    return sql_file(f"core/queries/leaderboards/{name}.sql").read_text(encoding="utf-8")
+
+
 def _columns(con: duckdb.DuckDBPyConnection, view: str) -> list[str]:
-    return [row[0] for row in con.execute(
-        "SELECT column_name FROM duckdb_columns() WHERE table_name = ? ORDER BY column_index", [view]).fetchall()]
+    return [row[0] for row in con.execute(_sql("view_columns"), [view]).fetchall()]
 
 
 def listing(con: duckdb.DuckDBPyConnection) -> str:
     """Every leaderboard view of the snapshot, one line each: its rows, judges (slugs), controls and sources."""
-    views = [row[0] for row in con.execute(
-        "SELECT view_name FROM duckdb_views() WHERE NOT internal AND view_name LIKE '%leaderboard%' "
-        "ORDER BY view_name").fetchall()]
+    views = [row[0] for row in con.execute(_sql("views")).fetchall()]
     lines = []
     for view in views:
         columns = _columns(con, view)

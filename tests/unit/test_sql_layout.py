@@ -21,6 +21,8 @@ BUILT_FROM_NAMES = {
     ("resources/warehouse.py", "SELECT {} FROM {} t JOIN incoming_keys i ON {}"),  # keyed ingest of any table
     ("scripts/compare_warehouses.py", "SELECT count(*) FROM (SELECT {} FROM a.{} EXCEPT ALL SELECT {} FROM b.{})"),
     ("scripts/compare_warehouses.py", "SELECT count(*) FROM (SELECT {} FROM b.{} EXCEPT ALL SELECT {} FROM a.{})"),
+    # a leaderboard view's distinct judges, controls or sources, for `dev.py leaderboards`
+    ("scripts/leaderboards.py", 'SELECT DISTINCT "{}" FROM "{}" WHERE "{}" IS NOT NULL ORDER BY 1'),
 }
 
 
