@@ -25,6 +25,7 @@ from filelock import FileLock
 
 from benchwright.loading import split_new_records
 from benchwright.paths import sql_file, sql_files
+from benchwright.sql_comments import COMMENTS_VERSION, table_statements, view_statements
 
 _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
 log = logging.getLogger("benchwright.warehouse")
@@ -35,7 +36,27 @@ _HELD: dict[str, duckdb.DuckDBPyConnection] = {}  # database -> the connection k
 def _ddl() -> tuple[list[str], str]:
     """The DDL files' text, in order, and its sha256."""
     texts = [ddl.read_text(encoding="utf-8") for ddl in sql_files("ddl")]
-    return texts, hashlib.sha256("\0".join(texts).encode("utf-8")).hexdigest()
+    # The comments are made from the same text; their maker's version is in the digest so a change to it
+    # comments existing files again.
+    return texts, hashlib.sha256("\0".join([*texts, COMMENTS_VERSION]).encode("utf-8")).hexdigest()
+
+
+def _main_columns(con: duckdb.DuckDBPyConnection, kind: str = "TABLE") -> dict[str, list[str]]:
+    """Table (or view) -> its columns in order, of this connection's database."""
+    catalog = "duckdb_tables()" if kind == "TABLE" else "duckdb_views()"
+    name = "table_name" if kind == "TABLE" else "view_name"
+    rows = con.execute(f"SELECT c.table_name, list(c.column_name ORDER BY c.column_index) FROM duckdb_columns() c "
+                       f"JOIN {catalog} t ON t.{name} = c.table_name AND t.database_name = c.database_name "
+                       "AND t.schema_name = c.schema_name WHERE c.database_name = current_database() "
+                       "AND c.schema_name = 'main' GROUP BY c.table_name").fetchall()
+    return dict(rows)
+
+
+def _comment_tables(con: duckdb.DuckDBPyConnection, texts: list[str]) -> None:
+    """COMMENT ON every table and column the DDL's own comments describe (benchwright.sql_comments)."""
+    statements, _ = table_statements(texts, _main_columns(con))
+    if statements:
+        con.execute(";\n".join(statements))
 
 
 def _apply_schema(con: duckdb.DuckDBPyConnection) -> None:
@@ -51,6 +72,9 @@ def _apply_schema(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(text)
     con.execute("CREATE OR REPLACE TABLE warehouse_schema AS "
                 "SELECT ?::VARCHAR AS ddl_sha256, now()::TIMESTAMP AS applied_at", [digest])
+    _comment_tables(con, texts)
+    con.execute("COMMENT ON TABLE warehouse_schema IS 'The DDL (sql/*/ddl) this file was last brought to: its "
+                "sha256 (with the comments'' version) and when (resources/warehouse.py)'")
 
 
 def read_sql(relative_path: str) -> str:
@@ -325,9 +349,15 @@ class Warehouse(DuckDBResource):
         views = []
         snap = duckdb.connect(str(tmp))
         try:
+            # Each view and its columns get COMMENT ON from the view file's header and the tables' comments.
+            _, words = table_statements(_ddl()[0], {})
             for view_file in sql_files("views"):
-                snap.execute(view_file.read_text(encoding="utf-8"))
+                text = view_file.read_text(encoding="utf-8")
+                snap.execute(text)
                 views.append(view_file.stem)
+                statements = view_statements(text, _main_columns(snap, "VIEW"), words)
+                if statements:
+                    snap.execute(";\n".join(statements))
         finally:
             snap.close()
         return views
