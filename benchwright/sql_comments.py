@@ -1,21 +1,22 @@
 """The warehouse documents itself: COMMENT ON statements made from the comments the SQL files already carry.
 
-One source: a table's comment is the ``--`` block right above its ``CREATE TABLE`` in sql/*/ddl, a column's
-the ``-- ...`` written beside it (continued on the comment-only lines below it), or, for a column added by
-``ALTER TABLE ... ADD COLUMN``, the one beside that statement or the block above it. A view's comment is its
-file's header (the ``--`` lines above ``CREATE ... VIEW``). A view's column takes, in this order:
+One source, the SQL files. A table's comment is the ``--`` block right above its ``CREATE TABLE`` in sql/*/ddl
+(else its file's header). A column's is, in this order: the ``-- ...`` written beside it (continued on the
+comment-only lines below it, or beside its ``ALTER TABLE ... ADD COLUMN``); the meaning its name has everywhere
+(the ``-- Shared columns:`` block of sql/core/ddl/00_core.sql: model, judge, simulated ...); the block above the
+ALTER that added it. A column nobody described stays without a comment: nothing is invented.
 
-1. a header line ``-- name: text`` (or ``-- name, other: text``) naming it;
+A view's comment is its file's header (the ``--`` lines above ``CREATE ... VIEW``). A view's column takes:
+
+1. a header line ``name: text`` (or ``name, other: text``; also ```name`: text`` inside a sentence);
 2. the comment of the column it is selected from (``l.judge_display AS judge_name``, ``round(r.rating, 1) AS
-   rating``), looked up by that column's name;
-3. the comment of a table or earlier view column of the same name.
-
-A column of the same name means the same thing across the warehouse (``model`` is a registry slug
-everywhere), which is what makes 2 and 3 honest. What none of these names stays without a comment, and the
-test of the published views (tests/unit/test_sql_comments.py, tests/integration/test_exports.py) says which.
+   rating``; not through count/list, which change what it means), in the tables and earlier views the view
+   reads (FROM / JOIN), in that order;
+3. the shared meaning of that column's name.
 
 Pure text in, SQL text out: resources/warehouse.py runs the statements when it applies the DDL and when it
-publishes the snapshot's views.
+publishes the snapshot's views; tests/unit/test_sql_comments.py fails when a shipped view or view column has
+no comment.
 """
 
 from __future__ import annotations
@@ -30,12 +31,15 @@ _ADD_COLUMN = re.compile(r"^ALTER\s+TABLE\s+(\w+)\s+ADD\s+COLUMN\s+(?:IF\s+NOT\s
                          re.I)
 _COLUMN = re.compile(r"^\s+(\w+)\s+[A-Za-z][^-]*?(?:--\s*(.*))?$")
 _CONTINUATION = re.compile(r"^\s+--\s?(.*)$")
-_HEADER_COLUMNS = re.compile(r"^((?:\w+)(?:\s*,\s*\w+)*)\s*:\s+(\S.*)$")
+# A header naming columns: `name`: ..., name, other: ... at the start of the header or of a sentence.
+_HEADER_COLUMNS = re.compile(r"(?:^|(?<=[.;)]\s))(`?\w+`?(?:\s*,\s*`?\w+`?)*)\s*:\s+", re.M)
 # The column an output column is computed from: `x.col AS alias`, `f(x.col, 1) AS alias`, `coalesce(col, 0) AS alias`.
-_ALIAS = re.compile(r"((?:\b\w+\()*)(?:\w+\.)?(\w+)(?:\)|\s*,\s*[\w'.]+)*\s+AS\s+(\w+)\b", re.I)
+_ALIAS = re.compile(r"((?:\b\w+\()*)(?:\w+\.)?(\w+)((?:\)|\s*,\s*[\w'.]+\s*\))*)\s+AS\s+(\w+)\b", re.I)
 # Functions whose result no longer means what their argument's comment says.
 _COUNTING = {"count", "list", "string_agg", "array_agg", "len", "length", "count_distinct"}
 COMMENTS_VERSION = "1"  # in the schema digest (resources/warehouse.py): bump when what is made here changes
+SHARED = "*shared*"   # the key of the shared columns' meanings among the tables' comments
+_READS = re.compile(r"\b(?:FROM|JOIN)\s+(\w+)", re.I)
 _NOT_COLUMNS = {"constraint", "primary", "unique", "check", "foreign"}
 
 
@@ -108,6 +112,20 @@ def ddl_documentation(text: str) -> dict[str, Documented]:
     return tables
 
 
+def shared_columns(ddl_texts: Iterable[str]) -> dict[str, str]:
+    """The DDL's ``-- Shared columns`` block (sql/core/ddl/00_core.sql): name -> what it means everywhere."""
+    shared: dict[str, str] = {}
+    for text in ddl_texts:
+        for block in re.findall(r"^-- Shared columns.*?(?=^[^-]|\Z)", text, re.M | re.S):
+            lines = "\n".join(_comment_block(block.splitlines()))
+            marks = list(_HEADER_COLUMNS.finditer(lines))
+            for mark, following in zip(marks, [*marks[1:], None]):
+                described = " ".join(lines[mark.end():following.start() if following else len(lines)].split())
+                for name in re.findall(r"\w+", mark.group(1)):
+                    shared.setdefault(name, described)
+    return shared
+
+
 def merged(documented: Iterable[dict[str, Documented]]) -> dict[str, Documented]:
     """The tables of several DDL files, a table's first comments kept."""
     tables: dict[str, Documented] = {}
@@ -123,47 +141,48 @@ def merged(documented: Iterable[dict[str, Documented]]) -> dict[str, Documented]
     return tables
 
 
-def table_column_comments(table: Documented, columns: list[str], words: dict[str, str]) -> dict[str, str]:
-    """A table's columns' comments: beside the column, else a same-named column's, else the note above its ALTER."""
-    found = {name: table.columns.get(name) or words.get(name) or table.notes.get(name, "") for name in columns}
+def table_column_comments(table: Documented, columns: list[str], shared: Mapping[str, str]) -> dict[str, str]:
+    """A table's columns' comments: beside the column, else the shared meaning of its name (the DDL's ``Shared
+    columns``), else the note above the ALTER that added it. Another table's column of the same name is not
+    asked: `n` or `pairs` say different things in different tables."""
+    found = {name: table.columns.get(name) or shared.get(name) or table.notes.get(name, "") for name in columns}
     return {name: comment for name, comment in found.items() if comment}
 
 
 def view_documentation(text: str) -> Documented:
-    """A view file's view: its header as the comment, and the columns its header names (``-- name: text``)."""
+    """A view file's view: its header as the comment, and the columns its header names (``name: text`` or
+    ```name`, `other`: text`` at the start of a line or sentence; the text runs to the next such name)."""
     header: list[str] = []
     for line in text.splitlines():
         created = _CREATE_VIEW.match(line)
         if created:
-            view = Documented(created.group(1), "VIEW", _joined(_comment_block(header)))
-            for entry in _comment_block(header):
-                named = _HEADER_COLUMNS.match(entry)
-                if named:
-                    for name in re.split(r"\s*,\s*", named.group(1)):
-                        view.columns.setdefault(name, named.group(2).strip())
+            lines = _comment_block(header)
+            view = Documented(created.group(1), "VIEW", _joined(lines))
+            text = "\n".join(lines)
+            marks = list(_HEADER_COLUMNS.finditer(text))
+            for mark, following in zip(marks, [*marks[1:], None]):
+                described = " ".join(text[mark.end():following.start() if following else len(text)].split())
+                for name in re.findall(r"\w+", mark.group(1)):
+                    view.columns.setdefault(name, described)
             return view
         header = header + [line] if line.startswith("--") else []
     raise ValueError("no CREATE VIEW in this file")
 
 
-def glossary(documented: Iterable[Documented]) -> dict[str, str]:
-    """Column name -> the first comment written for a column of that name."""
-    words: dict[str, str] = {}
-    for item in documented:
-        for name, comment in item.columns.items():
-            if comment:
-                words.setdefault(name, comment)
-    return words
-
-
-def view_column_comments(view_sql: str, view: Documented, columns: list[str], words: dict[str, str]) -> dict[str, str]:
-    """The comment of each of a view's output ``columns`` (those found; see the module's docstring)."""
-    sources = {alias: source for functions, source, alias in _ALIAS.findall(view_sql)
-               if not _COUNTING & {f.lower() for f in re.findall(r"(\w+)\(", functions)}}
+def view_column_comments(view_sql: str, view: Documented, columns: list[str],
+                         read: Mapping[str, Mapping[str, str]]) -> dict[str, str]:
+    """The comment of each of a view's output ``columns`` (those found; see the module's docstring). ``read``:
+    table or earlier view -> its columns' comments; the tables this view reads (FROM / JOIN) are searched in order."""
+    # Keywords and types are upper case in our SQL (`NULL::BOOLEAN AS x`, `END AS x`): no column there.
+    sources = {alias: source for functions, source, closing, alias in _ALIAS.findall(view_sql)
+               if functions.count("(") == closing.count(")") and not source.isupper()
+               and not _COUNTING & {f.lower() for f in re.findall(r"(\w+)\(", functions)}}
+    tables = [name for name in dict.fromkeys(_READS.findall(view_sql)) if name in read]
     comments = {}
     for name in columns:
         source = sources.get(name, name)
-        comment = view.columns.get(name) or words.get(source) or words.get(name)
+        comment = view.columns.get(name) or next((read[t][source] for t in tables if read[t].get(source)), "") \
+            or read.get(SHARED, {}).get(source, "")
         if comment:
             comments[name] = comment
     return comments
@@ -181,27 +200,30 @@ def comment_statements(kind: str, name: str, comment: str, columns: dict[str, st
     return statements
 
 
-def table_statements(ddl_texts: Iterable[str], present: Mapping[str, list[str]]) -> tuple[list[str], dict[str, str]]:
+def table_statements(ddl_texts: Iterable[str], present: Mapping[str, list[str]]
+                     ) -> tuple[list[str], dict[str, dict[str, str]]]:
     """COMMENT ON statements for the tables of ``present`` (table -> its columns) that the DDL texts describe,
-    and the glossary the views' columns are then looked up in."""
+    and every DDL table's column comments, which the views' columns are looked up in."""
+    ddl_texts = list(ddl_texts)
     tables = merged(ddl_documentation(text) for text in ddl_texts)
-    words = glossary(tables.values())
-    for table in tables.values():
-        for name, note in table.notes.items():
-            words.setdefault(name, note)
+    shared = shared_columns(ddl_texts)
+    read = {name: table_column_comments(table, [*table.columns, *table.notes], shared)
+            for name, table in tables.items()}
+    read[SHARED] = shared
     statements = []
     for name, columns in present.items():
         if name in tables:
             table = tables[name]
-            statements += comment_statements("TABLE", name, table.comment, table_column_comments(table, columns, words))
-    return statements, words
+            statements += comment_statements("TABLE", name, table.comment,
+                                             table_column_comments(table, columns, shared))
+    return statements, read
 
 
-def view_statements(view_sql: str, view_columns: Mapping[str, list[str]], words: dict[str, str]) -> list[str]:
+def view_statements(view_sql: str, view_columns: Mapping[str, list[str]], read: dict[str, dict[str, str]]
+                    ) -> list[str]:
     """COMMENT ON statements for the view a file creates (``view_columns``: view -> its output columns, as the
-    database has them). Its columns' comments join ``words`` for the views applied after it."""
+    database has them). Its columns' comments join ``read`` for the views applied after it."""
     view = view_documentation(view_sql)
-    comments = view_column_comments(view_sql, view, view_columns.get(view.name, []), words)
-    for name, comment in comments.items():
-        words.setdefault(name, comment)
+    comments = view_column_comments(view_sql, view, view_columns.get(view.name, []), read)
+    read[view.name] = comments
     return comment_statements("VIEW", view.name, view.comment, comments)

@@ -350,12 +350,12 @@ class Warehouse(DuckDBResource):
         snap = duckdb.connect(str(tmp))
         try:
             # Each view and its columns get COMMENT ON from the view file's header and the tables' comments.
-            _, words = table_statements(_ddl()[0], {})
+            _, read = table_statements(_ddl()[0], {})
             for view_file in sql_files("views"):
                 text = view_file.read_text(encoding="utf-8")
                 snap.execute(text)
                 views.append(view_file.stem)
-                statements = view_statements(text, _main_columns(snap, "VIEW"), words)
+                statements = view_statements(text, _main_columns(snap, "VIEW"), read)
                 if statements:
                     snap.execute(";\n".join(statements))
         finally:
