@@ -5,8 +5,8 @@
 -- it says more (benchwright/sql_comments.py makes the warehouse's COMMENT ON from them).
 -- benchmark: the benchmark's name (creation, urs, gap, mmmt_if, or a plugin's).
 -- model: registry slug of the model that answered, the candidate (in an import: the model as its source names it).
--- judge: registry slug of the judge, a judge panel's slug for a panel ('' or NULL where the row has no judge; in an
--- import: the judge as its source names it).
+-- judge: registry slug of the judge, a judge panel's slug for a panel ('' or NULL where the row has no judge; in
+-- an import: the judge as its source names it).
 -- model_display, model_name: the registry's display label of `model`.
 -- judge_display, judge_name: the registry's display label of `judge`.
 -- model_simulated: `model` is an offline simulation (the registry's sim/ models).

@@ -4,7 +4,7 @@
 -- wins, ties, losses: the model's preference-score outcomes against the other models.
 -- responses: the model's responses in the release.
 -- tier: rank tier (models whose intervals overlap share one).
--- rating: Bradley–Terry rating (mean 1000).
+-- rating: the Bradley–Terry rating of its preference-score outcomes.
 -- rating_lower, rating_upper: its bootstrap bounds over contexts.
 -- pif: mean PIF of the model's responses in the release.
 CREATE OR REPLACE VIEW mmmt_if_release_leaderboard AS
