@@ -43,14 +43,14 @@ def test_exports_read_back_as_the_snapshot_has_them(shipped_demo, tmp_path):
         assert written["leaderboard_files"] == 2 * len(views)
         for view in views:
             expected = _sorted(con.execute(f"SELECT * FROM {view}").df())
-            for reader in ("read_parquet", "read_csv"):
-                path = str(tmp_path / "leaderboards" / f"{view}.{'parquet' if reader == 'read_parquet' else 'csv'}")
-                back = _sorted(con.execute(f"SELECT * FROM {reader}(?)", [path]).df())
+            # A CSV keeps no types: it is read with the view's (what a reader's schema would say).
+            types = ", ".join(f"'{name}': '{kind}'" for name, kind, *_ in con.execute(f"DESCRIBE {view}").fetchall())
+            for reader in ("read_parquet(?)", f"read_csv(?, header = true, columns = {{{types}}})"):
+                path = str(tmp_path / "leaderboards" / f"{view}.{'parquet' if 'parquet' in reader else 'csv'}")
+                back = _sorted(con.execute(f"SELECT * FROM {reader}", [path]).df())
                 assert list(back.columns) == list(expected.columns), (view, reader)
                 assert len(back) == len(expected), (view, reader)
-                # Same values; CSV loses only the column types (an all-NULL column reads back as text).
-                pd.testing.assert_frame_equal(back, expected, check_dtype=False, check_exact=reader == "read_parquet",
-                                              rtol=1e-15, obj=f"{view} via {reader}")
+                pd.testing.assert_frame_equal(back, expected, check_exact=True, obj=f"{view} via {reader[:12]}")
         results = con.execute(paths.sql_file(RESULTS_SQL).read_text(encoding="utf-8")).df()
         urs = con.execute("SELECT judge, model, final_score FROM urs_leaderboard_overall "
                           "WHERE final_score IS NOT NULL").df()
