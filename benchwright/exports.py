@@ -32,14 +32,13 @@ EEE_FOLDER = Path(__file__).resolve().parent / "formats" / "every_eval_ever"
 EEE_SCHEMA = EEE_FOLDER / "eval.schema.json"
 RESULTS_SQL = "core/queries/every_eval_ever_results.sql"
 NO_JUDGE = "none"   # the file name of a record whose benchmark has no judge
-# The snapshot's leaderboards: its views with this in their name (sql/*/views).
-LEADERBOARD = "leaderboard"
+# The snapshot's leaderboards: its views with 'leaderboard' in their name (sql/*/views).
+LEADERBOARDS_SQL = "core/queries/export_leaderboard_views.sql"
+EVALUATED_SQL = "core/queries/export_evaluated_at.sql"
 
 
 def leaderboard_views(con: duckdb.DuckDBPyConnection) -> list[str]:
-    return [name for (name,) in con.execute(
-        "SELECT view_name FROM duckdb_views() WHERE NOT internal AND contains(view_name, ?) ORDER BY view_name",
-        [LEADERBOARD]).fetchall()]
+    return [name for (name,) in con.execute(paths.sql_file(LEADERBOARDS_SQL).read_text(encoding="utf-8")).fetchall()]
 
 
 def _quoted_path(path: Path) -> str:
@@ -196,7 +195,7 @@ def export(snapshot: Path, target: Path, *, retrieved: float | None = None) -> d
         files = write_leaderboards(con, target / "leaderboards")
         results = con.execute(paths.sql_file(RESULTS_SQL).read_text(encoding="utf-8")).df()
         evaluated = {(b, m): t.isoformat() + "Z" for b, m, t in con.execute(
-            "SELECT benchmark, model, max(recorded_at) FROM llm_ledger WHERE model <> '' GROUP BY ALL").fetchall()}
+            paths.sql_file(EVALUATED_SQL).read_text(encoding="utf-8")).fetchall()}
     finally:
         con.close()
     records = eee_records(results, retrieved=time.time() if retrieved is None else retrieved, evaluated=evaluated)

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 _CREATE_TABLE = re.compile(r"^CREATE\s+(?:OR\s+REPLACE\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)\s*\(", re.I)
-_CREATE_VIEW = re.compile(r"^CREATE\s+(?:OR\s+REPLACE\s+)?VIEW\s+(\w+)", re.I)
+_CREATE_VIEW = re.compile(r"^CREATE\s+(?:OR\s+REPLACE\s+)?VIEW\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)\s+AS\b", re.I)
 _ADD_COLUMN = re.compile(r"^ALTER\s+TABLE\s+(\w+)\s+ADD\s+COLUMN\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)[^;]*;\s*(?:--\s*(.*))?$",
                          re.I)
 _COLUMN = re.compile(r"^\s+(\w+)\s+[A-Za-z][^-]*?(?:--\s*(.*))?$")
@@ -223,7 +223,10 @@ def view_statements(view_sql: str, view_columns: Mapping[str, list[str]], read: 
                     ) -> list[str]:
     """COMMENT ON statements for the view a file creates (``view_columns``: view -> its output columns, as the
     database has them). Its columns' comments join ``read`` for the views applied after it."""
-    view = view_documentation(view_sql)
+    try:
+        view = view_documentation(view_sql)
+    except ValueError:   # a plugin's file written otherwise: its view stays uncommented, the publish goes on
+        return []
     comments = view_column_comments(view_sql, view, view_columns.get(view.name, []), read)
     read[view.name] = comments
     return comment_statements("VIEW", view.name, view.comment, comments)

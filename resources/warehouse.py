@@ -42,14 +42,9 @@ def _ddl() -> tuple[list[str], str]:
 
 
 def _main_columns(con: duckdb.DuckDBPyConnection, kind: str = "TABLE") -> dict[str, list[str]]:
-    """Table (or view) -> its columns in order, of this connection's database."""
-    catalog = "duckdb_tables()" if kind == "TABLE" else "duckdb_views()"
-    name = "table_name" if kind == "TABLE" else "view_name"
-    rows = con.execute(f"SELECT c.table_name, list(c.column_name ORDER BY c.column_index) FROM duckdb_columns() c "
-                       f"JOIN {catalog} t ON t.{name} = c.table_name AND t.database_name = c.database_name "
-                       "AND t.schema_name = c.schema_name WHERE c.database_name = current_database() "
-                       "AND c.schema_name = 'main' GROUP BY c.table_name").fetchall()
-    return dict(rows)
+    """Table (or view, kind 'VIEW') -> its columns in order, of this connection's database."""
+    rows = con.execute(sql_file("core/queries/catalog_columns.sql").read_text(encoding="utf-8")).fetchall()
+    return {name: columns for name, found, columns in rows if found == kind}
 
 
 def _comment_tables(con: duckdb.DuckDBPyConnection, texts: list[str]) -> None:

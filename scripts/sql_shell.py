@@ -17,14 +17,12 @@ import duckdb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchwright.paths import SNAPSHOT_FILE, benchwright_home  # noqa: E402
+from benchwright.paths import SNAPSHOT_FILE, benchwright_home, sql_file  # noqa: E402
 from benchwright.report import text_table  # noqa: E402
 
 # The snapshot documents itself (COMMENT ON, benchwright/sql_comments.py): these show it.
-_TABLES = ("SELECT table_name AS name, 'table' AS kind, comment FROM duckdb_tables() WHERE NOT internal "
-           "UNION ALL SELECT view_name, 'view', comment FROM duckdb_views() WHERE NOT internal ORDER BY name")
-_COLUMNS = ("SELECT column_name AS name, data_type AS type, comment FROM duckdb_columns() WHERE table_name = ? "
-            "ORDER BY column_index")
+_TABLES = sql_file("core/queries/shell_tables.sql").read_text(encoding="utf-8")
+_COLUMNS = sql_file("core/queries/shell_columns.sql").read_text(encoding="utf-8")
 
 
 def run(con: duckdb.DuckDBPyConnection, text: str) -> str:
