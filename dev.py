@@ -23,6 +23,11 @@
                               anything, and name the providers whose API key is missing (on a temporary
                               copy of the home; takes run's scope options; --help; run's and demo's
                               --max-cost USD refuses to start above a plan's cost)
+    python3.11 dev.py export --to DIR
+                              install, then write every leaderboard of the analyst snapshot as CSV and Parquet
+                              and the results as Every Eval Ever records (validated against its schema) under DIR
+    python3.11 dev.py sql     install, then open a read-only SQL shell on the analyst snapshot (-c "SQL" runs one
+                              statement; .tables and .columns NAME show the warehouse's comments; --help)
     python3.11 dev.py compact-runs --keep-days N [--keep-runs N]
                               install, then delete Dagster runs older than N days (default 30; or beyond the
                               newest N runs) except those holding an asset partition's latest materialization,
@@ -132,10 +137,17 @@ def serve_until_ctrl_c(args: list[str], env: dict) -> int:
     return 130 if interrupts and code < 0 else code  # terminated or killed by a further Ctrl-C
 
 
+def snapshot_command(command: str, extra: list[str]) -> list[str]:
+    """`export` and `sql` read the analyst snapshot of BENCHWRIGHT_HOME (scripts/export.py, scripts/sql_shell.py)."""
+    script = {"export": "export.py", "sql": "sql_shell.py"}[command]
+    return [str(PYTHON), str(ROOT / "scripts" / script), *extra]
+
+
 def main() -> int:
     command = sys.argv[1] if len(sys.argv) > 1 else "help"
     extra = sys.argv[2:]
-    if command not in ("demo", "run", "test", "ui", "web", "compare", "compact-runs", "plan", *QUICK_ANSWERS):
+    if command not in ("demo", "run", "test", "ui", "web", "compare", "compact-runs", "plan", *QUICK_ANSWERS,
+                       "export", "sql"):
         print(__doc__)
         return 0 if command == "help" else 2
     install()
@@ -161,6 +173,8 @@ def main() -> int:
         args = quick_answer(command, extra)
     elif command == "plan":
         args = [str(PYTHON), str(ROOT / "scripts" / "plan.py"), *extra]
+    elif command in ("export", "sql"):
+        args = snapshot_command(command, extra)
     elif command == "compact-runs":
         args = [str(PYTHON), str(ROOT / "scripts" / "compact_runs.py"), *extra]
     elif command == "web":

@@ -32,7 +32,8 @@ def published_assets() -> list[dg.AssetsDefinition]:
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="Copies the warehouse to a read-only analyst snapshot (DuckDB storage v1.4.0, readable by older "
-                "clients) and applies the views in sql/*/views/. Query it with `duckdb -readonly <path>`.",
+                "clients) and applies the views in sql/*/views/, every table, view and column commented. Query it with "
+                "`python3.11 dev.py sql`.",
 )
 def analyst_snapshot(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
     views = warehouse.publish_snapshot()

@@ -25,6 +25,7 @@ from filelock import FileLock
 
 from benchwright.loading import split_new_records
 from benchwright.paths import sql_file, sql_files
+from benchwright.sql_comments import COMMENTS_VERSION, table_statements, view_statements
 
 _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
 log = logging.getLogger("benchwright.warehouse")
@@ -35,7 +36,29 @@ _HELD: dict[str, duckdb.DuckDBPyConnection] = {}  # database -> the connection k
 def _ddl() -> tuple[list[str], str]:
     """The DDL files' text, in order, and its sha256."""
     texts = [ddl.read_text(encoding="utf-8") for ddl in sql_files("ddl")]
-    return texts, hashlib.sha256("\0".join(texts).encode("utf-8")).hexdigest()
+    # The comments are made from the same text; their maker's version is in the digest so a change to it
+    # comments existing files again.
+    return texts, hashlib.sha256("\0".join([*texts, COMMENTS_VERSION]).encode("utf-8")).hexdigest()
+
+
+def _main_columns(con: duckdb.DuckDBPyConnection, kind: str = "TABLE") -> dict[str, list[str]]:
+    """Table (or view, kind 'VIEW') -> its columns in order, of this connection's database."""
+    rows = con.execute(sql_file("core/queries/catalog_columns.sql").read_text(encoding="utf-8")).fetchall()
+    return {name: columns for name, found, columns in rows if found == kind}
+
+
+def _comment_tables(con: duckdb.DuckDBPyConnection, texts: list[str]) -> None:
+    """COMMENT ON every table and column the DDL's own comments describe (benchwright.sql_comments)."""
+    statements, _ = table_statements(texts, _main_columns(con))
+    if statements:
+        # One transaction: each COMMENT ON alone would commit (and write the catalog) on its own, ten times slower.
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.execute(";\n".join(statements))
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
 
 
 def _apply_schema(con: duckdb.DuckDBPyConnection) -> None:
@@ -51,6 +74,9 @@ def _apply_schema(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(text)
     con.execute("CREATE OR REPLACE TABLE warehouse_schema AS "
                 "SELECT ?::VARCHAR AS ddl_sha256, now()::TIMESTAMP AS applied_at", [digest])
+    _comment_tables(con, texts)
+    con.execute("COMMENT ON TABLE warehouse_schema IS 'The DDL (sql/*/ddl) this file was last brought to: its "
+                "sha256 (with the comments'' version) and when (resources/warehouse.py)'")
 
 
 def read_sql(relative_path: str) -> str:
@@ -322,12 +348,22 @@ class Warehouse(DuckDBResource):
                 con.execute(f"COPY FROM DATABASE {source_db} TO analyst_snapshot")
             finally:
                 con.execute("DETACH analyst_snapshot")
-        views = []
+        views, texts = [], []
         snap = duckdb.connect(str(tmp))
         try:
+            # The views, then COMMENT ON each and its columns (the view file's header, the tables' comments), in
+            # one transaction: committed one by one, the comments took longer than copying every table.
+            snap.execute("BEGIN TRANSACTION")
             for view_file in sql_files("views"):
-                snap.execute(view_file.read_text(encoding="utf-8"))
+                texts.append(view_file.read_text(encoding="utf-8"))
+                snap.execute(texts[-1])
                 views.append(view_file.stem)
+            _, read = table_statements(_ddl()[0], {})
+            columns = _main_columns(snap, "VIEW")
+            statements = [statement for text in texts for statement in view_statements(text, columns, read)]
+            if statements:
+                snap.execute(";\n".join(statements))
+            snap.execute("COMMIT")
         finally:
             snap.close()
         return views

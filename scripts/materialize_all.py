@@ -164,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Limited run: these results are in a home of their own, {benchwright_home()}, never mixed with the "
               f"full results; their answers are in the full home's cache, for the full run to reuse.")
     print(f"\nWarehouse:        {warehouse.database}")
-    print(f"Analyst snapshot: {warehouse.snapshot_path}   (query: duckdb -readonly {warehouse.snapshot_path})")
+    print(f"Analyst snapshot: {warehouse.snapshot_path}   (query: python3.11 dev.py sql; export: python3.11 dev.py "
+          "export --to DIR)")
     print(f"LLM cache:        {resources['llm'].cache_path}")
     print(f"Dagster runs:     DAGSTER_HOME={os.environ['DAGSTER_HOME']}  (python3.11 dev.py ui)")
     return exit_status(summary)

@@ -1,6 +1,24 @@
 -- Tables shared by every benchmark. Created if missing at the start of every warehouse session.
 -- Rows are replaced per partition (delete + insert by name), so no table relies on column order.
 
+-- Shared columns: a column of one of these names means this in every table and view, unless a comment beside
+-- it says more (benchwright/sql_comments.py makes the warehouse's COMMENT ON from them).
+-- benchmark: the benchmark's name (creation, urs, gap, mmmt_if, or a plugin's).
+-- model: registry slug of the model that answered, the candidate (in an import: the model as its source names it).
+-- judge: registry slug of the judge, a judge panel's slug for a panel ('' or NULL where the row has no judge; in
+-- an import: the judge as its source names it).
+-- model_display, model_name: the registry's display label of `model`.
+-- judge_display, judge_name: the registry's display label of `judge`.
+-- model_simulated: `model` is an offline simulation (the registry's sim/ models).
+-- judge_simulated: `judge` is an offline simulation; NULL where the row has no judge.
+-- simulated: the row rests on a simulation (model_simulated or judge_simulated).
+-- item_id: the benchmark item's id, as its dataset names it.
+-- variant: the form the item was put in (Creation: 'vision' | 'text_only'; MMMT-IF: 'standard' |
+-- 'instructions_appended').
+-- source: whose judgments the row holds: 'benchwright' (ours) or '<importer>:<dataset>' (an import).
+-- parse_failures: judge outputs whose verdict or score did not parse (counted, never a score).
+-- error: why the call failed; NULL when it succeeded.
+
 -- Normalized images, content-addressed: the same picture is stored once, whatever its source.
 CREATE TABLE IF NOT EXISTS images (
     sha256      VARCHAR NOT NULL,   -- hash of the normalized PNG bytes

@@ -5,10 +5,10 @@
 CREATE TABLE IF NOT EXISTS interop_imports (
     source           VARCHAR NOT NULL,   -- '<importer>:<dataset>', the `source` of its judgment rows
     importer         VARCHAR NOT NULL,   -- arena_hard | alpaca_eval | auto_j | llmbar
-    dataset          VARCHAR NOT NULL,
+    dataset          VARCHAR NOT NULL,   -- the dataset of the importer's source
     baseline         VARCHAR,            -- the model every candidate was compared with; NULL for human-labelled pairs
     files            VARCHAR[] NOT NULL,
-    judgments        INTEGER NOT NULL,
+    judgments        INTEGER NOT NULL,   -- judge judgments imported
     parse_failures   INTEGER NOT NULL,   -- judgments whose verdict the source could not parse
     human_labels     INTEGER NOT NULL,
     preferences      INTEGER NOT NULL,
@@ -43,22 +43,22 @@ CREATE TABLE IF NOT EXISTS interop_ratings (
     source            VARCHAR NOT NULL,
     judge             VARCHAR NOT NULL,
     model             VARCHAR NOT NULL,
-    anchor            VARCHAR NOT NULL,
+    anchor            VARCHAR NOT NULL,  -- the model whose rating is fixed at 1000 (the baseline)
     rating            DOUBLE NOT NULL,   -- anchor = 1000
     rating_lower      DOUBLE,            -- bootstrap quantiles (see quantile_low / quantile_high)
-    rating_upper      DOUBLE,
+    rating_upper      DOUBLE,            -- upper bootstrap quantile (quantile_high)
     win_rate          DOUBLE,            -- expected score against the anchor x100 (anchor: 50)
-    win_rate_lower    DOUBLE,
-    win_rate_upper    DOUBLE,
+    win_rate_lower    DOUBLE,            -- bootstrap quantiles of win_rate
+    win_rate_upper    DOUBLE,            -- upper bootstrap quantile of win_rate
     judgments         INTEGER NOT NULL,  -- parsed judgments involving the model
     weighted_battles  DOUBLE NOT NULL,
-    wins              INTEGER NOT NULL,
-    ties              INTEGER NOT NULL,
-    losses            INTEGER NOT NULL,
+    wins              INTEGER NOT NULL,  -- parsed judgments involving the model that it won
+    ties              INTEGER NOT NULL,  -- parsed judgments involving the model that were a tie
+    losses            INTEGER NOT NULL,  -- parsed judgments involving the model that it lost
     at_bound          BOOLEAN NOT NULL,  -- won or lost everything: the rating is a bound, not an estimate
     outcome_weights   VARCHAR NOT NULL,  -- e.g. 'A>>B=3 A>B=1 A=B=1 B>A=1 B>>A=3'
     single_game_rule  VARCHAR NOT NULL,  -- 'reuse_first' (Arena-Hard) | 'none'
-    bootstrap_rounds  INTEGER NOT NULL,
+    bootstrap_rounds  INTEGER NOT NULL,  -- resamples behind the intervals
     quantile_low      DOUBLE NOT NULL,
     quantile_high     DOUBLE NOT NULL,
     seed              INTEGER NOT NULL,  -- of the bootstrap: the same seed gives the same interval
@@ -66,7 +66,7 @@ CREATE TABLE IF NOT EXISTS interop_ratings (
     judge_display     VARCHAR,
     simulated         BOOLEAN NOT NULL,
     control           VARCHAR NOT NULL DEFAULT 'none',  -- style control: none | style | length | markdown
-    tier              INTEGER,           -- rank tier from the intervals (benchwright.ratings.rank_tiers); NULL without intervals
+    rank              INTEGER,           -- 1 + the models whose lower bound is above this one's upper bound (benchwright.ratings.upper_bound_ranks); NULL without intervals
     style_coefficients VARCHAR,          -- fitted style coefficients, log-odds per standard deviation ('tokens=0.21 ...')
     bootstrap_unit    VARCHAR            -- what a bootstrap round resamples: 'prompt' | 'judgment'
 );

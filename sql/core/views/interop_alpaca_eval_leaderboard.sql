@@ -1,5 +1,11 @@
 -- AlpacaEval figures per imported source and model: the win rate and its standard error next to the
 -- length-controlled win rate (NULL until interop_lc_win_rates has run), best length-controlled first.
+-- difficulty_used: whether the length-controlled fit used the instruction difficulty.
+-- n_wins: judgments the model won.
+-- n_draws: judgments that were a draw.
+-- n_total: judgments counted.
+-- n_failed: judgments that did not parse at the source.
+-- baseline: the model every candidate was compared with.
 CREATE OR REPLACE VIEW interop_alpaca_eval_leaderboard AS
 SELECT w.source, w.judge, w.model, w.baseline, round(w.win_rate, 2) AS win_rate,
        round(w.standard_error, 2) AS standard_error, round(l.lc_win_rate, 2) AS lc_win_rate,

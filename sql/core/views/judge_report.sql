@@ -4,6 +4,15 @@
 -- pair's Cohen's kappa (their mean and the list), and the members' parse failures and failed calls, which
 -- are counted and never votes. The panel_* columns are NULL for a single judge. model_simulated is NULL: a
 -- row covers every model the judge saw.
+-- panel_units: units all members of the panel parsed.
+-- panel_fleiss_kappa: Fleiss' kappa of the members.
+-- panel_exact_agreement: share of units where all members gave the same verdict.
+-- panel_mean_cohen_kappa: mean of the member pairs' Cohen's kappas.
+-- panel_cohen_kappas: each member pair's Cohen's kappa ('a~b=kappa; ...').
+-- panel_member_parse_failures: member outputs that did not parse (never a vote).
+-- panel_member_errors: member calls that failed.
+-- judge: the judge's registry slug (a panel's slug for a panel).
+-- pairs: (item, model) pairs with both orders judged.
 CREATE OR REPLACE VIEW judge_report AS
 WITH panels AS (
     SELECT panel AS judge,

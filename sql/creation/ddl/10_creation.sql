@@ -81,19 +81,19 @@ CREATE TABLE IF NOT EXISTS creation_leaderboard (
     judge          VARCHAR NOT NULL,
     model          VARCHAR NOT NULL,
     scope          VARCHAR NOT NULL,   -- 'overall' | 'category' | 'task'
-    scope_value    VARCHAR NOT NULL,
-    vfs            DOUBLE,
-    vfs_n          INTEGER,
-    vfs_fail       INTEGER,
-    reward         DOUBLE,
-    win_rate       DOUBLE,
-    mb             INTEGER,
-    better         INTEGER,
-    tie            INTEGER,
-    worse          INTEGER,
-    mw             INTEGER,
-    fail           INTEGER,
-    n              INTEGER,
+    scope_value    VARCHAR NOT NULL,   -- the category or task the row covers (scope 'category' | 'task')
+    vfs            DOUBLE,             -- Visual Factuality Score: mean of the judge's parsed 0-10 scores of the answer
+    vfs_n          INTEGER,            -- VFS verdicts that parsed
+    vfs_fail       INTEGER,            -- VFS verdicts that did not parse
+    reward         DOUBLE,             -- (100·MB + 50·B − 50·W − 100·MW) / n, −100..100; NULL when n = 0
+    win_rate       DOUBLE,             -- (MB + B) / n, 0-1, against the baseline
+    mb             INTEGER,            -- verdicts: the answer much better than the baseline's
+    better         INTEGER,            -- verdicts: better
+    tie            INTEGER,            -- verdicts: a tie
+    worse          INTEGER,            -- verdicts: worse
+    mw             INTEGER,            -- verdicts: much worse
+    fail           INTEGER,            -- pairwise verdicts that did not parse
+    n              INTEGER,            -- pairwise verdicts that parsed (both orders)
     model_display  VARCHAR,
     judge_display  VARCHAR,
     simulated      BOOLEAN NOT NULL    -- the candidate or the judge is a simulation
@@ -102,11 +102,11 @@ CREATE TABLE IF NOT EXISTS creation_leaderboard (
 CREATE TABLE IF NOT EXISTS judge_quality (
     judge                VARCHAR NOT NULL,
     pairs                INTEGER,
-    exact_consistency    DOUBLE,
-    relaxed_consistency  DOUBLE,
-    parse_rate           DOUBLE,
-    p_prefer_first       DOUBLE,
-    p_prefer_longer      DOUBLE,
+    exact_consistency    DOUBLE,   -- share of (item, model) whose order-2 verdict mirrors order 1's
+    relaxed_consistency  DOUBLE,   -- share whose two outcomes are at most one step apart (MW < W < T < B < MB)
+    parse_rate           DOUBLE,   -- share of verdicts that parsed
+    p_prefer_first       DOUBLE,   -- share of decided verdicts that favour position A
+    p_prefer_longer      DOUBLE,   -- share of decided verdicts that favour the longer answer (lengths differing)
     judge_display        VARCHAR,
     simulated            BOOLEAN NOT NULL
 );

@@ -127,7 +127,7 @@ CREATE TABLE IF NOT EXISTS gap_vqa_items (
     question        VARCHAR NOT NULL,
     answer          VARCHAR NOT NULL,
     answer_source   VARCHAR NOT NULL,   -- 'labels_file' | 'ground_truth'
-    category        VARCHAR NOT NULL,
+    category        VARCHAR NOT NULL,   -- the question's category
     split           VARCHAR NOT NULL    -- 'train' | 'val'
 );
 
@@ -152,10 +152,10 @@ CREATE TABLE IF NOT EXISTS gap_score_judgments (
 CREATE TABLE IF NOT EXISTS gap_scores (
     judge                       VARCHAR NOT NULL,
     model                       VARCHAR NOT NULL,
-    gpt_score                   DOUBLE,
-    n                           INTEGER NOT NULL,
+    gpt_score                   DOUBLE,           -- the GPT score: mean 0-1 judge score over the model's parsed val answers
+    n                           INTEGER NOT NULL, -- parsed answers the score averages
     parse_failures              INTEGER NOT NULL,
-    errors                      INTEGER NOT NULL,
+    errors                      INTEGER NOT NULL, -- failed calls (the answer's or the judge's)
     answer_latency_ms           DOUBLE,
     answer_tokens_per_s         DOUBLE,
     answer_cost_per_1k_tokens   DOUBLE

@@ -1,6 +1,9 @@
 -- GAP-VQA: GPT score of every pair of models per judge (e.g. before / after fine-tuning), difference a − b
 -- (as compare_models and compare_judges: a minus b).
 -- flagged_injection_a / _b: that model wrote judge-format strings into its GAP answers (answer_injection_flags).
+-- difference: score_b − score_a.
+-- n_a, n_b: parsed answers behind each score.
+-- flagged_injection_a, flagged_injection_b: that model wrote judge-format strings into its GAP answers (answer_injection_flags).
 CREATE OR REPLACE VIEW gap_score_comparison AS
 SELECT a.judge, a.model AS model_a, b.model AS model_b, a.gpt_score AS score_a, b.gpt_score AS score_b,
        a.gpt_score - b.gpt_score AS difference, a.n AS n_a, b.n AS n_b,

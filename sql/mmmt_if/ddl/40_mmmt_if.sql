@@ -132,12 +132,12 @@ CREATE TABLE IF NOT EXISTS mmmt_if_summary (
     responses          INTEGER NOT NULL,
     failed             INTEGER NOT NULL,   -- failed calls: left out, never scored 0
     pif                DOUBLE,             -- corpus PIF: mean over contexts of the samples' mean
-    pif_lower          DOUBLE,
-    pif_upper          DOUBLE,
-    pif_iqr_n          DOUBLE,
+    pif_lower          DOUBLE,             -- 95 % bounds p ± 1.96·sqrt(p(1−p)/n), n = contexts, clipped to [0, 1]
+    pif_upper          DOUBLE,             -- upper 95 % bound (see pif_lower)
+    pif_iqr_n          DOUBLE,             -- PIF-IQR-N: mean over complete contexts of the IQR of the N sample PIFs
     complete_contexts  INTEGER NOT NULL,   -- contexts with all N samples (PIF-N-K, PIF-IQR-N)
-    pif_n_n            DOUBLE,
-    n_samples          INTEGER NOT NULL,
+    pif_n_n            DOUBLE,             -- PIF-N-N: share of complete contexts where all N samples have PIF 1
+    n_samples          INTEGER NOT NULL,   -- N: samples per context
     model_display      VARCHAR,
     simulated          BOOLEAN NOT NULL
 );

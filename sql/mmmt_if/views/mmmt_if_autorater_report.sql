@@ -1,5 +1,11 @@
 -- MMMT-IF autorater: per judge and model, parse failures (failed calls apart) and mean scores,
 -- next to the programmatic PIF and the preference score of the same responses.
+-- failed_calls: autorater calls that failed.
+-- mean_instruction_following: mean of the autorater's instruction-following score.
+-- judgments: autorater calls that answered.
+-- mean_overall_quality: mean of the autorater's overall-quality score.
+-- mean_pif: mean PIF of the judged responses.
+-- mean_preference: mean preference score ((8 criteria + 20·PIF) / 28) of those responses.
 CREATE OR REPLACE VIEW mmmt_if_autorater_report AS
 SELECT j.judge, j.model, j.variant,
        count(*) FILTER (WHERE j.error IS NULL) AS judgments,

@@ -2,6 +2,13 @@
 -- scipy's method="auto" chooses for that pair's differences: exact, asymptotic or all sign flips), the ECDF
 -- dominance verdict, and each judge's autorater win/tie/loss record.
 -- flagged_injection_a / _b: that model wrote judge-format strings into its MMMT-IF answers.
+-- mean_difference: mean of the paired context PIF differences, a − b.
+-- p_b_greater: one-sided Wilcoxon p-value that b's PIF is greater.
+-- turns_a_dominates, turns_b_dominates: turns where a's (b's) ECDF dominates.
+-- wins, ties, losses: model a's autorater record against b under this judge.
+-- model_a, model_b: the two models' registry slugs.
+-- pairs: paired contexts the Wilcoxon test runs on.
+-- dominance: the ECDF verdict: the model that dominates at every turn both answered, if one does.
 CREATE OR REPLACE VIEW mmmt_if_model_pairs AS
 SELECT w.variant, w.model_a, w.model_b, w.pairs, w.mean_difference, w.p_a_greater, w.p_b_greater,
        w.method AS wilcoxon_method,

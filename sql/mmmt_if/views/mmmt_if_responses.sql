@@ -1,4 +1,10 @@
 -- MMMT-IF: every response with its turn's question, the instructions in force and what it followed.
+-- chat_id: the chat.
+-- sample_index: which of the N samples.
+-- followed: the instructions in force the response follows.
+-- not_followed: those it does not.
+-- question: the turn's question.
+-- pif: the response's PIF (share of instructions in force it follows).
 CREATE OR REPLACE VIEW mmmt_if_responses AS
 SELECT s.model, s.variant, s.chat_id, s.turn, s.sample_index, t.question, t.instructions_in_force,
        s.pif, s.error,

@@ -70,7 +70,7 @@ CREATE TABLE IF NOT EXISTS urs_leaderboard (
     intent          VARCHAR NOT NULL,    -- an intent, or 'all'
     language        VARCHAR NOT NULL,    -- 'en' | 'zh' | 'all'
     final_score     DOUBLE,              -- mean of parsed final scores; NULL when none parsed
-    n               INTEGER NOT NULL,
+    n               INTEGER NOT NULL,    -- final scores that parsed (what final_score averages)
     parse_failures  INTEGER NOT NULL,
     model_display   VARCHAR,
     judge_display   VARCHAR,
@@ -80,11 +80,11 @@ CREATE TABLE IF NOT EXISTS urs_leaderboard (
 CREATE TABLE IF NOT EXISTS urs_criterion_means (
     judge          VARCHAR NOT NULL,
     model          VARCHAR NOT NULL,
-    intent         VARCHAR NOT NULL,
-    language       VARCHAR NOT NULL,
-    criterion      VARCHAR NOT NULL,
-    mean_score     DOUBLE NOT NULL,
-    n              INTEGER NOT NULL,
+    intent         VARCHAR NOT NULL,   -- an intent, or 'all'
+    language       VARCHAR NOT NULL,   -- 'en' | 'zh' | 'all'
+    criterion      VARCHAR NOT NULL,   -- the intent's criterion, in English
+    mean_score     DOUBLE NOT NULL,    -- the judge's mean score on that criterion
+    n              INTEGER NOT NULL,   -- scores the mean is over
     model_display  VARCHAR,
     judge_display  VARCHAR,
     simulated      BOOLEAN NOT NULL
@@ -92,10 +92,10 @@ CREATE TABLE IF NOT EXISTS urs_criterion_means (
 
 CREATE TABLE IF NOT EXISTS urs_cross_validation (
     judge                    VARCHAR NOT NULL,
-    reference_model          VARCHAR NOT NULL,
+    reference_model          VARCHAR NOT NULL, -- registry slug of the model whose second sample is the reference
     model                    VARCHAR NOT NULL,
-    mean_score               DOUBLE,
-    n                        INTEGER NOT NULL,
+    mean_score               DOUBLE,       -- the candidate's mean parsed score against that reference
+    n                        INTEGER NOT NULL, -- scores that parsed
     parse_failures           INTEGER NOT NULL,
     rank                     DOUBLE,       -- within (judge, reference_model), 1 = best
     judge_display            VARCHAR,
@@ -108,9 +108,9 @@ CREATE TABLE IF NOT EXISTS urs_cross_validation (
 CREATE TABLE IF NOT EXISTS urs_rating_bias (
     judge          VARCHAR NOT NULL,
     model          VARCHAR NOT NULL,
-    mean_rating    DOUBLE NOT NULL,
-    bias           DOUBLE NOT NULL,
-    n              INTEGER NOT NULL,
+    mean_rating    DOUBLE NOT NULL,    -- mean score of a model's answer against its own other answer
+    bias           DOUBLE NOT NULL,    -- mean_rating − 8
+    n              INTEGER NOT NULL,   -- scores (a model) or models ('all') averaged
     judge_display  VARCHAR,
     model_display  VARCHAR,
     simulated      BOOLEAN NOT NULL

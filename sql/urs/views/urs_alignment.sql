@@ -1,6 +1,11 @@
 -- URS alignment with people, per judge: with users' satisfaction per intent (Pearson r over
 -- intents, survey not per model) and with annotators' Bradley–Terry coefficients. model_simulated is NULL:
 -- a row covers every model.
+-- n_intents: intents the user-satisfaction correlation runs over.
+-- user_pearson_r, user_p_value: Pearson r of the judge's mean score with users' satisfaction over intents, and its p-value.
+-- n_models: models the annotator correlation runs over.
+-- annotator_pearson_r, annotator_p_value, annotator_spearman_rho: the judge's scores against the annotators' Bradley–Terry coefficients over models.
+-- ranks_agree: the judge ranks the models as the annotators do.
 CREATE OR REPLACE VIEW urs_alignment AS
 SELECT coalesce(u.judge_display, h.judge_display) AS judge_name, coalesce(u.judge, h.judge) AS judge,
        u.n_intents, u.pearson_r AS user_pearson_r, u.p_value AS user_p_value,
