@@ -28,15 +28,22 @@ class Snapshot:
         self.path = path
 
     def rows(self, sql_file: str, params: list | None = None) -> list[dict]:
+        return self.queries([(sql_file, params)])[0]
+
+    def queries(self, queries: list[tuple[str, list | None]]) -> list[list[dict]]:
+        """The rows of several `sql/web/` files, read through one connection (one page, one snapshot)."""
         if not self.path.exists():
             raise NoData(f"no analyst snapshot at {self.path}: run the pipeline first (python3.11 dev.py demo)")
-        # A short read-only connection per query; the publish step replaces the file by rename, so a
+        # A short read-only connection per page; the publish step replaces the file by rename, so a
         # reader sees the old or the new snapshot, never half of one.
         con = duckdb.connect(str(self.path), read_only=True)
         try:
-            result = con.execute(read_sql(f"web/{sql_file}"), params or [])
-            names = [d[0] for d in result.description]
-            return [dict(zip(names, row)) for row in result.fetchall()]
+            answers = []
+            for sql_file, params in queries:
+                result = con.execute(read_sql(f"web/{sql_file}"), params or [])
+                names = [d[0] for d in result.description]
+                answers.append([dict(zip(names, row)) for row in result.fetchall()])
+            return answers
         except duckdb.CatalogException as exc:
             raise NoData(f"the analyst snapshot lacks a table this page needs ({exc}); run the pipeline") from None
         finally:
