@@ -112,7 +112,7 @@ def bar_svg(value, lower, upper, span: tuple[float, float], origin: float, width
         return round((v - lo) / (hi - lo) * width, 1)
 
     left, right = sorted((x(origin), x(value)))
-    title = f"{value:.3g}" + (f" [{lower:.3g}, {upper:.3g}]" if lower is not None and upper is not None else "")
+    title = number(value) + (f" [{number(lower)}, {number(upper)}]" if lower is not None and upper is not None else "")
     parts = [f'<svg class="bar" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" '
              f'aria-label="{escape(title)}"><title>{escape(title)}</title>',
              f'<rect x="{left}" y="4" width="{max(right - left, 1)}" height="{height - 8}" fill="#7fa7d6"/>',
@@ -228,6 +228,16 @@ def compare():
                            judge=judge, models=models, a=a, b=b, rows=rows)
 
 
+def number(value) -> str:
+    """A figure as people read it: whole ratings, two decimals for scores, three for shares."""
+    if value is None:
+        return "–"
+    if isinstance(value, int) or float(value).is_integer():
+        return f"{value:.0f}"
+    size = abs(value)
+    return f"{value:.0f}" if size >= 100 else f"{value:.2f}" if size >= 1 else f"{value:.3f}"
+
+
 def page_url(endpoint: str, **values) -> str:
     """url_for with the current query string's filters kept, changed by `values` (for the filter links)."""
     args = {**request.args.to_dict(), **request.view_args, **values}
@@ -235,3 +245,4 @@ def page_url(endpoint: str, **values) -> str:
 
 
 bp.add_app_template_global(page_url, "explorer_page_url")
+bp.add_app_template_filter(number, "number")
