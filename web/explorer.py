@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 from collections import defaultdict
 
 from flask import Blueprint, abort, render_template, request, url_for
@@ -21,14 +20,7 @@ from web.site import current_site
 
 bp = Blueprint("explorer", __name__, url_prefix="/explore")
 
-# Where the Dagster UI's asset metadata points (assets/common.py:explorer_link); `dev.py web` serves on port 8000.
-WEB_URL_ENV = "BENCHWRIGHT_WEB_URL"
-DEFAULT_WEB_URL = "http://127.0.0.1:8000"
 SIMULATED_CHOICES = ("all", "real", "simulated")
-
-
-def web_url() -> str:
-    return os.environ.get(WEB_URL_ENV, DEFAULT_WEB_URL).rstrip("/")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,11 +67,6 @@ BOARDS = {b.key: b for b in (
 ITEM_LISTS = {"creation": "creation_items.sql", "urs": "urs_items.sql"}
 COMPARES = {"creation": "creation_compare.sql", "urs": "urs_compare.sql"}
 ORDERS = {1: "Order 1: baseline is A", 2: "Order 2: candidate is A"}
-
-
-def explorer_url(board: str) -> str:
-    """The explorer page of a leaderboard, absolute (for the Dagster UI's metadata)."""
-    return f"{web_url()}/explore/{board}"
 
 
 def _choose(name: str, choices: list[str], default: str | None) -> str | None:
