@@ -209,7 +209,7 @@ def compare():
     judge = _choose("judge", judges, None)
     models = sorted({p["model"] for p in pairs if p["benchmark"] == benchmark and p["judge"] == judge})
     a = _choose("a", models, None)
-    b = _choose("b", models, models[1] if len(models) > 1 else None)
+    b = _choose("b", models, next((m for m in models if m != a), None))
     rows = current_site().snapshot.rows(f"explorer/{COMPARES[benchmark]}", [judge, a, b]) if a and b and judge else []
     return render_template("explorer/compare.html", benchmark=benchmark, benchmarks=list(COMPARES), judges=judges,
                            judge=judge, models=models, a=a, b=b, rows=rows)
