@@ -52,7 +52,7 @@ BOARDS = {b.key: b for b in (
           items="urs", note="Mean final score (1-10) of the parsed judgments; no interval is computed for it."),
     Board("mmmt_if", "MMMT-IF", "mmmt_if_leaderboard.sql", "pif", "PIF", 0.0, ("variant",),
           (("pif_n_n", "PIF-N-N"), ("n_samples", "Samples"), ("contexts", "Contexts"), ("failed", "Failed")),
-          lower="pif_lower", upper="pif_upper",
+          lower="pif_lower", upper="pif_upper", items="mmmt_if",
           note="Programmatic instruction following (share of instructions followed), with its interval."),
     Board("gap", "GAP-VQA", "gap_leaderboard.sql", "gpt_score", "GPT score", 0.0, ("judge",),
           (("n", "n"), ("parse_failures", "Parse failures"), ("missing", "Missing")),
@@ -64,7 +64,7 @@ BOARDS = {b.key: b for b in (
           note="Elo-scale ratings from Creation's pairwise judgments (the baseline anchored at 1000), with bootstrap "
                "intervals over prompts; control: none, or answer style, length or markdown fitted as covariates."),
 )}
-ITEM_LISTS = {"creation": "creation_items.sql", "urs": "urs_items.sql"}
+ITEM_LISTS = {"creation": "creation_items.sql", "urs": "urs_items.sql", "mmmt_if": "mmmt_if_items.sql"}
 COMPARES = {"creation": "creation_compare.sql", "urs": "urs_compare.sql"}
 ORDERS = {1: "Order 1: baseline is A", 2: "Order 2: candidate is A"}
 
@@ -138,7 +138,8 @@ def leaderboard(board_key: str):
     for row in rows:
         row["bar"] = bar_svg(row[board.value], row.get(board.lower), row.get(board.upper), span, board.origin)
     return render_template("explorer/leaderboard.html", board=board, rows=rows, filters=filters, simulated=simulated,
-                           simulated_choices=SIMULATED_CHOICES, chosen=chosen, boards=BOARDS.values())
+                           simulated_choices=SIMULATED_CHOICES, chosen=chosen, boards=BOARDS.values(),
+                           compares=COMPARES)
 
 
 @bp.get("/<benchmark>/items")
@@ -154,6 +155,8 @@ def item(benchmark: str, item_id: str):
         return _creation_item(item_id)
     if benchmark == "urs":
         return _urs_item(item_id)
+    if benchmark == "mmmt_if":
+        return _mmmt_if_chat(item_id)
     abort(404)
 
 
@@ -192,6 +195,24 @@ def _urs_item(item_id: str):
     models = sorted(set(_answers_by_model(answers)) | set(by_model))
     return render_template("explorer/urs_item.html", item=found, answers=_answers_by_model(answers),
                            judgments=by_model, human=human, models=models)
+
+
+def _mmmt_if_chat(chat_id: str):
+    """A chat turn by turn: what the user said (with the instruction inserted at that turn), then each model's
+    answer with the instructions in force it followed and did not; one variant and one sample at a time."""
+    [found], turns, choices = _item_rows(chat_id, [("mmmt_if_chat.sql", [chat_id]), ("mmmt_if_turns.sql", [chat_id]),
+                                                    ("mmmt_if_chat_choices.sql", [chat_id])])
+    variants = list(dict.fromkeys(c["variant"] for c in choices))
+    variant = _choose("variant", variants, "standard")
+    samples = [str(c["sample_index"]) for c in choices if c["variant"] == variant]
+    sample = _choose("sample", samples, "0")
+    responses = current_site().snapshot.rows("explorer/mmmt_if_chat_responses.sql", [chat_id, variant, int(sample)]) \
+        if sample is not None else []
+    by_turn = defaultdict(list)
+    for r in responses:
+        by_turn[r["turn"]].append(r)
+    return render_template("explorer/mmmt_if_item.html", item=found, turns=turns, by_turn=by_turn,
+                           filters=[("variant", variants, variant), ("sample", samples, sample)])
 
 
 def _item_rows(item_id: str, queries: list) -> list[list[dict]]:

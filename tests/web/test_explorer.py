@@ -57,7 +57,8 @@ def test_every_page_and_every_explorer_link_on_it_loads(client, snapshot):
     creation_items = [r[0] for r in query(snapshot, "SELECT item_id FROM creation_items ORDER BY item_id")]
     urs_items = [r[0] for r in query(snapshot, "SELECT item_id FROM urs_items ORDER BY item_id")]
     start = ["/explore/", "/explore/creation", "/explore/urs", "/explore/mmmt_if", "/explore/gap", "/explore/ratings",
-             "/explore/creation/items", "/explore/urs/items", "/explore/compare", "/explore/compare?benchmark=urs"]
+             "/explore/creation/items", "/explore/urs/items", "/explore/mmmt_if/items", "/explore/compare",
+             "/explore/compare?benchmark=urs"]
     seen = set()
     for url in start:
         html = page(client, url)
@@ -68,6 +69,7 @@ def test_every_page_and_every_explorer_link_on_it_loads(client, snapshot):
     # The item lists link every item, and each item page loads.
     assert {f"/explore/creation/items/{i}" for i in creation_items} <= seen
     assert {f"/explore/urs/items/{i}" for i in urs_items} <= seen
+    assert {f"/explore/mmmt_if/items/{c}" for (c,) in query(snapshot, "SELECT chat_id FROM mmmt_if_chats")} <= seen
     # Filter links of a page are its own URL with one choice changed: stable, shareable addresses.
     assert "/explore/ratings?control=style" in seen
 
@@ -150,6 +152,21 @@ def test_the_compare_view_lists_the_items_where_two_models_differ_most_first(cli
     gaps = [abs(values["sim-strong", i] - values["sim-weak", i]) for i in items
             if values["sim-strong", i] is not None and values["sim-weak", i] is not None]
     assert gaps == sorted(gaps, reverse=True)
+
+
+def test_a_chat_turn_by_turn_with_the_instructions_each_model_followed_and_not(client, snapshot):
+    [(chat_id, hashes)] = query(snapshot, "SELECT chat_id, image_hashes FROM mmmt_if_chats ORDER BY chat_id LIMIT 1")
+    html = page(client, f"/explore/mmmt_if/items/{chat_id}?variant=instructions_appended&sample=1")
+    assert all(f'src="/image/{sha}"' in html for sha in hashes)
+    rows = query(snapshot, "SELECT turn, model, followed, not_followed FROM mmmt_if_responses WHERE chat_id = ? "
+                           "AND variant = 'instructions_appended' AND sample_index = 1", [chat_id])
+    assert rows and any(r[3] for r in rows)
+    for turn, model, followed, not_followed in rows:
+        section = re.search(rf'<section class="turn" data-turn="{turn}">.*?</section>', html, re.S).group(0)
+        answer = re.search(rf'<div class="answer" data-model="{re.escape(model)}">.*?</p>', section, re.S).group(0)
+        assert re.findall(r'class="tag followed"[^>]*>✓ ([^<]+)<', answer) == list(followed or [])
+        assert re.findall(r'class="tag warn not-followed"[^>]*>✗ ([^<]+)<', answer) == list(not_followed or [])
+    assert client.get(f"/explore/mmmt_if/items/{chat_id}?sample=99").status_code == 404
 
 
 def test_redacted_text_shows_the_marker_never_the_original(client, snapshot):
