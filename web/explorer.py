@@ -129,7 +129,9 @@ def leaderboard(board_key: str):
         # Each filter's choices are those left by the filters before it (a judge's categories, a source's judges).
         choices = sorted({str(r[name]) for r in rows if r[name] is not None}, key=lambda v: (v != defaults.get(name), v))
         chosen[name] = _choose(name, choices, defaults.get(name))
-        filters.append((name, choices, chosen[name]))
+        # Choosing a value here drops the choices after it from the link: they may not exist under the new one.
+        later = board.filters[board.filters.index(name) + 1:]
+        filters.append((name, choices, chosen[name], later))
         rows = [r for r in rows if str(r[name]) == chosen[name]]
     simulated = _choose("simulated", list(SIMULATED_CHOICES), "all")
     if simulated != "all":
