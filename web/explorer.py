@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from collections import defaultdict
 
 from flask import Blueprint, abort, render_template, request, url_for
@@ -52,7 +53,7 @@ BOARDS = {b.key: b for b in (
           items="urs", note="Mean final score (1-10) of the parsed judgments; no interval is computed for it."),
     Board("mmmt_if", "MMMT-IF", "mmmt_if_leaderboard.sql", "pif", "PIF", 0.0, ("variant",),
           (("pif_n_n", "PIF-N-N"), ("n_samples", "Samples"), ("contexts", "Contexts"), ("failed", "Failed")),
-          lower="pif_lower", upper="pif_upper", items="mmmt_if",
+          lower="pif_lower", upper="pif_upper", defaults=(("variant", "standard"),), items="mmmt_if",
           note="Programmatic instruction following (share of instructions followed), with its interval."),
     Board("gap", "GAP-VQA", "gap_leaderboard.sql", "gpt_score", "GPT score", 0.0, ("judge",),
           (("n", "n"), ("parse_failures", "Parse failures"), ("missing", "Missing")),
@@ -79,10 +80,15 @@ def _choose(name: str, choices: list[str], default: str | None) -> str | None:
     return wanted
 
 
+def _finite(value) -> float | None:
+    """A figure to draw, or None (no value, or NaN: an interval a bootstrap could not give)."""
+    return None if value is None or not math.isfinite(value) else float(value)
+
+
 def _span(rows: list[dict], board: Board) -> tuple[float, float]:
     values = [board.origin]
     for row in rows:
-        values += [row[c] for c in (board.value, board.lower, board.upper) if c and row.get(c) is not None]
+        values += [_finite(row[c]) for c in (board.value, board.lower, board.upper) if c and _finite(row.get(c)) is not None]
     lo, hi = min(values), max(values)
     pad = (hi - lo) * 0.05 or 1.0
     return lo - pad, hi + pad
@@ -91,6 +97,7 @@ def _span(rows: list[dict], board: Board) -> tuple[float, float]:
 def bar_svg(value, lower, upper, span: tuple[float, float], origin: float, width: int = 260, height: int = 18) -> Markup:
     """A horizontal bar from `origin` to `value` with the interval [lower, upper] as a whisker: inline SVG, drawn
     with presentation attributes only (the site's Content-Security-Policy forbids inline styles)."""
+    value, lower, upper = _finite(value), _finite(lower), _finite(upper)
     if value is None:
         return Markup('<span class="small">no value</span>')
     lo, hi = span
@@ -240,7 +247,7 @@ def compare():
 
 def number(value) -> str:
     """A figure as people read it: whole ratings, two decimals for scores, three for shares."""
-    if value is None:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
     if isinstance(value, int) or float(value).is_integer():
         return f"{value:.0f}"

@@ -191,3 +191,16 @@ def test_the_dagster_ui_links_each_leaderboard_to_its_explorer_page(client):
         link = definitions.defs.resolve_assets_def(key).specs_by_key[dg.AssetKey(key)].metadata["explorer"]
         assert isinstance(link, dg.UrlMetadataValue) and link.url == explorer_url(name)
         assert "Nothing to show" not in page(client, urlsplit(link.url).path)
+
+
+def test_a_bar_runs_from_the_origin_to_the_figure_with_the_interval_as_its_whisker():
+    from web.explorer import bar_svg
+
+    svg = str(bar_svg(1200.0, 1100.0, 1300.0, (900.0, 1400.0), 1000.0, width=500))
+    assert '<rect x="100.0" y="4" width="200.0"' in svg                       # 1000 -> 1200 on 900..1400
+    assert '<line x1="200.0" y1="9.0" x2="400.0" y2="9.0"/>' in svg            # 1100 .. 1300
+    below = str(bar_svg(950.0, None, None, (900.0, 1400.0), 1000.0, width=500))  # left of the origin
+    assert '<rect x="50.0" y="4" width="50.0"' in below and "whisker" not in below
+    # An interval a bootstrap could not give (NaN) is not drawn; a missing figure draws nothing.
+    assert "nan" not in str(bar_svg(0.5, float("nan"), float("nan"), (0.0, 1.0), 0.0)).lower()
+    assert "<svg" not in str(bar_svg(None, None, None, (0.0, 1.0), 0.0))
