@@ -4,22 +4,32 @@ items (and their answers and judgments) copied `--scale` times under new item id
 the real benchmark's 765, and 800 URS items). Per page the median of `--rounds` loads, the pages taken in turn
 in each round. Target: every page's median ≤ 300 ms on the demo snapshot.
 
+With `--before COMMIT` (default aa04467: the explorer as first written, one DuckDB connection opened and closed per
+page) a second server runs that commit's web app (a temporary git worktree) on its own copy of the same snapshot,
+and the two are loaded alternately, page by page, the order turning each round: the ratio now ÷ before per page.
+
     .venv/bin/python bench/explorer_pages.py                  # builds the demo graph cold in a temporary home first
     .venv/bin/python bench/explorer_pages.py --home HOME      # a home the demo already ran in (its analyst.duckdb)
     .venv/bin/python bench/explorer_pages.py --scale 0        # the demo snapshot only
+    .venv/bin/python bench/explorer_pages.py --before ''      # this checkout only
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
+import signal
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
-from _common import emit, machine
+from _common import ROOT, emit, machine
 
 TARGET_MS = 300
 # Tables copied per scale step: (table, the column holding the item id).
@@ -82,47 +92,103 @@ def pages(home: Path) -> dict[str, str]:
     return named
 
 
-def load_times(home: Path, rounds: int) -> dict[str, list[float]]:
-    from tests.support.browser import WebServer
+@contextmanager
+def server(root: Path, home: Path):
+    """`python -m web` of the code under `root` on `home`, on a free port; yields its base URL."""
+    from tests.support.browser import env_for, free_port
 
-    server = WebServer(home).start()
+    port = free_port()
+    with open(home / "web-server.log", "ab") as log:
+        process = subprocess.Popen([sys.executable, "-m", "web", "--port", str(port)], cwd=root,
+                                   env={**env_for(home), "PYTHONPATH": str(root)}, stdout=log,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
     try:
-        named = pages(home)
-        times = {name: [] for name in named}
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                urllib.request.urlopen(url + "/", timeout=2).read()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"the web server under {root} did not start: see {home / 'web-server.log'}") from None
+                time.sleep(0.2)
+        yield url
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=20)
+
+
+@contextmanager
+def checkout(commit: str):
+    """A temporary git worktree of `commit` (removed afterwards)."""
+    folder = Path(tempfile.mkdtemp(prefix="explorer-before-"))
+    subprocess.run(["git", "worktree", "add", "--detach", str(folder / "tree"), commit], cwd=ROOT, check=True,
+                   capture_output=True)
+    try:
+        yield folder / "tree"
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(folder / "tree")], cwd=ROOT, capture_output=True)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def load_times(urls: dict[str, str], named: dict[str, str], rounds: int) -> dict[str, dict[str, list[float]]]:
+    """ms per load, per server label and page: the servers alternate page by page, their order turning each round."""
+    times = {label: {name: [] for name in named} for label in urls}
+    for base in urls.values():
         for url in named.values():  # once unmeasured: templates compiled, the file in the page cache
-            urllib.request.urlopen(server.url + url, timeout=30).read()
-        for _ in range(rounds):
-            for name, url in named.items():
+            urllib.request.urlopen(base + url, timeout=30).read()
+    labels = list(urls)
+    for k in range(rounds):
+        for name, url in named.items():
+            for label in labels if k % 2 == 0 else labels[::-1]:
                 t0 = time.perf_counter()
-                with urllib.request.urlopen(server.url + url, timeout=30) as response:
+                with urllib.request.urlopen(urls[label] + url, timeout=30) as response:
                     response.read()
                     assert response.status == 200, (url, response.status)
-                times[name].append((time.perf_counter() - t0) * 1000)
-        return times
-    finally:
-        server.stop()
+                times[label][name].append((time.perf_counter() - t0) * 1000)
+    return times
 
 
-def measure(home: str | None, scale: int, rounds: int) -> dict:
-    with tempfile.TemporaryDirectory() as tmp:
+def measure(home: str | None, scale: int, rounds: int, before: str) -> dict:
+    with tempfile.TemporaryDirectory() as tmp, (checkout(before) if before else _nothing()) as before_root:
         folder = Path(tmp)
         t0 = time.perf_counter()
         snapshot = Path(home) / "analyst.duckdb" if home else demo_snapshot(folder)
         build_s = time.perf_counter() - t0
         results, parts = {}, []
         for label, factor in [("demo", 0)] + ([(f"x{scale}", scale)] if scale else []):
-            target = folder / f"web-{label}"
-            scaled_copy(snapshot, target, factor)
-            medians = {name: statistics.median(ms) for name, ms in load_times(target, rounds).items()}
+            roots = {"now": ROOT, **({"before": before_root} if before else {})}
+            homes = {}
+            for which in roots:
+                homes[which] = folder / f"web-{label}-{which}"
+                scaled_copy(snapshot, homes[which], factor)
+            named = pages(homes["now"])
+            with server(roots["now"], homes["now"]) as now_url, \
+                    (server(roots["before"], homes["before"]) if before else _nothing()) as before_url:
+                urls = {"now": now_url, **({"before": before_url} if before else {})}
+                times = load_times(urls, named, rounds)
+            medians = {name: statistics.median(ms) for name, ms in times["now"].items()}
             slowest = max(medians, key=medians.get)
             results[label] = medians
             verdict = f" (target ≤ {TARGET_MS} ms: {'met' if medians[slowest] <= TARGET_MS else 'missed'})" if factor == 0 else ""
-            parts.append(f"{label}: slowest page {slowest} {medians[slowest]:.0f} ms{verdict}; "
-                         + ", ".join(f"{name} {ms:.0f}" for name, ms in medians.items()))
+            part = (f"{label}: slowest page {slowest} {medians[slowest]:.0f} ms{verdict}; "
+                    + ", ".join(f"{name} {ms:.0f}" for name, ms in medians.items()))
+            if before:
+                old = {name: statistics.median(ms) for name, ms in times["before"].items()}
+                results[f"{label}_before"] = old
+                part += (f"; at {before} (a connection per page) slowest {max(old.values()):.0f} ms, now ÷ before per page "
+                         + ", ".join(f"{name} {medians[name] / old[name]:.2f}" for name in medians))
+            parts.append(part)
     summary = f"{machine()}; median of {rounds} loads per page, ms; " + "; ".join(parts)
     if not home:
         summary += f"; demo graph built cold in {build_s:.0f} s first"
     return {"summary": summary, **{f"{label}_{name}_ms": ms for label, m in results.items() for name, ms in m.items()}}
+
+
+@contextmanager
+def _nothing():
+    yield None
 
 
 def main() -> None:
@@ -130,8 +196,9 @@ def main() -> None:
     parser.add_argument("--home", help="a home the demo graph ran in (default: build one in a temporary folder)")
     parser.add_argument("--scale", type=int, default=50, help="copies of the demo's items in the larger snapshot (0: none)")
     parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--before", default="aa04467", help="a commit whose web app to load alternately ('' for none)")
     args = parser.parse_args()
-    emit("Results explorer page loads", **measure(args.home, args.scale, args.rounds))
+    emit("Results explorer page loads", **measure(args.home, args.scale, args.rounds, args.before))
 
 
 if __name__ == "__main__":
