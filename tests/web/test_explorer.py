@@ -169,6 +169,15 @@ def test_a_chat_turn_by_turn_with_the_instructions_each_model_followed_and_not(c
     assert client.get(f"/explore/mmmt_if/items/{chat_id}?sample=99").status_code == 404
 
 
+def test_people_s_choices_show_without_who_made_them(client, snapshot):
+    [(item_id,)] = query(snapshot, "SELECT min(item_id) FROM urs_human_pairwise")
+    choices = query(snapshot, "SELECT annotator, winner FROM urs_human_pairwise WHERE item_id = ?", [item_id])
+    html = page(client, f"/explore/urs/items/{item_id}")
+    shown = re.findall(r'<tr class="human-choice"><td>[^<]*</td><td>[^<]*</td><td>([^<]*)</td>', html)
+    assert sorted(shown) == sorted(winner for _, winner in choices)
+    assert not any(annotator in text_of(html) for annotator, _ in choices if annotator)
+
+
 def test_redacted_text_shows_the_marker_never_the_original(client, snapshot):
     # urs-0004 of the sample carries a made-up e-mail address and phone number (sample_data/README.md).
     with open(ROOT / "sample_data" / "urs" / "questions.csv", encoding="utf-8-sig") as handle:
