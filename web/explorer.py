@@ -56,7 +56,7 @@ BOARDS = {b.key: b for b in (
           lower="pif_lower", upper="pif_upper", defaults=(("variant", "standard"),), items="mmmt_if",
           note="Programmatic instruction following (share of instructions followed), with its interval."),
     Board("gap", "GAP-VQA", "gap_leaderboard.sql", "gpt_score", "GPT score", 0.0, ("judge",),
-          (("n", "n"), ("parse_failures", "Parse failures"), ("missing", "Missing")),
+          (("n", "n"), ("parse_failures", "Parse failures"), ("missing", "Missing")), items="gap",
           note="The judge's GPT score of the answers to people's game questions; no interval is computed for it."),
     Board("ratings", "Ratings (Bradley-Terry)", "ratings_leaderboard.sql", "rating", "Rating", 1000.0,
           ("source", "judge", "control"),
@@ -65,7 +65,8 @@ BOARDS = {b.key: b for b in (
           note="Elo-scale ratings from Creation's pairwise judgments (the baseline anchored at 1000), with bootstrap "
                "intervals over prompts; control: none, or answer style, length or markdown fitted as covariates."),
 )}
-ITEM_LISTS = {"creation": "creation_items.sql", "urs": "urs_items.sql", "mmmt_if": "mmmt_if_items.sql"}
+ITEM_LISTS = {"creation": "creation_items.sql", "urs": "urs_items.sql", "mmmt_if": "mmmt_if_items.sql",
+              "gap": "gap_items.sql"}
 COMPARES = {"creation": "creation_compare.sql", "urs": "urs_compare.sql"}
 ORDERS = {1: "Order 1: baseline is A", 2: "Order 2: candidate is A"}
 
@@ -166,6 +167,8 @@ def item(benchmark: str, item_id: str):
         return _urs_item(item_id)
     if benchmark == "mmmt_if":
         return _mmmt_if_chat(item_id)
+    if benchmark == "gap":
+        return _gap_item(item_id)
     abort(404)
 
 
@@ -222,6 +225,16 @@ def _mmmt_if_chat(chat_id: str):
         by_turn[r["turn"]].append(r)
     return render_template("explorer/mmmt_if_item.html", item=found, turns=turns, by_turn=by_turn,
                            filters=[("variant", variants, variant), ("sample", samples, sample)])
+
+
+def _gap_item(item_id: str):
+    """A GAP-VQA item: the picture, the question and its answer, each model's answer and each judge's score. Not
+    the game's side (picture ids, tainted or not, planted answers, marks): this page is open to the players."""
+    [found], judgments = _item_rows(item_id, [("gap_item.sql", [item_id]), ("gap_judgments.sql", [item_id])])
+    by_model = defaultdict(list)
+    for j in judgments:
+        by_model[j["model"]].append(j)
+    return render_template("explorer/gap_item.html", item=found, judgments=dict(by_model))
 
 
 def _item_rows(item_id: str, queries: list) -> list[list[dict]]:

@@ -57,7 +57,7 @@ def test_every_page_and_every_explorer_link_on_it_loads(client, snapshot):
     creation_items = [r[0] for r in query(snapshot, "SELECT item_id FROM creation_items ORDER BY item_id")]
     urs_items = [r[0] for r in query(snapshot, "SELECT item_id FROM urs_items ORDER BY item_id")]
     start = ["/explore/", "/explore/creation", "/explore/urs", "/explore/mmmt_if", "/explore/gap", "/explore/ratings",
-             "/explore/creation/items", "/explore/urs/items", "/explore/mmmt_if/items", "/explore/compare",
+             "/explore/creation/items", "/explore/urs/items", "/explore/mmmt_if/items", "/explore/gap/items", "/explore/compare",
              "/explore/compare?benchmark=urs"]
     seen = set()
     for url in start:
@@ -176,6 +176,21 @@ def test_people_s_choices_show_without_who_made_them(client, snapshot):
     shown = re.findall(r'<tr class="human-choice"><td>[^<]*</td><td>[^<]*</td><td>([^<]*)</td>', html)
     assert sorted(shown) == sorted(winner for _, winner in choices)
     assert not any(annotator in text_of(html) for annotator, _ in choices if annotator)
+
+
+def test_a_gap_item_shows_answers_and_scores_but_nothing_of_the_game_s_secrets(client, snapshot):
+    """The explorer is open to the game's players: a GAP-VQA item must not say which pictures are tainted."""
+    [(item_id, image_id, sha)] = query(snapshot, "SELECT item_id, image_id, sha256 FROM gap_vqa_items WHERE item_id IN "
+                                                 "(SELECT item_id FROM gap_score_judgments) ORDER BY 1 LIMIT 1")
+    html = page(client, f"/explore/gap/items/{item_id}")
+    assert f'src="/image/{sha}"' in html
+    for model, judge, score in query(snapshot, "SELECT model, judge, score FROM gap_score_judgments WHERE item_id = ?", [item_id]):
+        section = re.search(rf'<section class="model" id="model-{re.escape(model)}".*?</section>', html, re.S).group(0)
+        assert re.search(rf'data-judge="{re.escape(judge)}">\s*<h4>[^<]*score <strong>([^<]*)</strong>', section).group(1) \
+            == (f"{score:.0f}" if score is not None and float(score).is_integer() else f"{score:.3f}" if score is not None else "–")
+    shown = text_of(html) + html
+    assert image_id not in shown and "tainted" not in text_of(html).lower()  # (a picture id's first letter is its set)
+    assert image_id not in text_of(page(client, "/explore/gap/items"))
 
 
 def test_redacted_text_shows_the_marker_never_the_original(client, snapshot):
