@@ -60,7 +60,7 @@ BOARDS = {b.key: b for b in (
           note="The judge's GPT score of the answers to people's game questions; no interval is computed for it."),
     Board("ratings", "Ratings (Bradley-Terry)", "ratings_leaderboard.sql", "rating", "Rating", 1000.0,
           ("source", "judge", "control"),
-          (("tier", "Tier"), ("win_rate", "Win rate"), ("judgments", "Judgments")), lower="rating_lower",
+          (("rank", "Rank"), ("tier", "Tier"), ("win_rate", "Win rate"), ("judgments", "Judgments")), lower="rating_lower",
           upper="rating_upper", defaults=(("source", "benchwright"), ("control", "none")), items="creation",
           note="Elo-scale ratings from Creation's pairwise judgments (the baseline anchored at 1000), with bootstrap "
                "intervals over prompts; control: none, or answer style, length or markdown fitted as covariates."),
@@ -144,12 +144,14 @@ def leaderboard(board_key: str):
     simulated = _choose("simulated", list(SIMULATED_CHOICES), "all")
     if simulated != "all":
         rows = [r for r in rows if bool(r["simulated"]) == (simulated == "simulated")]
+    # A column the snapshot lacks (one published before the view gained or renamed it) is left out, not blank.
+    columns = [c for c in board.columns if not rows or c[0] in rows[0]]
     span = _span(rows, board)
     for row in rows:
         row["bar"] = bar_svg(row[board.value], row.get(board.lower), row.get(board.upper), span, board.origin)
     return render_template("explorer/leaderboard.html", board=board, rows=rows, filters=filters, simulated=simulated,
                            simulated_choices=SIMULATED_CHOICES, chosen=chosen, boards=BOARDS.values(),
-                           compares=COMPARES)
+                           compares=COMPARES, columns=columns)
 
 
 @bp.get("/<benchmark>/items")
