@@ -19,7 +19,7 @@ from benchwright.llm import CallStats, LLMResult
 from benchwright.llm.failures import FAILED_CALLS_ERROR_SHARE, failed_calls, failed_share_severity, requests_of
 from benchwright.pii import redacted
 from benchwright.report import markdown_table
-from benchwright.paths import ROOT, plugin_modules
+from benchwright.paths import ROOT, explorer_url, plugin_modules
 from benchwright.steps import limits_for
 from resources.llm import call_scope  # noqa: F401  (the asset modules take it from here)
 from resources.warehouse import read_sql
@@ -38,6 +38,12 @@ LOAD_WHEN_MISSING = (dg.AutomationCondition.missing() & ~dg.AutomationCondition.
 
 
 PROBLEM_COLUMNS = ["location", "field", "reason"]
+
+
+def explorer_metadata(page: str) -> dict:
+    """A leaderboard asset's link to its page in the web app's results explorer (web/explorer.py), shown in the
+    Dagster UI with the asset's definition."""
+    return {"explorer": dg.MetadataValue.url(explorer_url(page))}
 
 
 def store_generations(warehouse, rows: pd.DataFrame, benchmark: str, model: str, registry) -> None:

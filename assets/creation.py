@@ -10,7 +10,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import JUDGE_ENTRY, files_source, model_entries, registry_labels, registry_roles
-from assets.common import (EAGER, LOAD_WHEN_MISSING, ImageWriter, ask_models, store_generations, store_flagged, add_labels, answers_by_item, image_refs, failed_calls_spec, llm_result, record_problems,
+from assets.common import (EAGER, explorer_metadata, LOAD_WHEN_MISSING, ImageWriter, ask_models, store_generations, store_flagged, add_labels, answers_by_item, image_refs, failed_calls_spec, llm_result, record_problems,
                            repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import pairwise, steps
@@ -283,6 +283,7 @@ PANEL_JUDGMENTS = [dg.AssetKey("creation_panel_pairwise_judgments"), dg.AssetKey
     code_version=steps.code_version(metrics, pairwise, files=[sql_file(metrics.LEADERBOARD_SQL)]),
     automation_condition=EAGER,
     kinds={"duckdb"},
+    metadata=explorer_metadata("creation"),
     description="Creation leaderboard per judge and model: VFS, Reward, Win Rate, MB/Better/Tie/Worse/MW/Fail, "
                 "overall, per category and per task (benchwright/creation/README.md#scoring). Both orders of every pair count as "
                 "judgments; n excludes parse failures; failed calls are not counted at all.",

@@ -13,7 +13,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import JUDGE_ENTRY, files_source, model_entries, registry_labels, registry_roles
-from assets.common import (EAGER, LOAD_WHEN_MISSING, ask_models, store_generations, add_labels, image_refs,
+from assets.common import (EAGER, explorer_metadata, LOAD_WHEN_MISSING, ask_models, store_generations, add_labels, image_refs,
                            failed_calls_spec, llm_result, log_first, record_problems, repo_path,
                            rows_version, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
@@ -342,6 +342,7 @@ def gap_score_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse,
     deps=[registry_labels, gap_score_judgments],
     automation_condition=EAGER,
     kinds={"duckdb"},
+    metadata=explorer_metadata("gap"),
     description="GAP-VQA scores (benchwright/gap/README.md#scoring): the GPT score per judge × model (mean over parsed val answers), "
                 "parse failures, errors, and the answering calls' latency, tokens/s, cost per 1k tokens.",
 )

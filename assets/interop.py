@@ -22,7 +22,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import registry_labels
-from assets.common import EAGER, LOAD_WHEN_MISSING, add_labels, flagged_rows, log_first, repo_path, stored_problems, table_metadata
+from assets.common import EAGER, LOAD_WHEN_MISSING, add_labels, explorer_metadata, flagged_rows, log_first, repo_path, stored_problems, table_metadata
 from assets.creation import PANEL_JUDGMENTS, creation_pairwise_judgments
 from benchwright import agreement, importers, length_control, ratings, steps
 from benchwright.mmmt_if import release as release_method
@@ -347,6 +347,7 @@ def _answer_style(warehouse: Warehouse, anchor: str) -> pd.DataFrame:
     code_version=steps.code_version(ratings, files=[sql_file(q) for q in (PAIRWISE_SQL, STYLE_ANSWERS_SQL)]),
     automation_condition=EAGER,
     kinds={"duckdb"},
+    metadata=explorer_metadata("ratings"),
     description="Bradley–Terry ratings (Elo scale, baseline anchored at 1000) per source, judge and style control "
                 "(none | style | length | markdown: answer length and markdown counts fitted jointly as covariates, "
                 "Arena-Hard's method), with intervals from a seeded bootstrap over prompts, ranks by upper bound (1 + the models clearly above) and the win "

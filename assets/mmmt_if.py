@@ -13,7 +13,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import JUDGE_ENTRY, files_source, model_entries, registry_labels
-from assets.common import (EAGER, LOAD_WHEN_MISSING, ask_models, store_generations, store_flagged, add_labels, image_refs, failed_calls_spec, llm_result,
+from assets.common import (EAGER, explorer_metadata, LOAD_WHEN_MISSING, ask_models, store_generations, store_flagged, add_labels, image_refs, failed_calls_spec, llm_result,
                            record_problems, repo_path, shown_path, table_metadata)
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import paths, ratings, steps
@@ -345,6 +345,7 @@ def _contexts(responses: pd.DataFrame) -> pd.DataFrame:
     code_version=steps.code_version(pif, comparisons),
     automation_condition=EAGER,
     kinds={"duckdb"},
+    metadata=explorer_metadata("mmmt_if"),
     description="PIF metrics per model and variant (benchwright/mmmt_if/README.md#scoring): corpus PIF with conservative 95% bounds, "
                 "PIF-IQR-N and PIF-N-N (`mmmt_if_summary`), PIF by turn, by number of instructions and per "
                 "instruction with bounds, PIF-N-K for K = 1..N, and the instructions-appended uplift. The PIF-by-"

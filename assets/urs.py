@@ -10,7 +10,7 @@ import dagster as dg
 import pandas as pd
 
 from assets.sources import JUDGE_ENTRY, files_source, human_pairwise_files, model_entries, registry_labels, registry_roles
-from assets.common import (EAGER, LOAD_WHEN_MISSING, ask_models, store_generations, store_flagged, add_labels, failed_calls_spec, llm_result, record_problems, repo_path, shown_path,
+from assets.common import (EAGER, explorer_metadata, LOAD_WHEN_MISSING, ask_models, store_generations, store_flagged, add_labels, failed_calls_spec, llm_result, record_problems, repo_path, shown_path,
                            table_metadata)
 from assets.human_pairwise import alignment_version, human_pairwise_drop_folder, known_models, load_human_pairwise_drops
 from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
@@ -266,6 +266,7 @@ URS_PANEL_JUDGMENTS = dg.AssetKey("urs_panel_judgments")
     code_version=steps.code_version(metrics, files=[sql_file(metrics.LEADERBOARD_SQL)]),
     automation_condition=EAGER,
     kinds={"duckdb"},
+    metadata=explorer_metadata("urs"),
     description="URS leaderboard: mean final score (1-10) per judge × model × intent × language, with 'all' rows "
                 "for overall, per intent and per language (benchwright/urs/README.md#scoring). n = parsed judgments; parse failures are "
                 "counted beside it, never scored.",

@@ -79,6 +79,17 @@ def web_folder(home: Path) -> Path:
     return home / "web"
 
 
+WEB_URL_VARIABLE = "BENCHWRIGHT_WEB_URL"
+DEFAULT_WEB_URL = "http://127.0.0.1:8000"  # where `python3.11 dev.py web` serves by default
+
+
+def explorer_url(page: str) -> str:
+    """The results explorer's page `page` (`creation`, `ratings`, ...) on the web app, for links from the
+    Dagster UI: BENCHWRIGHT_WEB_URL, or the address `dev.py web` serves on."""
+    base = os.environ.get(WEB_URL_VARIABLE, "").strip() or DEFAULT_WEB_URL
+    return f"{base.rstrip('/')}/explore/{page}"
+
+
 def count_setting(variable: str, default: int) -> int:
     """A count from the environment (processes, runs at once): `default` when unset or blank; anything but
     a whole number of at least 1 is refused, naming the variable, before any work starts."""

@@ -1,4 +1,5 @@
-"""Take the screenshots in docs/screenshots/ of the game, annotation and leaderboard pages.
+"""Take the screenshots in docs/screenshots/ of the game, annotation and leaderboard pages and of the results
+explorer (a leaderboard with its intervals, a Creation item).
 
     .venv/bin/python scripts/screenshots.py [--home .benchwright]
 
@@ -53,6 +54,11 @@ def main() -> None:
                 page.screenshot(path=OUT / "annotation.png", full_page=True)
                 page.goto("/leaderboard")
                 page.screenshot(path=OUT / "leaderboard.png")
+                page.goto("/explore/ratings?judge=sim-fair-judge&control=style")
+                page.screenshot(path=OUT / "explorer_ratings.png")
+                page.goto("/explore/creation/items/lw-001")
+                page.locator("section.model .verdicts").first.scroll_into_view_if_needed()
+                page.screenshot(path=OUT / "explorer_item.png")
                 browser.close()
         finally:
             server.stop()

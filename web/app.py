@@ -18,7 +18,7 @@ from a form.
 Layout: `create_app` only assembles. `web/site.py` holds the shared `Site` (kept on the app as
 `app.extensions["benchwright"]`) and the login guard; each part of the site is a blueprint in its own
 module: `pages` (home, images), `auth` (identity, and the login and form-token check of every request),
-`game`, `annotation`.
+`game`, `annotation`, and `explorer` (the read-only results explorer under /explore).
 """
 
 from __future__ import annotations
@@ -31,13 +31,13 @@ from flask import Flask, render_template
 
 from benchwright import annotation
 from benchwright.gap import logs, reliability
-from web import annotation as annotation_pages, auth, game, pages
+from web import annotation as annotation_pages, auth, explorer, game, pages
 from web.content import NoData
 from web.site import EXTENSION, Site
 
-# Each part of the site, in its own module. A new part (the results explorer, say) is one more module
-# with a `bp = Blueprint(...)` of its own, listed here.
-BLUEPRINTS = (pages.bp, auth.bp, game.bp, annotation_pages.bp)
+# Each part of the site, in its own module. A new part is one more module with a `bp = Blueprint(...)` of its
+# own, listed here.
+BLUEPRINTS = (pages.bp, auth.bp, game.bp, annotation_pages.bp, explorer.bp)
 
 
 def create_app(home: Path | None = None, *, time_limit_s: float = logs.TIME_LIMIT_S,

@@ -4,6 +4,7 @@ pipeline's writers; docs/DESIGN.md#storage) and the game model's answers through
 from __future__ import annotations
 
 import dataclasses
+import threading
 from functools import lru_cache
 from pathlib import Path
 
@@ -24,23 +25,53 @@ class NoData(RuntimeError):
 
 
 class Snapshot:
+    """The analyst snapshot, read-only. One DuckDB handle on the file as it is now is kept between requests
+    (opening the file costs tens of milliseconds a page); each read takes a cursor of its own (one per thread).
+    The publish step replaces the file by rename, so a reader sees the old or the new snapshot, never half of
+    one; a replaced file (another inode or mtime) is opened anew on the next read."""
+
     def __init__(self, path: Path):
         self.path = path
+        self._guard = threading.Lock()
+        self._open: tuple[tuple, duckdb.DuckDBPyConnection] | None = None
+        self._retired: duckdb.DuckDBPyConnection | None = None
+
+    def _cursor(self) -> duckdb.DuckDBPyConnection:
+        try:
+            stat = self.path.stat()
+        except FileNotFoundError:
+            raise NoData(f"no analyst snapshot at {self.path}: run the pipeline first (python3.11 dev.py demo)") from None
+        identity = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
+        with self._guard:
+            if self._open is None or self._open[0] != identity:
+                # ATTACHed to an in-memory database, not duckdb.connect(path): DuckDB's per-path instance cache
+                # would hand back the replaced file while any handle on it is open.
+                con = duckdb.connect(":memory:")
+                con.execute(f"ATTACH '{str(self.path).replace(chr(39), chr(39) * 2)}' AS snapshot (READ_ONLY)")
+                # The previous handle stays open until the next swap: a request may still be reading through it.
+                self._retired = self._open[1] if self._open else None
+                self._open = (identity, con)
+            cursor = self._open[1].cursor()
+        cursor.execute("USE snapshot")
+        return cursor
 
     def rows(self, sql_file: str, params: list | None = None) -> list[dict]:
-        if not self.path.exists():
-            raise NoData(f"no analyst snapshot at {self.path}: run the pipeline first (python3.11 dev.py demo)")
-        # A short read-only connection per query; the publish step replaces the file by rename, so a
-        # reader sees the old or the new snapshot, never half of one.
-        con = duckdb.connect(str(self.path), read_only=True)
+        return self.queries([(sql_file, params)])[0]
+
+    def queries(self, queries: list[tuple[str, list | None]]) -> list[list[dict]]:
+        """The rows of several `sql/web/` files, read through one cursor (one page, one snapshot)."""
+        cursor = self._cursor()
         try:
-            result = con.execute(read_sql(f"web/{sql_file}"), params or [])
-            names = [d[0] for d in result.description]
-            return [dict(zip(names, row)) for row in result.fetchall()]
+            answers = []
+            for sql_file, params in queries:
+                result = cursor.execute(read_sql(f"web/{sql_file}"), params or [])
+                names = [d[0] for d in result.description]
+                answers.append([dict(zip(names, row)) for row in result.fetchall()])
+            return answers
         except duckdb.CatalogException as exc:
             raise NoData(f"the analyst snapshot lacks a table this page needs ({exc}); run the pipeline") from None
         finally:
-            con.close()
+            cursor.close()
 
     def game_images(self) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
         rows = self.rows("game_images.sql")

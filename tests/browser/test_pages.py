@@ -1,9 +1,11 @@
 """Both pages in headless Chromium against the real server process, on a copy of the session's demo home:
 a full game (one picture left to time out, the server killed mid-game) and an annotation round; then the
-drop-folder sensors pick the files up and the leaderboard and alignment tables change accordingly."""
+drop-folder sensors pick the files up and the leaderboard and alignment tables change accordingly; and the
+read-only results explorer on the same server."""
 
 import csv
 import json
+import re
 import shutil
 import time
 from datetime import datetime, timezone
@@ -178,3 +180,41 @@ def test_an_annotation_round_in_chromium_moves_the_alignment_tables(home, server
     assert len(human) == len(creation_rows)
     alignment = wh.query("SELECT * FROM creation_human_alignment")
     assert {r["model_b"] for r in creation_rows} <= set(alignment["model"])
+
+
+def test_the_results_explorer_in_chromium(server, browser):
+    """Read-only pages on the same server: a leaderboard's intervals drawn, a filter, an item with its pictures and
+    both orders of a verdict, the compare view's way back to an item; no console error on the way."""
+    page = new_page(browser, server)
+    problems = []
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+
+    page.goto("/explore/")
+    page.click("text=Ratings (Bradley-Terry)")
+    rows = page.locator("tr.board-row")
+    expect(rows.first).to_be_visible()
+    assert rows.count() >= 3
+    assert page.locator("tr.board-row svg.bar g.whisker").count() == rows.count()
+    before = page.locator("tr.board-row td.value").all_inner_texts()
+    page.click("[data-filter=control] >> text=style")
+    expect(page).to_have_url(re.compile(r"control=style"))
+    assert page.locator("tr.board-row td.value").all_inner_texts() != before
+
+    page.click("text=creation items")
+    page.locator("table.items a").first.click()
+    images = page.locator(".images img")
+    expect(images.first).to_be_visible()
+    assert all(page.evaluate("i => i.complete && i.naturalWidth > 0", i.element_handle()) for i in images.all())
+    verdicts = page.locator("section.model .verdicts").first
+    for order in (1, 2):
+        expect(verdicts.locator(f"article.order[data-order='{order}'] .verdict")).to_be_visible()
+    raw = verdicts.locator("article.order[data-order='1'] details")
+    raw.locator("summary").click()
+    expect(raw.locator(".raw")).to_be_visible()
+
+    page.locator("section.model a", has_text="compare").first.click()
+    expect(page.locator("tr.compare-row").first).to_be_visible()
+    page.locator("tr.compare-row a").first.click()
+    expect(page.locator("h1")).to_contain_text("Creation item")
+    assert problems == []
