@@ -84,7 +84,7 @@ DEFAULT_WEB_URL = "http://127.0.0.1:8000"  # where `python3.11 dev.py web` serve
 
 
 def explorer_url(page: str) -> str:
-    """The results explorer's page `page` (`creation`, `ratings`, ...) on the web app, for links from the
+    """The results explorer's page `page` (a benchmark's name, `ratings`, ...) on the web app, for links from the
     Dagster UI: BENCHWRIGHT_WEB_URL, or the address `dev.py web` serves on."""
     base = os.environ.get(WEB_URL_VARIABLE, "").strip() or DEFAULT_WEB_URL
     return f"{base.rstrip('/')}/explore/{page}"

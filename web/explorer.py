@@ -60,7 +60,7 @@ BOARDS = {b.key: b for b in (
           note="The judge's GPT score of the answers to people's game questions; no interval is computed for it."),
     Board("ratings", "Ratings (Bradley-Terry)", "ratings_leaderboard.sql", "rating", "Rating", 1000.0,
           ("source", "judge", "control"),
-          (("rank", "Rank"), ("tier", "Tier"), ("win_rate", "Win rate"), ("judgments", "Judgments")), lower="rating_lower",
+          (("rank", "Rank"), ("win_rate", "Win rate"), ("judgments", "Judgments")), lower="rating_lower",
           upper="rating_upper", defaults=(("source", "benchwright"), ("control", "none")), items="creation",
           note="Elo-scale ratings from Creation's pairwise judgments (the baseline anchored at 1000), with bootstrap "
                "intervals over prompts; control: none, or answer style, length or markdown fitted as covariates."),
