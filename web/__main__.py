@@ -16,9 +16,11 @@ in front.
 """
 
 import argparse
+import faulthandler
 import logging
 import resource
 import select
+import signal
 
 from benchwright import annotation, people
 from benchwright.gap import logs, reliability
@@ -123,4 +125,9 @@ def stop_quietly_on_ctrl_c(run) -> int:
 
 
 if __name__ == "__main__":
+    # `kill -USR1 <pid>` prints every thread's stack to stderr: how to see why a server will not stop.
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
+    # Ctrl-C stops the server even when it was started from a process that ignores SIGINT (a job a script put in
+    # the background: Python then leaves SIGINT ignored, and the server could only be killed).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     raise SystemExit(stop_quietly_on_ctrl_c(main))
