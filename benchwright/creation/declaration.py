@@ -39,7 +39,7 @@ DECLARATION = Benchmark(
                     "real model)", "creation/queries/report_leaderboard.sql"),
              Report("Judge quality (position-swap consistency, parse rate, biases)",
                     "creation/queries/report_judge_quality.sql")),
-    leaderboard=Report("Creation ratings (Bradley–Terry, 95 % bootstrap intervals over items, rank tiers; Reward / Win Rate against the baseline beside them)", "creation/queries/show_leaderboard.sql"),
+    leaderboard=Report("Creation ratings (Bradley–Terry, 95 % bootstrap intervals over items, rank by upper bound; Reward / Win Rate against the baseline beside them)", "creation/queries/show_leaderboard.sql"),
     sensors=("sensors.human_pairwise:human_pairwise_drop_sensor",),
     simulated="benchwright.creation.simulated",
 )
