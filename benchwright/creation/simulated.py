@@ -90,16 +90,11 @@ _KINDS = (
 )
 
 
-def answer(request: SimRequest) -> str:
-    """Any Creation prompt: a judge, the describer or the focus list by their markers, else a candidate."""
-    return next((respond for matches, _version, respond in _KINDS if matches(request)), candidate_answer)(request)
-
-
 def version_of(request: SimRequest) -> str | None:
     """The Creation prompt version of a request known only by its messages (a stand-in provider over HTTP)."""
     version = next((version for matches, version, _respond in _KINDS if matches(request)), None)
     return version or (CANDIDATE_PROMPT_VERSION if _is_query(request) else None)
 
 
-RESPONDERS = {version: answer for version in (CANDIDATE_PROMPT_VERSION, DESCRIBE_PROMPT_VERSION, FOCUS_PROMPT_VERSION,
-                                              PAIRWISE_PROMPT_VERSION, VFS_PROMPT_VERSION)}
+RESPONDERS = {CANDIDATE_PROMPT_VERSION: candidate_answer,
+              **{version: respond for _matches, version, respond in _KINDS}}

@@ -30,7 +30,7 @@ from benchwright.gap.answering import ANSWER_LEAD, ANSWER_PROMPT_VERSION, TAINT_
 from benchwright.gap.logs import TIME_LIMIT_S
 from benchwright.gap.scoring import SCORE_MARKER, SCORE_PROMPT_VERSION
 
-from benchwright.simulate import answer_by_markers, version_by_markers
+from benchwright.simulate import version_by_markers
 from benchwright.simulate.request import SimRequest
 
 PLAYER_KINDS = ("honest", "careless", "spammer")
@@ -275,14 +275,17 @@ def is_taint_prompt(request: SimRequest) -> bool:
 
 
 def tainted_answer(request: SimRequest) -> str:
-    """Follows the instruction: its own answer, then one detail changed."""
+    """The game model's answer: asked to plant a mistake, its own answer with one detail changed; asked plainly
+    (the same prompt version without the instruction), its own answer."""
+    if not is_taint_prompt(request):
+        return candidate_answer(request)
     return subtly_wrong(candidate_answer(request), request.rng)
 
 
 # --- the back end's door (benchwright.simulate): a responder per prompt version ----------------------------
 
-# The prompt kinds of GAP, told apart by its own markers, checked in order; a prompt with none is answered by the
-# shared fallback (``answer`` returns None).
+# The prompt kinds of GAP: each answered by its prompt version's responder; the markers tell the version
+# only to a stand-in provider that sees the messages without it (``version_of``).
 _KINDS = (
     (is_score_prompt, SCORE_PROMPT_VERSION, score_judgment),
     (is_taint_prompt, TAINT_PROMPT_VERSION, tainted_answer),
@@ -290,13 +293,9 @@ _KINDS = (
 )
 
 
-def answer(request: SimRequest) -> str | None:
-    return answer_by_markers(_KINDS, request)
-
-
 def version_of(request: SimRequest) -> str | None:
     """The prompt version of a request known only by its messages (a stand-in provider over HTTP)."""
     return version_by_markers(_KINDS, request)
 
 
-RESPONDERS = {version: answer for _matches, version, _respond in _KINDS}
+RESPONDERS = {version: respond for _matches, version, respond in _KINDS}

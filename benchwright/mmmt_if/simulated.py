@@ -32,7 +32,7 @@ import re
 from benchwright.mmmt_if import prompts
 from benchwright.mmmt_if.instruction_following import INSTRUCTIONS, pif
 
-from benchwright.simulate import answer_by_markers, version_by_markers
+from benchwright.simulate import version_by_markers
 from benchwright.simulate.request import SimRequest
 from benchwright.simulate.words import content_words, tagged_section
 
@@ -303,16 +303,12 @@ def autorater_judgment(request: SimRequest) -> str:
 
 # --- the back end's door (benchwright.simulate): a responder per prompt version ----------------------------
 
-# The prompt kinds of MMMT-IF, told apart by its own markers, checked in order; a prompt with none is answered by the
-# shared fallback (``answer`` returns None).
+# The prompt kinds of MMMT-IF: each answered by its prompt version's responder; the markers tell the version
+# only to a stand-in provider that sees the messages without it (``version_of``).
 _KINDS = (
     (is_autorater_prompt, prompts.AUTORATER_PROMPT_VERSION, autorater_judgment),
     (is_candidate_prompt, prompts.CANDIDATE_PROMPT_VERSION, candidate_answer),
 )
-
-
-def answer(request: SimRequest) -> str | None:
-    return answer_by_markers(_KINDS, request)
 
 
 def version_of(request: SimRequest) -> str | None:
@@ -320,4 +316,4 @@ def version_of(request: SimRequest) -> str | None:
     return version_by_markers(_KINDS, request)
 
 
-RESPONDERS = {version: answer for _matches, version, _respond in _KINDS}
+RESPONDERS = {version: respond for _matches, version, respond in _KINDS}

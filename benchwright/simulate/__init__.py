@@ -32,7 +32,7 @@ from benchwright import benchmarks
 from .request import SimRequest
 from .writer import candidate_answer
 
-__all__ = ["SimCompletion", "SimRequest", "Responder", "complete", "register", "responder_for", "answer_by_markers",
+__all__ = ["SimCompletion", "SimRequest", "Responder", "complete", "register", "responder_for",
            "version_by_markers"]
 
 # A responder answers a request; None means "not one of my prompts": the fallback answers instead.
@@ -92,11 +92,6 @@ def _recognised_version(request: SimRequest) -> str:
         if version:
             return version
     return ""
-
-
-def answer_by_markers(kinds: Sequence[MarkedKind], request: SimRequest) -> str | None:
-    """The answer of the first kind whose markers the request carries; None when none does."""
-    return next((respond(request) for matches, _version, respond in kinds if matches(request)), None)
 
 
 def version_by_markers(kinds: Sequence[MarkedKind], request: SimRequest) -> str | None:

@@ -47,7 +47,7 @@ def run(tmp_path_factory):
     # The flaky model's calls fail on one question (every sample): the chat must go on without it.
     registered = dict(simulate.REGISTERED)
     simulate.register(prompts.CANDIDATE_PROMPT_VERSION,
-                      lambda request: _flaky(request) if _asks_flaky_question(request) else simulated.answer(request))
+                      lambda request: _flaky(request) if _asks_flaky_question(request) else simulated.candidate_answer(request))
     try:
         with dg.instance_for_test() as instance:
             instance.add_dynamic_partitions("models", list(MODELS))
