@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,6 +42,16 @@ REMOTE_WAREHOUSE_PREFIXES = ("md:", "motherduck:", "ducklake:")
 
 def benchwright_home() -> Path:
     return Path(os.environ.get("BENCHWRIGHT_HOME", ROOT / ".benchwright")).resolve()
+
+
+def analyst_snapshot(given: Path | None = None) -> Path | None:
+    """The snapshot a terminal command reads: `given`, else ``<home>/analyst.duckdb``. None, after saying on
+    stderr how to make one, when it does not exist (the caller exits with 1)."""
+    snapshot = given or benchwright_home() / SNAPSHOT_FILE
+    if snapshot.exists():
+        return snapshot
+    print(f"no analyst snapshot at {snapshot}: run `python3.11 dev.py demo` (or run) first", file=sys.stderr)
+    return None
 
 
 def warehouse_location(home: Path) -> Path:

@@ -19,7 +19,7 @@ import duckdb
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchwright import compare  # noqa: E402
-from benchwright.paths import SNAPSHOT_FILE, benchwright_home  # noqa: E402
+from benchwright.paths import SNAPSHOT_FILE, analyst_snapshot  # noqa: E402
 
 _SUMMARY = {"models": "SELECT * FROM compare_models WHERE model_a = ? AND model_b = ?",
             "judges": "SELECT * FROM compare_judges WHERE judge_a = ? AND judge_b = ?"}
@@ -53,9 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--snapshot", type=Path, default=None,
                         help=f"analyst snapshot (default: {SNAPSHOT_FILE} under BENCHWRIGHT_HOME)")
     args = parser.parse_args(argv)
-    snapshot = args.snapshot or benchwright_home() / SNAPSHOT_FILE
-    if not snapshot.exists():
-        print(f"no analyst snapshot at {snapshot}: run `python3.11 dev.py demo` first", file=sys.stderr)
+    snapshot = analyst_snapshot(args.snapshot)
+    if snapshot is None:
         return 1
     print(comparison(snapshot, args.kind, args.a, args.b, args.judge if args.kind == "models" else args.model,
                      args.items))

@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchwright.exports import export  # noqa: E402
-from benchwright.paths import SNAPSHOT_FILE, benchwright_home  # noqa: E402
+from benchwright.paths import SNAPSHOT_FILE, analyst_snapshot  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,9 +25,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--snapshot", type=Path, default=None,
                         help=f"the analyst snapshot (default: <BENCHWRIGHT_HOME>/{SNAPSHOT_FILE})")
     args = parser.parse_args(argv)
-    snapshot = args.snapshot or benchwright_home() / SNAPSHOT_FILE
-    if not snapshot.exists():
-        print(f"no analyst snapshot at {snapshot}: run `python3.11 dev.py demo` (or run) first", file=sys.stderr)
+    snapshot = analyst_snapshot(args.snapshot)
+    if snapshot is None:
         return 1
     written = export(snapshot, args.to)
     print(f"{written['leaderboard_files']} leaderboard files in {args.to / 'leaderboards'}; "

@@ -21,7 +21,7 @@ import duckdb
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchwright import benchmarks  # noqa: E402
-from benchwright.paths import ROOT, SNAPSHOT_FILE, benchwright_home, sql_file  # noqa: E402
+from benchwright.paths import ROOT, SNAPSHOT_FILE, analyst_snapshot, sql_file  # noqa: E402
 from benchwright.report import rows_table  # noqa: E402
 
 _PARAMETER = re.compile(r"\$(judge|control)\b")
@@ -108,9 +108,8 @@ def main(argv: list[str] | None = None) -> int:
         command.add_argument("--snapshot", type=Path, default=None,
                              help=f"analyst snapshot (default: {SNAPSHOT_FILE} under BENCHWRIGHT_HOME)")
     args = parser.parse_args(argv)
-    snapshot = args.snapshot or benchwright_home() / SNAPSHOT_FILE
-    if not snapshot.exists():
-        print(f"no analyst snapshot at {snapshot}: run `python3.11 dev.py demo` first", file=sys.stderr)
+    snapshot = analyst_snapshot(args.snapshot)
+    if snapshot is None:
         return 1
     con = duckdb.connect(str(snapshot), read_only=True)
     try:

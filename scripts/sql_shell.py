@@ -17,7 +17,7 @@ import duckdb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchwright.paths import SNAPSHOT_FILE, benchwright_home, sql_file  # noqa: E402
+from benchwright.paths import SNAPSHOT_FILE, analyst_snapshot, sql_file  # noqa: E402
 from benchwright.report import text_table  # noqa: E402
 
 # The snapshot documents itself (COMMENT ON, benchwright/sql_comments.py): these show it.
@@ -47,9 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--snapshot", type=Path, default=None,
                         help=f"the analyst snapshot (default: <BENCHWRIGHT_HOME>/{SNAPSHOT_FILE})")
     args = parser.parse_args(argv)
-    snapshot = args.snapshot or benchwright_home() / SNAPSHOT_FILE
-    if not snapshot.exists():
-        print(f"no analyst snapshot at {snapshot}: run `python3.11 dev.py demo` (or run) first", file=sys.stderr)
+    snapshot = analyst_snapshot(args.snapshot)
+    if snapshot is None:
         return 1
     con = duckdb.connect(str(snapshot), read_only=True)
     try:

@@ -115,7 +115,7 @@ def test_the_command_line_prints_or_exits_with_the_reason(snapshot, tmp_path, ca
     assert leaderboards.main(["show", "creation", "--judge", "nobody", "--snapshot", str(snapshot)]) == 2
     assert "judges: judge-one, judge-two" in capsys.readouterr().err
     assert leaderboards.main(["leaderboards", "--snapshot", str(tmp_path / "none.duckdb")]) == 1
-    assert "run `python3.11 dev.py demo` first" in capsys.readouterr().err
+    assert "run `python3.11 dev.py demo` (or run) first" in capsys.readouterr().err
     # dev.py hands both commands to this script, arguments untouched.
     assert dev.quick_answer("show", ["creation", "--judge", "j"])[1:] == [
         str(dev.ROOT / "scripts" / "leaderboards.py"), "show", "creation", "--judge", "j"]
