@@ -3,8 +3,10 @@
 One source, the SQL files. A table's comment is the ``--`` block right above its ``CREATE TABLE`` in sql/*/ddl
 (else its file's header). A column's is, in this order: the ``-- ...`` written beside it (continued on the
 comment-only lines below it, or beside its ``ALTER TABLE ... ADD COLUMN``); the meaning its name has everywhere
-(the ``-- Shared columns:`` block of sql/core/ddl/00_core.sql: model, judge, simulated ...); the block above the
-ALTER that added it. A column nobody described stays without a comment: nothing is invented.
+(a ``-- Shared columns:`` block of a DDL file: sql/core/ddl/00_core.sql's model, judge, simulated ..., or a
+benchmark's own, as MMMT-IF's chat_id, turn ...; the first file to name a column wins); the block above the ALTER
+that added it. A column nobody described stays without a comment: nothing is invented (the shipped DDL describes
+every column).
 
 A view's comment is its file's header (the ``--`` lines above ``CREATE ... VIEW``). A view's column takes:
 
@@ -15,8 +17,8 @@ A view's comment is its file's header (the ``--`` lines above ``CREATE ... VIEW`
 3. the shared meaning of that column's name.
 
 Pure text in, SQL text out: resources/warehouse.py runs the statements when it applies the DDL and when it
-publishes the snapshot's views; tests/unit/test_sql_comments.py fails when a shipped view or view column has
-no comment.
+publishes the snapshot's views; tests/unit/test_sql_comments.py fails when a shipped table, table column, view
+or view column has no comment.
 """
 
 from __future__ import annotations
@@ -113,7 +115,8 @@ def ddl_documentation(text: str) -> dict[str, Documented]:
 
 
 def shared_columns(ddl_texts: Iterable[str]) -> dict[str, str]:
-    """The DDL's ``-- Shared columns`` block (sql/core/ddl/00_core.sql): name -> what it means everywhere."""
+    """The DDL's ``-- Shared columns`` blocks (sql/core/ddl/00_core.sql's, a benchmark's own): name -> what it
+    means everywhere; a name two blocks describe keeps the first file's meaning."""
     shared: dict[str, str] = {}
     for text in ddl_texts:
         for block in re.findall(r"^-- Shared columns.*?(?=^[^-]|\Z)", text, re.M | re.S):

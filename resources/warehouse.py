@@ -76,7 +76,11 @@ def _apply_schema(con: duckdb.DuckDBPyConnection) -> None:
                 "SELECT ?::VARCHAR AS ddl_sha256, now()::TIMESTAMP AS applied_at", [digest])
     _comment_tables(con, texts)
     con.execute("COMMENT ON TABLE warehouse_schema IS 'The DDL (sql/*/ddl) this file was last brought to: its "
-                "sha256 (with the comments'' version) and when (resources/warehouse.py)'")
+                "sha256 (with the comments'' version) and when (resources/warehouse.py)';\n"
+                "COMMENT ON COLUMN warehouse_schema.ddl_sha256 IS 'sha256 of the DDL files'' text and the comments'' "
+                "version';\n"
+                "COMMENT ON COLUMN warehouse_schema.applied_at IS 'when the DDL was applied, in the session''s "
+                "time zone'")
 
 
 def read_sql(relative_path: str) -> str:

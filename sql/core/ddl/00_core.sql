@@ -18,22 +18,30 @@
 -- source: whose judgments the row holds: 'benchwright' (ours) or '<importer>:<dataset>' (an import).
 -- parse_failures: judge outputs whose verdict or score did not parse (counted, never a score).
 -- error: why the call failed; NULL when it succeeded.
+-- sample_index: which sample of the same request, 0-based (each sample is its own call and cache entry).
+-- request_key: the call's response-cache key, sha256 of the canonical request (benchwright.llm.request); NULL
+-- where no call was made.
+-- raw_text: the judge's output as returned (in an import: as its source gives it); NULL when the call failed.
+-- parse_ok: the judge's output gave its verdict or score; false also for a failed call (then error is set, and
+-- it is no parse failure).
+-- source_file: name of the dropped file the row was read from.
+-- judge_a, judge_b: registry slugs of the two judges compared (a panel's slug for a panel).
 
 -- Normalized images, content-addressed: the same picture is stored once, whatever its source.
 CREATE TABLE IF NOT EXISTS images (
     sha256      VARCHAR NOT NULL,   -- hash of the normalized PNG bytes
-    mime        VARCHAR NOT NULL,
-    width       INTEGER NOT NULL,
-    height      INTEGER NOT NULL,
-    data        BLOB    NOT NULL
+    mime        VARCHAR NOT NULL,   -- always 'image/png' (normalized)
+    width       INTEGER NOT NULL,   -- pixels, after scaling the longer side to at most 1024
+    height      INTEGER NOT NULL,   -- pixels, after scaling
+    data        BLOB    NOT NULL    -- the normalized RGB PNG bytes, metadata stripped
 );
 
 -- Rows a loader could not use (bad JSON, missing field, corrupt image ...), with where and why.
 CREATE TABLE IF NOT EXISTS dataset_problems (
     benchmark   VARCHAR NOT NULL,
-    dataset     VARCHAR NOT NULL,
+    dataset     VARCHAR NOT NULL,   -- the file (or import source) the row came from
     location    VARCHAR NOT NULL,   -- <file>:<line> (or row)
-    reason      VARCHAR NOT NULL,
+    reason      VARCHAR NOT NULL,   -- why the row could not be used
     field       VARCHAR             -- the column or key at fault, as the file names it (a dotted path inside a
                                     -- record: games[1].score); NULL when the record as a whole is (not JSON,
                                     -- torn, a duplicate) or the file is
@@ -52,12 +60,14 @@ CREATE TABLE IF NOT EXISTS generations (
     response        VARCHAR,            -- NULL when the call failed (see error)
     error           VARCHAR,
     request_key     VARCHAR NOT NULL,   -- response-cache key: re-parsing never needs a new call
-    prompt_version  VARCHAR NOT NULL,
-    tokens_in       INTEGER,
-    tokens_out      INTEGER,
-    latency_ms      DOUBLE,
-    cost_usd        DOUBLE,
-    pii_redactions  INTEGER NOT NULL,
+    prompt_version  VARCHAR NOT NULL,   -- the prompt's version, part of the request (and so of its cache key)
+    tokens_in       INTEGER,            -- prompt tokens the provider reported; 0 for a failed call
+    tokens_out      INTEGER,            -- completion tokens; 0 for a failed call
+    latency_ms      DOUBLE,             -- the call's wall time, ms (a cache hit keeps the first call's); 0 for a failed
+                                        -- call
+    cost_usd        DOUBLE,             -- the call's cost, USD (a cache hit keeps the first call's); 0 for a failed
+                                        -- call
+    pii_redactions  INTEGER NOT NULL,   -- personal-data spans masked in the response before it was stored
     injection_kinds VARCHAR,            -- judge formats found in the answer (benchwright.answer_injection)
     simulated       BOOLEAN NOT NULL
 );
@@ -78,13 +88,13 @@ CREATE TABLE IF NOT EXISTS llm_ledger (
     model           VARCHAR NOT NULL,   -- registry slug of the model answering or judged ('' if none)
     judge           VARCHAR NOT NULL,   -- registry slug of the judge ('' for answers)
     llm_model       VARCHAR NOT NULL,   -- the litellm model string called
-    request_key     VARCHAR NOT NULL,
-    cached          BOOLEAN NOT NULL,
+    request_key     VARCHAR NOT NULL,   -- the call's cache key; '' on a row counting cache hits
+    cached          BOOLEAN NOT NULL,   -- the row counts cache hits: this step did not pay for them
     error           BOOLEAN NOT NULL,
-    tokens_in       BIGINT NOT NULL,
-    tokens_out      BIGINT NOT NULL,
-    cost_usd        DOUBLE NOT NULL,
-    latency_ms      DOUBLE NOT NULL,
+    tokens_in       BIGINT NOT NULL,    -- prompt tokens (a hits row: summed over its hits)
+    tokens_out      BIGINT NOT NULL,    -- completion tokens (a hits row: summed)
+    cost_usd        DOUBLE NOT NULL,    -- USD (a hits row: summed)
+    latency_ms      DOUBLE NOT NULL,    -- ms (a hits row: summed)
     simulated       BOOLEAN NOT NULL    -- this one call went to the offline simulator
 );
 

@@ -3,9 +3,10 @@
 -- call (one ledger row counts a run's hits per stage and partition: `results`). Tokens, cost and latency
 -- count the calls only: a cache hit cost nothing this time. `judge` is NULL for answers (and `model` for a
 -- call that answers for no registry model).
--- model_simulated / judge_simulated: that registry entry is a simulation (flagged when the row was copied,
--- by the rule of assets.common.add_labels; NULL when the row has no model / judge); simulated = either. Rows
--- copied before those flags existed carry neither and keep the old meaning (every call went to a simulator).
+-- model_simulated, judge_simulated: that registry entry is a simulation (flagged when the row was copied,
+-- by the rule of assets.common.add_labels; NULL when the row has no model / judge).
+-- simulated: either of them is; rows copied before those flags existed carry neither and keep the old
+-- meaning (every call went to a simulator).
 -- calls: requests sent to a provider (failed ones included).
 -- cache_hits: results served from the cache without a call.
 -- errors: calls that failed.
@@ -13,6 +14,7 @@
 -- cost_usd: dollars the calls cost (cache hits apart).
 -- latency_p50_ms, latency_p95_ms: median and 95th percentile latency of the successful calls.
 -- runs: Dagster runs that made or were served these results.
+-- last_recorded_at: when the latest of these ledger rows was recorded (UTC).
 CREATE OR REPLACE VIEW cost_ledger AS
 SELECT benchmark, nullif(model, '') AS model, nullif(judge, '') AS judge, stage,
        coalesce(sum(results) FILTER (WHERE NOT cached), 0)::BIGINT           AS calls,

@@ -2,37 +2,39 @@
 
 CREATE TABLE IF NOT EXISTS creation_items (
     item_id                     VARCHAR NOT NULL,
-    dataset                     VARCHAR NOT NULL,
-    category                    VARCHAR NOT NULL,
-    task                        VARCHAR NOT NULL,
-    role                        VARCHAR NOT NULL,
-    background                  VARCHAR NOT NULL,
-    instruction                 VARCHAR NOT NULL,
-    requirements                VARCHAR[] NOT NULL,
-    subjective_criteria         VARCHAR NOT NULL,
-    visual_factuality_criteria  VARCHAR,
-    ground_truth                VARCHAR,
+    dataset                     VARCHAR NOT NULL, -- file name the item came from
+    category                    VARCHAR NOT NULL, -- the task's category (Literary Writing, Common Functional Writing
+                                                  -- ...)
+    task                        VARCHAR NOT NULL, -- the task name (the published task_name)
+    role                        VARCHAR NOT NULL, -- the role the query gives the model (personal data redacted, as in
+                                                  -- every text column here)
+    background                  VARCHAR NOT NULL, -- the query's background
+    instruction                 VARCHAR NOT NULL, -- the query's instruction
+    requirements                VARCHAR[] NOT NULL, -- the requirements, in order, without their numbers
+    subjective_criteria         VARCHAR NOT NULL, -- the judge's criteria for the pairwise comparison
+    visual_factuality_criteria  VARCHAR,    -- the judge's points for the VFS; NULL when the item has none
+    ground_truth                VARCHAR,    -- the dataset's ground truth; NULL when it ships none
     reference_answer            VARCHAR,    -- from the dataset, when it ships one
-    image_hashes                VARCHAR[] NOT NULL
+    image_hashes                VARCHAR[] NOT NULL -- sha256 keys into images, in the item's order
 );
 
 -- The baseline answer every candidate is compared with (dataset's own, or the baseline model's).
 CREATE TABLE IF NOT EXISTS creation_references (
     item_id       VARCHAR NOT NULL,
     baseline      VARCHAR NOT NULL,   -- registry slug, or 'dataset'
-    answer        VARCHAR,
+    answer        VARCHAR,            -- the reference answer; NULL when the baseline model's call failed
     error         VARCHAR,
-    request_key   VARCHAR,
+    request_key   VARCHAR,            -- the baseline model's call's cache key; NULL for baseline 'dataset'
     simulated     BOOLEAN NOT NULL
 );
 
 -- Image descriptions for text-only candidates (benchwright/creation/README.md#the-query).
 CREATE TABLE IF NOT EXISTS creation_image_descriptions (
     item_id       VARCHAR NOT NULL,
-    describer     VARCHAR NOT NULL,
+    describer     VARCHAR NOT NULL,   -- registry slug of the model that described the images
     mode          VARCHAR NOT NULL,   -- 'generic' | 'query_specific'
     focus         VARCHAR,            -- the "pay special attention to" part, query-specific only
-    description   VARCHAR,
+    description   VARCHAR,            -- the description; NULL when the call failed
     error         VARCHAR,
     simulated     BOOLEAN NOT NULL
 );
@@ -51,8 +53,8 @@ CREATE TABLE IF NOT EXISTS creation_pairwise_judgments (
     parse_problem       VARCHAR,           -- why not: no_verdict, bad_verdict, echoed_answer ...
     outcome             VARCHAR,           -- MB B T W MW Fail; NULL when the call itself failed
     error               VARCHAR,
-    candidate_len       INTEGER,
-    baseline_len        INTEGER,
+    candidate_len       INTEGER,           -- characters of the candidate's answer; NULL in an import without lengths
+    baseline_len        INTEGER,           -- characters of the baseline's answer; NULL in an import without lengths
     request_key         VARCHAR,
     simulated           BOOLEAN NOT NULL,
     source              VARCHAR NOT NULL   -- 'benchwright' or the importer that wrote the row
@@ -101,7 +103,7 @@ CREATE TABLE IF NOT EXISTS creation_leaderboard (
 
 CREATE TABLE IF NOT EXISTS judge_quality (
     judge                VARCHAR NOT NULL,
-    pairs                INTEGER,
+    pairs                INTEGER,  -- (item, model) with both orders parsed: what the consistencies are over
     exact_consistency    DOUBLE,   -- share of (item, model) whose order-2 verdict mirrors order 1's
     relaxed_consistency  DOUBLE,   -- share whose two outcomes are at most one step apart (MW < W < T < B < MB)
     parse_rate           DOUBLE,   -- share of verdicts that parsed

@@ -10,13 +10,14 @@ CREATE TABLE IF NOT EXISTS creation_human_pairwise (
     winner         VARCHAR NOT NULL,   -- 'A' | 'B' | 'tie' | 'undetermined' (cannot tell)
     strength       INTEGER,            -- 2 much better, 1 better, 0 tie; NULL for undetermined
     value          DOUBLE,             -- the candidate's -2..+2 value; NULL for undetermined
-    annotator      VARCHAR,
+    annotator      VARCHAR,            -- who chose (personal data replaced by a stable pseudonym person-<hex>); NULL
+                                       -- when the file does not say
     left_model     VARCHAR,            -- which answer was shown on the left
     item_position  INTEGER,            -- 1-based order in the round
-    round_id       VARCHAR,
+    round_id       VARCHAR,            -- the annotation round (personal data redacted); NULL when the file does not say
     recorded_at    VARCHAR,            -- ISO-8601, UTC
-    seconds_taken  DOUBLE,
-    source_file    VARCHAR NOT NULL
+    seconds_taken  DOUBLE,             -- seconds spent on the choice; NULL when the file does not say
+    source_file    VARCHAR NOT NULL    -- the CSV's name in the drop folder (one named after a person: a pseudonym)
 );
 
 -- Per judge × model × mode: 'dual' | 'non_dual' (judge against the mean human value per item), and
@@ -24,7 +25,8 @@ CREATE TABLE IF NOT EXISTS creation_human_pairwise (
 CREATE TABLE IF NOT EXISTS creation_human_alignment (
     judge           VARCHAR NOT NULL,
     model           VARCHAR NOT NULL,
-    mode            VARCHAR NOT NULL,
+    mode            VARCHAR NOT NULL,   -- 'dual' (mean of both orders) | 'non_dual' (order 1) | 'human_human'
+                                        -- (leave-one-out among people)
     items           INTEGER NOT NULL,   -- items with both a judge (or one person's) value and a human mean
     comparisons     INTEGER NOT NULL,   -- J–P pairs the figures are over (= items, except human_human)
     human_choices   INTEGER NOT NULL,   -- decided human choices on the model ('cannot tell' left out)

@@ -2,6 +2,7 @@
 -- judge's −2..+2 value against the mean human value per item, dual and non-dual, next to the
 -- human–human (leave-one-out) figures for the same model. Lower MAE and higher Consistency = closer.
 -- consistency_pct: share of items with |J − P| ≤ 1, in percent.
+-- human_human_mae: the same MAE for people against the other people (leave-one-out).
 -- human_human_consistency_pct: the same for people against the other people (leave-one-out), in percent.
 -- mode: 'dual' (the judge's value is the mean of both orders) or 'non_dual' (order 1).
 CREATE OR REPLACE VIEW creation_human_alignment_by_judge AS

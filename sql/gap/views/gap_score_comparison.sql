@@ -1,7 +1,8 @@
 -- GAP-VQA: GPT score of every pair of models per judge (e.g. before / after fine-tuning), difference a − b
 -- (as compare_models and compare_judges: a minus b).
--- flagged_injection_a / _b: that model wrote judge-format strings into its GAP answers (answer_injection_flags).
--- difference: score_b − score_a.
+-- model_a, model_b: the two models' registry slugs (each pair once, model_a < model_b).
+-- score_a, score_b: each model's GPT score under this judge (gap_scores.gpt_score).
+-- difference: score_a − score_b.
 -- n_a, n_b: parsed answers behind each score.
 -- flagged_injection_a, flagged_injection_b: that model wrote judge-format strings into its GAP answers (answer_injection_flags).
 CREATE OR REPLACE VIEW gap_score_comparison AS

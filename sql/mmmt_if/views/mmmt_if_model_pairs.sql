@@ -1,7 +1,7 @@
 -- MMMT-IF: every model pair per variant — Wilcoxon p-values on paired per-turn PIF (wilcoxon_method: the test
 -- scipy's method="auto" chooses for that pair's differences: exact, asymptotic or all sign flips), the ECDF
 -- dominance verdict, and each judge's autorater win/tie/loss record.
--- flagged_injection_a / _b: that model wrote judge-format strings into its MMMT-IF answers.
+-- flagged_injection_a, flagged_injection_b: that model wrote judge-format strings into its MMMT-IF answers.
 -- mean_difference: mean of the paired context PIF differences, a − b.
 -- p_b_greater: one-sided Wilcoxon p-value that b's PIF is greater.
 -- turns_a_dominates, turns_b_dominates: turns where a's (b's) ECDF dominates.

@@ -17,9 +17,9 @@ CREATE TABLE IF NOT EXISTS urs_items (
 CREATE TABLE IF NOT EXISTS urs_references (
     item_id          VARCHAR NOT NULL,
     reference_model  VARCHAR NOT NULL,    -- registry slug, or 'dataset'
-    answer           VARCHAR,
+    answer           VARCHAR,             -- the reference answer; NULL when the reference model's call failed
     error            VARCHAR,
-    request_key      VARCHAR,
+    request_key      VARCHAR,             -- the reference model's call's cache key; NULL for reference_model 'dataset'
     simulated        BOOLEAN NOT NULL
 );
 
@@ -29,9 +29,10 @@ CREATE TABLE IF NOT EXISTS urs_judgments (
     model             VARCHAR NOT NULL,
     judge             VARCHAR NOT NULL,
     item_id           VARCHAR NOT NULL,
-    intent            VARCHAR NOT NULL,
-    language          VARCHAR NOT NULL,
-    reference_model   VARCHAR NOT NULL,
+    intent            VARCHAR NOT NULL,   -- the item's intent (urs_items.intent)
+    language          VARCHAR NOT NULL,   -- the item's language: 'en' | 'zh'
+    reference_model   VARCHAR NOT NULL,   -- whose reference answer the judge compared with: a registry slug, or
+                                          -- 'dataset'
     raw_text          VARCHAR,
     final_score       DOUBLE,             -- 1-10 (a judge panel's: the mean of its members'); NULL when unparsed or the call failed
     criterion_scores  VARCHAR,            -- JSON {criterion: score}, English criterion names
@@ -46,13 +47,13 @@ CREATE TABLE IF NOT EXISTS urs_judgments (
 -- Cross-validation grid (benchwright/urs/README.md#cross-validation-and-rating-bias): judge × reference model (its sample 1) × candidate (its sample 0) × item.
 CREATE TABLE IF NOT EXISTS urs_cross_judgments (
     judge            VARCHAR NOT NULL,
-    reference_model  VARCHAR NOT NULL,
+    reference_model  VARCHAR NOT NULL,  -- registry slug of the model whose sample 1 is the reference
     model            VARCHAR NOT NULL,
     item_id          VARCHAR NOT NULL,
-    intent           VARCHAR NOT NULL,
-    language         VARCHAR NOT NULL,
+    intent           VARCHAR NOT NULL,  -- the item's intent (urs_items.intent)
+    language         VARCHAR NOT NULL,  -- the item's language: 'en' | 'zh'
     raw_text         VARCHAR,
-    final_score      INTEGER,
+    final_score      INTEGER,           -- 1-10; NULL when unparsed or the call failed
     parse_ok         BOOLEAN NOT NULL,
     parse_problem    VARCHAR,
     error            VARCHAR,
@@ -99,7 +100,7 @@ CREATE TABLE IF NOT EXISTS urs_cross_validation (
     parse_failures           INTEGER NOT NULL,
     rank                     DOUBLE,       -- within (judge, reference_model), 1 = best
     judge_display            VARCHAR,
-    reference_model_display  VARCHAR,
+    reference_model_display  VARCHAR,          -- the registry's display label of reference_model
     model_display            VARCHAR,
     simulated                BOOLEAN NOT NULL
 );
@@ -118,30 +119,32 @@ CREATE TABLE IF NOT EXISTS urs_rating_bias (
 
 -- Alignment inputs as loaded from their file drops, and the results.
 CREATE TABLE IF NOT EXISTS urs_user_satisfaction (
-    intent        VARCHAR NOT NULL,
+    intent        VARCHAR NOT NULL,       -- the intent the users rated (as urs_items.intent)
     satisfaction  DOUBLE NOT NULL,        -- users' reported satisfaction, 1-5
     model         VARCHAR,                -- NULL when the survey is not per model
-    source_file   VARCHAR NOT NULL
+    source_file   VARCHAR NOT NULL        -- the survey file's name
 );
 
 CREATE TABLE IF NOT EXISTS urs_user_alignment (
     judge        VARCHAR NOT NULL,
     model        VARCHAR NOT NULL,        -- 'all' when the survey is not per model
-    n_intents    INTEGER NOT NULL,
-    pearson_r      DOUBLE,
-    p_value        DOUBLE,
-    source_file    VARCHAR NOT NULL,
+    n_intents    INTEGER NOT NULL,        -- intents with both a benchmark score and a satisfaction
+    pearson_r      DOUBLE,                -- Pearson r across intents of the mean final score (language 'all') and the
+                                          -- mean satisfaction
+    p_value        DOUBLE,                -- two-sided p of pearson_r; NULL with it
+    source_file    VARCHAR NOT NULL,      -- the survey file's name
     judge_display  VARCHAR,
     simulated      BOOLEAN NOT NULL     -- the judge (or the model) is a simulation
 );
 
 CREATE TABLE IF NOT EXISTS urs_human_pairwise (
     item_id      VARCHAR,
-    model_a      VARCHAR NOT NULL,
-    model_b      VARCHAR NOT NULL,
+    model_a      VARCHAR NOT NULL,        -- the model whose answer is A
+    model_b      VARCHAR NOT NULL,        -- the model whose answer is B
     winner       VARCHAR NOT NULL,        -- 'A' | 'B' | 'tie' | 'undetermined'
-    annotator    VARCHAR,
-    source_file  VARCHAR NOT NULL
+    annotator    VARCHAR,                 -- who chose (personal data replaced by a stable pseudonym person-<hex>); NULL
+                                          -- when the file does not say
+    source_file  VARCHAR NOT NULL         -- the CSV's name in the drop folder (one named after a person: a pseudonym)
 );
 -- Added with the annotation page (how strongly, which side was left, the order shown, when); a warehouse
 -- made before gets them here. NULL for files that do not record them (e.g. the shipped sample).
@@ -157,23 +160,23 @@ CREATE TABLE IF NOT EXISTS urs_bradley_terry (
     coefficient  DOUBLE NOT NULL,      -- natural-log strength, centred on 0
     rating       DOUBLE NOT NULL,      -- the same fit on the Elo scale (mean 1000)
     comparisons  INTEGER NOT NULL,     -- decided comparisons (ties included, 'undetermined' not)
-    wins         INTEGER NOT NULL,
-    ties         INTEGER NOT NULL,
-    losses       INTEGER NOT NULL,
+    wins         INTEGER NOT NULL,     -- comparisons the model won
+    ties         INTEGER NOT NULL,     -- comparisons that were a tie
+    losses       INTEGER NOT NULL,     -- comparisons the model lost
     at_bound       BOOLEAN NOT NULL,   -- won or lost everything: no finite estimate
-    source_file    VARCHAR NOT NULL,
+    source_file    VARCHAR NOT NULL,   -- the files the choices came from, comma-separated
     model_display  VARCHAR,
     simulated      BOOLEAN NOT NULL    -- the model is a simulation (the choices are the file's)
 );
 
 CREATE TABLE IF NOT EXISTS urs_human_alignment (
     judge         VARCHAR NOT NULL,
-    n_models      INTEGER NOT NULL,
-    pearson_r     DOUBLE,
-    p_value       DOUBLE,
-    spearman_rho   DOUBLE,
-    ranks_agree    BOOLEAN NOT NULL,
-    source_file    VARCHAR NOT NULL,
+    n_models      INTEGER NOT NULL,   -- models with both an overall final score and a Bradley-Terry coefficient
+    pearson_r     DOUBLE,             -- Pearson r of the overall final score and the coefficient across those models
+    p_value       DOUBLE,             -- two-sided p of pearson_r; NULL with it
+    spearman_rho   DOUBLE,            -- Spearman rho of the same; NULL below 3 models
+    ranks_agree    BOOLEAN NOT NULL,  -- the two orders of the models are the same (false below 2 models)
+    source_file    VARCHAR NOT NULL,  -- the files the choices came from, comma-separated
     judge_display  VARCHAR,
     simulated      BOOLEAN NOT NULL
 );
