@@ -139,7 +139,7 @@ CALIBRATED_COLUMNS = [
     "judge_only", "judge_only_lower", "judge_only_upper",
     "human_only", "human_only_lower", "human_only_upper",
     "calibrated", "calibrated_lower", "calibrated_upper",
-    "lambda", "effective_n_human", "labels_added", "held_out_human_rate", "held_out_n",
+    "ppi_lambda", "effective_n_human", "labels_added", "held_out_human_rate", "held_out_n",
 ]  # fmt: skip
 
 
@@ -168,7 +168,7 @@ def estimate_row(labels: Labels, level: float = LEVEL) -> dict | None:
     calibrated = ppi_mean(y, yhat, unlabeled.to_numpy(dtype=float), level)
     effective = effective_labels(len(y), human_only, calibrated)
     row = {"n_human": len(y), "n_judge": len(judged), "n_unlabeled": len(unlabeled),
-           "judge_failures": int(judge.isna().sum()), "lambda": calibrated.lam,
+           "judge_failures": int(judge.isna().sum()), "ppi_lambda": calibrated.lam,
            "effective_n_human": effective, "labels_added": effective - len(y)}
     for name, figure in (("judge_only", judge_only), ("human_only", human_only), ("calibrated", calibrated)):
         row |= {name: _bounded(figure.value), f"{name}_lower": _bounded(figure.lower),
@@ -326,7 +326,7 @@ CALIBRATED_SUITE: list[dict] = [
      "values": [SECOND_WIN_RATE, CANDIDATE_WIN_RATE, PAIR_WIN_RATE]},
     *(between(c, 0, 1, allow_null=False) for c in RATE_COLUMNS),
     between("held_out_human_rate", 0, 1),
-    between("lambda", 0, 1, allow_null=False),
+    between("ppi_lambda", 0, 1, allow_null=False),
     between("n_human", 2, None, allow_null=False),
     *(between(c, 0, None, allow_null=False) for c in ("n_judge", "n_unlabeled", "judge_failures")),
     between("effective_n_human", 0, None),

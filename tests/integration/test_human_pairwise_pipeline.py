@@ -171,7 +171,7 @@ def test_a_dropped_round_moves_both_alignments_and_redelivery_requests_nothing(r
     human_rate = sum(((value > 0) - (value < 0) + 1) / 2 / 2 + 0.25 for value in first_person.values()) / len(first_person)
     assert creation["n_human"] == len(first_person) and creation["human_only"] == pytest.approx(human_rate)
     # Every judged item has a human label here, so the judge can add nothing: the calibrated figure is the human one.
-    assert creation["n_unlabeled"] == 0 and creation["lambda"] == 0 and creation["calibrated"] == creation["human_only"]
+    assert creation["n_unlabeled"] == 0 and creation["ppi_lambda"] == 0 and creation["calibrated"] == creation["human_only"]
     urs = estimates.loc[("urs", JUDGE, FAVOURITE, CANDIDATE)]  # oriented by slug: sim-weak against sim-strong
     people = wh.query("SELECT item_id, model_b, winner FROM urs_human_pairwise WHERE winner <> 'undetermined' "
                       "AND item_id IS NOT NULL AND list_sort([model_a, model_b]) = list_sort([?, ?])",

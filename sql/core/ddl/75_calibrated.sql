@@ -21,7 +21,7 @@ CREATE TABLE IF NOT EXISTS calibrated_estimates (
     calibrated           DOUBLE NOT NULL,    -- the PPI++ estimate of the people's win rate (human and judge labels)
     calibrated_lower     DOUBLE NOT NULL,    -- lower bound of the PPI++ interval
     calibrated_upper     DOUBLE NOT NULL,    -- upper bound of the PPI++ interval
-    lambda               DOUBLE NOT NULL,    -- the power-tuned weight on the judge, 0..1 (0: the human-only estimate)
+    ppi_lambda           DOUBLE NOT NULL,    -- the power-tuned weight on the judge, 0..1 (0: the human-only estimate)
     effective_n_human    DOUBLE,             -- human labels alone that would give the calibrated interval's width: n (se_human / se_calibrated)^2
     labels_added         DOUBLE,             -- effective_n_human - n_human: what the judge's labels are worth in human labels
     held_out_human_rate  DOUBLE,             -- imported sets: the human rate over every labelled pair, of which n were used; NULL otherwise
