@@ -17,8 +17,16 @@ from assets.interop import interop_auto_j, interop_llmbar
 from assets.sources import registry_labels
 from assets.urs import urs_human_alignment, urs_judgments
 from benchwright import agreement, calibrated, steps
+from benchwright.paths import sql_file
 from resources.registry import Registry
 from resources.warehouse import Warehouse
+
+
+CREATION_JUDGMENTS_SQL = "core/queries/calibrated/creation_judgments.sql"
+CREATION_CHOICES_SQL = "core/queries/calibrated/creation_choices.sql"
+URS_JUDGMENTS_SQL = "core/queries/calibrated/urs_judgments.sql"
+INTEROP_SQL = "core/queries/interop/pairwise_with_human_labels.sql"
+QUERIES = (CREATION_JUDGMENTS_SQL, CREATION_CHOICES_SQL, URS_JUDGMENTS_SQL, INTEROP_SQL)
 
 
 class CalibratedConfig(dg.Config):
@@ -33,7 +41,7 @@ class CalibratedConfig(dg.Config):
     group_name="metrics",
     deps=[registry_labels, creation_pairwise_judgments, PANEL_JUDGMENTS[0], creation_human_alignment,
           urs_judgments, dg.AssetKey("urs_panel_judgments"), urs_human_alignment, interop_auto_j, interop_llmbar],
-    code_version=steps.code_version(calibrated, agreement),
+    code_version=steps.code_version(calibrated, agreement, files=[sql_file(q) for q in QUERIES]),
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="Human-calibrated win rates (PPI++, Angelopoulos, Duchi & Zrnic 2023; docs/calibrated_estimates.md): "
@@ -46,14 +54,14 @@ class CalibratedConfig(dg.Config):
 def calibrated_estimates(context: dg.AssetExecutionContext, config: CalibratedConfig, warehouse: Warehouse,
                          registry: Registry) -> dg.MaterializeResult:
     estimands = [
-        *calibrated.creation_estimands(warehouse.query_file("core/queries/calibrated/creation_judgments.sql"),
-                                       warehouse.query_file("core/queries/calibrated/creation_choices.sql")),
-        *calibrated.urs_estimands(warehouse.query_file("core/queries/calibrated/urs_judgments.sql"),
+        *calibrated.creation_estimands(warehouse.query_file(CREATION_JUDGMENTS_SQL),
+                                       warehouse.query_file(CREATION_CHOICES_SQL)),
+        *calibrated.urs_estimands(warehouse.query_file(URS_JUDGMENTS_SQL),
                                   warehouse.query("SELECT * FROM urs_human_pairwise")),
     ]
     humans = warehouse.query("SELECT * FROM interop_human_labels")
     if len(humans):
-        judgments = warehouse.query_file("core/queries/interop/pairwise_with_human_labels.sql")
+        judgments = warehouse.query_file(INTEROP_SQL)
         estimands += calibrated.interop_estimands(agreement.judge_item_labels(judgments), humans,
                                                   config.imported_human_labels, config.seed)
     table = calibrated.calibrated_table(estimands)

@@ -38,6 +38,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from benchwright.agreement import judge_item_labels
+from benchwright.human_pairwise import value_for_b
 from benchwright.quality import between
 
 LEVEL = 0.95
@@ -254,12 +256,10 @@ def creation_estimands(judgments: pd.DataFrame, choices: pd.DataFrame) -> list[t
     ``choices``: Creation human choices whose model_a is the item's baseline, with ``value`` (−2..+2 from the
     candidate's side, NaN for 'cannot tell').
     """
-    from benchwright.agreement import judge_item_labels  # a light module; kept local to show where labels come from
-
     if judgments.empty or choices.empty:
         return []
     usable = judgments.assign(parse_ok=judgments["parse_ok"].astype(bool) & judgments["error"].isna(),
-                              source=judgments["model"])  # key the labels by candidate
+                              source=judgments["model"])  # judge_item_labels keys by source: here the candidate
     items = judge_item_labels(usable)
     out = []
     for (model, judge), rows in items.groupby(["source", "judge"], sort=True):
@@ -281,8 +281,6 @@ def urs_estimands(judgments: pd.DataFrame, choices: pd.DataFrame) -> list[tuple[
     NULL when unusable); ``choices``: ``urs_human_pairwise`` rows with item_id, model_a, model_b, winner,
     strength.
     """
-    from benchwright.human_pairwise import value_for_b
-
     choices = choices[choices["item_id"].notna() & (choices["winner"] != "undetermined")]
     if judgments.empty or choices.empty:
         return []

@@ -168,10 +168,12 @@ def test_a_dropped_round_moves_both_alignments_and_redelivery_requests_nothing(r
     estimates = wh.query("SELECT * FROM calibrated_estimates").set_index(["benchmark", "judge", "model", "opponent"])
     creation = estimates.loc[("creation", JUDGE, CANDIDATE, "baseline")]
     # Per item the two people's win scores (ann-2 always says tie): ann-1's is 1, ½ or 0 by the sign of the value.
-    human_rate = sum(((value > 0) - (value < 0) + 1) / 2 / 2 + 0.25 for value in first_person.values()) / len(first_person)
+    human_rate = sum((((value > 0) - (value < 0) + 1) / 2 + 0.5) / 2 for value in first_person.values())
+    human_rate /= len(first_person)
     assert creation["n_human"] == len(first_person) and creation["human_only"] == pytest.approx(human_rate)
     # Every judged item has a human label here, so the judge can add nothing: the calibrated figure is the human one.
-    assert creation["n_unlabeled"] == 0 and creation["ppi_lambda"] == 0 and creation["calibrated"] == creation["human_only"]
+    assert creation["n_unlabeled"] == 0 and creation["ppi_lambda"] == 0
+    assert creation["calibrated"] == creation["human_only"]
     urs = estimates.loc[("urs", JUDGE, FAVOURITE, CANDIDATE)]  # oriented by slug: sim-weak against sim-strong
     people = wh.query("SELECT item_id, model_b, winner FROM urs_human_pairwise WHERE winner <> 'undetermined' "
                       "AND item_id IS NOT NULL AND list_sort([model_a, model_b]) = list_sort([?, ?])",

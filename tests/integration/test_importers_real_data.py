@@ -445,7 +445,8 @@ def test_asset_calibrated_estimates_of_the_imported_human_labels(imported_home):
     assert auto_j["held_out_human_rate"] == pytest.approx(np.mean([{0: 0, 1: 1, 2: 0.5}[x] for x in labels]))
     # The judge tracks people here, so it gets weight and the calibrated interval is the narrower one.
     assert 0 < auto_j["ppi_lambda"] <= 1 and auto_j["effective_n_human"] > 100
-    assert auto_j["calibrated_upper"] - auto_j["calibrated_lower"] < auto_j["human_only_upper"] - auto_j["human_only_lower"]
+    width = {name: auto_j[f"{name}_upper"] - auto_j[f"{name}_lower"] for name in ("calibrated", "human_only")}
+    assert width["calibrated"] < width["human_only"]
     for name in ("judge_only", "human_only", "calibrated"):
         assert (table[f"{name}_lower"] <= table[name]).all() and (table[name] <= table[f"{name}_upper"]).all()
     assert not table["simulated"].any()
