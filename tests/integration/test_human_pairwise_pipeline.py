@@ -9,6 +9,7 @@ import shutil
 
 import dagster as dg
 import duckdb
+import pandas as pd
 import pytest
 
 from assets.human_pairwise import human_pairwise_drop_folder
@@ -160,6 +161,29 @@ def test_a_dropped_round_moves_both_alignments_and_redelivery_requests_nothing(r
     gaps = [abs(value) for value in first_person.values()]
     assert humans["comparisons"] == 2 * len(gaps) and humans["mae"] == pytest.approx(sum(gaps) / len(gaps))
     assert table["simulated"].loc[(JUDGE, CANDIDATE)].all()
+
+    # Human-calibrated estimates (benchwright.calibrated) read the same stored choices.
+    result = materialize(["calibrated_estimates"], instance, resources)
+    assert result.success and all(check.passed for check in check_results(result).values())
+    estimates = wh.query("SELECT * FROM calibrated_estimates").set_index(["benchmark", "judge", "model", "opponent"])
+    creation = estimates.loc[("creation", JUDGE, CANDIDATE, "baseline")]
+    # Per item the two people's win scores (ann-2 always says tie): ann-1's is 1, ½ or 0 by the sign of the value.
+    human_rate = sum((((value > 0) - (value < 0) + 1) / 2 + 0.5) / 2 for value in first_person.values())
+    human_rate /= len(first_person)
+    assert creation["n_human"] == len(first_person) and creation["human_only"] == pytest.approx(human_rate)
+    # Every judged item has a human label here, so the judge can add nothing: the calibrated figure is the human one.
+    assert creation["n_unlabeled"] == 0 and creation["ppi_lambda"] == 0
+    assert creation["calibrated"] == creation["human_only"]
+    urs = estimates.loc[("urs", JUDGE, FAVOURITE, CANDIDATE)]  # oriented by slug: sim-weak against sim-strong
+    people = wh.query("SELECT item_id, model_b, winner FROM urs_human_pairwise WHERE winner <> 'undetermined' "
+                      "AND item_id IS NOT NULL AND list_sort([model_a, model_b]) = list_sort([?, ?])",
+                      [FAVOURITE, CANDIDATE])
+    scores = [(w == "tie") / 2 + ((w == "B") == (b == FAVOURITE) and w != "tie") for w, b in
+              zip(people["winner"], people["model_b"])]
+    per_item = pd.Series(scores).groupby(people["item_id"].to_numpy()).mean()
+    assert urs["n_human"] == len(per_item) >= 12 and urs["human_only"] == pytest.approx(per_item.mean())
+    assert urs["n_human"] + urs["n_unlabeled"] == wh.query("SELECT count(*) AS n FROM urs_items")["n"][0]
+    assert estimates["simulated"].all() and not (estimates.reset_index()["benchmark"] == "interop").any()
 
     # Same content on the next tick, or the same file re-delivered under another name: nothing requested.
     assert isinstance(tick(run, first.cursor), dg.SkipReason)

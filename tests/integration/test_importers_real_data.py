@@ -383,7 +383,7 @@ def imported_home(tmp_path_factory):
         enabled = {"ops": {name: {"config": {"enabled": True}} for name in IMPORTS}}
         result = materialize(IMPORTS, instance, resources, run_config=enabled)
         metrics = materialize(["interop_ratings", "interop_win_rates", "interop_lc_win_rates", "interop_agreement",
-                               "creation_leaderboard", "mmmt_if_release_metrics"],
+                               "creation_leaderboard", "mmmt_if_release_metrics", "calibrated_estimates"],
                               instance, resources,
                               run_config={"ops": {"interop_ratings": {"config": {"bootstrap_rounds": 20}}}})
         yield {"home": home, "resources": resources, "instance": instance, "skipped": skipped, "result": result,
@@ -429,6 +429,27 @@ def test_asset_ratings_reproduce_the_ko_scores_and_carry_intervals(imported_home
     assert round(100 * agreement_rows["agreement_both"][0], 2) == 54.96
     win_rates = warehouse.query("SELECT * FROM interop_win_rates")
     assert len(win_rates) == 8
+
+
+def test_asset_calibrated_estimates_of_the_imported_human_labels(imported_home):
+    """calibrated_estimates keeps 100 of each imported set's human labels and the judge's on every pair."""
+    warehouse = imported_home["resources"]["warehouse"]
+    table = warehouse.query("SELECT * FROM calibrated_estimates").set_index(["source", "judge"])
+    assert set(table["benchmark"]) == {"interop"} and set(table["estimand"]) == {"second_win_rate"}
+    humans = warehouse.query("SELECT source, count(*) AS n FROM interop_human_labels GROUP BY ALL")
+    assert set(table.index.get_level_values(0)) == set(humans["source"])
+    auto_j = table.loc[("auto_j:testdata_pairwise", "auto-j-13b")]
+    labels = [json.loads(line)["label"] for line in
+              (AUTO_J / "data/test/testdata_pairwise.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert (auto_j["n_human"], auto_j["n_unlabeled"], auto_j["held_out_n"]) == (100, 1292, 1392)
+    assert auto_j["held_out_human_rate"] == pytest.approx(np.mean([{0: 0, 1: 1, 2: 0.5}[x] for x in labels]))
+    # The judge tracks people here, so it gets weight and the calibrated interval is the narrower one.
+    assert 0 < auto_j["ppi_lambda"] <= 1 and auto_j["effective_n_human"] > 100
+    width = {name: auto_j[f"{name}_upper"] - auto_j[f"{name}_lower"] for name in ("calibrated", "human_only")}
+    assert width["calibrated"] < width["human_only"]
+    for name in ("judge_only", "human_only", "calibrated"):
+        assert (table[f"{name}_lower"] <= table[name]).all() and (table[name] <= table[f"{name}_upper"]).all()
+    assert not table["simulated"].any()
 
 
 def test_asset_length_controlled_win_rates_sit_next_to_the_win_rates(imported_home):
