@@ -1,0 +1,282 @@
+"""Small anchor sets: estimate a model's full-benchmark score from about a fifth of the items.
+
+After tinyBenchmarks (Polo et al., "tinyBenchmarks: evaluating LLMs with fewer examples", ICML 2024): fit an
+item-response model on the models already judged, cluster the items by their item parameters, keep the item
+nearest each cluster's centre (an *anchor*, weighted by its cluster's share of the items), then estimate a new
+model's score from its anchor results alone. Their gp-IRT estimate mixes two estimates; so does ours:
+
+* the **anchor estimate**: the cluster-weighted mean of the anchor results (their "IRT clustering" anchors);
+* the **IRT estimate**: the model's ability fitted on its anchor results with the item parameters held fixed,
+  then every other item's result predicted from it (their p-IRT);
+* the **estimate**: the mean of the two (gp-IRT mixes them with a weight; equal weights met the target measured
+  in `scripts/anchors_validation.py`, README.md#small-anchor-sets).
+
+The item-response model is a two-parameter logistic (2PL) one on scipy: P(model m wins a battle on item i) =
+σ(a_i·θ_m + d_i), with discrimination a_i, intercept d_i (difficulty b_i = −d_i/a_i) and ability θ_m, fitted by
+penalized maximum likelihood (priors θ ~ N(0, 1), a ~ N(1, 1), d ~ N(0, 10)) on binomial counts: a (model, item)
+cell holds the candidate's `points` out of `weight` battles. That is how a pairwise benchmark scores: with
+Arena-Hard's weights a strong verdict is 3 battles, a tie half a win, and the full score (`full_scores`) is
+100 · Σ points / Σ weight over every item — the win rate against the baseline. Because a decisive item weighs
+more, the IRT estimate also predicts each item's weight from the predicted win chance (an item's mean weight,
+plus a slope on (2p − 1)² shared by all items, both fitted on the known models).
+
+The interval is a percentile bootstrap over the anchors (resampled with replacement, both estimates recomputed).
+
+Pure numpy/scipy; the warehouse side is assets/anchors.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import optimize, special
+from scipy.cluster.vq import kmeans2
+
+from benchwright import ratings
+from benchwright.numeric import one_blas_thread
+
+# tinyBenchmarks' number of anchors; on ko-arena-hard (500 prompts) 50 anchors (10 %) missed the error target
+# and 100 met it (README.md#small-anchor-sets), so a benchmark gets 100 anchors or a fifth of its items.
+MAX_ANCHORS = 100
+ANCHOR_SHARE = 0.2
+# Below these there is nothing to fit an item model on: the asset records "not enough data" instead.
+MIN_MODELS = 10
+MIN_ITEMS = 50
+# θ is found on a grid (every bootstrap round at once); its prior keeps a model that wins or loses every
+# anchor finite.
+THETA_GRID = np.linspace(-6.0, 6.0, 601)
+BOOTSTRAP_ROUNDS = 200
+INTERVAL = 0.95
+
+
+@dataclass(frozen=True)
+class ItemResponses:
+    """Per (model, item): the candidate's points and the battles they were out of (NaN: no parsed judgment)."""
+
+    models: list[str]
+    items: list[str]
+    points: np.ndarray  # models × items
+    weight: np.ndarray  # models × items
+
+    def take(self, rows: Sequence[int]) -> "ItemResponses":
+        rows = list(rows)
+        return ItemResponses([self.models[r] for r in rows], self.items, self.points[rows], self.weight[rows])
+
+
+def item_responses(judgments: pd.DataFrame, baseline: str, weights: Mapping[str, float],
+                   reuse_single_game: bool = False) -> ItemResponses:
+    """The cells from pairwise judgment rows (the columns of `creation_pairwise_judgments`) of one judge, each
+    parsed judgment a battle against `baseline` weighted by its verdict (`ratings.arena_hard_weights()` or
+    `ratings.unit_weights()`), a tie half a win. `reuse_single_game`: Arena-Hard's rule (ratings)."""
+    battles = ratings.battles_from_judgments(judgments, baseline, reuse_single_game=reuse_single_game,
+                                             with_prompt=True)
+    verdict = battles["verdict"].astype(str)
+    a_share = verdict.map(ratings._A_SCORE).astype(float).to_numpy()
+    # The baseline judged against itself (Arena-Hard ships that file) is its own candidate, in position B.
+    candidate_is_a = (battles["model_a"].astype(str) != baseline).to_numpy()
+    frame = pd.DataFrame({
+        "model": np.where(candidate_is_a, battles["model_a"].astype(str), battles["model_b"].astype(str)),
+        "item": battles["prompt"].to_numpy(),
+        "weight": verdict.map(dict(weights)).astype(float).to_numpy(),
+    })
+    frame["points"] = frame["weight"] * np.where(candidate_is_a, a_share, 1.0 - a_share)
+    cells = frame.groupby(["model", "item"])[["points", "weight"]].sum()
+    points = cells["points"].unstack()
+    weight = cells["weight"].unstack().reindex_like(points)
+    return ItemResponses(list(points.index), [str(i) for i in points.columns], points.to_numpy(float),
+                         weight.to_numpy(float))
+
+
+def full_scores(responses: ItemResponses) -> np.ndarray:
+    """Each model's score over every item it has: 100 · Σ points / Σ weight (the win rate against the baseline)."""
+    return 100.0 * np.nansum(responses.points, axis=1) / np.nansum(responses.weight, axis=1)
+
+
+@dataclass(frozen=True)
+class ItemModel:
+    """A 2PL fit: per item its discrimination and intercept, and the weight model (see the module docstring)."""
+
+    items: list[str]
+    discrimination: np.ndarray
+    intercept: np.ndarray
+    mean_weight: np.ndarray      # the item's mean battles per model (over the known models)
+    mean_decisiveness: np.ndarray  # the item's mean (2p − 1)² over the known models
+    weight_slope: float          # battles gained per unit of (2p − 1)², shared by every item
+    ability: np.ndarray          # of the known models
+
+    @property
+    def difficulty(self) -> np.ndarray:
+        return -self.intercept / self.discrimination
+
+    def predicted_weight(self, p: np.ndarray) -> np.ndarray:
+        return np.maximum(self.mean_weight + self.weight_slope * ((2 * p - 1) ** 2 - self.mean_decisiveness), 1e-6)
+
+
+@one_blas_thread
+def fit_item_model(responses: ItemResponses, max_iterations: int = 1000) -> ItemModel:
+    """Penalized maximum likelihood of the 2PL on the responses' binomial cells (L-BFGS, analytic gradient)."""
+    known = ~np.isnan(responses.weight)
+    weight = np.where(known, responses.weight, 0.0)
+    points = np.where(known, responses.points, 0.0)
+    n_models, n_items = weight.shape
+    total = weight.sum(axis=1)
+    share = np.clip(points.sum(axis=1) / np.where(total > 0, total, 1.0), 0.01, 0.99)
+    start_theta = special.logit(share)
+    start_theta = (start_theta - start_theta.mean()) / (start_theta.std() or 1.0)
+
+    def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
+        theta, a, d = x[:n_models], x[n_models:n_models + n_items], x[n_models + n_items:]
+        z = np.outer(theta, a) + d
+        log_likelihood = (points * special.log_expit(z) + (weight - points) * special.log_expit(-z)).sum()
+        penalty = 0.5 * (theta @ theta) + 0.5 * ((a - 1) @ (a - 1)) + 0.05 * (d @ d)
+        residual = points - weight * special.expit(z)
+        gradient = np.concatenate([residual @ a - theta, theta @ residual - (a - 1), residual.sum(axis=0) - d / 10])
+        return -(log_likelihood - penalty), -gradient
+
+    start = np.concatenate([start_theta, np.ones(n_items), np.zeros(n_items)])
+    result = optimize.minimize(objective, start, jac=True, method="L-BFGS-B", options={"maxiter": max_iterations})
+    theta, a, d = result.x[:n_models], result.x[n_models:n_models + n_items], result.x[n_models + n_items:]
+    p = special.expit(np.outer(theta, a) + d)
+    decisiveness = (2 * p - 1) ** 2
+    counted = known.sum(axis=0).clip(min=1)
+    mean_weight = weight.sum(axis=0) / counted
+    mean_decisiveness = np.where(known, decisiveness, 0).sum(axis=0) / counted
+    centred_q = np.where(known, decisiveness - mean_decisiveness, 0.0)
+    centred_w = np.where(known, weight - mean_weight, 0.0)
+    spread = float((centred_q ** 2).sum())
+    slope = float((centred_w * centred_q).sum() / spread) if spread > 0 else 0.0
+    return ItemModel(responses.items, a, d, mean_weight, mean_decisiveness, slope, theta)
+
+
+@dataclass(frozen=True)
+class AnchorSet:
+    """The chosen items (indices into the model's items) and each one's share of the benchmark."""
+
+    model: ItemModel
+    anchors: np.ndarray
+    weights: np.ndarray  # sums to 1
+
+    @property
+    def item_ids(self) -> list[str]:
+        return [self.model.items[i] for i in self.anchors]
+
+
+def anchor_count(n_items: int) -> int:
+    return int(min(MAX_ANCHORS, max(1, round(ANCHOR_SHARE * n_items))))
+
+
+def choose_anchors(model: ItemModel, count: int, seed: int = 0) -> AnchorSet:
+    """k-means (k-means++ start, `seed`) on the standardized (discrimination, intercept) of the items; each
+    cluster's anchor is its item nearest the centre, weighted by the cluster's share of the items."""
+    features = np.column_stack([model.discrimination, model.intercept])
+    features = (features - features.mean(axis=0)) / np.where(features.std(axis=0) > 0, features.std(axis=0), 1.0)
+    centres, labels = kmeans2(features, count, seed=seed, minit="++")
+    anchors, sizes = [], []
+    for cluster in range(len(centres)):
+        members = np.flatnonzero(labels == cluster)
+        if len(members):  # an empty cluster has no anchor (k-means may leave one empty)
+            anchors.append(members[np.argmin(((features[members] - centres[cluster]) ** 2).sum(axis=1))])
+            sizes.append(len(members))
+    order = np.argsort(anchors)
+    return AnchorSet(model, np.asarray(anchors)[order], np.asarray(sizes, float)[order] / len(model.items))
+
+
+@dataclass(frozen=True)
+class Estimate:
+    score: float
+    low: float
+    high: float
+    anchor_estimate: float
+    irt_estimate: float
+    ability: float
+    anchors_answered: int
+
+
+def _estimates(anchor_set: AnchorSet, counts: np.ndarray, points: np.ndarray, weight: np.ndarray) -> tuple:
+    """Anchor and IRT estimates and the ability, each an array over the rows of `counts` (rounds × anchors: how
+    often each anchor is drawn; a row of ones is the estimate itself)."""
+    model, shares = anchor_set.model, anchor_set.weights
+    anchor_estimate = 100 * (counts @ (shares * points)) / (counts @ (shares * weight))
+    # MAP ability on the grid (prior N(0, 1)), every round at once.
+    z = THETA_GRID[:, None] * model.discrimination[anchor_set.anchors] + model.intercept[anchor_set.anchors]
+    log_posterior = ((counts * points) @ special.log_expit(z).T + (counts * (weight - points)) @ special.log_expit(-z).T
+                     - 0.5 * THETA_GRID ** 2)
+    theta = THETA_GRID[np.argmax(log_posterior, axis=1)]
+    p = special.expit(theta[:, None] * model.discrimination[None, :] + model.intercept[None, :])
+    predicted_weight = model.predicted_weight(p)
+    # The anchors' own results are known: predicted only where the model was not run.
+    others = np.ones(len(model.items), bool)
+    others[anchor_set.anchors] = False
+    numerator = points.sum() + (p * predicted_weight)[:, others].sum(axis=1)
+    denominator = weight.sum() + predicted_weight[:, others].sum(axis=1)
+    return anchor_estimate, 100 * numerator / denominator, theta
+
+
+@one_blas_thread
+def estimate(anchor_set: AnchorSet, points: np.ndarray, weight: np.ndarray, rounds: int = BOOTSTRAP_ROUNDS,
+             seed: int = 0) -> Estimate:
+    """A model's full-benchmark score from its results on the anchors (`points` / `weight` in the order of
+    `anchor_set.anchors`; NaN where an anchor has no parsed judgment, which is then left out)."""
+    answered = ~np.isnan(points) & ~np.isnan(weight) & (np.nan_to_num(weight) > 0)
+    if not answered.any():
+        raise ValueError("no anchor has a result: nothing to estimate from")
+    kept = np.flatnonzero(answered)
+    subset = AnchorSet(anchor_set.model, anchor_set.anchors[kept], anchor_set.weights[kept])
+    points, weight = points[kept], weight[kept]
+    anchor_mean, irt, theta = _estimates(subset, np.ones((1, len(kept))), points, weight)
+    drawn = np.random.default_rng(seed).integers(0, len(kept), size=(rounds, len(kept)))
+    counts = np.zeros((rounds, len(kept)))
+    np.add.at(counts, (np.arange(rounds)[:, None], drawn), 1.0)
+    boot_anchor, boot_irt, _ = _estimates(subset, counts, points, weight)
+    boot = (boot_anchor + boot_irt) / 2
+    tail = (1 - INTERVAL) / 2 * 100
+    low, high = np.percentile(boot, [tail, 100 - tail])
+    score = float((anchor_mean[0] + irt[0]) / 2)
+    return Estimate(score, float(min(low, score)), float(max(high, score)), float(anchor_mean[0]), float(irt[0]),
+                    float(theta[0]), len(kept))
+
+
+@dataclass(frozen=True)
+class Validation:
+    """One held-out split: anchors chosen on the known models, scores estimated for the others."""
+
+    split: int
+    anchors: int
+    held_out: list[str]
+    full: np.ndarray
+    estimated: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+
+    @property
+    def spearman(self) -> float:
+        from scipy import stats
+
+        return float(stats.spearmanr(self.estimated, self.full)[0])
+
+    @property
+    def errors(self) -> np.ndarray:
+        return self.estimated - self.full
+
+    @property
+    def coverage(self) -> float:
+        return float(np.mean((self.low <= self.full) & (self.full <= self.high)))
+
+
+@one_blas_thread
+def held_out_validation(responses: ItemResponses, known_models: int, count: int, split: int,
+                        rounds: int = BOOTSTRAP_ROUNDS) -> Validation:
+    """Fit on `known_models` models drawn at random (seed `split`), choose `count` anchors, estimate every other
+    model's score from its anchor cells and compare with its full score."""
+    order = np.random.default_rng(split).permutation(len(responses.models))
+    known, held_out = order[:known_models], order[known_models:]
+    anchor_set = choose_anchors(fit_item_model(responses.take(known)), count, seed=split)
+    full = full_scores(responses.take(held_out))
+    found = [estimate(anchor_set, responses.points[m, anchor_set.anchors], responses.weight[m, anchor_set.anchors],
+                      rounds=rounds, seed=split) for m in held_out]
+    return Validation(split, len(anchor_set.anchors), [responses.models[m] for m in held_out], full,
+                      np.array([e.score for e in found]), np.array([e.low for e in found]),
+                      np.array([e.high for e in found]))

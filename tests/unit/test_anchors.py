@@ -1,0 +1,87 @@
+"""benchwright.anchors on hand-built judgments and on responses simulated from a known 2PL model."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from benchwright import anchors, ratings
+
+
+def simulated(models=60, items=300, seed=0):
+    """Binomial cells from σ(a·θ + d), two to six battles each (as Arena-Hard's weights give)."""
+    rng = np.random.default_rng(seed)
+    theta, a, d = rng.normal(size=models), rng.lognormal(0, 0.3, items), rng.normal(0, 1.2, items)
+    p = 1 / (1 + np.exp(-(np.outer(theta, a) + d)))
+    weight = rng.choice([2.0, 4.0, 6.0], size=(models, items))
+    points = rng.binomial(weight.astype(int), p).astype(float)
+    responses = anchors.ItemResponses([f"m{i}" for i in range(models)], [f"q{j}" for j in range(items)], points, weight)
+    return responses, theta, a, d
+
+
+def test_item_responses_count_battles_from_each_side():
+    rows = pd.DataFrame({
+        "model": ["x", "x", "x", "x", "base"], "item_id": ["1", "1", "2", "2", "1"], "judge_order": [1, 2, 1, 2, 1],
+        "candidate_position": ["B", "A", "B", "A", "B"], "verdict": ["A>>B", "A=B", "B>A", "A>B", "A>B"],
+        "parse_ok": [True, True, True, True, True]})
+    found = anchors.item_responses(rows, "base", ratings.arena_hard_weights(3))
+    cells = {(m, i): (found.points[r, c], found.weight[r, c]) for r, m in enumerate(found.models)
+             for c, i in enumerate(found.items)}
+    # item 1: a strong loss (3 battles, 0 won) and a tie (1 battle, half won); item 2: two plain wins.
+    assert cells[("x", "1")] == (0.5, 4.0) and cells[("x", "2")] == (2.0, 2.0)
+    # The baseline judged against itself is the candidate in position B: A>B is its loss.
+    assert cells[("base", "1")] == (0.0, 1.0) and np.isnan(cells[("base", "2")][0])
+    assert anchors.full_scores(found)[found.models.index("x")] == pytest.approx(100 * 2.5 / 6)
+
+
+def test_fit_recovers_the_simulated_items_and_abilities():
+    responses, theta, a, d = simulated()
+    model = anchors.fit_item_model(responses)
+    assert stats.pearsonr(model.intercept, d)[0] > 0.95
+    assert stats.pearsonr(model.discrimination, a)[0] > 0.6
+    assert stats.spearmanr(model.ability, theta)[0] > 0.97
+    assert model.weight_slope == pytest.approx(0.0, abs=0.3)  # weights drawn independently of the outcome
+
+
+def test_every_item_an_anchor_gives_the_full_score_exactly():
+    responses, *_ = simulated(models=20, items=60)
+    model = anchors.fit_item_model(responses)
+    every = anchors.AnchorSet(model, np.arange(60), np.full(60, 1 / 60))
+    for row in range(3):
+        found = anchors.estimate(every, responses.points[row], responses.weight[row], rounds=20)
+        assert found.anchor_estimate == pytest.approx(anchors.full_scores(responses)[row])
+        assert found.irt_estimate == pytest.approx(found.anchor_estimate)
+
+
+def test_anchors_are_distinct_items_whose_weights_are_cluster_shares():
+    responses, *_ = simulated()
+    chosen = anchors.choose_anchors(anchors.fit_item_model(responses), 40, seed=3)
+    assert len(set(chosen.anchors)) == len(chosen.anchors) <= 40
+    assert chosen.weights.sum() == pytest.approx(1.0) and np.all(chosen.weights > 0)
+    assert chosen.item_ids == [responses.items[i] for i in chosen.anchors]
+
+
+def test_held_out_estimates_beat_as_many_random_items():
+    """Same number of items, chosen at random and averaged plainly: the anchors' estimate errs less."""
+    responses, *_ = simulated(models=60, items=300, seed=1)
+    found = anchors.held_out_validation(responses, 40, 60, split=0, rounds=100)
+    held = [responses.models.index(m) for m in found.held_out]
+    rng = np.random.default_rng(9)
+    random_errors = []
+    for _ in range(50):
+        pick = rng.choice(300, 60, replace=False)
+        plain = 100 * responses.points[np.ix_(held, pick)].sum(1) / responses.weight[np.ix_(held, pick)].sum(1)
+        random_errors.append(np.median(np.abs(plain - found.full)))
+    assert np.median(np.abs(found.errors)) < np.mean(random_errors)
+    assert found.spearman > 0.95 and found.coverage >= 0.8
+    assert np.all(found.low <= found.estimated) and np.all(found.estimated <= found.high)
+
+
+def test_a_missing_anchor_is_left_out_and_no_anchor_at_all_is_refused():
+    responses, *_ = simulated(models=20, items=60)
+    chosen = anchors.choose_anchors(anchors.fit_item_model(responses), 12)
+    points, weight = responses.points[0, chosen.anchors].copy(), responses.weight[0, chosen.anchors].copy()
+    points[0] = weight[0] = np.nan
+    assert anchors.estimate(chosen, points, weight, rounds=10).anchors_answered == len(chosen.anchors) - 1
+    with pytest.raises(ValueError, match="no anchor"):
+        anchors.estimate(chosen, np.full_like(points, np.nan), np.full_like(weight, np.nan))
