@@ -37,6 +37,7 @@ from scipy.cluster.vq import kmeans2
 
 from benchwright import ratings
 from benchwright.numeric import one_blas_thread
+from benchwright.quality import between
 
 # tinyBenchmarks' number of anchors; on ko-arena-hard (500 prompts) 50 anchors (10 %) missed the error target
 # and 100 met it (README.md#small-anchor-sets), so a benchmark gets 100 anchors or a fifth of its items.
@@ -280,3 +281,125 @@ def held_out_validation(responses: ItemResponses, known_models: int, count: int,
     return Validation(split, len(anchor_set.anchors), [responses.models[m] for m in held_out], full,
                       np.array([e.score for e in found]), np.array([e.low for e in found]),
                       np.array([e.high for e in found]))
+
+
+# --- the warehouse's tables (assets/anchors.py) ---------------------------------------------------------------
+
+FIT_COLUMNS = ["benchmark", "source", "judge", "baseline", "status", "reason", "models", "items", "anchors",
+               "outcome_weights", "single_game_rule", "weight_slope", "seed"]
+ITEM_COLUMNS = ["benchmark", "source", "judge", "item_id", "is_anchor", "weight", "discrimination", "intercept",
+                "difficulty", "mean_weight", "mean_decisiveness"]
+ESTIMATE_COLUMNS = ["benchmark", "source", "judge", "model", "estimate", "estimate_low", "estimate_high",
+                    "anchor_estimate", "irt_estimate", "ability", "anchors", "anchors_answered", "items_judged",
+                    "observed_score", "bootstrap_rounds", "seed"]
+FITTED = "fitted"
+NOT_ENOUGH = "not enough data"
+
+
+def benchmark_of_source(source: str) -> str:
+    """Our own pairwise judgments are Creation's (`source = 'benchwright'`); imported ones are interop's."""
+    return "creation" if source == "benchwright" else "interop"
+
+
+def anchor_tables(judgments: pd.DataFrame, baselines: Mapping[str, str], weights: Mapping[str, Mapping[str, float]],
+                  reuse_single_game: set[str], seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per (source, judge) of pairwise judgment rows whose source has a baseline: the item model and its anchors
+    (`ITEM_COLUMNS`, one row per item of the fit), and one `FIT_COLUMNS` row saying what was fitted — or that
+    there is not enough data (fewer than MIN_MODELS models or MIN_ITEMS items), with no anchors at all then."""
+    fits, items = [], []
+    for (source, judge), rows in judgments.groupby(["source", "judge"], sort=True):
+        if source not in baselines:
+            continue
+        source_weights = dict(weights.get(source) or ratings.unit_weights())
+        reuse = source in reuse_single_game
+        responses = item_responses(rows, baselines[source], source_weights, reuse_single_game=reuse)
+        n_models, n_items = len(responses.models), len(responses.items)
+        fit = {"benchmark": benchmark_of_source(source), "source": source, "judge": judge,
+               "baseline": baselines[source], "models": n_models, "items": n_items,
+               "outcome_weights": ratings.weights_label(source_weights),
+               "single_game_rule": "reuse_first" if reuse else "none", "seed": seed}
+        if n_models < MIN_MODELS or n_items < MIN_ITEMS:
+            fits.append({**fit, "status": NOT_ENOUGH, "anchors": 0, "weight_slope": None,
+                         "reason": f"{n_models} models and {n_items} items judged; an item model needs at least "
+                                   f"{MIN_MODELS} models and {MIN_ITEMS} items"})
+            continue
+        model = fit_item_model(responses)
+        chosen = choose_anchors(model, anchor_count(n_items), seed=seed)
+        share = np.zeros(n_items)
+        share[chosen.anchors] = chosen.weights
+        fits.append({**fit, "status": FITTED, "reason": None, "anchors": len(chosen.anchors),
+                     "weight_slope": model.weight_slope})
+        items.append(pd.DataFrame({
+            "benchmark": fit["benchmark"], "source": source, "judge": judge, "item_id": model.items,
+            "is_anchor": share > 0, "weight": share, "discrimination": model.discrimination,
+            "intercept": model.intercept, "difficulty": model.difficulty, "mean_weight": model.mean_weight,
+            "mean_decisiveness": model.mean_decisiveness}))
+    fits_table = pd.DataFrame(fits, columns=FIT_COLUMNS)
+    items_table = pd.concat(items, ignore_index=True)[ITEM_COLUMNS] if items else pd.DataFrame(columns=ITEM_COLUMNS)
+    return fits_table, items_table
+
+
+def anchor_set_from_rows(items: pd.DataFrame, weight_slope: float) -> AnchorSet:
+    """The AnchorSet of one (source, judge) as stored: its `anchor_items` rows."""
+    model = ItemModel([str(i) for i in items["item_id"]], items["discrimination"].to_numpy(float),
+                      items["intercept"].to_numpy(float), items["mean_weight"].to_numpy(float),
+                      items["mean_decisiveness"].to_numpy(float), float(weight_slope), np.empty(0))
+    is_anchor = items["is_anchor"].to_numpy(bool)
+    return AnchorSet(model, np.flatnonzero(is_anchor), items["weight"].to_numpy(float)[is_anchor])
+
+
+def estimate_table(judgments: pd.DataFrame, fits: pd.DataFrame, items: pd.DataFrame,
+                   weights: Mapping[str, Mapping[str, float]], reuse_single_game: set[str],
+                   rounds: int = BOOTSTRAP_ROUNDS, seed: int = 0) -> tuple[pd.DataFrame, list[str]]:
+    """Each model's estimated full score from its anchor judgments, for every fitted (source, judge) of `fits`
+    that `judgments` has rows of (`ESTIMATE_COLUMNS`), and why any model or set was left out."""
+    rows, problems = [], []
+    for fit in fits[fits["status"] == FITTED].itertuples(index=False):
+        judged = judgments[(judgments["source"] == fit.source) & (judgments["judge"] == fit.judge)]
+        if judged.empty:
+            continue
+        anchor_set = anchor_set_from_rows(items[(items["source"] == fit.source) & (items["judge"] == fit.judge)],
+                                          fit.weight_slope)
+        source_weights = dict(weights.get(fit.source) or ratings.unit_weights())
+        responses = item_responses(judged, fit.baseline, source_weights,
+                                   reuse_single_game=fit.source in reuse_single_game)
+        column = {item: k for k, item in enumerate(responses.items)}
+        observed = full_scores(responses)
+        for m, name in enumerate(responses.models):
+            points = np.array([responses.points[m, column[i]] if i in column else np.nan for i in anchor_set.item_ids])
+            weight = np.array([responses.weight[m, column[i]] if i in column else np.nan for i in anchor_set.item_ids])
+            try:
+                found = estimate(anchor_set, points, weight, rounds=rounds, seed=seed)
+            except ValueError as error:
+                problems.append(f"{fit.source} / {fit.judge} / {name}: {error}")
+                continue
+            rows.append({"benchmark": fit.benchmark, "source": fit.source, "judge": fit.judge, "model": name,
+                         "estimate": found.score, "estimate_low": found.low, "estimate_high": found.high,
+                         "anchor_estimate": found.anchor_estimate, "irt_estimate": found.irt_estimate,
+                         "ability": found.ability, "anchors": len(anchor_set.anchors),
+                         "anchors_answered": found.anchors_answered,
+                         "items_judged": int(np.sum(~np.isnan(responses.weight[m]))),
+                         "observed_score": float(observed[m]), "bootstrap_rounds": rounds, "seed": seed})
+    return pd.DataFrame(rows, columns=ESTIMATE_COLUMNS), problems
+
+
+# Schema and range suites (benchwright.quality) of the three tables (checks/anchors.py).
+FITS_SUITE: list[dict] = [
+    {"type": "columns_exist", "columns": FIT_COLUMNS},
+    {"type": "column_values_in_set", "column": "status", "values": [FITTED, NOT_ENOUGH]},
+    between("models", 0, None), between("items", 0, None), between("anchors", 0, MAX_ANCHORS),
+    {"type": "columns_unique", "columns": ["source", "judge"]},
+]
+ITEMS_SUITE: list[dict] = [
+    {"type": "columns_exist", "columns": ITEM_COLUMNS},
+    between("weight", 0, 1), between("mean_weight", 0, None), between("mean_decisiveness", 0, 1),
+    {"type": "column_not_null", "column": "discrimination"}, {"type": "column_not_null", "column": "intercept"},
+    {"type": "columns_unique", "columns": ["source", "judge", "item_id"]},
+]
+ESTIMATES_SUITE: list[dict] = [
+    {"type": "columns_exist", "columns": ESTIMATE_COLUMNS},
+    *(between(c, 0, 100) for c in ("estimate", "estimate_low", "estimate_high", "anchor_estimate", "irt_estimate",
+                                    "observed_score")),
+    between("anchors_answered", 1, MAX_ANCHORS),
+    {"type": "columns_unique", "columns": ["source", "judge", "model"]},
+]

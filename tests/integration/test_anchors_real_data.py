@@ -40,3 +40,50 @@ def test_held_out_models_meet_the_issue_targets(responses, split):
     assert found.spearman >= validation.LEAST_SPEARMAN
     assert np.median(np.abs(found.errors)) <= validation.LARGEST_MEDIAN_ERROR
     assert np.all(found.low <= found.estimated) and np.all(found.estimated <= found.high)
+
+
+# --- the same through the Dagster assets ------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def anchored_home(tmp_path_factory):
+    import dagster as dg
+
+    from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, materialize, pick, resources_for, write_registry
+
+    home = tmp_path_factory.mktemp("anchors")
+    write_registry(home, pick(SHIPPED_MODELS, "sim-baseline"), pick(SHIPPED_JUDGES, "sim-fair-judge"))
+    resources = resources_for(home)
+    with dg.instance_for_test() as instance:
+        imported = materialize(["interop_arena_hard"], instance, resources,
+                               run_config={"ops": {"interop_arena_hard": {"config": {"enabled": True,
+                                                                                      "style_metadata": ""}}}})
+        fitted = materialize(["anchor_sets", "anchor_estimates"], instance, resources,
+                             run_config={"ops": {"anchor_estimates": {"config": {"bootstrap_rounds": 50}}}})
+        yield {"resources": resources, "imported": imported, "fitted": fitted}
+
+
+def test_assets_fit_ko_arena_hard(anchored_home):
+    """The imported source gets a set of 100 anchors out of 500 prompts (our own Creation has no judgments here,
+    so no row); every schema check passes."""
+    warehouse = anchored_home["resources"]["warehouse"]
+    assert anchored_home["imported"].success and anchored_home["fitted"].success
+    assert all(check.passed for check in anchored_home["fitted"].get_asset_check_evaluations())
+    fits = warehouse.query("SELECT * FROM anchor_fits").set_index("source")
+    ko = fits.loc["arena_hard:ko-arena-hard-v0.1"]
+    assert (ko["status"], ko["models"], ko["items"], ko["anchors"]) == ("fitted", 76, 500, 100)
+    assert list(fits.index) == ["arena_hard:ko-arena-hard-v0.1"] and fits["reason"].isna().all()
+    items = warehouse.query("SELECT * FROM anchor_items")
+    assert len(items) == 500 and items["is_anchor"].sum() == 100
+    assert items.loc[items["is_anchor"], "weight"].sum() == pytest.approx(1.0)
+    assert set(items["source"]) == {"arena_hard:ko-arena-hard-v0.1"}
+
+
+def test_asset_estimates_sit_beside_the_full_scores(anchored_home):
+    """In the full home every model has all 500 prompts judged: its observed score is its published score, and the
+    estimate from the anchors alone lies near it (in-sample: the anchors were chosen on these very models)."""
+    warehouse = anchored_home["resources"]["warehouse"]
+    table = warehouse.query("SELECT * FROM anchor_estimates").set_index("model")
+    assert len(table) == 76 and (table["items_judged"] == 500).all() and (table["anchors_answered"] == 100).all()
+    errors = (table["estimate"] - table["observed_score"]).abs()
+    assert errors.median() <= validation.LARGEST_MEDIAN_ERROR
+    assert ((table["estimate_low"] <= table["estimate"]) & (table["estimate"] <= table["estimate_high"])).all()

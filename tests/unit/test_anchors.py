@@ -85,3 +85,35 @@ def test_a_missing_anchor_is_left_out_and_no_anchor_at_all_is_refused():
     assert anchors.estimate(chosen, points, weight, rounds=10).anchors_answered == len(chosen.anchors) - 1
     with pytest.raises(ValueError, match="no anchor"):
         anchors.estimate(chosen, np.full_like(points, np.nan), np.full_like(weight, np.nan))
+
+
+def judgment_rows(responses: anchors.ItemResponses, source: str = "benchwright", judge: str = "j") -> pd.DataFrame:
+    """Pairwise judgment rows giving each simulated cell: per battle one judgment, won (A>B with the candidate as A)
+    or lost."""
+    rows = []
+    for m, model in enumerate(responses.models):
+        for i, item in enumerate(responses.items):
+            won, battles = int(responses.points[m, i]), int(responses.weight[m, i])
+            rows += [{"source": source, "judge": judge, "model": model, "item_id": item, "judge_order": 2,
+                      "candidate_position": "A", "verdict": "A>B" if k < won else "B>A", "parse_ok": True}
+                     for k in range(battles)]
+    return pd.DataFrame(rows)
+
+
+def test_anchor_tables_fit_what_has_enough_and_say_why_not_otherwise():
+    big, *_ = simulated(models=12, items=60, seed=4)
+    small, *_ = simulated(models=5, items=60, seed=5)
+    judgments = pd.concat([judgment_rows(big, judge="big"), judgment_rows(small, judge="small"),
+                           judgment_rows(small, source="elsewhere", judge="small")])
+    fits, items = anchors.anchor_tables(judgments, {"benchwright": "base"}, {}, set())
+    fits = fits.set_index("judge")
+    assert list(fits.index) == ["big", "small"]  # a source without a baseline is not fitted at all
+    assert (fits.loc["big", "status"], fits.loc["big", "anchors"]) == ("fitted", anchors.anchor_count(60))
+    assert fits.loc["small", "status"] == "not enough data" and fits.loc["small", "anchors"] == 0
+    assert "5 models" in fits.loc["small", "reason"] and set(items["judge"]) == {"big"}
+    estimates, problems = anchors.estimate_table(judgments, fits.reset_index(), items, {}, set(), rounds=20)
+    assert problems == [] and set(estimates["judge"]) == {"big"} and len(estimates) == 12
+    assert np.allclose(estimates["observed_score"], anchors.full_scores(big)[[big.models.index(m) for m in
+                                                                             estimates["model"]]])
+    stored = anchors.anchor_set_from_rows(items, fits.loc["big", "weight_slope"])
+    assert stored.weights.sum() == pytest.approx(1.0) and len(stored.anchors) == fits.loc["big", "anchors"]

@@ -1,0 +1,99 @@
+"""Small anchor sets (README.md#small-anchor-sets): per pairwise benchmark and judge, an item model fitted on the
+judgments we hold, the anchors chosen, and every model's full score estimated from its anchors. Logic in
+benchwright.anchors; a run on the anchors alone is `dev.py run --limit anchors` (scripts/scope.py)."""
+
+from pathlib import Path
+
+import dagster as dg
+import duckdb
+import pandas as pd
+
+from assets.common import EAGER, table_metadata
+from assets.creation import PANEL_JUDGMENTS, creation_pairwise_judgments
+from assets.interop import IMPORT_ASSETS, PAIRWISE_SQL, _anchors as baselines_by_source
+from benchwright import anchors, ratings, steps
+from benchwright.paths import sql_file
+from resources.warehouse import Warehouse
+
+JUDGMENT_ASSETS = [creation_pairwise_judgments, PANEL_JUDGMENTS[0], *IMPORT_ASSETS]
+
+
+def scoring(baselines: dict[str, str]) -> tuple[dict, set[str]]:
+    """Outcome weights and the single-game rule per source, as interop_ratings scores them by default (Arena-Hard's
+    for arena_hard sources: a strong verdict is 3 battles, a one-game record read twice; one battle otherwise)."""
+    arena_hard = {source for source in baselines if source.startswith("arena_hard:")}
+    return {source: ratings.arena_hard_weights(3) for source in arena_hard}, arena_hard
+
+
+class AnchorSetsConfig(dg.Config):
+    seed: int = 0
+    """Seed of the k-means start that chooses the anchors."""
+    from_snapshot: str = ""
+    """A run on the anchors alone (`dev.py run --limit anchors`) copies the sets fitted in the full home from its
+    analyst snapshot (this path) instead of fitting on the few judgments its own home holds."""
+
+
+@dg.asset(
+    deps=JUDGMENT_ASSETS,
+    group_name="metrics",
+    code_version=steps.code_version(anchors, files=[sql_file(PAIRWISE_SQL)]),
+    automation_condition=EAGER,
+    kinds={"duckdb"},
+    description="Per pairwise benchmark (our Creation judgments, each imported source) and judge: a two-parameter "
+                "logistic item model fitted on the judgments we hold and an anchor set of about a fifth of the items "
+                "(at most 100) chosen by k-means on the item parameters, each anchor weighted by its cluster's share "
+                "(tinyBenchmarks). Tables `anchor_fits` (one row per source and judge; 'not enough data' below 10 "
+                "models or 50 items, with no anchors) and `anchor_items` (every fitted item, anchors marked).",
+)
+def anchor_sets(context: dg.AssetExecutionContext, config: AnchorSetsConfig, warehouse: Warehouse) -> dg.MaterializeResult:
+    if config.from_snapshot:
+        with duckdb.connect(config.from_snapshot, read_only=True) as full:
+            fits = full.execute("SELECT * FROM anchor_fits").df()[anchors.FIT_COLUMNS]
+            items = full.execute("SELECT * FROM anchor_items").df()[anchors.ITEM_COLUMNS]
+        context.log.info(f"anchor sets copied from the full home's snapshot {config.from_snapshot}")
+    else:
+        baselines = baselines_by_source(warehouse)
+        weights, reuse = scoring(baselines)
+        fits, items = anchors.anchor_tables(warehouse.query_file(PAIRWISE_SQL), baselines, weights, reuse,
+                                            seed=config.seed)
+    warehouse.write_tables([("anchor_fits", fits, {}), ("anchor_items", items, {})])
+    for fit in fits[fits["status"] == anchors.NOT_ENOUGH].itertuples():
+        context.log.info(f"no anchor set for {fit.source} / {fit.judge}: {fit.reason}")
+    return dg.MaterializeResult(metadata={
+        **table_metadata(fits, ["benchmark", "source", "judge", "status", "models", "items", "anchors"]),
+        "anchor_items": int(items["is_anchor"].sum()) if len(items) else 0,
+        "fitted": int((fits["status"] == anchors.FITTED).sum()),
+        "copied_from": dg.MetadataValue.path(config.from_snapshot) if config.from_snapshot else "fitted here"})
+
+
+class AnchorEstimatesConfig(dg.Config):
+    bootstrap_rounds: int = anchors.BOOTSTRAP_ROUNDS
+    """Resamples of the anchors for the 95 % interval."""
+    seed: int = 0
+
+
+@dg.asset(
+    deps=[anchor_sets, *JUDGMENT_ASSETS],
+    group_name="metrics",
+    code_version=steps.code_version(anchors, files=[sql_file(PAIRWISE_SQL)]),
+    automation_condition=EAGER,
+    kinds={"duckdb"},
+    description="Each judged model's full-benchmark score (win rate against the baseline) estimated from its "
+                "anchor judgments alone: the mean of the anchors' weighted result and the 2PL prediction of the "
+                "other items, with a 95 % bootstrap interval over the anchors (tinyBenchmarks' gp-IRT). In the full "
+                "home beside the observed full score; in a `dev.py run --limit anchors` home, the run's result.",
+)
+def anchor_estimates(context: dg.AssetExecutionContext, config: AnchorEstimatesConfig,
+                     warehouse: Warehouse) -> dg.MaterializeResult:
+    fits = warehouse.query("SELECT * FROM anchor_fits")
+    items = warehouse.query("SELECT * FROM anchor_items ORDER BY source, judge, item_id")
+    weights, reuse = scoring(dict(zip(fits["source"], fits["baseline"])))
+    table, problems = anchors.estimate_table(warehouse.query_file(PAIRWISE_SQL), fits, items, weights, reuse,
+                                             rounds=config.bootstrap_rounds, seed=config.seed)
+    warehouse.replace_rows("anchor_estimates", table, match={})
+    for problem in problems:
+        context.log.info(f"not estimated: {problem}")
+    return dg.MaterializeResult(metadata=table_metadata(
+        table, ["source", "judge", "model", "estimate", "estimate_low", "estimate_high", "observed_score",
+                "anchors_answered", "items_judged"],
+        not_estimated=dg.MetadataValue.json(problems)))
