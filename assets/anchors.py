@@ -28,6 +28,10 @@ def scoring(baselines: dict[str, str]) -> tuple[dict, set[str]]:
 class AnchorSetsConfig(dg.Config):
     seed: int = 0
     """Seed of the k-means start that chooses the anchors."""
+    min_models: int = anchors.MIN_MODELS
+    """Fewer judged models than this: 'not enough data', no anchors."""
+    min_items: int = anchors.MIN_ITEMS
+    """Fewer judged items than this: 'not enough data', no anchors."""
     from_snapshot: str = ""
     """A run on the anchors alone (`dev.py run --limit anchors`) copies the sets fitted in the full home from its
     analyst snapshot (this path) instead of fitting on the few judgments its own home holds."""
@@ -55,7 +59,8 @@ def anchor_sets(context: dg.AssetExecutionContext, config: AnchorSetsConfig, war
         baselines = baselines_by_source(warehouse)
         weights, reuse = scoring(baselines)
         fits, items = anchors.anchor_tables(warehouse.query_file(PAIRWISE_SQL), baselines, weights, reuse,
-                                            seed=config.seed)
+                                            seed=config.seed, min_models=config.min_models,
+                                            min_items=config.min_items)
     warehouse.write_tables([("anchor_fits", fits, {}), ("anchor_items", items, {})])
     for fit in fits[fits["status"] == anchors.NOT_ENOUGH].itertuples():
         context.log.info(f"no anchor set for {fit.source} / {fit.judge}: {fit.reason}")
@@ -86,7 +91,7 @@ class AnchorEstimatesConfig(dg.Config):
 def anchor_estimates(context: dg.AssetExecutionContext, config: AnchorEstimatesConfig,
                      warehouse: Warehouse) -> dg.MaterializeResult:
     fits = warehouse.query("SELECT * FROM anchor_fits")
-    items = warehouse.query("SELECT * FROM anchor_items ORDER BY source, judge, item_id")
+    items = warehouse.query("SELECT * FROM anchor_items")
     weights, reuse = scoring(dict(zip(fits["source"], fits["baseline"])))
     table, problems = anchors.estimate_table(warehouse.query_file(PAIRWISE_SQL), fits, items, weights, reuse,
                                              rounds=config.bootstrap_rounds, seed=config.seed)

@@ -302,10 +302,11 @@ def benchmark_of_source(source: str) -> str:
 
 
 def anchor_tables(judgments: pd.DataFrame, baselines: Mapping[str, str], weights: Mapping[str, Mapping[str, float]],
-                  reuse_single_game: set[str], seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+                  reuse_single_game: set[str], seed: int = 0, min_models: int = MIN_MODELS,
+                  min_items: int = MIN_ITEMS) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per (source, judge) of pairwise judgment rows whose source has a baseline: the item model and its anchors
     (`ITEM_COLUMNS`, one row per item of the fit), and one `FIT_COLUMNS` row saying what was fitted — or that
-    there is not enough data (fewer than MIN_MODELS models or MIN_ITEMS items), with no anchors at all then."""
+    there is not enough data (fewer than `min_models` models or `min_items` items), with no anchors at all then."""
     fits, items = [], []
     for (source, judge), rows in judgments.groupby(["source", "judge"], sort=True):
         if source not in baselines:
@@ -318,10 +319,10 @@ def anchor_tables(judgments: pd.DataFrame, baselines: Mapping[str, str], weights
                "baseline": baselines[source], "models": n_models, "items": n_items,
                "outcome_weights": ratings.weights_label(source_weights),
                "single_game_rule": "reuse_first" if reuse else "none", "seed": seed}
-        if n_models < MIN_MODELS or n_items < MIN_ITEMS:
+        if n_models < min_models or n_items < min_items:
             fits.append({**fit, "status": NOT_ENOUGH, "anchors": 0, "weight_slope": None,
                          "reason": f"{n_models} models and {n_items} items judged; an item model needs at least "
-                                   f"{MIN_MODELS} models and {MIN_ITEMS} items"})
+                                   f"{min_models} models and {min_items} items"})
             continue
         model = fit_item_model(responses)
         chosen = choose_anchors(model, anchor_count(n_items), seed=seed)
@@ -403,3 +404,27 @@ ESTIMATES_SUITE: list[dict] = [
     between("anchors_answered", 1, MAX_ANCHORS),
     {"type": "columns_unique", "columns": ["source", "judge", "model"]},
 ]
+
+
+# Benchmarks whose items a run can be limited to: an imported source has nothing to run.
+RUNNABLE = ("creation",)
+
+
+def anchored_items(snapshot: str) -> tuple[dict[str, list[str]], list[str]]:
+    """From a full home's analyst snapshot: per runnable benchmark with a fitted set, its anchor items (the union
+    over its judges' sets, sorted); and for the others a line saying why there is none."""
+    import duckdb
+
+    with duckdb.connect(snapshot, read_only=True) as con:
+        tables = {row[0] for row in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        if not {"anchor_fits", "anchor_items"} <= tables:
+            return {}, [f"{snapshot} has no anchor tables: run the full benchmark first (python3.11 dev.py run)"]
+        fits = con.execute("SELECT benchmark, source, judge, status, reason FROM anchor_fits").df()
+        items = con.execute("SELECT DISTINCT benchmark, item_id FROM anchor_items WHERE is_anchor").df()
+    found = {benchmark: sorted(rows["item_id"].astype(str)) for benchmark, rows in items.groupby("benchmark")
+             if benchmark in RUNNABLE}
+    reasons = [f"{fit.benchmark} ({fit.source} / {fit.judge}): {fit.reason}" for fit in fits.itertuples()
+               if fit.status != FITTED and fit.benchmark in RUNNABLE and fit.benchmark not in found]
+    missing = [b for b in RUNNABLE if b not in found and b not in set(fits["benchmark"])]
+    reasons += [f"{benchmark}: no judgments in the full home yet" for benchmark in missing]
+    return found, reasons
