@@ -251,6 +251,7 @@ class Validation:
     estimated: np.ndarray
     low: np.ndarray
     high: np.ndarray
+    method: str = "anchors"  # or what it is compared with (scripts/anchors_validation.py)
 
     @property
     def spearman(self) -> float:

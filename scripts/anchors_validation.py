@@ -45,6 +45,19 @@ def validations(responses: anchors.ItemResponses, counts, splits, rounds: int) -
             for count in counts for split in splits]
 
 
+def random_items(responses: anchors.ItemResponses, count: int, split: int) -> anchors.Validation:
+    """The same held-out models scored on `count` prompts drawn at random (their plain win rate there): what the
+    item model and the chosen anchors add. No interval (low = high = the estimate)."""
+    order = np.random.default_rng(split).permutation(len(responses.models))
+    held_out = order[KNOWN_MODELS:]
+    picked = np.random.default_rng(1000 + split).choice(len(responses.items), count, replace=False)
+    points, weight = responses.points[np.ix_(held_out, picked)], responses.weight[np.ix_(held_out, picked)]
+    plain = 100 * np.nansum(points, axis=1) / np.nansum(weight, axis=1)
+    return anchors.Validation(split, count, [responses.models[m] for m in held_out],
+                              anchors.full_scores(responses.take(held_out)), plain, plain, plain,
+                              method="at random, plain win rate")
+
+
 def table(found: list[anchors.Validation]) -> str:
     lines = ["| anchors | split | held out | Spearman | median abs error | largest abs error | 95 % interval covers | "
              "mean interval width |", "|---|---|---|---|---|---|---|---|"]
@@ -56,16 +69,17 @@ def table(found: list[anchors.Validation]) -> str:
 
 
 def summary(found: list[anchors.Validation]) -> str:
-    lines = ["| anchors | splits | least Spearman | largest median abs error | mean median abs error | "
-             "interval coverage (all held out) | target met |", "|---|---|---|---|---|---|---|"]
-    for count in dict.fromkeys(v.anchors for v in found):
-        rows = [v for v in found if v.anchors == count]
+    lines = ["| prompts | chosen | splits | least Spearman | largest median abs error | mean median abs error | "
+             "interval coverage (all held out) | target met |", "|---|---|---|---|---|---|---|---|"]
+    for count, method in dict.fromkeys((v.anchors, v.method) for v in found):
+        rows = [v for v in found if v.anchors == count and v.method == method]
         least = min(v.spearman for v in rows)
         medians = [float(np.median(np.abs(v.errors))) for v in rows]
         coverage = np.mean(np.concatenate([(v.low <= v.full) & (v.full <= v.high) for v in rows]))
         met = least >= LEAST_SPEARMAN and max(medians) <= LARGEST_MEDIAN_ERROR
-        lines.append(f"| {count} | {len(rows)} | {least:.3f} | {max(medians):.2f} | {np.mean(medians):.2f} | "
-                     f"{coverage:.2f} | {'yes' if met else 'no'} |")
+        shown = f"{coverage:.2f}" if method == "anchors" else "—"
+        lines.append(f"| {count} | {method} | {len(rows)} | {least:.3f} | {max(medians):.2f} | {np.mean(medians):.2f} | "
+                     f"{shown} | {'yes' if met else 'no'} |")
     return "\n".join(lines)
 
 
@@ -77,9 +91,11 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     responses = ko_responses()
     found = validations(responses, args.anchors, range(args.splits), args.rounds)
+    # For comparison: as many prompts at random, their plain win rate.
+    baseline = [random_items(responses, max(args.anchors), split) for split in range(args.splits)]
     print(f"ko-arena-hard-v0.1: {len(responses.models)} models × {len(responses.items)} prompts; "
           f"{KNOWN_MODELS} known, {len(responses.models) - KNOWN_MODELS} held out per split\n")
-    print(summary(found) + "\n\n" + table(found))
+    print(summary(found + baseline) + "\n\n" + table(found))
     return 0
 
 

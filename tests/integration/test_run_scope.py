@@ -167,3 +167,41 @@ def test_each_benchmark_takes_its_first_items(tmp_path):
     # The pictures of the chats kept are stored with them.
     kept = {h for hashes in warehouse.query("SELECT image_hashes FROM mmmt_if_source_chats")["image_hashes"] for h in hashes}
     assert kept <= set(warehouse.query("SELECT sha256 FROM images")["sha256"])
+
+
+def test_a_run_on_the_anchors_keeps_their_items_and_copies_the_sets(tmp_path):
+    """`--limit anchors`' run config: Creation loads only the anchor items named in the full home's snapshot, and
+    anchor_sets copies the sets from there (benchwright.anchors.anchored_items, each module's anchored_config)."""
+    import dagster as dg
+    import pandas as pd
+
+    from benchwright import anchors
+    from scripts.orchestrate import limited_asset_config
+    from tests.support.pipeline import materialize, resources_for
+
+    full_home = tmp_path / "full"
+    full_home.mkdir()
+    chosen = ["cfw-002", "lw-001"]
+    fits = pd.DataFrame([{"benchmark": "creation", "source": "benchwright", "judge": "j", "baseline": "base",
+                          "status": "fitted", "reason": None, "models": 12, "items": 60, "anchors": 2,
+                          "outcome_weights": "w", "single_game_rule": "none", "weight_slope": 0.0, "seed": 0}])
+    items = pd.DataFrame({"benchmark": "creation", "source": "benchwright", "judge": "j", "item_id": chosen,
+                          "is_anchor": True, "weight": 0.5, "discrimination": 1.0, "intercept": 0.0,
+                          "difficulty": 0.0, "mean_weight": 2.0, "mean_decisiveness": 0.1})
+    with duckdb.connect(str(full_home / "analyst.duckdb")) as con:
+        con.execute("CREATE TABLE anchor_fits AS SELECT * FROM fits")
+        con.execute("CREATE TABLE anchor_items AS SELECT * FROM items")
+    config = limited_asset_config("anchors", full_home)
+    assert config == {"anchor_sets": {"from_snapshot": str(full_home / "analyst.duckdb")},
+                      "creation_items": {"item_ids": chosen}}
+
+    home = tmp_path / "limited" / "anchors"
+    write_registry(home, pick(SHIPPED_MODELS, "sim-baseline", "sim-describer"), {})
+    resources = resources_for(home)
+    with dg.instance_for_test() as instance:
+        assert materialize(["creation_items", "anchor_sets"], instance, resources,
+                           run_config={"ops": {k: {"config": v} for k, v in config.items()}}).success
+    warehouse = resources["warehouse"]
+    assert sorted(warehouse.query("SELECT item_id FROM creation_items")["item_id"]) == chosen
+    copied = warehouse.query("SELECT * FROM anchor_items")[anchors.ITEM_COLUMNS]
+    assert copied.equals(items[anchors.ITEM_COLUMNS])

@@ -117,3 +117,32 @@ def test_anchor_tables_fit_what_has_enough_and_say_why_not_otherwise():
                                                                              estimates["model"]]])
     stored = anchors.anchor_set_from_rows(items, fits.loc["big", "weight_slope"])
     assert stored.weights.sum() == pytest.approx(1.0) and len(stored.anchors) == fits.loc["big", "anchors"]
+
+
+def test_anchored_items_read_a_snapshot_and_say_why_a_benchmark_has_none(tmp_path):
+    import duckdb
+
+    snapshot = tmp_path / "analyst.duckdb"
+    with duckdb.connect(str(snapshot)) as con:
+        con.execute("CREATE TABLE t (x INTEGER)")
+    found, reasons = anchors.anchored_items(str(snapshot))
+    assert found == {} and "no anchor tables" in reasons[0]
+
+    fits = pd.DataFrame([
+        {"benchmark": "creation", "source": "benchwright", "judge": "j1", "status": "fitted", "reason": ""},
+        {"benchmark": "creation", "source": "benchwright", "judge": "j2", "status": "fitted", "reason": ""},
+        {"benchmark": "interop", "source": "arena_hard:x", "judge": "e", "status": "fitted", "reason": ""}])
+    items = pd.DataFrame({"benchmark": ["creation"] * 4 + ["interop"], "item_id": ["a", "b", "b", "c", "q"],
+                          "is_anchor": [True, False, True, True, True]})
+    with duckdb.connect(str(snapshot)) as con:
+        con.execute("CREATE TABLE anchor_fits AS SELECT * FROM fits")
+        con.execute("CREATE TABLE anchor_items AS SELECT * FROM items")
+    found, reasons = anchors.anchored_items(str(snapshot))
+    # The union of the judges' anchors; an imported source has nothing to run.
+    assert found == {"creation": ["a", "b", "c"]} and reasons == []
+
+    with duckdb.connect(str(snapshot)) as con:
+        con.execute("UPDATE anchor_fits SET status = 'not enough data', reason = '4 models' WHERE benchmark = 'creation'")
+        con.execute("DELETE FROM anchor_items WHERE benchmark = 'creation'")
+    found, reasons = anchors.anchored_items(str(snapshot))
+    assert found == {} and reasons == ["creation (benchwright / j1): 4 models", "creation (benchwright / j2): 4 models"]
