@@ -1,6 +1,7 @@
-"""Small anchor sets (README.md#small-anchor-sets): per pairwise benchmark and judge, an item model fitted on the
-judgments we hold, the anchors chosen, and every model's full score estimated from its anchors. Logic in
-benchwright.anchors; a run on the anchors alone is `dev.py run --limit anchors` (scripts/scope.py)."""
+"""Small anchor sets (README.md#small-anchor-sets): per benchmark and judge (Creation's and the imports' pairwise
+judgments, URS's final scores), an item model fitted on the judgments we hold, the anchors chosen, and every model's
+full score estimated from its anchors. Logic in benchwright.anchors; a run on the anchors alone is
+`dev.py run --limit anchors` (scripts/scope.py)."""
 
 from pathlib import Path
 
@@ -11,18 +12,24 @@ import pandas as pd
 from assets.common import EAGER, table_metadata
 from assets.creation import PANEL_JUDGMENTS, creation_pairwise_judgments
 from assets.interop import IMPORT_ASSETS, PAIRWISE_SQL, _anchors as baselines_by_source
+from assets.urs import URS_PANEL_JUDGMENTS, urs_judgments
 from benchwright import anchors, ratings, steps
 from benchwright.paths import sql_file
 from resources.warehouse import Warehouse
 
-JUDGMENT_ASSETS = [creation_pairwise_judgments, PANEL_JUDGMENTS[0], *IMPORT_ASSETS]
+JUDGMENT_ASSETS = [creation_pairwise_judgments, PANEL_JUDGMENTS[0], *IMPORT_ASSETS, urs_judgments, URS_PANEL_JUDGMENTS]
+URS_SCORES_SQL = "urs/queries/anchor_scores.sql"
 
 
-def scoring(baselines: dict[str, str]) -> tuple[dict, set[str]]:
-    """Outcome weights and the single-game rule per source, as interop_ratings scores them by default (Arena-Hard's
-    for arena_hard sources: a strong verdict is 3 battles, a one-game record read twice; one battle otherwise)."""
+def scored_sets(warehouse: Warehouse) -> list[anchors.ScoredSet]:
+    """Every benchmark's cells per judge: the pairwise judgments of each source with a baseline, scored as
+    interop_ratings scores them by default (Arena-Hard's sources: a strong verdict is 3 battles, a one-game record
+    read twice; one battle a judgment otherwise), and URS's final scores."""
+    baselines = baselines_by_source(warehouse)
     arena_hard = {source for source in baselines if source.startswith("arena_hard:")}
-    return {source: ratings.arena_hard_weights(3) for source in arena_hard}, arena_hard
+    weights = {source: ratings.arena_hard_weights(3) for source in arena_hard}
+    return [*anchors.pairwise_sets(warehouse.query_file(PAIRWISE_SQL), baselines, weights, arena_hard),
+            *anchors.urs_sets(warehouse.query_file(URS_SCORES_SQL))]
 
 
 class AnchorSetsConfig(dg.Config):
@@ -40,11 +47,11 @@ class AnchorSetsConfig(dg.Config):
 @dg.asset(
     deps=JUDGMENT_ASSETS,
     group_name="metrics",
-    code_version=steps.code_version(anchors, files=[sql_file(PAIRWISE_SQL)]),
+    code_version=steps.code_version(anchors, files=[sql_file(PAIRWISE_SQL), sql_file(URS_SCORES_SQL)]),
     automation_condition=EAGER,
     kinds={"duckdb"},
-    description="Per pairwise benchmark (our Creation judgments, each imported source) and judge: a two-parameter "
-                "logistic item model fitted on the judgments we hold and an anchor set of about a fifth of the items "
+    description="Per benchmark (our Creation judgments, each imported source with a baseline, URS's final scores) "
+                "and judge: a two-parameter logistic item model fitted on the judgments we hold and an anchor set of about a fifth of the items "
                 "(at most 100) chosen by k-means on the item parameters, each anchor weighted by its cluster's share "
                 "(tinyBenchmarks). Tables `anchor_fits` (one row per source and judge; 'not enough data' below 10 "
                 "models or 50 items, with no anchors) and `anchor_items` (every fitted item, anchors marked).",
@@ -56,14 +63,11 @@ def anchor_sets(context: dg.AssetExecutionContext, config: AnchorSetsConfig, war
             items = full.execute("SELECT * FROM anchor_items").df()[anchors.ITEM_COLUMNS]
         context.log.info(f"anchor sets copied from the full home's snapshot {config.from_snapshot}")
     else:
-        baselines = baselines_by_source(warehouse)
-        weights, reuse = scoring(baselines)
-        fits, items = anchors.anchor_tables(warehouse.query_file(PAIRWISE_SQL), baselines, weights, reuse,
-                                            seed=config.seed, min_models=config.min_models,
+        fits, items = anchors.anchor_tables(scored_sets(warehouse), seed=config.seed, min_models=config.min_models,
                                             min_items=config.min_items)
     warehouse.write_tables([("anchor_fits", fits, {}), ("anchor_items", items, {})])
     for fit in fits[fits["status"] == anchors.NOT_ENOUGH].itertuples():
-        context.log.info(f"no anchor set for {fit.source} / {fit.judge}: {fit.reason}")
+        context.log.info(f"no anchor set for {fit.benchmark} / {fit.source} / {fit.judge}: {fit.reason}")
     return dg.MaterializeResult(metadata={
         **table_metadata(fits, ["benchmark", "source", "judge", "status", "models", "items", "anchors"]),
         "anchor_items": int(items["is_anchor"].sum()) if len(items) else 0,
@@ -80,11 +84,11 @@ class AnchorEstimatesConfig(dg.Config):
 @dg.asset(
     deps=[anchor_sets, *JUDGMENT_ASSETS],
     group_name="metrics",
-    code_version=steps.code_version(anchors, files=[sql_file(PAIRWISE_SQL)]),
+    code_version=steps.code_version(anchors, files=[sql_file(PAIRWISE_SQL), sql_file(URS_SCORES_SQL)]),
     automation_condition=EAGER,
     kinds={"duckdb"},
-    description="Each judged model's full-benchmark score (win rate against the baseline) estimated from its "
-                "anchor judgments alone: the mean of the anchors' weighted result and the 2PL prediction of the "
+    description="Each judged model's full-benchmark score (a pairwise benchmark's win rate against the baseline, "
+                "URS's mean final score) estimated from its anchor judgments alone: the mean of the anchors' weighted result and the 2PL prediction of the "
                 "other items, with a 95 % bootstrap interval over the anchors (tinyBenchmarks' gp-IRT). In the full "
                 "home beside the observed full score; in a `dev.py run --limit anchors` home, the run's result.",
 )
@@ -92,13 +96,12 @@ def anchor_estimates(context: dg.AssetExecutionContext, config: AnchorEstimatesC
                      warehouse: Warehouse) -> dg.MaterializeResult:
     fits = warehouse.query("SELECT * FROM anchor_fits")
     items = warehouse.query("SELECT * FROM anchor_items")
-    weights, reuse = scoring(dict(zip(fits["source"], fits["baseline"])))
-    table, problems = anchors.estimate_table(warehouse.query_file(PAIRWISE_SQL), fits, items, weights, reuse,
-                                             rounds=config.bootstrap_rounds, seed=config.seed)
+    table, problems = anchors.estimate_table(scored_sets(warehouse), fits, items, rounds=config.bootstrap_rounds,
+                                             seed=config.seed)
     warehouse.replace_rows("anchor_estimates", table, match={})
     for problem in problems:
         context.log.info(f"not estimated: {problem}")
     return dg.MaterializeResult(metadata=table_metadata(
-        table, ["source", "judge", "model", "estimate", "estimate_low", "estimate_high", "observed_score",
+        table, ["benchmark", "source", "judge", "model", "estimate", "estimate_low", "estimate_high", "observed_score",
                 "anchors_answered", "items_judged"],
         not_estimated=dg.MetadataValue.json(problems)))

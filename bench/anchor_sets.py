@@ -3,7 +3,7 @@
 ko-arena-hard-auto's ensemble judgments (76 models × 500 prompts; ``scripts/anchors_validation.py`` reads them the
 same way). In one process, alternating for ``--rounds`` rounds (medians):
 
-* what the two anchor assets compute on that source (``anchors.anchor_tables``: the 2PL fit and the anchors;
+* what the two anchor assets compute on that source (``anchors.pairwise_sets`` and ``anchor_tables``: the cells, the 2PL fit and the anchors;
   ``anchors.estimate_table``: every model's estimate with 200 bootstrap rounds), against what ``interop_ratings``
   computes for it without style control (``ratings.rating_table``, 1,000 bootstrap rounds over prompts): the ratio;
 * the 2PL fit on one BLAS thread (``numeric.one_blas_thread``, as shipped) and with OpenBLAS's own threads: the ratio.
@@ -44,8 +44,9 @@ def main(argv=None) -> int:
     threaded_fit = anchors.fit_item_model.__wrapped__  # the same function without the one-thread limit
 
     def anchor_assets():
-        fits, items = anchors.anchor_tables(judgments, baselines, weights, reuse)
-        anchors.estimate_table(judgments, fits, items, weights, reuse)
+        sets = anchors.pairwise_sets(judgments, baselines, weights, reuse)
+        fits, items = anchors.anchor_tables(sets)
+        anchors.estimate_table(sets, fits, items)
 
     def ratings_step():
         battles = ratings.battles_from_judgments(judgments, KO_BASELINE, reuse_single_game=True, with_prompt=True)

@@ -16,7 +16,8 @@ The item-response model is a two-parameter logistic (2PL) one on scipy: P(model 
 penalized maximum likelihood (priors θ ~ N(0, 1), a ~ N(1, 1), d ~ N(0, 10)) on binomial counts: a (model, item)
 cell holds the candidate's `points` out of `weight` battles. That is how a pairwise benchmark scores: with
 Arena-Hard's weights a strong verdict is 3 battles, a tie half a win, and the full score (`full_scores`) is
-100 · Σ points / Σ weight over every item — the win rate against the baseline. Because a decisive item weighs
+100 · Σ points / Σ weight over every item — the win rate against the baseline. A graded benchmark (URS's final
+score, 1-10) gives each judgment (score − 1) / 9 of a point out of one, its estimates turned back to its scale. Because a decisive item weighs
 more, the IRT estimate also predicts each item's weight from the predicted win chance (an item's mean weight,
 plus a slope on (2p − 1)² shared by all items, both fitted on the known models).
 
@@ -287,14 +288,35 @@ def held_out_validation(responses: ItemResponses, known_models: int, count: int,
 # --- the warehouse's tables (assets/anchors.py) ---------------------------------------------------------------
 
 FIT_COLUMNS = ["benchmark", "source", "judge", "baseline", "status", "reason", "models", "items", "anchors",
-               "outcome_weights", "single_game_rule", "weight_slope", "seed"]
+               "outcome_weights", "single_game_rule", "score_min", "score_max", "weight_slope", "seed"]
 ITEM_COLUMNS = ["benchmark", "source", "judge", "item_id", "is_anchor", "weight", "discrimination", "intercept",
                 "difficulty", "mean_weight", "mean_decisiveness"]
 ESTIMATE_COLUMNS = ["benchmark", "source", "judge", "model", "estimate", "estimate_low", "estimate_high",
                     "anchor_estimate", "irt_estimate", "ability", "anchors", "anchors_answered", "items_judged",
                     "observed_score", "bootstrap_rounds", "seed"]
+SET_KEY = ["benchmark", "source", "judge"]
 FITTED = "fitted"
 NOT_ENOUGH = "not enough data"
+URS_SCORES = (1.0, 10.0)  # URS's final score: a judgment is (score − 1) / 9 of a point
+
+
+@dataclass(frozen=True)
+class ScoredSet:
+    """One benchmark's cells under one judge, and how they were scored (the `anchor_fits` columns that say so).
+    Estimates are reported on the benchmark's own scale: score_min + (score_max − score_min) · share."""
+
+    benchmark: str
+    source: str
+    judge: str
+    baseline: str
+    responses: ItemResponses
+    outcome_weights: str
+    single_game_rule: str = "none"
+    score_min: float = 0.0
+    score_max: float = 100.0
+
+    def scaled(self, share_percent: float) -> float:
+        return self.score_min + (self.score_max - self.score_min) * share_percent / 100
 
 
 def benchmark_of_source(source: str) -> str:
@@ -302,24 +324,56 @@ def benchmark_of_source(source: str) -> str:
     return "creation" if source == "benchwright" else "interop"
 
 
-def anchor_tables(judgments: pd.DataFrame, baselines: Mapping[str, str], weights: Mapping[str, Mapping[str, float]],
-                  reuse_single_game: set[str], seed: int = 0, min_models: int = MIN_MODELS,
-                  min_items: int = MIN_ITEMS) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per (source, judge) of pairwise judgment rows whose source has a baseline: the item model and its anchors
-    (`ITEM_COLUMNS`, one row per item of the fit), and one `FIT_COLUMNS` row saying what was fitted — or that
-    there is not enough data (fewer than `min_models` models or `min_items` items), with no anchors at all then."""
-    fits, items = [], []
+def pairwise_sets(judgments: pd.DataFrame, baselines: Mapping[str, str], weights: Mapping[str, Mapping[str, float]],
+                  reuse_single_game: set[str]) -> list[ScoredSet]:
+    """Per (source, judge) of pairwise judgment rows whose source has a baseline: its cells (`item_responses`),
+    scored as a win rate against the baseline (0-100)."""
+    sets = []
     for (source, judge), rows in judgments.groupby(["source", "judge"], sort=True):
         if source not in baselines:
             continue
         source_weights = dict(weights.get(source) or ratings.unit_weights())
         reuse = source in reuse_single_game
-        responses = item_responses(rows, baselines[source], source_weights, reuse_single_game=reuse)
+        sets.append(ScoredSet(benchmark_of_source(source), source, judge, baselines[source],
+                              item_responses(rows, baselines[source], source_weights, reuse_single_game=reuse),
+                              ratings.weights_label(source_weights), "reuse_first" if reuse else "none"))
+    return sets
+
+
+def score_responses(rows: pd.DataFrame, low: float, high: float) -> ItemResponses:
+    """Cells of graded judgments (`model`, `item_id`, `score` within [low, high]): each is (score − low) / (high −
+    low) of a point out of one (several judgments of a cell add up)."""
+    frame = rows.assign(points=(rows["score"].astype(float) - low) / (high - low), weight=1.0)
+    cells = frame.groupby(["model", "item_id"])[["points", "weight"]].sum()
+    points = cells["points"].unstack()
+    weight = cells["weight"].unstack().reindex_like(points)
+    return ItemResponses([str(m) for m in points.index], [str(i) for i in points.columns], points.to_numpy(float),
+                         weight.to_numpy(float))
+
+
+def urs_sets(judgments: pd.DataFrame) -> list[ScoredSet]:
+    """Per judge of URS's parsed final scores (`model`, `judge`, `item_id`, `score`, `reference_model`): its cells,
+    scored on the final score's own 1-10 scale (the URS leaderboard's mean)."""
+    low, high = URS_SCORES
+    return [ScoredSet("urs", "benchwright", judge, ", ".join(sorted(set(rows["reference_model"].astype(str)))),
+                      score_responses(rows, low, high), f"final score {low:g}-{high:g} as (s - {low:g}) / "
+                      f"{high - low:g} of a point", score_min=low, score_max=high)
+            for judge, rows in judgments.groupby("judge", sort=True)]
+
+
+def anchor_tables(sets: Sequence[ScoredSet], seed: int = 0, min_models: int = MIN_MODELS,
+                  min_items: int = MIN_ITEMS) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """For each scored set: the item model and its anchors (`ITEM_COLUMNS`, one row per item of the fit), and one
+    `FIT_COLUMNS` row saying what was fitted — or that there is not enough data (fewer than `min_models` models or
+    `min_items` items), with no anchors at all then."""
+    fits, items = [], []
+    for scored in sets:
+        responses = scored.responses
         n_models, n_items = len(responses.models), len(responses.items)
-        fit = {"benchmark": benchmark_of_source(source), "source": source, "judge": judge,
-               "baseline": baselines[source], "models": n_models, "items": n_items,
-               "outcome_weights": ratings.weights_label(source_weights),
-               "single_game_rule": "reuse_first" if reuse else "none", "seed": seed}
+        fit = {"benchmark": scored.benchmark, "source": scored.source, "judge": scored.judge,
+               "baseline": scored.baseline, "models": n_models, "items": n_items,
+               "outcome_weights": scored.outcome_weights, "single_game_rule": scored.single_game_rule,
+               "score_min": scored.score_min, "score_max": scored.score_max, "seed": seed}
         if n_models < min_models or n_items < min_items:
             fits.append({**fit, "status": NOT_ENOUGH, "anchors": 0, "weight_slope": None,
                          "reason": f"{n_models} models and {n_items} items judged; an item model needs at least "
@@ -332,7 +386,7 @@ def anchor_tables(judgments: pd.DataFrame, baselines: Mapping[str, str], weights
         fits.append({**fit, "status": FITTED, "reason": None, "anchors": len(chosen.anchors),
                      "weight_slope": model.weight_slope})
         items.append(pd.DataFrame({
-            "benchmark": fit["benchmark"], "source": source, "judge": judge, "item_id": model.items,
+            "benchmark": scored.benchmark, "source": scored.source, "judge": scored.judge, "item_id": model.items,
             "is_anchor": share > 0, "weight": share, "discrimination": model.discrimination,
             "intercept": model.intercept, "difficulty": model.difficulty, "mean_weight": model.mean_weight,
             "mean_decisiveness": model.mean_decisiveness}))
@@ -342,7 +396,7 @@ def anchor_tables(judgments: pd.DataFrame, baselines: Mapping[str, str], weights
 
 
 def anchor_set_from_rows(items: pd.DataFrame, weight_slope: float) -> AnchorSet:
-    """The AnchorSet of one (source, judge) as stored: its `anchor_items` rows."""
+    """The AnchorSet of one set as stored: its `anchor_items` rows."""
     model = ItemModel([str(i) for i in items["item_id"]], items["discrimination"].to_numpy(float),
                       items["intercept"].to_numpy(float), items["mean_weight"].to_numpy(float),
                       items["mean_decisiveness"].to_numpy(float), float(weight_slope), np.empty(0))
@@ -350,21 +404,20 @@ def anchor_set_from_rows(items: pd.DataFrame, weight_slope: float) -> AnchorSet:
     return AnchorSet(model, np.flatnonzero(is_anchor), items["weight"].to_numpy(float)[is_anchor])
 
 
-def estimate_table(judgments: pd.DataFrame, fits: pd.DataFrame, items: pd.DataFrame,
-                   weights: Mapping[str, Mapping[str, float]], reuse_single_game: set[str],
+def estimate_table(sets: Sequence[ScoredSet], fits: pd.DataFrame, items: pd.DataFrame,
                    rounds: int = BOOTSTRAP_ROUNDS, seed: int = 0) -> tuple[pd.DataFrame, list[str]]:
-    """Each model's estimated full score from its anchor judgments, for every fitted (source, judge) of `fits`
-    that `judgments` has rows of (`ESTIMATE_COLUMNS`), and why any model or set was left out."""
+    """Each model's estimated full score from its anchor cells, on its benchmark's scale, for every scored set
+    with a fitted row in `fits` (`ESTIMATE_COLUMNS`), and why any model was left out."""
     rows, problems = [], []
-    for fit in fits[fits["status"] == FITTED].itertuples(index=False):
-        judged = judgments[(judgments["source"] == fit.source) & (judgments["judge"] == fit.judge)]
-        if judged.empty:
+    fitted = fits[fits["status"] == FITTED].set_index(SET_KEY)
+    for scored in sets:
+        key = (scored.benchmark, scored.source, scored.judge)
+        if key not in fitted.index:
             continue
-        anchor_set = anchor_set_from_rows(items[(items["source"] == fit.source) & (items["judge"] == fit.judge)],
-                                          fit.weight_slope)
-        source_weights = dict(weights.get(fit.source) or ratings.unit_weights())
-        responses = item_responses(judged, fit.baseline, source_weights,
-                                   reuse_single_game=fit.source in reuse_single_game)
+        mine = items[(items["benchmark"] == scored.benchmark) & (items["source"] == scored.source)
+                     & (items["judge"] == scored.judge)]
+        anchor_set = anchor_set_from_rows(mine, fitted.loc[key, "weight_slope"])
+        responses = scored.responses
         column = {item: k for k, item in enumerate(responses.items)}
         observed = full_scores(responses)
         for m, name in enumerate(responses.models):
@@ -373,15 +426,17 @@ def estimate_table(judgments: pd.DataFrame, fits: pd.DataFrame, items: pd.DataFr
             try:
                 found = estimate(anchor_set, points, weight, rounds=rounds, seed=seed)
             except ValueError as error:
-                problems.append(f"{fit.source} / {fit.judge} / {name}: {error}")
+                problems.append(f"{scored.benchmark} / {scored.source} / {scored.judge} / {name}: {error}")
                 continue
-            rows.append({"benchmark": fit.benchmark, "source": fit.source, "judge": fit.judge, "model": name,
-                         "estimate": found.score, "estimate_low": found.low, "estimate_high": found.high,
-                         "anchor_estimate": found.anchor_estimate, "irt_estimate": found.irt_estimate,
-                         "ability": found.ability, "anchors": len(anchor_set.anchors),
-                         "anchors_answered": found.anchors_answered,
+            rows.append({"benchmark": scored.benchmark, "source": scored.source, "judge": scored.judge, "model": name,
+                         "estimate": scored.scaled(found.score), "estimate_low": scored.scaled(found.low),
+                         "estimate_high": scored.scaled(found.high),
+                         "anchor_estimate": scored.scaled(found.anchor_estimate),
+                         "irt_estimate": scored.scaled(found.irt_estimate), "ability": found.ability,
+                         "anchors": len(anchor_set.anchors), "anchors_answered": found.anchors_answered,
                          "items_judged": int(np.sum(~np.isnan(responses.weight[m]))),
-                         "observed_score": float(observed[m]), "bootstrap_rounds": rounds, "seed": seed})
+                         "observed_score": scored.scaled(float(observed[m])), "bootstrap_rounds": rounds,
+                         "seed": seed})
     return pd.DataFrame(rows, columns=ESTIMATE_COLUMNS), problems
 
 
@@ -390,25 +445,25 @@ FITS_SUITE: list[dict] = [
     {"type": "columns_exist", "columns": FIT_COLUMNS},
     {"type": "column_values_in_set", "column": "status", "values": [FITTED, NOT_ENOUGH]},
     between("models", 0, None), between("items", 0, None), between("anchors", 0, MAX_ANCHORS),
-    {"type": "columns_unique", "columns": ["source", "judge"]},
+    {"type": "columns_unique", "columns": SET_KEY},
 ]
 ITEMS_SUITE: list[dict] = [
     {"type": "columns_exist", "columns": ITEM_COLUMNS},
     between("weight", 0, 1), between("mean_weight", 0, None), between("mean_decisiveness", 0, 1),
     {"type": "column_not_null", "column": "discrimination"}, {"type": "column_not_null", "column": "intercept"},
-    {"type": "columns_unique", "columns": ["source", "judge", "item_id"]},
+    {"type": "columns_unique", "columns": [*SET_KEY, "item_id"]},
 ]
 ESTIMATES_SUITE: list[dict] = [
     {"type": "columns_exist", "columns": ESTIMATE_COLUMNS},
     *(between(c, 0, 100) for c in ("estimate", "estimate_low", "estimate_high", "anchor_estimate", "irt_estimate",
                                     "observed_score")),
     between("anchors_answered", 1, MAX_ANCHORS),
-    {"type": "columns_unique", "columns": ["source", "judge", "model"]},
+    {"type": "columns_unique", "columns": [*SET_KEY, "model"]},
 ]
 
 
 # Benchmarks whose items a run can be limited to: an imported source has nothing to run.
-RUNNABLE = ("creation",)
+RUNNABLE = ("creation", "urs")
 
 
 def anchored_items(snapshot: str) -> tuple[dict[str, list[str]], list[str]]:

@@ -105,13 +105,14 @@ def test_anchor_tables_fit_what_has_enough_and_say_why_not_otherwise():
     small, *_ = simulated(models=5, items=60, seed=5)
     judgments = pd.concat([judgment_rows(big, judge="big"), judgment_rows(small, judge="small"),
                            judgment_rows(small, source="elsewhere", judge="small")])
-    fits, items = anchors.anchor_tables(judgments, {"benchwright": "base"}, {}, set())
+    sets = anchors.pairwise_sets(judgments, {"benchwright": "base"}, {}, set())
+    fits, items = anchors.anchor_tables(sets)
     fits = fits.set_index("judge")
     assert list(fits.index) == ["big", "small"]  # a source without a baseline is not fitted at all
     assert (fits.loc["big", "status"], fits.loc["big", "anchors"]) == ("fitted", anchors.anchor_count(60))
     assert fits.loc["small", "status"] == "not enough data" and fits.loc["small", "anchors"] == 0
     assert "5 models" in fits.loc["small", "reason"] and set(items["judge"]) == {"big"}
-    estimates, problems = anchors.estimate_table(judgments, fits.reset_index(), items, {}, set(), rounds=20)
+    estimates, problems = anchors.estimate_table(sets, fits.reset_index(), items, rounds=20)
     assert problems == [] and set(estimates["judge"]) == {"big"} and len(estimates) == 12
     assert np.allclose(estimates["observed_score"], anchors.full_scores(big)[[big.models.index(m) for m in
                                                                              estimates["model"]]])
@@ -139,10 +140,31 @@ def test_anchored_items_read_a_snapshot_and_say_why_a_benchmark_has_none(tmp_pat
         con.execute("CREATE TABLE anchor_items AS SELECT * FROM items")
     found, reasons = anchors.anchored_items(str(snapshot))
     # The union of the judges' anchors; an imported source has nothing to run.
-    assert found == {"creation": ["a", "b", "c"]} and reasons == []
+    assert found == {"creation": ["a", "b", "c"]} and reasons == ["urs: no judgments in the full home yet"]
 
     with duckdb.connect(str(snapshot)) as con:
         con.execute("UPDATE anchor_fits SET status = 'not enough data', reason = '4 models' WHERE benchmark = 'creation'")
         con.execute("DELETE FROM anchor_items WHERE benchmark = 'creation'")
     found, reasons = anchors.anchored_items(str(snapshot))
-    assert found == {} and reasons == ["creation (benchwright / j1): 4 models", "creation (benchwright / j2): 4 models"]
+    assert found == {} and reasons == ["creation (benchwright / j1): 4 models", "creation (benchwright / j2): 4 models",
+                                       "urs: no judgments in the full home yet"]
+
+
+def test_urs_scores_are_fitted_and_estimated_on_their_own_scale():
+    """URS's final scores (1-10): a cell is (score − 1) / 9 of a point; the estimates and observed scores come back
+    on the 1-10 scale, the observed one being the model's mean final score."""
+    responses, *_ = simulated(models=12, items=60, seed=6)
+    rng = np.random.default_rng(0)
+    rows = pd.DataFrame([{"model": model, "judge": "j", "item_id": item, "reference_model": "ref",
+                          "score": float(np.clip(round(1 + 9 * responses.points[m, i] / responses.weight[m, i]
+                                                       + rng.normal(0, 0.5)), 1, 10))}
+                         for m, model in enumerate(responses.models) for i, item in enumerate(responses.items)])
+    sets = anchors.urs_sets(rows)
+    fits, items = anchors.anchor_tables(sets)
+    assert fits.loc[0, "status"] == "fitted" and (fits.loc[0, "score_min"], fits.loc[0, "score_max"]) == (1, 10)
+    assert fits.loc[0, "benchmark"] == "urs" and fits.loc[0, "baseline"] == "ref"
+    estimates, problems = anchors.estimate_table(sets, fits, items, rounds=20)
+    means = rows.groupby("model")["score"].mean()
+    assert problems == [] and np.allclose(estimates.set_index("model")["observed_score"], means[estimates["model"]])
+    assert estimates["estimate"].between(1, 10).all()
+    assert stats.spearmanr(estimates["estimate"], estimates["observed_score"])[0] > 0.9
