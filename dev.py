@@ -5,7 +5,8 @@
                               offline simulated models and print the leaderboards
     python3.11 dev.py run     install, then run the main job on what the registry names (the demo's job), scoped
                               if you like: --benchmark NAME, --model SLUG, --judge SLUG (each repeatable) and
-                              --limit N (the first N items of each benchmark, in <home>/limited/N/; options: --help)
+                              --limit N (the first N items of each benchmark, in <home>/limited/N/) or --limit
+                              anchors (each benchmark's anchor items and estimated full scores; options: --help)
     python3.11 dev.py test    install, then run the test suite
     python3.11 dev.py ui      install, then start the Dagster UI (dagster dev) on this workspace
     python3.11 dev.py web     install, build the sample results if there are none yet, then serve the GAP

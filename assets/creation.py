@@ -48,11 +48,19 @@ class CreationDatasetConfig(dg.Config):
     """JSONL (our layout) or TSV (the benchmark's published layout); relative to the repo root."""
     limit: int = 0
     """Only the first N usable items in file order (a limited run, benchwright/scope.py); 0: every item."""
+    item_ids: list[str] = []
+    """Only these items (a run on the anchor items, `dev.py run --limit anchors`); empty: every item."""
 
 
 def limited_config(limit: int) -> dict[str, dict]:
     """Run config by asset that keeps only the first `limit` items of this benchmark (`dev.py run --limit`)."""
     return {"creation_items": {"limit": limit}}
+
+
+def anchored_config(items: dict[str, list[str]]) -> dict[str, dict]:
+    """Run config by asset that keeps only this benchmark's anchor items (`dev.py run --limit anchors`), when it has
+    an anchor set (`items`: benchmark -> its anchor items, benchwright.anchors.anchored_items)."""
+    return {"creation_items": {"item_ids": items["creation"]}} if items.get("creation") else {}
 
 
 @dg.asset(
@@ -70,6 +78,7 @@ def creation_items(context: dg.AssetExecutionContext, config: CreationDatasetCon
     # One item's pictures in memory at a time: read, normalized, then written in bounded batches.
     load_problems, image_problems = [], []
     item_rows, redactions = [], 0
+    wanted = set(config.item_ids)
     images = ImageWriter(warehouse)
     for entry in stream_creation_items(path):
         if isinstance(entry, LoadProblem):
@@ -77,6 +86,8 @@ def creation_items(context: dg.AssetExecutionContext, config: CreationDatasetCon
             continue
         if config.limit and len(item_rows) >= config.limit:
             break
+        if config.item_ids and str(entry.item_id) not in wanted:
+            continue
         normalized, problem = normalize_item_images(entry)
         if problem:
             image_problems.append({"location": f"{path.name}: item {entry.item_id}", "reason": problem,

@@ -42,11 +42,19 @@ class UrsDatasetConfig(dg.Config):
     """URS CSV in the release layout (question, reference_ans, user_intent, language); relative to the repo root."""
     limit: int = 0
     """Only the first N usable questions in file order (a limited run, benchwright/scope.py); 0: every one."""
+    item_ids: list[str] = []
+    """Only these questions (a run on the anchor items, `dev.py run --limit anchors`); empty: every one."""
 
 
 def limited_config(limit: int) -> dict[str, dict]:
     """Run config by asset that keeps only the first `limit` items of this benchmark (`dev.py run --limit`)."""
     return {"urs_items": {"limit": limit}}
+
+
+def anchored_config(items: dict[str, list[str]]) -> dict[str, dict]:
+    """Run config by asset that keeps only this benchmark's anchor items (`dev.py run --limit anchors`), when it has
+    an anchor set (`items`: benchmark -> its anchor items, benchwright.anchors.anchored_items)."""
+    return {"urs_items": {"item_ids": items["urs"]}} if items.get("urs") else {}
 
 
 @dg.asset(
@@ -63,6 +71,9 @@ def urs_items(context: dg.AssetExecutionContext, config: UrsDatasetConfig, wareh
     path = repo_path(config.path)
     loaded = load_urs_csv(path)
     items = loaded.items[:config.limit] if config.limit else loaded.items
+    if config.item_ids:
+        wanted = set(config.item_ids)
+        items = [item for item in items if str(item.item_id) in wanted]
     # What the file itself carries, masked: the demo's planted e-mail and phone number show up here.
     found = scan_texts([(f"{path.name}:row {item.source_row}/{column}", getattr(item, column))
                         for item in items for column in ("question", "reference_answer")

@@ -10,6 +10,10 @@ a home of its own, `<home>/limited/<N>/` (warehouse, snapshot, Dagster runs), so
 mix with the full results; it shares the full home's response cache, so the next full run gets the answers it
 paid for from the cache instead of calling again.
 
+`--limit anchors` runs only each benchmark's anchor items (README.md#small-anchor-sets: the sets `anchor_sets` chose in
+the full home, read from its analyst snapshot) in `<home>/limited/anchors/`, and `anchor_estimates` there gives each
+model's estimated full-benchmark score with its interval. Only benchmarks with an anchor set run.
+
 Pure logic: no Dagster here; the asset graph side is in scripts/orchestrate.py.
 """
 
@@ -34,6 +38,7 @@ def selectable_benchmarks() -> tuple[str, ...]:
     return tuple(sorted({benchmark.name for benchmark in declared()} | set(KERNEL_AREAS)))
 
 LIMITED_FOLDER = "limited"
+ANCHORS = "anchors"  # `--limit anchors`: each benchmark's anchor items instead of its first N
 
 
 class ScopeError(ValueError):
@@ -47,7 +52,12 @@ class Scope:
     benchmarks: tuple[str, ...] | None = None
     models: tuple[str, ...] | None = None
     judges: tuple[str, ...] | None = None
-    limit: int | None = None
+    limit: int | str | None = None  # N, or ANCHORS
+
+    @property
+    def anchored(self) -> bool:
+        """Whether this is a run on the anchor items (`--limit anchors`)."""
+        return self.limit == ANCHORS
 
     @property
     def narrowed(self) -> bool:
@@ -76,16 +86,18 @@ class Scope:
     def describe(self) -> str:
         parts = [f"{name}: {', '.join(values)}" for name, values in
                  (("benchmarks", self.benchmarks), ("models", self.models), ("judges", self.judges)) if values]
-        if self.limit is not None:
+        if self.anchored:
+            parts.append("the anchor items of each benchmark with an anchor set")
+        elif self.limit is not None:
             parts.append(f"first {self.limit} items of each benchmark")
         return "; ".join(parts) or "everything"
 
 
-def limited_home(full_home: Path, limit: int) -> Path:
+def limited_home(full_home: Path, limit: int | str) -> Path:
     return full_home / LIMITED_FOLDER / str(limit)
 
 
-def is_limited_home(folder: Path, limit: int) -> bool:
+def is_limited_home(folder: Path, limit: int | str) -> bool:
     """Whether `folder` is a limited run's home for this limit (`.../limited/<limit>`): the only place its
     partial results may be written."""
     return Path(folder).parts[-2:] == (LIMITED_FOLDER, str(limit))
@@ -121,7 +133,7 @@ def checked_names(option: str, given: Sequence[str] | None, known: Sequence[str]
 
 
 def checked_scope(*, benchmarks: Sequence[str] | None = None, models: Sequence[str] | None = None,
-                  judges: Sequence[str] | None = None, limit: int | None = None,
+                  judges: Sequence[str] | None = None, limit: int | str | None = None,
                   known_benchmarks: Sequence[str] | None = None, known_models: Sequence[str] = (),
                   known_judges: Sequence[str] = (), refused: Mapping[str, str] | None = None) -> Scope:
     """A Scope from the options as given, every name checked (`known_models`: the registry's candidates;
@@ -140,8 +152,8 @@ def checked_scope(*, benchmarks: Sequence[str] | None = None, models: Sequence[s
             checked[key] = checked_names(option, given, known, what, listed_as, refused)
         except ScopeError as exc:
             faults.append(str(exc))
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-        faults.append(f"--limit must be a whole number of at least 1, not {limit!r}")
+    if limit is not None and limit != ANCHORS and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        faults.append(f"--limit must be a whole number of at least 1, not {limit!r} (or '{ANCHORS}')")
     if faults:
         raise ScopeError("\n".join(faults))
     return Scope(limit=limit, **checked)

@@ -30,6 +30,9 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from scripts.scope import add_scope_arguments, scope_from_arguments, scoped_resources  # noqa: E402
 
+# Printed at the end of a run on the anchor items (`--limit anchors`).
+ANCHOR_ESTIMATES_SQL = "core/queries/anchors/estimates_report.sql"
+
 
 def _at_least_one(text: str) -> int:
     if not text.strip().isdigit() or int(text) < 1:
@@ -83,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from benchwright.report import text_table
     from definitions import reports
+    from resources.warehouse import read_sql
     from resources import default_resources
     from scripts.compact_runs import KEEP_RUNS_DEFAULT, KEEP_RUNS_VARIABLE, keep_the_home_bounded
     from scripts.orchestrate import materialize_everything
@@ -131,6 +135,9 @@ def main(argv: list[str] | None = None) -> int:
         for title, sql in reports():
             print(f"\n== {title} ==")
             print(text_table(snapshot.execute(sql).df()))
+        if scope.anchored:
+            print("\n== Estimated full-benchmark scores from the anchor items (95 % interval; anchor_estimates) ==")
+            print(text_table(snapshot.execute(read_sql(ANCHOR_ESTIMATES_SQL)).df()))
     finally:
         snapshot.close()
     if summary["run_ids"]:

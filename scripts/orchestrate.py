@@ -51,9 +51,9 @@ from assets.partitions import (judges_partitions, model_judge_partitions, model_
                                panels_partitions)
 from benchwright import progress_bars
 from benchwright.llm.failures import all_calls_failed, calls_to_ask_again, metadata_count
-from benchwright.paths import ROOT, count_setting
+from benchwright.paths import ROOT, SNAPSHOT_FILE, count_setting
 from benchwright.registry import checked_providers
-from benchwright.scope import Scope, benchmark_of, is_limited_home, selectable_benchmarks
+from benchwright.scope import ANCHORS, Scope, benchmark_of, is_limited_home, selectable_benchmarks
 from checks.registry import REGISTRY_CHECK, report_registry_check
 from scripts.stale_status import BatchedStaleStatusResolver
 from sensors.failed_calls import llm_asset_keys
@@ -203,12 +203,24 @@ def known_benchmarks() -> list[str]:
     return [*ours, *dict.fromkeys(name for name in plugins if isinstance(name, str) and name not in ours)]
 
 
-def limited_asset_config(limit: int) -> dict[str, dict]:
+def limited_asset_config(limit: int | str, full_home: Path | None = None) -> dict[str, dict]:
     """Run config by asset keeping the first `limit` items of every benchmark: each benchmark module's
-    `limited_config(limit)` (a plugin without one runs on all its items)."""
+    `limited_config(limit)` (a plugin without one runs on all its items). `limit` ANCHORS (`--limit anchors`): each
+    benchmark module's `anchored_config(items)` with the anchor items of `full_home`'s snapshot, and `anchor_sets`
+    copying the sets fitted there."""
     from definitions import benchmark_modules
 
     config: dict[str, dict] = {}
+    if limit == ANCHORS:
+        from benchwright.anchors import anchored_items
+
+        snapshot = str(Path(full_home) / SNAPSHOT_FILE)
+        items, _ = anchored_items(snapshot)
+        config["anchor_sets"] = {"from_snapshot": snapshot}
+        for module in benchmark_modules():
+            if hasattr(module, "anchored_config"):
+                config.update(module.anchored_config(items))
+        return config
     for module in benchmark_modules():
         if hasattr(module, "limited_config"):
             config.update(module.limited_config(limit))
@@ -331,7 +343,8 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     for run_id in fail_orphaned_runs(instance):  # a run killed earlier must not hold anything up
         log(f"run {run_id} was left in progress by a process that is gone: marked failed")
     if scope.limit is not None:
-        asset_config = {**limited_asset_config(scope.limit), **(asset_config or {})}
+        full_home = Path(resources["warehouse"].database).resolve().parent.parents[1]  # <full home>/limited/<limit>
+        asset_config = {**limited_asset_config(scope.limit, full_home), **(asset_config or {})}
     models, judges = sync_partitions(instance, resources["registry"], log)
     panels = scope.pick("judges", [e.slug for e in resources["registry"].panels()])
     models, judges = scope.pick("models", models), scope.pick("judges", judges)

@@ -5,17 +5,22 @@ A limited run (`--limit N`) switches this process to `<home>/limited/N/` before 
 warehouse (BENCHWRIGHT_WAREHOUSE names the full results' file, so it does not apply here), snapshot and Dagster
 home; the run processes and step processes it starts inherit that. Only the response cache stays the full home's
 (`scoped_resources`), so nothing answered in a smoke test is paid for again by the full run.
+
+`--limit anchors` reads the anchor items from the full home's analyst snapshot before switching (to
+`<home>/limited/anchors/`) and keeps the run to the benchmarks that have a set; none at all ends the program with
+why (each benchmark's `anchor_fits` reason).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 from collections.abc import Callable
 from pathlib import Path
 
-from benchwright.paths import CACHE_FILE, DAGSTER_FOLDER, WAREHOUSE_VARIABLE, benchwright_home
-from benchwright.scope import Scope, ScopeError, checked_scope, limited_home
+from benchwright.paths import CACHE_FILE, DAGSTER_FOLDER, SNAPSHOT_FILE, WAREHOUSE_VARIABLE, benchwright_home
+from benchwright.scope import ANCHORS, Scope, ScopeError, checked_scope, limited_home
 
 
 def add_scope_arguments(parser: argparse.ArgumentParser, at_least_one: Callable[[str], int]) -> None:
@@ -28,9 +33,12 @@ def add_scope_arguments(parser: argparse.ArgumentParser, at_least_one: Callable[
                        help="only this candidate's partitions: its answers and their judgments (repeatable)")
     group.add_argument("--judge", action="append", metavar="SLUG",
                        help="only this judge's (or judge panel's) judgment partitions (repeatable)")
-    group.add_argument("--limit", type=at_least_one, metavar="N",
+    group.add_argument("--limit", type=lambda text: ANCHORS if text == ANCHORS else at_least_one(text),
+                       metavar="N|anchors",
                        help="smoke test: the first N items of each benchmark, in a home of its own "
-                            "(<home>/limited/N/) sharing the response cache with the full home")
+                            "(<home>/limited/N/) sharing the response cache with the full home; 'anchors': only "
+                            "each benchmark's anchor items (README.md#small-anchor-sets), in <home>/limited/anchors/, "
+                            "with each model's estimated full score in anchor_estimates")
 
 
 def scope_from_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Scope:
@@ -48,9 +56,27 @@ def scope_from_arguments(parser: argparse.ArgumentParser, args: argparse.Namespa
                               refused={problem.entry: str(problem) for problem in registry.problems()})
     except ScopeError as exc:
         parser.error(str(exc))
+    if scope.anchored:
+        scope = anchored_scope(parser, scope)
     if scope.limit is not None:
         enter_limited_home(scope)
     return scope
+
+
+def anchored_scope(parser: argparse.ArgumentParser, scope: Scope) -> Scope:
+    """The scope of `--limit anchors`: the benchmarks (of those asked for) with an anchor set in the full home."""
+    from benchwright.anchors import anchored_items
+
+    snapshot = benchwright_home() / SNAPSHOT_FILE
+    if not snapshot.exists():
+        parser.error(f"--limit anchors: no analyst snapshot at {snapshot}: run the full benchmark first")
+    found, reasons = anchored_items(str(snapshot))
+    benchmarks = [b for b in found if scope.benchmarks is None or b in scope.benchmarks]
+    if not benchmarks:
+        asked = f" among {', '.join(scope.benchmarks)}" if scope.benchmarks else ""
+        parser.error(f"--limit anchors: no benchmark{asked} has an anchor set in {snapshot}:\n  " + "\n  ".join(
+            reasons or [f"{', '.join(found)} have one; ask for those"]))
+    return dataclasses.replace(scope, benchmarks=tuple(benchmarks))
 
 
 def enter_limited_home(scope: Scope) -> Path:

@@ -167,3 +167,76 @@ def test_each_benchmark_takes_its_first_items(tmp_path):
     # The pictures of the chats kept are stored with them.
     kept = {h for hashes in warehouse.query("SELECT image_hashes FROM mmmt_if_source_chats")["image_hashes"] for h in hashes}
     assert kept <= set(warehouse.query("SELECT sha256 FROM images")["sha256"])
+
+
+def test_a_run_on_the_anchors_keeps_only_their_items(tmp_path):
+    """`--limit anchors`' run config: Creation and URS load only the anchor items named in the full home's snapshot
+    (the union over a benchmark's judges), and anchor_sets copies the sets from there
+    (benchwright.anchors.anchored_items, each module's anchored_config)."""
+    import dagster as dg
+    import pandas as pd
+
+    from scripts.orchestrate import limited_asset_config
+    from tests.support.pipeline import materialize, resources_for
+
+    fits = pd.DataFrame({"benchmark": ["creation", "creation", "urs"], "source": "benchwright",
+                         "judge": ["j1", "j2", "j1"], "status": "fitted", "reason": ""})
+    items = pd.DataFrame({"benchmark": ["creation"] * 4 + ["urs"] * 2,
+                          "item_id": ["lw-001", "cfw-002", "lw-001", "pfw-003", "urs-0003", "urs-0001"],
+                          "is_anchor": [True, True, True, False, True, True]})
+    with duckdb.connect(str(tmp_path / "analyst.duckdb")) as con:
+        con.execute("CREATE TABLE anchor_fits AS SELECT * FROM fits")
+        con.execute("CREATE TABLE anchor_items AS SELECT * FROM items")
+    config = limited_asset_config("anchors", tmp_path)
+    assert config == {"anchor_sets": {"from_snapshot": str(tmp_path / "analyst.duckdb")},
+                      "creation_items": {"item_ids": ["cfw-002", "lw-001"]},
+                      "urs_items": {"item_ids": ["urs-0001", "urs-0003"]}}
+
+    home = tmp_path / "limited" / "anchors"
+    write_registry(home, pick(SHIPPED_MODELS, "sim-baseline", "sim-describer"), {})
+    resources = resources_for(home)
+    keys = ["creation_items", "urs_items"]
+    with dg.instance_for_test() as instance:
+        assert materialize(keys, instance, resources, run_config={"ops": {k: {"config": config[k]} for k in keys}}).success
+    warehouse = resources["warehouse"]
+    assert sorted(warehouse.query("SELECT item_id FROM creation_items")["item_id"]) == ["cfw-002", "lw-001"]
+    assert sorted(warehouse.query("SELECT item_id FROM urs_items")["item_id"]) == ["urs-0001", "urs-0003"]
+
+
+def test_a_run_on_the_anchors_asks_only_their_calls_and_prints_the_estimates(home, capsys):
+    """`dev.py run --limit anchors` end to end on a full home whose snapshot holds a Creation anchor set (planted:
+    the sample has too few items to fit one): only the anchor items are answered and judged, in
+    `<home>/limited/anchors/`, and the run ends with each model's estimated full score and its interval."""
+    import pandas as pd
+
+    home, server, monkeypatch = home
+    home.mkdir(parents=True)
+    chosen = ["cfw-002", "lw-001"]
+    fits = pd.DataFrame([{"benchmark": "creation", "source": "benchwright", "judge": "judge-a", "baseline": "x",
+                          "status": "fitted", "reason": "", "models": 12, "items": 60, "anchors": 2,
+                          "outcome_weights": "w", "single_game_rule": "none", "score_min": 0.0, "score_max": 100.0,
+                          "weight_slope": 0.0, "seed": 0}])
+    items = pd.DataFrame({"benchmark": "creation", "source": "benchwright", "judge": "judge-a",
+                          "item_id": chosen + ["pfw-001"], "is_anchor": [True, True, False],
+                          "weight": [0.5, 0.5, 0.0], "discrimination": 1.0, "intercept": 0.0, "difficulty": 0.0,
+                          "mean_weight": 2.0, "mean_decisiveness": 0.1})
+    with duckdb.connect(str(home / "analyst.duckdb")) as con:
+        con.execute("CREATE TABLE anchor_fits AS SELECT * FROM fits")
+        con.execute("CREATE TABLE anchor_items AS SELECT * FROM items")
+    capsys.readouterr()
+    run(home, monkeypatch, "--model", "writer-a", "--judge", "judge-a", "--limit", "anchors")
+    printed = capsys.readouterr().out
+    limited = home / "limited" / "anchors" / "warehouse.duckdb"
+    assert sorted(duckdb.connect(str(limited), read_only=True).execute(
+        "SELECT item_id FROM creation_items").df()["item_id"]) == chosen
+    assert server.count(model="writer-a") == rows(limited, GENERATIONS) == len(chosen)
+    assert server.count(model="writer-b") == server.count(model="judge-b") == 0
+    estimate = duckdb.connect(str(limited), read_only=True).execute(
+        "SELECT * FROM anchor_estimates WHERE model = 'writer-a'").df()
+    assert len(estimate) == 1 and estimate.loc[0, "anchors_answered"] == 2 and estimate.loc[0, "judge"] == "judge-a"
+    assert estimate.loc[0, "estimate_low"] <= estimate.loc[0, "estimate"] <= estimate.loc[0, "estimate_high"]
+    # The sets are the full home's, copied, not fitted on the two items judged here.
+    copied = duckdb.connect(str(limited), read_only=True).execute("SELECT * FROM anchor_items ORDER BY item_id").df()
+    assert copied.equals(items.sort_values("item_id").reset_index(drop=True))
+    assert "Estimated full-benchmark scores from the anchor items" in printed
+    assert "the anchor items of each benchmark with an anchor set" in printed

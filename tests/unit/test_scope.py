@@ -38,7 +38,7 @@ def test_every_fault_is_listed_at_once():
     assert "--benchmark 'urz': no such benchmark; did you mean 'urs'?" in lines
     assert "--judge 'sim-fair-jugde': no such judge or judge panel in the registry; did you mean 'sim-fair-judge'?" \
         in lines
-    assert "--limit must be a whole number of at least 1, not 0" in lines
+    assert "--limit must be a whole number of at least 1, not 0 (or 'anchors')" in lines
 
 
 def test_a_name_far_from_every_known_one_gets_no_guess():
@@ -92,6 +92,16 @@ def test_a_limited_run_has_a_home_of_its_own_per_limit():
     assert "first 5 items of each benchmark" in scope(limit=5).describe()
     with pytest.raises(ScopeError):
         scope(limit=True)  # not a count
+
+
+def test_a_run_on_the_anchor_items_has_a_home_of_its_own():
+    anchored = scope(limit="anchors")
+    assert anchored.anchored and anchored.narrowed and not scope(limit=5).anchored
+    assert anchored.home(Path("/h")) == Path("/h/limited/anchors") and is_limited_home(Path("/h/limited/anchors"),
+                                                                                       "anchors")
+    assert "the anchor items of each benchmark with an anchor set" in anchored.describe()
+    with pytest.raises(ScopeError, match="not 'anchor'"):
+        scope(limit="anchor")
 
 
 def test_every_benchmark_that_calls_models_limits_its_items():
