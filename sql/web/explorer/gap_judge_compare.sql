@@ -1,18 +1,21 @@
--- Two judges on the same GAP-VQA answers: per item and candidate, each judge's 0-1 score, a − b; only where they
--- differ, most different first (an unparsed or failed score first of all), at most $4 rows, `total` counting them
--- all. Parameters: model (NULL: every candidate), judge a, judge b, rows, category (NULL: every one).
+-- Two judges on the same GAP-VQA answers: per item and candidate, each judge's 0-1 score, a − b; only the pairs
+-- both judged where they differ, most different first (an unparsed or failed score first of all), at most $4 rows,
+-- `total` counting them all. One pass over the two judges' rows (creation_judge_compare.sql says why).
+-- Parameters: model (NULL: every candidate), judge a, judge b, rows, category (NULL: every one).
 WITH v AS (
-    SELECT judge, model, item_id, avg(score) AS value, NULL AS outcomes
+    SELECT model, item_id,
+           avg(score) FILTER (WHERE judge = $2) AS value_a, avg(score) FILTER (WHERE judge = $3) AS value_b,
+           NULL AS outcomes_a, NULL AS outcomes_b,
+           count(*) FILTER (WHERE judge = $2) AS n_a, count(*) FILTER (WHERE judge = $3) AS n_b
     FROM gap_score_judgments
     WHERE judge IN ($2, $3) AND ($1 IS NULL OR model = $1)
-    GROUP BY judge, model, item_id
+    GROUP BY model, item_id
 )
-SELECT i.item_id, i.category, i.question AS prompt, a.model, NULL AS turn,
-       a.value AS value_a, a.outcomes AS outcomes_a, b.value AS value_b, b.outcomes AS outcomes_b,
-       a.value - b.value AS difference, abs(a.value - b.value) AS disagreement, count(*) OVER () AS total
-FROM v a
-JOIN v b ON b.item_id = a.item_id AND b.model = a.model AND b.judge = $3
-JOIN gap_vqa_items i ON i.item_id = a.item_id
-WHERE a.judge = $2 AND a.value IS DISTINCT FROM b.value AND ($5 IS NULL OR i.category = $5)
-ORDER BY disagreement DESC NULLS FIRST, i.item_id, a.model
+SELECT i.item_id, i.category, i.question AS prompt, v.model, NULL AS turn,
+       v.value_a, v.outcomes_a, v.value_b, v.outcomes_b,
+       v.value_a - v.value_b AS difference, abs(v.value_a - v.value_b) AS disagreement, count(*) OVER () AS total
+FROM v
+JOIN gap_vqa_items i ON i.item_id = v.item_id
+WHERE v.n_a > 0 AND v.n_b > 0 AND v.value_a IS DISTINCT FROM v.value_b AND ($5 IS NULL OR i.category = $5)
+ORDER BY disagreement DESC NULLS FIRST, i.item_id, v.model
 LIMIT $4;

@@ -1,15 +1,15 @@
 -- Two candidates per MMMT-IF chat and turn (one variant): for each instruction in force, the share of samples in
--- which each followed it (the programmatic checkers' verdicts); value = the mean share (the turn's mean PIF),
--- a − b, and disagreement = the mean of |share a − share b| over the instructions (0 only when both followed each
--- instruction equally often); only the turns where they differ, most different first, at most $4 rows, `total`
--- counting them all. Failed calls are left out. Parameters: variant, model a, model b, rows, topic (NULL: every one).
+-- which each followed it (the programmatic checkers' verdicts, mmmt_if_instruction_results: one row per response
+-- and instruction in force; a failed call has none); value = the mean share (the turn's mean PIF), a − b, and
+-- disagreement = the mean of |share a − share b| over the instructions (0 only when both followed each instruction
+-- equally often); only the turns where they differ, most different first, at most $4 rows, `total` counting them
+-- all. Parameters: variant, model a, model b, rows, topic (NULL: every one).
 WITH per_instruction AS (
-    SELECT model, chat_id, turn, instruction, count(*) AS samples,
-           count(*) FILTER (WHERE list_contains(followed, instruction)) AS times
-    FROM (SELECT model, chat_id, turn, followed, unnest(instructions_in_force) AS instruction
-          FROM mmmt_if_responses
-          WHERE variant = $1 AND model IN ($2, $3) AND error IS NULL)
-    GROUP BY model, chat_id, turn, instruction
+    SELECT model, chat_id, turn, instruction_id AS instruction, count(*) AS samples,
+           count(*) FILTER (WHERE followed) AS times
+    FROM mmmt_if_instruction_results
+    WHERE variant = $1 AND model IN ($2, $3)
+    GROUP BY model, chat_id, turn, instruction_id
 ),
 pairs AS (
     SELECT a.chat_id, a.turn, a.instruction, a.times AS times_a, a.samples AS samples_a, b.times AS times_b,
