@@ -10,7 +10,7 @@ large one.
 
     .venv/bin/python bench/explorer_pages.py                  # builds the demo graph cold in a temporary home first
     .venv/bin/python bench/explorer_pages.py --home HOME      # a home the demo already ran in (its analyst.duckdb)
-    .venv/bin/python bench/explorer_pages.py --models 0       # the demo snapshot only
+    .venv/bin/python bench/explorer_pages.py --models 0 --items 0   # the demo snapshot only
 """
 
 from __future__ import annotations
@@ -88,8 +88,9 @@ def scaled_copy(snapshot: Path, home: Path, items: int, models: int) -> dict:
 
     home.mkdir(parents=True)
     shutil.copy(snapshot, home / "analyst.duckdb")
-    con = duckdb.connect(str(home / "analyst.duckdb"), config={"enable_progress_bar": False})
+    con = duckdb.connect(str(home / "analyst.duckdb"))
     try:
+        con.execute("SET enable_progress_bar = false")
         if items:
             for benchmark, (count_sql, tables) in ITEM_TABLES.items():
                 copies = math.ceil(items / con.execute(count_sql).fetchone()[0]) - 1
