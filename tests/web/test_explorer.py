@@ -133,6 +133,8 @@ def test_a_filter_value_not_in_the_snapshot_is_an_error_not_a_guess(client):
     assert client.get("/explore/creation?judge=nobody").status_code == 404
     assert client.get("/explore/creation/items/no-such-item").status_code == 404
     assert client.get("/explore/nothing").status_code == 404
+    assert client.get("/explore/compare/judges?benchmark=mmmt_if").status_code == 404   # checked by code: no judges
+    assert client.get("/explore/compare?benchmark=gap&category=Astrology").status_code == 404
 
 
 def test_the_item_view_shows_the_images_and_both_orders_of_every_verdict(client, snapshot):
