@@ -10,7 +10,9 @@
     python3.11 dev.py test    install, then run the test suite
     python3.11 dev.py ui      install, then start the Dagster UI (dagster dev) on this workspace
     python3.11 dev.py web     install, build the sample results if there are none yet, then serve the GAP
-                              game and the annotation page on http://127.0.0.1:8000/ (options: --help)
+                              game, the annotation page and the results explorer on http://127.0.0.1:8000/
+                              (options: --help; --explorer-only: the analyst server on :8001, the explorer alone,
+                              with GAP's game records)
     python3.11 dev.py compare models A B | judges A B
                               install, then print two candidates (or two judges) compared item by item
                               from the analyst snapshot (options: --help)

@@ -1,5 +1,9 @@
 """Serve the game and annotation pages on localhost: `python -m web [--port 8000]` (see README).
 
+Analysts: `python -m web --explorer-only [--port 8001]` serves the results explorer alone, with the game's records
+(planted answers, players' marks) that the game's server must not show its players; no game, no sign-in, no
+annotation, nothing written.
+
 Operator: `python -m web --new-token HANDLE` gives a person who lost their token (or whose token leaked) a
 new one, signs out every browser of theirs, prints the token once and exits.
 
@@ -36,6 +40,7 @@ def new_token(handle: str) -> str | None:
     return token if Store(state_path(benchwright_home())).set_token(handle, people.token_digest(token)) else None
 
 
+GAME_PORT, EXPLORER_PORT = 8000, 8001  # two defaults, so the game and the analyst server can run side by side
 CONNECTION_LIMIT = 1000
 IDLE_TIMEOUT_S = 30
 CLEANUP_INTERVAL_S = 5
@@ -70,7 +75,11 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m web", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: localhost only)")
-    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--port", type=int, default=None,
+                        help=f"default {GAME_PORT}, or {EXPLORER_PORT} with --explorer-only")
+    parser.add_argument("--explorer-only", action="store_true",
+                        help="the analyst server: only the results explorer, with the game's records (planted answers, "
+                             "players' marks); no game, no sign-in, no annotation, nothing written")
     parser.add_argument("--time-limit", type=float, default=logs.TIME_LIMIT_S, help="seconds per picture")
     parser.add_argument("--p-planted", type=float, default=reliability.DEFAULT_P_PLANTED,
                         help="probability that a question on a tainted picture gets a planted mistake")
@@ -83,6 +92,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--new-token", metavar="HANDLE",
                         help="give HANDLE a new token, sign out all their browsers, print the token and exit")
     args = parser.parse_args(argv)
+    if args.explorer_only and args.new_token is not None:
+        parser.error("--new-token is for the game's server, which keeps people's tokens; not with --explorer-only")
+    port = args.port if args.port is not None else (EXPLORER_PORT if args.explorer_only else GAME_PORT)
     if args.new_token is not None:
         token = new_token(args.new_token)
         if token is None:
@@ -105,12 +117,17 @@ def main(argv: list[str] | None = None) -> None:
 
     from web.app import create_app
 
-    app = create_app(time_limit_s=args.time_limit, p_planted=args.p_planted, game_model=args.model,
-                     round_size=args.round_size)
+    if args.explorer_only:
+        app = create_app(explorer_only=True)
+    else:
+        app = create_app(time_limit_s=args.time_limit, p_planted=args.p_planted, game_model=args.model,
+                         round_size=args.round_size)
     settings = server_settings(args.connection_limit, args.idle_timeout)
-    log.info("serving on http://%s:%d/ (at most %d connections, idle ones closed after %d s)", args.host, args.port,
-             settings["connection_limit"], settings["channel_timeout"])
-    serve(app, host=args.host, port=args.port, **settings)  # waitress ends quietly on Ctrl-C
+    log.info("serving %s on http://%s:%d/ (at most %d connections, idle ones closed after %d s)",
+             "the results explorer alone (analyst server: the game's records shown)" if args.explorer_only
+             else "the game, annotation and results explorer", args.host, port, settings["connection_limit"],
+             settings["channel_timeout"])
+    serve(app, host=args.host, port=port, **settings)  # waitress ends quietly on Ctrl-C
     log.info("stopped")
 
 

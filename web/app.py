@@ -19,6 +19,11 @@ Layout: `create_app` only assembles. `web/site.py` holds the shared `Site` (kept
 `app.extensions["benchwright"]`) and the login guard; each part of the site is a blueprint in its own
 module: `pages` (home, images), `auth` (identity, and the login and form-token check of every request),
 `game`, `annotation`, and `explorer` (the read-only results explorer under /explore).
+
+Analyst mode (`create_app(explorer_only=True)`, `python -m web --explorer-only`): a separate server with only
+`pages` (images, favicon; its home sends you to /explore/) and `explorer`, no game, no sign-in, no annotation, no
+state file and no write of any kind; only there does the explorer show the game's side of GAP (picture ids and
+sets, planted answers, players' marks), which the game's own server must never show its players.
 """
 
 from __future__ import annotations
@@ -33,18 +38,22 @@ from benchwright import annotation
 from benchwright.gap import logs, reliability
 from web import annotation as annotation_pages, auth, explorer, game, pages
 from web.content import NoData
-from web.site import EXTENSION, Site
+from web.site import EXPLORER_ONLY, EXTENSION, ExplorerSite, Site
 
 # Each part of the site, in its own module. A new part is one more module with a `bp = Blueprint(...)` of its
 # own, listed here.
 BLUEPRINTS = (pages.bp, auth.bp, game.bp, annotation_pages.bp, explorer.bp)
+# The analyst server's parts: what the explorer's pages need, nothing a player uses.
+EXPLORER_BLUEPRINTS = (pages.bp, explorer.bp)
 
 
 def create_app(home: Path | None = None, *, time_limit_s: float = logs.TIME_LIMIT_S,
                p_planted: float = reliability.DEFAULT_P_PLANTED, game_model: str = "", round_size: int = annotation.ROUND_SIZE,
-               sweep: bool = True, clock=time.time) -> Flask:
+               sweep: bool = True, clock=time.time, explorer_only: bool = False) -> Flask:
     from benchwright.paths import benchwright_home
 
+    if explorer_only:
+        return _explorer_app(home or benchwright_home())
     site = Site(home or benchwright_home(), time_limit_s=time_limit_s, p_planted=p_planted, game_model=game_model,
                 round_size=round_size, clock=clock)
     site.recover()
@@ -58,11 +67,27 @@ def create_app(home: Path | None = None, *, time_limit_s: float = logs.TIME_LIMI
         site.start_sweeping()
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
+    _finish(app)
+    return app
+
+
+def _explorer_app(home: Path) -> Flask:
+    """The analyst server: the explorer over the snapshot, with the game's records (module docstring). No cookie
+    is ever set (no secret key: nothing here signs in or posts)."""
+    app = Flask(__name__)
+    app.config.update(MAX_CONTENT_LENGTH=16 * 1024, TEMPLATES_AUTO_RELOAD=False, **{EXPLORER_ONLY: True})
+    app.extensions[EXTENSION] = ExplorerSite(home)
+    for blueprint in EXPLORER_BLUEPRINTS:
+        app.register_blueprint(blueprint)
+    _finish(app)
+    return app
+
+
+def _finish(app: Flask) -> None:
     app.after_request(security_headers)
     app.register_error_handler(NoData, no_data)
     for code in (400, 403, 404, 413):
         app.register_error_handler(code, http_error)
-    return app
 
 
 def security_headers(response):

@@ -3,6 +3,10 @@ models compared item by item. Read-only over the analyst snapshot (no form, no w
 queries are the files of `sql/web/explorer/`. Every page is a GET whose query string holds its filters, so a URL
 names what it shows.
 
+The game's side of GAP (picture ids and sets, planted answers, players' marks) is shown only by the analyst server
+(`python -m web --explorer-only`, `web.site.explorer_only`): on the game's server, where the players are, it would
+tell them which pictures are tainted.
+
 Text on these pages is the warehouse's as stored: items, answers and judges' texts were redacted of personal data
 before they were written (benchwright.pii at load and after each call), and nothing here reads anything else.
 """
@@ -17,7 +21,7 @@ from collections import defaultdict
 from flask import Blueprint, abort, render_template, request, url_for
 from markupsafe import Markup, escape
 
-from web.site import current_site
+from web.site import current_site, explorer_only
 
 bp = Blueprint("explorer", __name__, url_prefix="/explore")
 
@@ -67,7 +71,6 @@ BOARDS = {b.key: b for b in (
 )}
 ITEM_LISTS = {"creation": "creation_items.sql", "urs": "urs_items.sql", "mmmt_if": "mmmt_if_items.sql",
               "gap": "gap_items.sql"}
-COMPARES = {"creation": "creation_compare.sql", "urs": "urs_compare.sql"}
 ORDERS = {1: "Order 1: baseline is A", 2: "Order 2: candidate is A"}
 
 
@@ -151,7 +154,7 @@ def leaderboard(board_key: str):
         row["bar"] = bar_svg(row[board.value], row.get(board.lower), row.get(board.upper), span, board.origin)
     return render_template("explorer/leaderboard.html", board=board, rows=rows, filters=filters, simulated=simulated,
                            simulated_choices=SIMULATED_CHOICES, chosen=chosen, boards=BOARDS.values(),
-                           compares=COMPARES, columns=columns)
+                           compares=MODEL_COMPARES, judge_compares=JUDGE_COMPARES, columns=columns)
 
 
 @bp.get("/<benchmark>/items")
@@ -230,13 +233,42 @@ def _mmmt_if_chat(chat_id: str):
 
 
 def _gap_item(item_id: str):
-    """A GAP-VQA item: the picture, the question and its answer, each model's answer and each judge's score. Not
-    the game's side (picture ids, tainted or not, planted answers, marks): this page is open to the players."""
-    [found], judgments = _item_rows(item_id, [("gap_item.sql", [item_id]), ("gap_judgments.sql", [item_id])])
+    """A GAP-VQA item: the picture, the question and its answer, each model's answer and each judge's score. The
+    game's side (the picture's id and set, who asked and how reliable they were, every mark on the picture) only on
+    the analyst server: the game's server is open to the players."""
+    queries = [("gap_item.sql", [item_id]), ("gap_judgments.sql", [item_id])]
+    if explorer_only():
+        queries.append(("gap_item_game.sql", [item_id]))
+    [found], judgments, *game = _item_rows(item_id, queries)
     by_model = defaultdict(list)
     for j in judgments:
         by_model[j["model"]].append(j)
-    return render_template("explorer/gap_item.html", item=found, judgments=dict(by_model))
+    origin = marks = None
+    if game:
+        [origin_rows] = game
+        origin = {"image_id": origin_rows[0]["image_id"], "image_set": origin_rows[0]["image_set"],
+                  "kept": [r for r in origin_rows if r["player_id"] is not None]}
+        marks = current_site().snapshot.rows("explorer/gap_picture_marks.sql", [origin["image_id"]])
+    return render_template("explorer/gap_item.html", item=found, judgments=dict(by_model), origin=origin, marks=marks)
+
+
+@bp.get("/gap/pictures")
+def gap_pictures():
+    """Analyst server only: the game's pictures, tainted and untainted, with their marks and planted answers."""
+    if not explorer_only():
+        abort(404)
+    return render_template("explorer/gap_pictures.html", rows=current_site().snapshot.rows("explorer/gap_pictures.sql"))
+
+
+@bp.get("/gap/pictures/<image_id>")
+def gap_picture(image_id: str):
+    """Analyst server only: one game picture with every mark on it and, on a tainted one, the planted answers."""
+    if not explorer_only():
+        abort(404)
+    [found], marks, planted = _item_rows(image_id, [("gap_picture.sql", [image_id]), ("gap_picture_marks.sql", [image_id]),
+                                                    ("gap_picture_planted.sql", [image_id])])
+    return render_template("explorer/gap_picture.html", picture=found, marks=marks, planted=planted,
+                           truth=json.loads(found["truth"]) if found["truth"] else [])
 
 
 def _item_rows(item_id: str, queries: list) -> list[list[dict]]:
@@ -246,18 +278,83 @@ def _item_rows(item_id: str, queries: list) -> list[list[dict]]:
     return found
 
 
+@dataclasses.dataclass(frozen=True)
+class Comparison:
+    """One compare page's query (parameters: the shared choice, side a, side b, rows, then `filters` in order) and
+    what its per-item figure is."""
+    sql: str
+    filters: tuple[str, ...]            # item filters ('all' or one value each), in the query's parameter order
+    value: str
+    shared: str = "judge"               # two models share a judge (MMMT-IF: a variant); two judges share a model
+
+
+MODEL_COMPARES = {
+    "creation": Comparison("creation_compare.sql", ("category",),
+                           "Per item, the mean of each model's verdicts against the baseline in both orders (MB +2, B +1, "
+                           "T 0, W −1, MW −2; parse failures left out)."),
+    "urs": Comparison("urs_compare.sql", ("intent", "language"), "Per item, each model's mean final score (1–10)."),
+    "mmmt_if": Comparison("mmmt_if_compare.sql", ("topic",),
+                          "Per chat and turn, each instruction in force with the samples in which the model followed it "
+                          "(the checkers' verdicts), and the mean share (the turn's PIF); most different first by the "
+                          "mean difference of the shares.", shared="variant"),
+    "gap": Comparison("gap_compare.sql", ("category",), "Per item, the judge's 0–1 score of each model's answer."),
+}
+JUDGE_COMPARES = {
+    "creation": Comparison("creation_judge_compare.sql", ("category",),
+                           "Per item and candidate, the mean of each judge's verdicts against the baseline in both orders "
+                           "(MB +2 .. MW −2; parse failures left out).", shared="model"),
+    "urs": Comparison("urs_judge_compare.sql", ("intent", "language"),
+                      "Per item and candidate, each judge's mean final score (1–10).", shared="model"),
+    "gap": Comparison("gap_judge_compare.sql", ("category",),
+                      "Per item and candidate, each judge's 0–1 score of the answer.", shared="model"),
+}
+COMPARE_ROWS = 300   # rows a compare page shows at most (the most different); it says how many differ in all
+
+
 @bp.get("/compare")
 def compare():
-    benchmark = _choose("benchmark", list(COMPARES), "creation")
-    pairs = current_site().snapshot.rows("explorer/judges_models.sql")
-    judges = sorted({p["judge"] for p in pairs if p["benchmark"] == benchmark})
-    judge = _choose("judge", judges, None)
-    models = sorted({p["model"] for p in pairs if p["benchmark"] == benchmark and p["judge"] == judge})
-    a = _choose("a", models, None)
-    b = _choose("b", models, next((m for m in models if m != a), None))
-    rows = current_site().snapshot.rows(f"explorer/{COMPARES[benchmark]}", [judge, a, b]) if a and b and judge else []
-    return render_template("explorer/compare.html", benchmark=benchmark, benchmarks=list(COMPARES), judges=judges,
-                           judge=judge, models=models, a=a, b=b, rows=rows)
+    return _compare("models", MODEL_COMPARES)
+
+
+@bp.get("/compare/judges")
+def compare_judges():
+    return _compare("judges", JUDGE_COMPARES)
+
+
+def _compare(kind: str, comparisons: dict[str, Comparison]):
+    """Two models (or two judges) side by side on the items where they differ, most different first."""
+    benchmark = _choose("benchmark", list(comparisons), "creation")
+    spec = comparisons[benchmark]
+    pairs, values = current_site().snapshot.queries([("explorer/judges_models.sql", None),
+                                                    ("explorer/compare_choices.sql", None)])
+    pairs = [p for p in pairs if p["benchmark"] == benchmark]
+    values = [v for v in values if v["benchmark"] == benchmark]
+    if kind == "judges":
+        shared_choices = ["all", *sorted({p["model"] for p in pairs})]
+        shared = _choose(spec.shared, shared_choices, "all")
+        sides = sorted({p["judge"] for p in pairs if shared == "all" or p["model"] == shared})
+    elif spec.shared == "judge":
+        shared_choices = sorted({p["judge"] for p in pairs})
+        shared = _choose(spec.shared, shared_choices, None)
+        sides = sorted({p["model"] for p in pairs if p["judge"] == shared})
+    else:  # MMMT-IF: checked by code, no judge; the variant is what both sides share
+        shared_choices = [v["value"] for v in values if v["filter"] == spec.shared]
+        shared = _choose(spec.shared, shared_choices, "standard")
+        sides = sorted({p["model"] for p in pairs})
+    a = _choose("a", sides, None)
+    b = _choose("b", sides, next((s for s in sides if s != a), None))
+    filters = []
+    for name in spec.filters:
+        choices = ["all", *(v["value"] for v in values if v["filter"] == name)]
+        filters.append((name, choices, _choose(name, choices, "all")))
+    rows = []
+    if a and b and shared:
+        params = [None if shared == "all" else shared, a, b, COMPARE_ROWS,
+                  *(None if chosen == "all" else chosen for _, _, chosen in filters)]
+        rows = current_site().snapshot.rows(f"explorer/{spec.sql}", params)
+    return render_template("explorer/compare.html", kind=kind, spec=spec, benchmark=benchmark,
+                           benchmarks=list(comparisons), shared_choices=shared_choices, shared=shared, sides=sides,
+                           a=a, b=b, filters=filters, rows=rows, total=rows[0]["total"] if rows else 0)
 
 
 def number(value) -> str:

@@ -7,9 +7,9 @@ import functools
 import io
 import re
 
-from flask import Blueprint, abort, current_app, render_template
+from flask import Blueprint, abort, current_app, redirect, render_template, url_for
 
-from web.site import current_site
+from web.site import current_site, explorer_only
 
 SHA256 = re.compile(r"[0-9a-f]{64}")
 bp = Blueprint("pages", __name__)
@@ -17,6 +17,8 @@ bp = Blueprint("pages", __name__)
 
 @bp.get("/")
 def home():
+    if explorer_only():  # the analyst server has no game to invite anyone to
+        return redirect(url_for("explorer.index"))
     return render_template("home.html")
 
 

@@ -1,6 +1,7 @@
 """What every blueprint of the web app shares: the `Site` (settings, state, folders, the snapshot, the LLM
 client), kept on the app as `app.extensions["benchwright"]` and reached from a request by `current_site()`, and the
-`needs_login` guard."""
+`needs_login` guard. The analyst server (`create_app(explorer_only=True)`) has an `ExplorerSite` instead: the
+snapshot only."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from web.store import Store, state_path
 
 log = logging.getLogger("benchwright.web")
 EXTENSION = "benchwright"
+EXPLORER_ONLY = "BENCHWRIGHT_EXPLORER_ONLY"   # the app's config flag of the analyst server
 SWEEP_EVERY_S = 5.0
 
 
@@ -130,9 +132,23 @@ class Site:
         return {int(r["item_position"]) for r in csv.DictReader(lines)} if lines else set()
 
 
-def current_site() -> Site:
+class ExplorerSite:
+    """What the analyst server shares: the analyst snapshot, nothing else (no state file, no secret key, no LLM
+    client, no drop folder: it writes nothing)."""
+
+    def __init__(self, home: Path):
+        self.snapshot = Snapshot(home / paths.SNAPSHOT_FILE)
+
+
+def current_site() -> Site | ExplorerSite:
     """The Site of the app serving the current request."""
     return current_app.extensions[EXTENSION]
+
+
+def explorer_only() -> bool:
+    """Whether this app is the analyst server, the only one that may show the game's records (planted answers,
+    players' marks, which set a picture is in). False unless set: the game's server never shows them."""
+    return current_app.config.get(EXPLORER_ONLY) is True
 
 
 def needs_login(view):

@@ -218,3 +218,41 @@ def test_the_results_explorer_in_chromium(server, browser):
     page.locator("tr.compare-row a").first.click()
     expect(page.locator("h1")).to_contain_text("Creation item")
     assert problems == []
+
+
+def test_the_compare_views_and_the_analyst_server_in_chromium(home, server, browser):
+    """The compare views added since (two judges; MMMT-IF and GAP models) on the game's server, then the analyst
+    server (`python -m web --explorer-only`, the same home) with GAP's game records: no console error on any page."""
+    problems = []
+
+    def watched(on):
+        page = new_page(browser, on)
+        page.on("console", lambda m: problems.append(f"{page.url}: {m.text}") if m.type == "error" else None)
+        page.on("pageerror", lambda e: problems.append(f"{page.url}: {e}"))
+        return page
+
+    page = watched(server)
+    for url in ("/explore/compare/judges", "/explore/compare/judges?benchmark=gap", "/explore/compare?benchmark=gap",
+                "/explore/compare?benchmark=mmmt_if"):
+        page.goto(url)
+        expect(page.locator("tr.compare-row").first).to_be_visible()
+    page.locator("tr.compare-row a").first.click()           # back to the chat, at the turn compared
+    expect(page).to_have_url(re.compile(r"/explore/mmmt_if/items/[^?]+\?variant=standard#turn-\d+$"))
+    expect(page.locator("section.turn:target .answer").first).to_be_visible()
+
+    analyst = WebServer(home, "--explorer-only").start()
+    try:
+        page = watched(analyst)
+        page.goto("/")
+        expect(page).to_have_url(re.compile(r"/explore/$"))
+        page.click("text=GAP game pictures")
+        page.locator("table.items tr", has_text="tainted").locator("a").first.click()
+        expect(page.locator("#image-set")).to_have_text("tainted")
+        expect(page.locator("tr.planted-answer[data-planted=yes]").first).to_be_visible()
+        assert page.evaluate("i => i.complete && i.naturalWidth > 0", page.locator(".images img").element_handle())
+        page.goto("/explore/gap/items")
+        page.locator("table.items a").first.click()
+        expect(page.locator("#in-the-game tr.game-mark").first).to_be_visible()
+    finally:
+        analyst.stop()
+    assert problems == []
