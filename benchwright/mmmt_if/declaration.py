@@ -40,4 +40,5 @@ DECLARATION = Benchmark(
     leaderboard=Report("MMMT-IF leaderboard (PIF with 95 % bounds; checked by code, no judge)", "mmmt_if/queries/show_leaderboard.sql"),
     sensors=("sensors.mmmt_if:mmmt_if_human_ratings_sensor",),
     simulated="benchwright.mmmt_if.simulated",
+    canaries="assets.mmmt_if:CANARY_JUDGING",
 )

@@ -12,7 +12,7 @@ CREATE TABLE IF NOT EXISTS canary_judgments (
     unit             VARCHAR NOT NULL,   -- the judging order for pairwise judging ('1': baseline is A, '2': canary is A); '' otherwise
     injection_kinds  VARCHAR,            -- judge formats found in the canary's answer (benchwright/answer_injection.py); NULL when none
     raw_text         VARCHAR,            -- the judge's output as it wrote it
-    value            DOUBLE,             -- the unit's share of the figure: 1 or 0 for a pairwise win, the score of a scored answer; NULL when not parsed
+    value            DOUBLE,             -- the unit's share of the figure: 1 or 0 for a pairwise win, the score (MMMT-IF: preference) of a scored answer; NULL when not parsed
     parse_ok         BOOLEAN NOT NULL,   -- the benchmark's parser read a value the judge wrote itself (echoes of the answer never count)
     parse_problem    VARCHAR,            -- why the output did not parse ('echoed_answer' when only echoed values were found)
     error            VARCHAR,            -- the call's error when it failed (then no value and no parse failure)
@@ -28,7 +28,7 @@ CREATE TABLE IF NOT EXISTS canary_results (
     benchmark        VARCHAR NOT NULL,   -- the benchmark judged
     model            VARCHAR NOT NULL,   -- the canary's registry slug, listed like a model
     canary_kind      VARCHAR NOT NULL,   -- constant | injection | style | blind
-    metric           VARCHAR NOT NULL,   -- the figure: win_rate (against the baseline, both orders) or mean_score
+    metric           VARCHAR NOT NULL,   -- the figure: win_rate (against the baseline, both orders), mean_score or preference (MMMT-IF)
     items            INTEGER NOT NULL,   -- items judged (the benchmark's first ones by natural key)
     judged           INTEGER NOT NULL,   -- units whose output parsed (the figure's n)
     parse_failures   INTEGER NOT NULL,   -- units whose output did not parse
