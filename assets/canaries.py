@@ -66,7 +66,8 @@ def canary_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse, ll
     units = pd.concat(found_units, ignore_index=True) if found_units else pd.DataFrame(columns=canaries.UNIT_COLUMNS)
     table = pd.concat(found_results, ignore_index=True) if found_results else \
         pd.DataFrame(columns=canaries.RESULT_COLUMNS)
-    store_flagged(warehouse, "canary_judgments", units, registry, match={"judge": judge.slug}, sides={"judge": "judge"})
+    store_flagged(warehouse, "canary_judgments", units, registry, match={"judge": judge.slug},
+                  sides={"model": "model", "judge": "judge"})
     table = add_labels(table, registry, {"model": "model_display", "judge": "judge_display"})
     warehouse.replace_rows("canary_results", table, match={"judge": judge.slug})
     beaten = canaries.beaten(table)

@@ -150,14 +150,14 @@ class CanaryJudging:
 
 
 # One row per judged unit (an item, or an item in one order for pairwise judging); `model` is the canary's slug
-# (a canary is listed like a model, and its rows say `canary = true` in canary_results). `value` is the unit's share of
-# the figure (1 or 0 for a pairwise win, the score for a scored answer), NULL when the judge's output did not
-# parse or its call failed.
+# (a canary is listed like a model, and its rows say `canary = true` in canary_results). `value` is the unit's
+# share of the figure (1 or 0 for a pairwise win, the score for a scored answer), NULL when the judge's output did
+# not parse or its call failed.
 UNIT_COLUMNS = ["judge", "benchmark", "model", "canary_kind", "item_id", "unit", "injection_kinds", "raw_text",
                 "value", "parse_ok", "parse_problem", "error", "request_key"]
 RESULT_COLUMNS = ["judge", "benchmark", "model", "canary_kind", "metric", "items", "judged", "parse_failures",
-                  "failed_calls", "figure", "figure_lower", "weakest_model", "weakest_figure", "null_figure", "threshold",
-                  "beats_threshold", "canary"]
+                  "failed_calls", "figure", "figure_lower", "weakest_model", "weakest_figure", "null_figure",
+                  "threshold", "beats_threshold", "canary"]
 
 
 def units(rows: pd.DataFrame, *, judge: str, benchmark: str, model: str, kind: str, values: Sequence[float | None],
@@ -187,7 +187,9 @@ def _injection_kinds(text: str) -> str | None:
 def threshold(weakest_figure: float | None, null_figure: float) -> float:
     """What a canary's figure must not exceed: the weakest real candidate's figure on the same items (when one was
     judged there), and never more than the benchmark's null figure."""
-    return null_figure if weakest_figure is None or weakest_figure != weakest_figure else min(float(weakest_figure), null_figure)
+    if weakest_figure is None or weakest_figure != weakest_figure:  # none judged there (or NaN)
+        return null_figure
+    return min(float(weakest_figure), null_figure)
 
 
 CONFIDENCE = 0.95  # one-sided: how sure the check must be that a canary is above its threshold
@@ -245,7 +247,9 @@ def results(units: pd.DataFrame, comparison: pd.DataFrame, judging: CanaryJudgin
 
 def beaten(table: pd.DataFrame) -> list[str]:
     """One line per canary clearly above its threshold: what the `canaries_lose` check reports."""
+    def weakest(r) -> str:
+        return f" (weakest candidate {r.weakest_model}: {r.weakest_figure:.3f})" if isinstance(r.weakest_model, str) else ""
+
+    above = table[table["beats_threshold"].astype(bool)]
     return [f"{r.benchmark} {r.model}: {r.metric} {r.figure:.3f} (95 % lower bound {r.figure_lower:.3f}) > "
-            f"threshold {r.threshold:.3f}"
-            + (f" (weakest candidate {r.weakest_model}: {r.weakest_figure:.3f})" if isinstance(r.weakest_model, str) else "")
-            for r in table[table["beats_threshold"].astype(bool)].itertuples(index=False)]
+            f"threshold {r.threshold:.3f}{weakest(r)}" for r in above.itertuples(index=False)]

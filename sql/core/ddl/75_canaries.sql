@@ -17,8 +17,9 @@ CREATE TABLE IF NOT EXISTS canary_judgments (
     parse_problem    VARCHAR,            -- why the output did not parse ('echoed_answer' when only echoed values were found)
     error            VARCHAR,            -- the call's error when it failed (then no value and no parse failure)
     request_key      VARCHAR,            -- the LLM cache key of the judge's request
-    judge_simulated  BOOLEAN,            -- the judge is a simulation (assets.common.with_simulation_flags)
-    simulated        BOOLEAN             -- the same as judge_simulated: a canary's answer is no model's
+    model_simulated  BOOLEAN,            -- false: a canary's answer is fixed text, no simulation's (assets.common.with_simulation_flags)
+    judge_simulated  BOOLEAN,            -- the judge is a simulation
+    simulated        BOOLEAN             -- either is a simulation (here: the judge)
 );
 
 -- Per judge × benchmark × canary: the benchmark's own figure on the canary's units, the weakest registered
