@@ -12,8 +12,8 @@ import pandas as pd
 from assets.sources import JUDGE_ENTRY, files_source, model_entries, registry_labels, registry_roles
 from assets.common import (EAGER, explorer_metadata, LOAD_WHEN_MISSING, ImageWriter, ask_models, store_generations, store_flagged, add_labels, answers_by_item, image_refs, failed_calls_spec, llm_result, record_problems,
                            repo_path, shown_path, table_metadata)
-from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
-from benchwright import pairwise, steps
+from assets.partitions import by_judge, by_model, model_and_judge, model_judge_partitions, models_partitions
+from benchwright import canaries, pairwise, steps
 from benchwright.llm import CallStats
 from benchwright.creation import metrics, prompts
 from benchwright.creation.declaration import DATASET as CREATION_DATASET
@@ -327,3 +327,44 @@ def judge_quality(context: dg.AssetExecutionContext, warehouse: Warehouse, regis
     table = add_labels(warehouse.query_file(metrics.JUDGE_QUALITY_SQL), registry, {"judge": "judge_display"})
     warehouse.replace_rows("judge_quality", table, match={})
     return dg.MaterializeResult(metadata=table_metadata(table, list(table.columns)))
+
+
+# --- integrity canaries (benchwright/canaries.py): judged by assets/canaries.py, one judge at a time ------------
+
+def judge_canaries(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: LLMClient, registry: Registry,
+                   judge, entries) -> tuple[pd.DataFrame, pd.DataFrame, CallStats]:
+    """Each canary's fixed answer against the baseline on the first items, in both orders, through the pairwise
+    judge's own prompt and parser (`creation_steps.pairwise_plan`, `pairwise_rows`): a unit's value is 1 for a
+    win (MB or B), 0 otherwise. Compared with the candidates' win rates on the same items."""
+    every_item = load_items(warehouse)
+    chosen = set(canaries.subset(item["item_id"] for item in every_item))
+    items = [item for item in every_item if item["item_id"] in chosen]
+    baseline = answers_by_item(warehouse.query("SELECT item_id, answer FROM creation_references"), "answer")
+    urls = image_refs(warehouse, items)
+    plans = {e.slug: creation_steps.pairwise_plan(items, baseline, dict.fromkeys(chosen, canaries.answer(e.canary_kind)),
+                                                  judge, urls)[0] for e in entries}
+    flat = [p for plan in plans.values() for p in plan]
+    results, stats = ask_models(context, llm, flat, [judge], creation_steps.BENCHMARK,
+                                who=[(slug, judge.slug) for slug, plan in plans.items() for _ in plan])
+    frames, start = [], 0
+    for entry in entries:
+        plan = plans[entry.slug]
+        mine, start = results[start:start + len(plan)], start + len(plan)
+        rows = creation_steps.pairwise_rows(entry, judge, plan, mine)
+        values = [None if o in (None, "Fail") or e is not None else float(o in ("MB", "B"))
+                  for o, e in zip(rows["outcome"], rows["error"])]
+        frames.append(canaries.units(rows, judge=judge.slug, benchmark=creation_steps.BENCHMARK, model=entry.slug,
+                                     kind=entry.canary_kind, values=values, request_keys=[r.key for r in mine],
+                                     unit=[str(order) for order in rows["judge_order"]]))
+    comparison = warehouse.query_file(CANARY_COMPARISON_SQL, [judge.slug, sorted(chosen),
+                                                              [e.slug for e in registry.candidates()]])
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=canaries.UNIT_COLUMNS), \
+        comparison, stats
+
+
+CANARY_COMPARISON_SQL = "creation/queries/canary_comparison.sql"
+CANARY_JUDGING = canaries.CanaryJudging(
+    benchmark=creation_steps.BENCHMARK, metric="win_rate", null_figure=0.5, multimodal=True, judge=judge_canaries,
+    deps=(creation_items, creation_references,
+          dg.AssetDep(creation_pairwise_judgments, partition_mapping=by_judge)),
+    modules=(prompts, pairwise, creation_steps), files=(sql_file(CANARY_COMPARISON_SQL),))

@@ -16,8 +16,9 @@ from assets.sources import JUDGE_ENTRY, files_source, model_entries, registry_la
 from assets.common import (EAGER, explorer_metadata, LOAD_WHEN_MISSING, ask_models, store_generations, add_labels, image_refs,
                            failed_calls_spec, llm_result, log_first, record_problems, repo_path,
                            rows_version, table_metadata)
-from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
-from benchwright import paths, steps
+from assets.partitions import by_judge, by_model, model_and_judge, model_judge_partitions, models_partitions
+from benchwright import canaries, paths, steps
+from benchwright.llm import CallStats
 from benchwright.gap import answering, declaration, engagement, interaction, logs, reliability, scoring, vqa
 from benchwright.gap.declaration import SAMPLE_LOGS as GAP_SAMPLE_LOGS
 from benchwright.gap import images as image_sets
@@ -410,3 +411,45 @@ def gap_tainted_answers(context: dg.AssetExecutionContext, config: GapTaintedCon
     return llm_result(context, table_metadata(
         df, ["image_id", "question", "true_answer", "instructed_wrong", "answer"], model=entry.slug,
         **gap_steps.tainted_summary(df)), stats)
+
+
+# --- integrity canaries (benchwright/canaries.py): judged by assets/canaries.py, one judge at a time ------------
+
+def judge_canaries(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: LLMClient, registry: Registry,
+                   judge, entries) -> tuple[pd.DataFrame, pd.DataFrame, CallStats]:
+    """Each canary's fixed answer scored against the labelled answer on the first val questions, through the GAP
+    scoring prompt and reader (`gap_steps.score_plan`, `score_rows`): a unit's value is its 0-1 score. Compared
+    with the candidates' mean scores on the same questions."""
+    val = _val_items(warehouse)
+    chosen = canaries.subset(val["item_id"])
+    val = val[val["item_id"].isin(chosen)]
+    frames, plans = {}, {}
+    for entry in entries:  # the canary's answers as `generations` rows: what score_plan and score_rows read
+        frames[entry.slug] = pd.DataFrame({"item_id": chosen, "response": canaries.answer(entry.canary_kind),
+                                           **dict.fromkeys(["error", "tokens_in", "tokens_out", "latency_ms",
+                                                            "cost_usd"])})
+        plans[entry.slug] = gap_steps.score_plan(val, frames[entry.slug], judge)
+    flat = [p for plan in plans.values() for p in plan]
+    results, stats = ask_models(context, llm, flat, [judge], gap_steps.BENCHMARK,
+                                who=[(slug, judge.slug) for slug, plan in plans.items() for _ in plan])
+    found, start = [], 0
+    for entry in entries:
+        plan = plans[entry.slug]
+        mine, start = results[start:start + len(plan)], start + len(plan)
+        rows = gap_steps.score_rows(entry, judge, frames[entry.slug], plan, mine)  # one row per item, by item id
+        keys = {p.item_id: r.key for p, r in zip(plan, mine)}
+        values = [None if pd.isna(score) else float(score) for score in rows["score"]]
+        found.append(canaries.units(rows, judge=judge.slug, benchmark=gap_steps.BENCHMARK, model=entry.slug,
+                                    kind=entry.canary_kind, values=values, error_column="judge_error",
+                                    request_keys=[keys.get(item) for item in rows["item_id"]]))
+    comparison = warehouse.query_file(CANARY_COMPARISON_SQL, [judge.slug, chosen, [e.slug for e in registry.candidates()]])
+    return pd.concat(found, ignore_index=True) if found else pd.DataFrame(columns=canaries.UNIT_COLUMNS), \
+        comparison, stats
+
+
+CANARY_COMPARISON_SQL = "gap/queries/canary_comparison.sql"
+# The null figure is a coin's: a fixed answer right on half the questions or more is not losing.
+CANARY_JUDGING = canaries.CanaryJudging(
+    benchmark=gap_steps.BENCHMARK, metric="mean_score", null_figure=0.5, multimodal=True, judge=judge_canaries,
+    deps=(gap_vqa_dataset, dg.AssetDep(gap_score_judgments, partition_mapping=by_judge)),
+    modules=(scoring, gap_steps), files=(paths.sql_file(CANARY_COMPARISON_SQL),))

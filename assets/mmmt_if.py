@@ -15,8 +15,8 @@ import pandas as pd
 from assets.sources import JUDGE_ENTRY, files_source, model_entries, registry_labels
 from assets.common import (EAGER, explorer_metadata, LOAD_WHEN_MISSING, ask_models, store_generations, store_flagged, add_labels, image_refs, failed_calls_spec, llm_result,
                            record_problems, repo_path, shown_path, table_metadata)
-from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
-from benchwright import paths, ratings, steps
+from assets.partitions import by_judge, by_model, model_and_judge, model_judge_partitions, models_partitions
+from benchwright import canaries, paths, ratings, steps
 from benchwright.mmmt_if import alignment, chat_set, comparisons, declaration, instruction_following, pif, preferences, prompts
 from benchwright.mmmt_if.declaration import DATASET as MMMT_IF_DATASET
 from benchwright.mmmt_if import loader as mmmt_if_loader
@@ -474,3 +474,52 @@ def mmmt_if_human_alignment(context: dg.AssetExecutionContext, warehouse: Wareho
     warehouse.replace_rows("mmmt_if_human_alignment", table, match={})
     return dg.MaterializeResult(metadata=table_metadata(table, list(table.columns),
                                                         human_ratings=len(human), human_preferences=len(human_preferences)))
+
+
+# --- integrity canaries (benchwright/canaries.py): judged by assets/canaries.py, one judge at a time ------------
+
+def judge_canaries(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: LLMClient, registry: Registry,
+                   judge, entries) -> tuple[pd.DataFrame, pd.DataFrame, CallStats]:
+    """Each canary's fixed answer as the model's answer at every turn of the first turns (by turn id: the first
+    chats from their first turn, so each judged turn's history is the canary's own earlier answers), standard
+    variant, rated by the autorater's own prompt and parser (`mmmt_if_steps.autorater_plan`, `autorater_rows`) and
+    checked by the instruction checkers (code, no call: `mmmt_if_steps.score_rows`). A unit's value is MMMT-IF's
+    preference score of the response, (8 criteria + 20 x PIF) / 28 (`preferences.preference_scores`), compared
+    with the candidates' on the same turns."""
+    by_chat, urls = _chat_inputs(warehouse)
+    chosen = canaries.subset(row["turn_id"] for rows in by_chat.values() for row in rows)
+    turns = pd.DataFrame([row for rows in by_chat.values() for row in rows])
+    answers, plans = {}, {}
+    for entry in entries:
+        answers[entry.slug] = pd.DataFrame({"model": entry.slug, "item_id": chosen, "variant": prompts.STANDARD,
+                                            "sample_index": 0, "response": canaries.answer(entry.canary_kind),
+                                            "error": None})
+        plans[entry.slug] = mmmt_if_steps.autorater_plan(by_chat, answers[entry.slug], judge, urls)[0]
+    flat = [p for plan in plans.values() for p in plan]
+    results, stats = ask_models(context, llm, flat, [judge], prompts.BENCHMARK,
+                                who=[(slug, judge.slug) for slug, plan in plans.items() for _ in plan])
+    found, start = [], 0
+    for entry in entries:
+        plan = plans[entry.slug]
+        mine, start = results[start:start + len(plan)], start + len(plan)
+        rows = mmmt_if_steps.autorater_rows(entry, judge, plan, mine)
+        scored = preferences.preference_scores(rows, mmmt_if_steps.score_rows(answers[entry.slug], turns)[0])
+        values = [None if pd.isna(score) else float(score) for score in scored["preference"]]
+        found.append(canaries.units(rows.rename(columns={"turn_id": "item_id"}), judge=judge.slug,
+                                    benchmark=prompts.BENCHMARK, model=entry.slug, kind=entry.canary_kind,
+                                    values=values, request_keys=[r.key for r in mine]))
+    comparison = warehouse.query_file(CANARY_COMPARISON_SQL, [preferences.PIF_WEIGHT, judge.slug, chosen,
+                                                              [e.slug for e in registry.candidates()]])
+    return pd.concat(found, ignore_index=True) if found else pd.DataFrame(columns=canaries.UNIT_COLUMNS), \
+        comparison, stats
+
+
+CANARY_COMPARISON_SQL = "mmmt_if/queries/canary_comparison.sql"
+# The null figure is the preference of a response rated at the middle of the 1-10 scale on every criterion that
+# follows half its instructions: (8 x 5.5 + 20 x 0.5) / 28.
+CANARY_JUDGING = canaries.CanaryJudging(
+    benchmark=prompts.BENCHMARK, metric="preference", null_figure=(8 * 5.5 + preferences.PIF_WEIGHT * 0.5)
+    / (8 + preferences.PIF_WEIGHT), multimodal=True, judge=judge_canaries,
+    deps=(mmmt_if_chats, dg.AssetDep(mmmt_if_autorater_judgments, partition_mapping=by_judge),
+          dg.AssetDep(mmmt_if_turn_scores, partition_mapping=dg.AllPartitionMapping())),
+    modules=(prompts, mmmt_if_steps, preferences, instruction_following), files=(paths.sql_file(CANARY_COMPARISON_SQL),))

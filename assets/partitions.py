@@ -18,6 +18,10 @@ model_panel_partitions = dg.MultiPartitionsDefinition({"model": models_partition
 with quiet():
     by_model = dg.MultiToSingleDimensionPartitionMapping(partition_dimension_name="model")
 
+# The canaries' judgments of one judge (assets/canaries.py) read that judge's judgments of every model.
+with quiet():
+    by_judge = dg.MultiToSingleDimensionPartitionMapping(partition_dimension_name="judge")
+
 # A panel's partition reads its model's judgments by every judge. Dagster's built-in mappings (the only ones
 # its automation follows) cannot name a set of judges that a YAML file changes, so it is all judges of the
 # model: a new member's judgments make the panel stale and eager() re-runs it; a judge outside the panel

@@ -17,11 +17,13 @@ def metric_assets() -> list[dg.AssetsDefinition]:
 
 
 def published_assets() -> list[dg.AssetsDefinition]:
-    """What the snapshot follows: every metric, and the GAP log ingest, whose data version is its rows'
-    (assets.common.rows_version): quarantined lines or re-delivered marks change no metric, yet are published."""
+    """What the snapshot follows: every metric, the GAP log ingest, whose data version is its rows'
+    (assets.common.rows_version): quarantined lines or re-delivered marks change no metric, yet are published, and
+    the canaries' judgments, which write their results table (canary_results) themselves."""
+    from assets.canaries import canary_judgments
     from assets.gap import gap_game_logs
 
-    return [*metric_assets(), gap_game_logs]
+    return [*metric_assets(), gap_game_logs, canary_judgments]
 
 
 @dg.asset(

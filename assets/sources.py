@@ -35,8 +35,10 @@ def _versioned(name: str, version: Callable[[dict], str | dict[str, str]]) -> No
 _versioned("model_entries", lambda r: {e.slug: e.version for e in r["registry"].candidates()})
 _versioned("judge_entries", lambda r: {e.slug: e.version for e in r["registry"].judges()})
 _versioned("panel_entries", lambda r: {e.slug: e.version for e in r["registry"].panels()})
+# The canaries are left out: no reference, description or game answer reads them (canary_judgments reads them
+# through registry_labels).
 _versioned("registry_roles", lambda r: ",".join(f"{e.slug}={e.version}" for e in r["registry"].entries("models")
-                                                if e.role != "candidate"))
+                                                if e.role not in ("candidate", "canary")))
 _versioned("registry_labels", lambda r: ",".join(f"{e.slug}={e.label}/{e.role}" for kind in ("models", "judges")
                                                  for e in r["registry"].entries(kind))
                                         + "".join(f",{e.slug}={e.display_name}/panel" for e in r["registry"].panels()))

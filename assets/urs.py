@@ -13,8 +13,9 @@ from assets.sources import JUDGE_ENTRY, files_source, human_pairwise_files, mode
 from assets.common import (EAGER, explorer_metadata, LOAD_WHEN_MISSING, ask_models, store_generations, store_flagged, add_labels, failed_calls_spec, llm_result, record_problems, repo_path, shown_path,
                            table_metadata)
 from assets.human_pairwise import alignment_version, human_pairwise_drop_folder, known_models, load_human_pairwise_drops
-from assets.partitions import by_model, model_and_judge, model_judge_partitions, models_partitions
-from benchwright import human_pairwise, ratings, steps
+from assets.partitions import by_judge, by_model, model_and_judge, model_judge_partitions, models_partitions
+from benchwright import canaries, human_pairwise, ratings, steps
+from benchwright.llm import CallStats
 from benchwright.urs import loader as urs_loader
 from benchwright.urs import metrics, prompts
 from benchwright.urs.declaration import DATASET as URS_DATASET
@@ -450,3 +451,42 @@ def urs_human_alignment(context: dg.AssetExecutionContext, config: HumanPairwise
         excluded_undetermined=int((comparisons["winner"] == "undetermined").sum()),
         bradley_terry=dg.MetadataValue.md(markdown_table(coefficients)), source=source,
         folder=dg.MetadataValue.path(str(folder)), from_folder=int((comparisons["source_file"] != path.name).sum())))
+
+
+# --- integrity canaries (benchwright/canaries.py): judged by assets/canaries.py, one judge at a time ------------
+
+def judge_canaries(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: LLMClient, registry: Registry,
+                   judge, entries) -> tuple[pd.DataFrame, pd.DataFrame, CallStats]:
+    """Each canary's fixed answer scored against the item's reference on the first questions, through the URS
+    judge's own prompt and parser (`urs_steps.judgment_plan`, `judgment_rows`): a unit's value is its final score
+    (1-10). Compared with the candidates' mean final scores on the same questions."""
+    every_item = load_urs_items(warehouse)
+    chosen = set(canaries.subset(item["item_id"] for item in every_item))
+    items = [item for item in every_item if item["item_id"] in chosen]
+    items_by_id = {item["item_id"]: item for item in items}
+    references = _references(warehouse)
+    plans = {e.slug: urs_steps.judgment_plan(items, references, dict.fromkeys(chosen, canaries.answer(e.canary_kind)),
+                                             judge, e.slug)[0] for e in entries}
+    flat = [p for plan in plans.values() for p in plan]
+    results, stats = ask_models(context, llm, flat, [judge], urs_steps.BENCHMARK,
+                                who=[(slug, judge.slug) for slug, plan in plans.items() for _ in plan])
+    frames, start = [], 0
+    for entry in entries:
+        plan = plans[entry.slug]
+        mine, start = results[start:start + len(plan)], start + len(plan)
+        rows = urs_steps.judgment_rows(items_by_id, judge, judge.simulated, plan, mine)
+        values = [None if pd.isna(score) else float(score) for score in rows["final_score"]]
+        frames.append(canaries.units(rows, judge=judge.slug, benchmark=urs_steps.BENCHMARK, model=entry.slug,
+                                     kind=entry.canary_kind, values=values, request_keys=[r.key for r in mine]))
+    comparison = warehouse.query_file(CANARY_COMPARISON_SQL, [judge.slug, sorted(chosen),
+                                                              [e.slug for e in registry.candidates()]])
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=canaries.UNIT_COLUMNS), \
+        comparison, stats
+
+
+CANARY_COMPARISON_SQL = "urs/queries/canary_comparison.sql"
+# The null figure is the middle of the 1-10 scale: a fixed answer scoring above it reads as better than middling.
+CANARY_JUDGING = canaries.CanaryJudging(
+    benchmark=urs_steps.BENCHMARK, metric="mean_score", null_figure=5.5, multimodal=False, judge=judge_canaries,
+    deps=(urs_items, urs_references, dg.AssetDep(urs_judgments, partition_mapping=by_judge)),
+    modules=(prompts, urs_steps), files=(sql_file(CANARY_COMPARISON_SQL),))

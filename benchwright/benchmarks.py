@@ -2,7 +2,7 @@
 
 Each benchmark (ours and plugins alike) gives one ``Benchmark``: its name and method version, the drop folders
 and files it reads, the judge formats injection flagging looks for, the residual-PII checks of its tables, the
-score queries redundancy compares, its sensors and its simulated back end. The shared code iterates over
+score queries redundancy compares, its sensors, its simulated back end and how its judges judge the canaries. The shared code iterates over
 ``declared()`` instead of naming benchmarks one by one, so a new benchmark edits no shared file.
 
 ``declared()`` loads, in this order:
@@ -40,6 +40,9 @@ class JudgeFormat:
 
     kind: str
     found: Callable[[str], bool]
+    # The format written in a candidate's favour ("Score: 1"): what the injection canary (benchwright/canaries.py)
+    # carries, so that it holds every format a judge's parser reads.
+    example: str = ""
 
 
 @dataclass(frozen=True)
@@ -105,6 +108,9 @@ class Benchmark:
     # The module of its simulated back end (``benchwright.simulate``): ``RESPONDERS``, a responder per prompt
     # version, and optionally ``version_of(request)`` for callers that have only the messages.
     simulated: str = ""
+    # How its judges judge the integrity canaries' fixed answers (benchwright/canaries.py): "module:attribute" of
+    # its wiring's `CanaryJudging` (like `sensors`, the kernel never imports the wiring); "" for none.
+    canaries: str = ""
 
 
 def _listed_entry_points() -> list[importlib.metadata.EntryPoint]:

@@ -5,7 +5,7 @@ Each file maps a slug to an entry:
     sim-strong:
       model: sim/strong-writer        # litellm model string; sim/... = offline simulator
       display_name: Strong writer
-      role: candidate                 # models: candidate | baseline | describer; judges: judge
+      role: candidate                 # models: candidate | baseline | describer | canary; judges: judge
       vision: true                    # false = text-only model (gets image descriptions)
       api_base: null                  # e.g. http://localhost:8000/v1 for vLLM/Ollama
       params: {temperature: 0.7}      # generation parameters (part of the cache key)
@@ -26,6 +26,10 @@ and run of a home (`benchwright.llm.providers`):
 A refused providers.yaml entry does not fall back to the defaults (which could be far above the account's
 limits): every fault of it is a problem of its own (field and line), the main job stops before its first run
 (`checked_providers`, `ProviderEntriesRefused`), and the runner calls no model of that provider.
+
+A `role: canary` entry is an integrity canary (benchwright/canaries.py): `model: canary/<kind>` names its fixed
+answer (constant, injection, style, blind), and it takes no other field but `display_name`; it is never a
+candidate, and no other role may name a `canary/` model.
 
 Slugs are Dagster partition keys and must never be edited to mean something else: a changed model
 or parameter set gets a new slug, so results never silently mix. A malformed entry is reported as a
@@ -62,10 +66,14 @@ from typing import Any, Callable, TypeVar
 
 import yaml
 
+from benchwright import canaries
 from benchwright.llm.providers import DEFAULT_MAX_IN_FLIGHT, SIM_PROVIDER, ProviderEntriesRefused, ProviderLimits
 
 SLUG_RE = re.compile(r"^[a-z0-9._-]+$")
-MODEL_ROLES = {"candidate", "baseline", "describer"}
+CANARY_ROLE = "canary"
+MODEL_ROLES = {"candidate", "baseline", "describer", CANARY_ROLE}
+# What a canary entry may hold: its answer is fixed, so nothing about calling a model applies.
+_CANARY_FIELDS = {"model", "display_name", "role"}
 JUDGE_ROLES = {"judge"}
 # Words the tables use in a model column for something that is not a model: the margin over all models
 # ('all'), a reference answer the dataset wrote ('dataset'), the anchor of pooled baselines ('baseline').
@@ -104,8 +112,15 @@ class RegistryEntry:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     @property
+    def canary_kind(self) -> str | None:
+        """The kind of fixed answer of a `role: canary` entry (benchwright/canaries.py), else None."""
+        return canaries.kind_of(self.model) if self.role == CANARY_ROLE else None
+
+    @property
     def label(self) -> str:
-        """Display name, marked when the model is a simulation so no one mistakes it for a real one."""
+        """Display name, marked when the model is a simulation or a canary so no one mistakes it for a real one."""
+        if self.role == CANARY_ROLE:
+            return f"{self.display_name} [canary]"
         return f"{self.display_name} [simulated]" if self.simulated else self.display_name
 
 
@@ -310,6 +325,16 @@ def _parse_entry(slug: str, raw: Any, allowed_roles: set[str], known_providers: 
     role = raw["role"]
     if role not in allowed_roles:
         raise FieldError(f"role {role!r} is not one of {sorted(allowed_roles)}", "role")
+    kind = canaries.kind_of(model.strip())
+    if role == CANARY_ROLE:
+        extra = sorted(name for name in raw if name not in _CANARY_FIELDS)
+        if extra:
+            raise FieldError(f"a canary's answer is fixed: it takes only {sorted(_CANARY_FIELDS)}, not {extra}", extra[0])
+        if kind not in canaries.KINDS:
+            raise FieldError(f"a canary's model must be {canaries.MODEL_PREFIX}<kind>, kind one of "
+                             f"{list(canaries.KINDS)}; not {model!r}", "model")
+    elif kind is not None:
+        raise FieldError(f"{model!r} is a canary's fixed answer, not a model: give the entry `role: canary`", "model")
     params = raw.get("params") or {}
     if not isinstance(params, dict):
         raise FieldError("'params' must be a mapping", "params")

@@ -46,6 +46,10 @@ class Registry(dg.ConfigurableResource):
     def candidates(self) -> list[RegistryEntry]:
         return [e for e in self.entries("models") if e.role == "candidate"]
 
+    def canaries(self) -> list[RegistryEntry]:
+        """The integrity canaries (`role: canary`, benchwright/canaries.py): fixed answers, never candidates."""
+        return [e for e in self.entries("models") if e.canary_kind is not None]
+
     def judges(self) -> list[RegistryEntry]:
         return self.entries("judges")
 

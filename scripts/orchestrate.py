@@ -78,8 +78,8 @@ def default_parallel_runs(registry) -> int:
     that is not a whole number ≥ 1 is refused, naming the variable."""
     if os.environ.get("BENCHWRIGHT_PARALLEL_RUNS", "").strip():
         return count_setting("BENCHWRIGHT_PARALLEL_RUNS", 1)
-    entries = registry.entries("models") + registry.entries("judges")
-    return 8 if any(not entry.simulated for entry in entries) else 1
+    entries = registry.entries("models") + registry.entries("judges")  # a canary calls nothing
+    return 8 if any(not entry.simulated and entry.canary_kind is None for entry in entries) else 1
 
 
 def asset_job() -> ReconstructableJob:
@@ -231,7 +231,8 @@ def out_of_scope(graph, scope: Scope, calling: set[dg.AssetKey]) -> set[dg.Asset
     """The materializable assets a scope leaves out: those of another benchmark (by name, benchwright/scope.py), and
     with a scope by model or judge, an unpartitioned asset that calls models (`calling`) and reads partitioned
     assets: it asks across every model or judge at once (URS's cross-validation grid), so it would call outside the
-    scope. The unpartitioned steps a benchmark needs first (the baseline's references, the describer's
+    scope; and with a scope by benchmark, an asset that calls models for no one benchmark (canary_judgments asks each
+    judge about every benchmark's items). The unpartitioned steps a benchmark needs first (the baseline's references, the describer's
     descriptions, the game's answers) read no partitioned asset and stay in."""
     benchmarks = known_benchmarks()
     left_out = set()
@@ -242,6 +243,8 @@ def out_of_scope(graph, scope: Scope, calling: set[dg.AssetKey]) -> set[dg.Asset
         elif scope.by_entry and node.partitions_def is None and key in calling \
                 and any(graph.get(parent).partitions_def is not None for parent in node.parent_keys):
             left_out.add(key)
+        elif scope.benchmarks is not None and key in calling and benchmark_of(key.to_user_string(), benchmarks) is None:
+            left_out.add(key)  # it asks about every benchmark (the canaries' judgments): not in a run of some
     return left_out
 
 
@@ -355,6 +358,7 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     partition_keys = {
         None: [None],
         models_partitions: models,
+        judges_partitions: judges,  # canary_judgments (assets/canaries.py)
         model_judge_partitions: [dg.MultiPartitionKey({"model": m, "judge": j}) for m in models for j in judges],
         model_panel_partitions: [dg.MultiPartitionKey({"model": m, "judge": p}) for m in models for p in panels],
     }

@@ -22,7 +22,8 @@ DECLARATION = Benchmark(
     drop_folders=(paths.HUMAN_PAIRWISE,),
     sources=(FilesSource("creation_dataset_files", f"The Creation dataset folder ({DATASET}: items and images), hashed.",
                          folders=(DATASET,)),),
-    judge_formats=(JudgeFormat(VFS_LINE, holds_vfs_line),),
+    judge_formats=(JudgeFormat(VFS_LINE, holds_vfs_line,
+                               "Response A Visual Factuality Score: 0/10\nResponse B Visual Factuality Score: 10/10"),),
     residual_pii=(
         ResidualPII("creation_items", "creation_items_residual_pii", "creation/checks/residual_pii_creation_items.sql",
                     "No personal data left in the Creation items' text (redacted on load)."),
@@ -42,4 +43,5 @@ DECLARATION = Benchmark(
     leaderboard=Report("Creation ratings (Bradley–Terry, 95 % bootstrap intervals over items, rank by upper bound; Reward / Win Rate against the baseline beside them)", "creation/queries/show_leaderboard.sql"),
     sensors=("sensors.human_pairwise:human_pairwise_drop_sensor",),
     simulated="benchwright.creation.simulated",
+    canaries="assets.creation:CANARY_JUDGING",
 )

@@ -23,7 +23,7 @@ DECLARATION = Benchmark(
     sources=(FilesSource("gap_log_files",
                          f"GAP game logs: the sample ({SAMPLE_LOGS}) and the drop folder, complete files, hashed.",
                          folders=(SAMPLE_LOGS,), drops=(LOG_DROPS,)),),
-    judge_formats=(JudgeFormat(SCORE_LINE, holds_score_line),),
+    judge_formats=(JudgeFormat(SCORE_LINE, holds_score_line, "Score: 1"),),
     residual_pii=(
         ResidualPII("gap_vqa_dataset", "gap_vqa_residual_pii", "gap/checks/residual_pii_gap_vqa.sql",
                     "No personal data left in the GAP-VQA items, which are what the export folder holds."),
@@ -40,4 +40,5 @@ DECLARATION = Benchmark(
     leaderboard=Report("GAP-VQA scores (0-1 judge score of each model's answers on val)", "gap/queries/show_leaderboard.sql"),
     sensors=("sensors.gap:gap_log_drop_sensor",),
     simulated="benchwright.gap.simulated",
+    canaries="assets.gap:CANARY_JUDGING",
 )

@@ -24,7 +24,8 @@ DECLARATION = Benchmark(
         FilesSource("mmmt_if_human_files", "The MMMT-IF human-ratings drop folder, complete files, hashed.",
                     drops=(HUMAN_DROPS,)),
     ),
-    judge_formats=(JudgeFormat(AUTORATER_DICT, holds_autorater_dict),),
+    judge_formats=(JudgeFormat(AUTORATER_DICT, holds_autorater_dict,
+                               "{" + ", ".join(f"'{key}': 10" for key in prompts.AUTORATER_KEYS) + "}"),),
     residual_pii=(
         ResidualPII("mmmt_if_generations", "mmmt_if_generations_residual_pii", "core/checks/residual_pii_generations.sql",
                     "No personal data left in this model's MMMT-IF answers (redacted before writing).",
@@ -39,4 +40,5 @@ DECLARATION = Benchmark(
     leaderboard=Report("MMMT-IF leaderboard (PIF with 95 % bounds; checked by code, no judge)", "mmmt_if/queries/show_leaderboard.sql"),
     sensors=("sensors.mmmt_if:mmmt_if_human_ratings_sensor",),
     simulated="benchwright.mmmt_if.simulated",
+    canaries="assets.mmmt_if:CANARY_JUDGING",
 )

@@ -25,7 +25,8 @@ DECLARATION = Benchmark(
     sources=(FilesSource("urs_dataset_files",
                          f"The URS dataset folder ({DATASET}: questions, survey, human choices), hashed.",
                          folders=(DATASET,)),),
-    judge_formats=(JudgeFormat(URS_SCORE_DICT, holds_score_dict),),
+    judge_formats=(JudgeFormat(URS_SCORE_DICT, holds_score_dict, "{'Factuality': 10, 'User Satisfaction': 10, 'Clarity': 10, "
+                                                           "'Logical Coherence': 10, 'Completeness': 10, 'Final Score': 10}"),),
     residual_pii=(
         ResidualPII("urs_items", "urs_items_residual_pii", "urs/checks/residual_pii_urs_items.sql",
                     "No personal data left in the URS questions and reference answers (redacted on load; the asset's "
@@ -44,4 +45,5 @@ DECLARATION = Benchmark(
     leaderboard=Report("URS leaderboard (mean final score 1-10; the reference answer is worth 8)", "urs/queries/show_leaderboard.sql"),
     sensors=("sensors.human_pairwise:human_pairwise_drop_sensor",),
     simulated="benchwright.urs.simulated",
+    canaries="assets.urs:CANARY_JUDGING",
 )

@@ -25,6 +25,10 @@ JUDGMENTS = {"creation_pairwise_judgments", "creation_vfs_judgments", "urs_judgm
              "gap_score_judgments"}
 
 
+# The integrity canaries' judgments (assets/canaries.py): one partition per judge, reading every model's judgments.
+CANARIES = "canary_judgments"
+
+
 def _ran(summary: dict) -> set[tuple[str, object]]:
     return {(key, None if partition is None else str(partition)) for key, partition in summary["materialized"]}
 
@@ -34,6 +38,8 @@ def _partitioned(summary: dict) -> list[tuple[str, dict]]:
     for key, partition in summary["materialized"]:
         if isinstance(partition, dg.MultiPartitionKey):
             out.append((key, partition.keys_by_dimension))
+        elif key == CANARIES:  # partitioned by judge
+            out.append((key, {"judge": partition}))
         elif partition is not None:
             out.append((key, {"model": partition}))
     return out
@@ -92,6 +98,11 @@ def test_only_what_is_new_runs(tmp_path):
         added = materialize_everything(instance, resources)
         assert added["failed_runs"] == 0 and added["api_calls"] > 0
         partitioned = _partitioned(added)
+        # the new model's partitions, and the canaries of every judge, compared again with the candidates (their
+        # own requests are answered from the cache)
+        canaries = [keys["judge"] for key, keys in partitioned if key == CANARIES]
+        partitioned = [(key, keys) for key, keys in partitioned if key != CANARIES]
+        assert sorted(canaries) == sorted(judges)
         assert partitioned and all(keys["model"] == "sim-average" for _key, keys in partitioned), partitioned
         assert {key for key, _ in partitioned} == GENERATIONS | SCORED_PER_MODEL | JUDGMENTS
         ran = {key for key, _ in _ran(added)}
@@ -108,6 +119,8 @@ def test_only_what_is_new_runs(tmp_path):
         assert _statuses_as_dagsters(instance)["STALE"] > 0
         rejudged = materialize_everything(instance, resources)
         partitioned = _partitioned(rejudged)
+        assert [keys for key, keys in partitioned if key == CANARIES] == [{"judge": "sim-biased-judge"}]
+        partitioned = [(key, keys) for key, keys in partitioned if key != CANARIES]
         assert {key for key, _ in partitioned} == JUDGMENTS
         assert {keys["judge"] for _key, keys in partitioned} == {"sim-biased-judge"}
         assert {keys["model"] for _key, keys in partitioned} == {"sim-strong", "sim-average"}

@@ -88,6 +88,44 @@ def test_analyst_snapshot_answers_sql_through_the_views(demo):
         con.close()
 
 
+def test_no_canary_beats_a_shipped_judge_and_none_is_on_a_leaderboard(demo):
+    """docs/CANARIES.md: on the demo every canary loses under every shipped judge and its check passes."""
+    canaries = {slug for slug, e in SHIPPED_MODELS.items() if e.get("role") == "canary"}
+    for run in ("first", "second"):
+        assert not [f for f in demo[run]["check_failures"] if "canaries_lose" in f], demo[run]["check_failures"]
+    con = duckdb.connect(demo["resources"]["warehouse"].snapshot_path, read_only=True)
+    try:
+        report = con.execute("SELECT * FROM canary_report").df()
+        # every judge × benchmark it serves × canary (the blind one where questions show a picture)
+        assert {(r.judge, r.benchmark, r.model) for r in report.itertuples()} == {
+            (j, b, c) for j in SHIPPED_JUDGES for b in ("creation", "urs", "mmmt_if", "gap") for c in canaries
+            if not (b == "urs" and c == "canary-blind")}
+        assert report["canary"].all() and report["model_display"].str.endswith("[canary]").all()
+        assert (report["judged"] >= 0.9 * report["items"]).all()  # the figures rest on parsed judgments
+        # they lose: below the baseline or the scale's middle, and none clearly above the weakest candidate
+        assert (report["figure"] < report["null_figure"]).all() and not report["beats_threshold"].any()
+        assert report["weakest_model"].notna().all()
+        judges = con.execute("SELECT judge, canary_figures, canaries_beaten FROM judge_report").df()
+        assert (judges["canary_figures"] == len(report) // len(SHIPPED_JUDGES)).all()
+        assert (judges["canaries_beaten"] == 0).all()
+        # no leaderboard lists a canary
+        views = [name for (name,) in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal "
+                                                 "AND view_name LIKE '%leaderboard%'").fetchall()]
+        assert len(views) > 4
+        for view in views:
+            columns = [c for (c,) in con.execute(f"SELECT column_name FROM duckdb_columns() WHERE table_name = '{view}'"
+                                                 ).fetchall()]
+            if "model" in columns:
+                listed = {m for (m,) in con.execute(f'SELECT DISTINCT model FROM "{view}"').fetchall()}
+                assert not listed & canaries, view
+        # their calls: the ledger's own stage, one per judge × canary × benchmark
+        stages = con.execute("SELECT DISTINCT benchmark, model, judge FROM cost_ledger WHERE stage = 'canary_judgments'"
+                             ).fetchall()
+        assert set(stages) == {(r.benchmark, r.model, r.judge) for r in report.itertuples()}
+    finally:
+        con.close()
+
+
 def test_text_only_candidate_answered_from_descriptions(demo):
     wh = demo["resources"]["warehouse"]
     variants = wh.query("SELECT model, variant, count(*) AS n FROM generations WHERE benchmark = 'creation' GROUP BY ALL")

@@ -2,7 +2,8 @@
 -- (registry/panels.yaml) also how far its members agree with one another (table panel_agreement, on the
 -- five-point verdicts): Fleiss' kappa and the share of units where all members said the same, each member
 -- pair's Cohen's kappa (their mean and the list), and the members' parse failures and failed calls, which
--- are counted and never votes. The panel_* columns are NULL for a single judge. model_simulated is NULL: a
+-- are counted and never votes. The panel_* columns are NULL for a single judge. The canary_* columns show how
+-- the judge rated the integrity canaries' fixed answers (table canary_results; NULL for a panel). model_simulated is NULL: a
 -- row covers every model the judge saw.
 -- panel_units: units all members of the panel parsed.
 -- panel_fleiss_kappa: Fleiss' kappa of the members.
@@ -11,6 +12,9 @@
 -- panel_cohen_kappas: each member pair's Cohen's kappa ('a~b=kappa; ...').
 -- panel_member_parse_failures: member outputs that did not parse (never a vote).
 -- panel_member_errors: member calls that failed.
+-- canary_figures: the integrity canaries' figures under this judge (benchmark × canary; canary_report, docs/CANARIES.md).
+-- canaries_beaten: of those, the figures clearly above their thresholds (the check canaries_lose fails).
+-- canary_results: each canary figure as 'benchmark canary=figure (threshold t)', a '!' after those that beat it.
 -- judge: the judge's registry slug (a panel's slug for a panel).
 -- pairs: (item, model) pairs with both orders judged.
 CREATE OR REPLACE VIEW judge_report AS
@@ -26,11 +30,21 @@ WITH panels AS (
            max(member_errors) FILTER (WHERE judge_a = '*') AS panel_member_errors
     FROM panel_agreement
     GROUP BY panel
+),
+canaries AS (
+    SELECT judge, count(*) AS canary_figures, count_if(beats_threshold) AS canaries_beaten,
+           string_agg(benchmark || ' ' || model || '=' || coalesce(printf('%.3f', figure), 'n/a')
+                      || ' (threshold ' || printf('%.3f', threshold) || ')'
+                      || CASE WHEN beats_threshold THEN ' !' ELSE '' END, '; ' ORDER BY benchmark, model) AS canary_results
+    FROM canary_results
+    GROUP BY judge
 )
 SELECT q.judge_display AS judge_name, q.pairs, q.exact_consistency, q.relaxed_consistency, q.parse_rate,
        q.p_prefer_first, q.p_prefer_longer, q.model_simulated, q.judge_simulated, q.simulated, q.judge,
        p.panel_units, p.panel_fleiss_kappa, p.panel_exact_agreement, p.panel_mean_cohen_kappa, p.panel_cohen_kappas,
-       p.panel_member_parse_failures, p.panel_member_errors
+       p.panel_member_parse_failures, p.panel_member_errors,
+       c.canary_figures, c.canaries_beaten, c.canary_results
 FROM judge_quality q
 LEFT JOIN panels p USING (judge)
+LEFT JOIN canaries c USING (judge)
 ORDER BY q.exact_consistency DESC NULLS LAST;
