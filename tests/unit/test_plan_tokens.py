@@ -29,6 +29,7 @@ def _requests() -> list[list[dict]]:
     inline = "data:image/png;base64," + base64.b64encode(_png((0, 0, 255), (300, 300))).decode()
     system = {"role": "system", "content": "You are a careful judge. Answer with [[A>B]] or [[B>A]]."}
     answer = "Le chat est sur la table. 猫はテーブルの上にいます。 " * 40
+    history = "".join(f"User: question {turn}?\n\nAssistant: {answer[:700 + 37 * turn]}\n\n" for turn in range(6))
     return [
         [system, {"role": "user", "content": f"<answer_a>\n{answer}\n</answer_a>\n<answer_b>\nNo.\n</answer_b>"}],
         [system, {"role": "user", "content": f"<answer_a>\nNo.\n</answer_a>\n<answer_b>\n{answer}\n</answer_b>"}],
@@ -44,6 +45,10 @@ def _requests() -> list[list[dict]]:
         # a text part, and a text that reads like that part's JSON
         [{"role": "user", "content": [{"type": "text", "text": "x"}]},
          {"role": "user", "content": '[{"text":"x","type":"text"}]'}],
+        # texts of many chunks that begin alike (a judge's prompt holding a history that grows turn by turn)
+        [system, {"role": "user", "content": f"<history>\n{history[:5000]}</history>\nNow score."}],
+        [system, {"role": "user", "content": [{"type": "text", "text": f"<history>\n{history}</history>\nNow."},
+                                              {"type": "image_url", "image_url": {"url": refs[1]}}]}],
         [],
     ]
 
@@ -55,6 +60,12 @@ def test_piecewise_counts_equal_litellm_on_every_request_and_again_when_remember
     requests = _requests()
     expected = [int(litellm.token_counter(model=model, messages=sendable(messages))) for messages in requests]
     plan._PIECE_TOKENS.clear()
+    plan._CHUNK_TOKENS.clear()
     assert [plan.prompt_tokens(model, messages) for messages in requests] == expected
     assert len(plan._PIECE_TOKENS) < sum(2 * len(m) + 3 for m in requests)  # shared pieces were counted once
+    from litellm.constants import TIKTOKEN_ENCODE_CHUNK_SIZE_CHARS as size
+
+    texts = [part.get("text", "") if isinstance(part, dict) else part for m in requests for message in m
+             for part in (message["content"] if isinstance(message["content"], list) else [message["content"]])]
+    assert 0 < len(plan._CHUNK_TOKENS) < sum(-(-len(t) // size) for t in texts)  # texts that begin alike shared
     assert [plan.prompt_tokens(model, messages) for messages in reversed(requests)] == expected[::-1]

@@ -17,11 +17,12 @@ from benchwright.llm.providers import expected_tokens_out
 from benchwright.llm.request import LLMRequest, _canonical, sendable
 from benchwright.llm.results import LLMResult
 
-# Pieces of requests counted so far (`prompt_tokens`): (model, kind, sha256 of the piece) -> its tokens.
-# Module-wide, because a runner lives for one asset's call; emptied when it grows past this many (each entry is
-# a digest and a count).
+# What `prompt_tokens` counted so far, module-wide because a runner lives for one asset's call: pieces of requests
+# (model, kind, sha256 of the piece) and texts' chunks (model, chunk: at most a few kB) -> tokens. Each is emptied
+# when it grows past _CACHE_MAX entries.
 _PIECE_TOKENS: dict[tuple[str, str, bytes], int] = {}
-_PIECE_TOKENS_MAX = 500_000
+_CHUNK_TOKENS: dict[tuple[str, str], int] = {}
+_CACHE_MAX = 200_000
 
 
 class Plan:
@@ -48,56 +49,99 @@ class Plan:
 
 
 def prompt_tokens(model: str, messages: list[dict]) -> int:
-    """litellm's `token_counter(model, messages)`, with each distinct text and picture counted once per model.
+    """litellm's `token_counter(model, messages)`, with each distinct piece of the requests counted once per model.
 
     litellm counts a list of messages as a fixed part (3: the reply's priming; tools would add more, and requests
-    carry none) plus, for each message, a fixed part of its own (its role, name) plus its content: a text counted
-    whole, or a list of parts counted one by one (texts, pictures). So the count of a request is the sum of
-    counts of pieces that requests share: a chat's earlier turns in each later one, a judge's instructions, a
-    picture shown in many requests. Each piece is known by its canonical form (`request._canonical`: a picture by
-    the hash of its bytes, which is all litellm's image count reads), so a picture is read only when it was never
-    counted. tests/unit/test_plan_tokens.py holds this equal to litellm's own count."""
-    total = _counted(model, "request", [])
+    carry none) plus, for each message, a fixed part of its own (its role, name) plus its content: a text, or a
+    list of parts counted one by one (texts, pictures). So the count of a request is the sum of counts of pieces
+    that requests share: a chat's earlier turns in each later one, a judge's instructions, a picture shown in many
+    requests. A picture is known by the hash of its bytes (`request._canonical`), which is all litellm's image
+    count reads, so it is read only when it was never counted. A text is counted as litellm counts it, in
+    chunks of a fixed number of characters from its start (`_text_tokens`): texts that begin alike (a judge's
+    prompt holding a chat's history, which grows turn by turn) share their first chunks' counts.
+    tests/unit/test_plan_tokens.py holds the sum equal to litellm's own count."""
+    total = _without(model, "request")
     for message in messages:
         content = message.get("content")
         if isinstance(content, list):
-            total += _counted(model, "message", [{**message, "content": []}])
-            total += sum(_counted(model, "part", [{"role": "user", "content": [part]}]) for part in content)
+            total += _counted(model, "message", {**message, "content": []})
+            total += sum(_counted(model, "part", part) if _text_of(part) is None
+                         else _text_tokens(model, _text_of(part)) for part in content)
         elif isinstance(content, str):
-            total += _counted(model, "message", [{**message, "content": ""}])
-            total += _counted(model, "part", [{"role": "user", "content": content}])
+            total += _counted(model, "message", {**message, "content": ""}) + _text_tokens(model, content)
         else:
-            total += _counted(model, "message", [message])
+            total += _counted(model, "message", message)
     return total
 
 
-def _counted(model: str, kind: str, messages: list[dict]) -> int:
-    """Tokens of one piece of a request (`prompt_tokens`): what litellm counts for `messages` (the piece alone in
-    a message, or the message with its content emptied) less what it counts without the piece. Counted by litellm
-    the first time the piece is seen, remembered by its digest."""
-    if kind == "request":
-        return _without(model, "request")
-    piece = messages[0] if kind == "message" else messages[0]["content"]
-    if isinstance(piece, str):  # a text, told apart from the JSON of a part by its first byte
-        encoded = b"t" + piece.encode("utf-8", "surrogatepass")
-    else:
-        encoded = b"j" + json.dumps(_canonical(piece), sort_keys=True, ensure_ascii=False,
-                             separators=(",", ":")).encode("utf-8", "surrogatepass")
+def _text_of(part) -> str | None:
+    """The text of a part litellm counts as its text alone (a plain string, or a "text" part); None for others."""
+    if isinstance(part, str):
+        return part
+    if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
+        return part["text"]
+    return None
+
+
+def _counted(model: str, kind: str, piece) -> int:
+    """Tokens a message's fixed part ("message": the message with its content emptied) or a content part that is
+    not a text ("part": a picture) adds to a request: what litellm counts with it less what it counts without it.
+    Counted by litellm the first time the piece is seen, remembered by its digest."""
+    encoded = json.dumps(_canonical(piece), sort_keys=True, ensure_ascii=False,
+                         separators=(",", ":")).encode("utf-8", "surrogatepass")
     key = (model, kind, hashlib.sha256(encoded).digest())
     count = _PIECE_TOKENS.get(key)
     if count is None:
-        count = int(load_litellm().token_counter(model=model, messages=sendable(messages))) - _without(model, kind)
-        if len(_PIECE_TOKENS) >= _PIECE_TOKENS_MAX:
-            _PIECE_TOKENS.clear()
-        _PIECE_TOKENS[key] = count
+        alone = [piece] if kind == "message" else [{"role": "user", "content": [piece]}]
+        count = int(load_litellm().token_counter(model=model, messages=sendable(alone))) - _without(model, kind)
+        _remember(_PIECE_TOKENS, key, count)
     return count
+
+
+def _text_tokens(model: str, text: str) -> int:
+    """Tokens a text adds to a request, as litellm counts it: for a model it counts with tiktoken, the sum of its
+    counts of the text's chunks of `TIKTOKEN_ENCODE_CHUNK_SIZE_CHARS` characters (litellm.litellm_core_utils.
+    token_counter), each chunk counted once per model; otherwise (another tokenizer, or a text so long that
+    litellm samples it) the text whole, remembered by its digest."""
+    from litellm.constants import TIKTOKEN_ENCODE_CHUNK_SIZE_CHARS, TOKEN_COUNTER_MAX_EXACT_CHARS
+
+    litellm = load_litellm()
+    if not _counted_in_chunks(model) or len(text) > TOKEN_COUNTER_MAX_EXACT_CHARS:
+        key = (model, "text", hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest())
+        if key not in _PIECE_TOKENS:
+            _remember(_PIECE_TOKENS, key, int(litellm.token_counter(model=model, text=text)))
+        return _PIECE_TOKENS[key]
+    total = 0
+    for start in range(0, len(text), TIKTOKEN_ENCODE_CHUNK_SIZE_CHARS):
+        chunk = text[start:start + TIKTOKEN_ENCODE_CHUNK_SIZE_CHARS]
+        count = _CHUNK_TOKENS.get((model, chunk))
+        if count is None:
+            count = int(litellm.token_counter(model=model, text=chunk))  # one chunk: litellm counts it whole
+            _remember(_CHUNK_TOKENS, (model, chunk), count)
+        total += count
+    return total
+
+
+@lru_cache(maxsize=None)
+def _counted_in_chunks(model: str) -> bool:
+    """Whether litellm counts this model's texts with tiktoken (in chunks), not a Hugging Face tokenizer."""
+    from litellm.utils import select_tokenizer
+
+    load_litellm()
+    return select_tokenizer(model)["type"] == "openai_tokenizer"
+
+
+def _remember(cache: dict, key, count: int) -> None:
+    if len(cache) >= _CACHE_MAX:
+        cache.clear()
+    cache[key] = count
 
 
 @lru_cache(maxsize=None)
 def _without(model: str, kind: str) -> int:
-    """What litellm counts for a request of no message at all ("request", "message": a message piece adds what it
-    counts beyond that) and for one message of no content ("part")."""
-    empty = [] if kind in ("request", "message") else [{"role": "user", "content": ""}]
+    """What litellm counts for a request of no message at all ("request", "message": a message's fixed part adds
+    what it counts beyond that) and for one message of an empty list of parts ("part")."""
+    empty = [] if kind in ("request", "message") else [{"role": "user", "content": []}]
     return int(load_litellm().token_counter(model=model, messages=empty))
 
 
