@@ -68,6 +68,9 @@ def copy_home(resources: dict, dagster_home: Path, target: Path) -> dict[str, Pa
         # plan's ledger is the rows under it, so none may be there before it starts (a test's direct call, say).
         with sqlite3.connect(copied["cache"]) as con:
             con.execute("DELETE FROM ledger WHERE run_id = ?", (DIRECT_RUN_ID,))
+            # Each asset's plan asks a model's mean completion tokens (providers.expected_tokens_out), which would
+            # read every stored answer's row, texts and all: on the copy only, an index answers it.
+            con.execute("CREATE INDEX IF NOT EXISTS plan_tokens_out ON responses(model, simulated, tokens_out)")
         con.close()
     if dagster_home.exists():
         for path in dagster_home.rglob("*"):
