@@ -12,8 +12,9 @@ memory, /dev/shm, where there is one) and the part of the main job that calls mo
 (`LLMRunner` mode "plan"): the assets that call models and the assets they read (`plan_scope`), without the
 separate checks. What Dagster finds missing or stale is decided by the main job's own loop
 (`materialize_everything`), exactly as it would decide; but each asset it would run is called directly
-(`DirectRuns`: Dagster's direct invocation, no run, no step events), and a materialization is reported for it
-without a run, so the next level sees it as new, as it would see a run's. Cache hits cost nothing; simulated models run (they are free); every
+(`DirectRuns`: Dagster's direct invocation, no run, no step events), and given a new data version that the
+staleness resolver takes as a runless materialization's (no event is written), so the next level sees it as new,
+as it would see a run's. Cache hits cost nothing; simulated models run (they are free); every
 other cache miss is counted instead of called: prompt tokens by litellm's tokenizer for the model, completion
 tokens from the model's own past answers in the cache (else the request's `max_tokens`, else 500), dollars
 from litellm's price table. A placeholder answer of the expected length stands in, so what is built on it (the
