@@ -161,6 +161,17 @@ class DirectRuns:
         return run_outcome(DIRECT_RUN_ID, success, materialized, checks)
 
 
+def _enter_counts(cache: Path, calls: dict[str, tuple[int, float]]) -> None:
+    """The counting process's prompt tokens and dollars into the copy's cache, for each call the plan made (its
+    ledger rows under the direct runs' id, and the placeholder answers): the plan's table is read from there."""
+    with sqlite3.connect(cache) as con:
+        con.executemany("UPDATE ledger SET tokens_in = ?, cost_usd = ? WHERE run_id = ? AND request_key = ? "
+                        "AND NOT cached", [(tokens, cost, DIRECT_RUN_ID, key) for key, (tokens, cost) in calls.items()])
+        con.executemany("UPDATE responses SET tokens_in = ?, cost_usd = ? WHERE key = ?",
+                        [(tokens, cost, key) for key, (tokens, cost) in calls.items()])
+    con.close()
+
+
 def _scratch_folder() -> Path:
     """Where the copy goes: memory (/dev/shm) when the system has it, as the copy is thrown away and the runs'
     SQLite commits there cost no disk sync; else the temporary folder."""
@@ -179,7 +190,7 @@ def plan(home: Path, dagster_home: Path, keep: bool = False, log=print, scope=No
     import dagster as dg
 
     from benchwright.llm import ResponseCache
-    from benchwright.llm.backends.plan import price_usd
+    from benchwright.llm.backends.plan import CountingProcess, counting_elsewhere
     from resources import default_resources
     from resources.warehouse import Warehouse
     from scripts.orchestrate import materialize_everything
@@ -194,6 +205,10 @@ def plan(home: Path, dagster_home: Path, keep: bool = False, log=print, scope=No
     target = scratch if scope is None or scope.limit is None else scratch / "limited" / str(scope.limit)
     saved = {name: os.environ.get(name) for name in ("BENCHWRIGHT_HOME", "DAGSTER_HOME", "BENCHWRIGHT_WAREHOUSE")}
     copy = None
+    # The counts and prices in a process of their own, started first: its import of litellm and its tokenizing go
+    # on while this one copies the home and runs the assets.
+    counter = CountingProcess()
+    counting_elsewhere(counter)
     try:
         copied = copy_home(real, dagster_home, target)
         os.environ.update({"BENCHWRIGHT_HOME": str(target), "DAGSTER_HOME": str(copied["dagster_home"])})
@@ -211,6 +226,9 @@ def plan(home: Path, dagster_home: Path, keep: bool = False, log=print, scope=No
             summary = materialize_everything(instance, copy, log=log, log_level="ERROR", observed_inputs=real,
                                              only=plan_scope(), workers=1, parallel_runs=1, scope=scope,
                                              execute=DirectRuns(instance, copy, log), launched_by="plan")
+        entries = real["registry"].entries("models") + real["registry"].entries("judges")
+        counted = counter.results([(entry.model, entry.api_base, entry.provider) for entry in entries])
+        _enter_counts(copied["cache"], counted["calls"])
         cache = ResponseCache(str(copied["cache"]))
         try:
             rows = cache.ledger_by_model(summary["run_ids"])
@@ -219,13 +237,16 @@ def plan(home: Path, dagster_home: Path, keep: bool = False, log=print, scope=No
         called = sorted({row["called"] for row in rows if row["calls"]})
         expected = {model: round(sum(r["tokens_out"] for r in rows if r["called"] == model)
                                  / sum(r["calls"] for r in rows if r["called"] == model)) for model in called}
-        unpriced = [model for model in called if price_usd(model, 1, 1) is None]
+        unpriced = [model for model in called if model in counted["unpriced"]]
         totals = {key: sum(row[key] for row in rows) for key in ("calls", "tokens_in", "tokens_out", "cost_usd",
                                                                  "cache_hits", "simulated")}
         return {"rows": rows, "totals": totals, "unpriced": unpriced, "expected_tokens_out": expected,
-                "missing_keys": missing_api_keys(rows, real["registry"]),
+                "missing_keys": missing_api_keys(rows, real["registry"],
+                                                 lambda *entry: counted["keys"].get(entry, ([], None))),
                 "runs": summary["runs"], "failed_runs": summary["failed_runs"], "copy": scratch if keep else None}
     finally:
+        counting_elsewhere(None)
+        counter.close()
         if copy is not None:
             Warehouse.close_held(copy["warehouse"].database)
         for name, value in saved.items():
@@ -237,19 +258,25 @@ def plan(home: Path, dagster_home: Path, keep: bool = False, log=print, scope=No
             shutil.rmtree(scratch, ignore_errors=True)
 
 
-def missing_api_keys(rows: list[dict], registry) -> dict[str, dict]:
+def missing_api_keys(rows: list[dict], registry, lookup=None) -> dict[str, dict]:
     """Provider -> the environment variables litellm needs for it and does not find (`keys`) and the registry
     entries the plan would call through it (`entries`), for the models with planned calls (cache hits and the
-    simulator need no key; nor does a self-hosted OpenAI-compatible server: `providers.missing_keys`)."""
+    simulator need no key; nor does a self-hosted OpenAI-compatible server: `providers.missing_keys`).
+    `lookup(model, api_base, provider)` -> (missing keys, provider) answers for an entry (the plan's counting
+    process asks litellm there); by default litellm is asked here."""
     from benchwright.llm.providers import missing_keys, provider_of
 
+    def asked_here(model: str, api_base: str | None, provider: str | None) -> tuple[list[str], str | None]:
+        keys = missing_keys(model, api_base)
+        return keys, provider_of(model, api_base, provider) if keys else None
+
+    lookup = lookup or asked_here
     called = {row["called"] for row in rows if row["calls"]}
     missing: dict[str, dict] = {}
     for entry in registry.entries("models") + registry.entries("judges"):
-        keys = missing_keys(entry.model, entry.api_base) if entry.model in called else []
+        keys, provider = lookup(entry.model, entry.api_base, entry.provider) if entry.model in called else ([], None)
         if keys:
-            found = missing.setdefault(provider_of(entry.model, entry.api_base, entry.provider),
-                                       {"keys": [], "entries": []})
+            found = missing.setdefault(provider, {"keys": [], "entries": []})
             found["keys"] += [key for key in keys if key not in found["keys"]]
             found["entries"].append(entry.slug)
     return dict(sorted(missing.items()))
