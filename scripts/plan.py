@@ -165,6 +165,7 @@ def _enter_counts(cache: Path, calls: dict[str, tuple[int, float]]) -> None:
     """The counting process's prompt tokens and dollars into the copy's cache, for each call the plan made (its
     ledger rows under the direct runs' id, and the placeholder answers): the plan's table is read from there."""
     with sqlite3.connect(cache) as con:
+        con.execute("CREATE INDEX IF NOT EXISTS plan_ledger_key ON ledger(request_key)")  # the copy's only
         con.executemany("UPDATE ledger SET tokens_in = ?, cost_usd = ? WHERE run_id = ? AND request_key = ? "
                         "AND NOT cached", [(tokens, cost, DIRECT_RUN_ID, key) for key, (tokens, cost) in calls.items()])
         con.executemany("UPDATE responses SET tokens_in = ?, cost_usd = ? WHERE key = ?",
