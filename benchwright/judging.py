@@ -51,6 +51,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 ECHOED_ANSWER = "echoed_answer"
 
@@ -89,15 +90,30 @@ def _common_prefix(a: Sequence[str], b: Sequence[str]) -> int:
     return count
 
 
+@lru_cache(maxsize=1024)
+def _haystack(text: str) -> str:
+    """A shown text's tokens joined for searching, remembered: the same answers and chat histories are shown to
+    every judge and in every later turn, and a judge's output is parsed against them each time."""
+    return _joined(tokens(text))
+
+
 class Shown:
     """The texts a judge was shown, ready for asking whether a piece of its output came from them."""
 
     def __init__(self, texts: Iterable[str | None] = ()):
-        self._texts = [tokens(t) for t in texts if isinstance(t, str) and t.strip()]
-        self._haystacks = [_joined(t) for t in self._texts]
+        self._sources = [t for t in texts if isinstance(t, str) and t.strip()]
+        self._haystacks = [_haystack(t) for t in self._sources]
+        self._token_lists: list[list[str]] | None = None
+
+    @property
+    def _texts(self) -> list[list[str]]:
+        """The shown texts' tokens, made when a value is first looked for in its context (`copied_with_context`)."""
+        if self._token_lists is None:
+            self._token_lists = [tokens(t) for t in self._sources]
+        return self._token_lists
 
     def __bool__(self) -> bool:
-        return bool(self._texts)
+        return bool(self._sources)
 
     def contains(self, fragment: str) -> bool:
         """Whether ``fragment`` (a piece of the judge's output) occurs in a shown text, token for token.

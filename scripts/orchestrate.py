@@ -269,11 +269,14 @@ def stale_status_resolver(instance: dg.DagsterInstance, graph) -> BatchedStaleSt
 
 
 def observe_sources(instance: dg.DagsterInstance, resources: dict, log: Callable[[str], None],
-                    resolver: BatchedStaleStatusResolver | None = None) -> int:
+                    resolver: BatchedStaleStatusResolver | None = None,
+                    unrecorded: dict | None = None) -> int:
     """Record the current data version of every observable source (assets/sources.py) whose version
     changed, as runless observations (what "Observe sources" records in the UI, without a run; an unchanged
     version adds no event). Returns the number of observations recorded. The current versions are read with
-    `resolver` (a fresh one if none is given): when nothing was recorded, the caller may go on using it."""
+    `resolver` (a fresh one if none is given): when nothing was recorded, the caller may go on using it. With
+    `unrecorded` ((asset key, partition) -> version, as `materialize_everything`'s `execute.unrecorded`), the new
+    versions go there and to `resolver` instead of the event log, which keeps the resolver's reads true."""
     from assets.sources import VERSIONS
     from definitions import defs
 
@@ -285,9 +288,14 @@ def observe_sources(instance: dg.DagsterInstance, resources: dict, log: Callable
         for partition, version in (versions.items() if isinstance(versions, dict) else [(None, versions)]):
             key = dg.AssetKey(name)
             if resolver.get_current_data_version(key, partition).value != version:
-                instance.report_runless_asset_event(dg.AssetObservation(
-                    asset_key=key, partition=partition, tags={DATA_VERSION_TAG: version}))
+                if unrecorded is None:
+                    instance.report_runless_asset_event(dg.AssetObservation(
+                        asset_key=key, partition=partition, tags={DATA_VERSION_TAG: version}))
+                else:
+                    unrecorded[(key, partition)] = version
                 recorded += 1
+    if unrecorded is not None:
+        resolver.see_unrecorded(unrecorded)
     if recorded:
         log(f"inputs: {recorded} new data versions of registry entries or files")
     return recorded
@@ -321,7 +329,10 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     `only` (asset names) limits the job to those assets, each run without separate check steps (the checks an
     asset computes itself stay): `dev.py plan` runs only what calls models and what that reads.
     `execute` runs one planned run (its `keys`, `partition_key` and `run_config`) in place of a Dagster run and
-    returns what `_outcome` returns: `dev.py plan` calls the asset functions directly (scripts/plan.py).
+    returns what `_outcome` returns: `dev.py plan` calls the asset functions directly (scripts/plan.py). When it
+    writes no materialization to the event log, its `unrecorded` attribute maps each (asset key, partition or
+    None) it materialized to the new data version, which the staleness of the next levels takes as recorded; the
+    sources' new versions are then kept there too, not written.
     `launched_by` (run | demo | plan: the dev.py command) is the value of every run's `LAUNCHED_BY_TAG`, which the
     UI's Runs page filters by.
     A refused entry of the providers' limits raises `ProviderEntriesRefused`, listing every fault, before anything runs.
@@ -372,7 +383,10 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     outside = out_of_scope(graph, scope, calling)
     # (runs recorded when it was made, resolver): what a resolver read stays true until the event log changes.
     resolvers: list[tuple[int, BatchedStaleStatusResolver]] = [(0, stale_status_resolver(instance, graph))]
-    if observe_sources(instance, observed_inputs or resources, log, resolvers[0][1]):
+    # What an `execute` that records no event materialized (asset, partition) -> data version, if it says so; the
+    # sources' new versions go there too.
+    unrecorded = getattr(execute, "unrecorded", None)
+    if observe_sources(instance, observed_inputs or resources, log, resolvers[0][1], unrecorded) and unrecorded is None:
         resolvers.clear()  # new observations: the sources' readers must see them
     # The refusals are also a check on registry_labels (checks/registry.py), recorded without a run like the sources.
     registry_check = report_registry_check(instance, resources["registry"])
@@ -466,9 +480,13 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
 
     def current_resolver() -> BatchedStaleStatusResolver:
         """The resolver made since the last run (or observation), or a new one: it caches what it read, which a
-        run makes old; with no run in between, the next level's questions are answered from the same reads."""
-        if not resolvers or resolvers[-1][0] != summary["runs"]:
+        run makes old; with no run in between, the next level's questions are answered from the same reads. Runs
+        that write no event (`execute.unrecorded`) leave those reads true: one resolver serves every level, told
+        what they materialized."""
+        if not resolvers or (resolvers[-1][0] != summary["runs"] and unrecorded is None):
             resolvers[:] = [(summary["runs"], stale_status_resolver(instance, graph))]
+        if unrecorded is not None:
+            resolvers[-1][1].see_unrecorded(unrecorded)
         return resolvers[-1][1]
 
     def plan_level(level) -> list[tuple]:

@@ -12,8 +12,9 @@ memory, /dev/shm, where there is one) and the part of the main job that calls mo
 (`LLMRunner` mode "plan"): the assets that call models and the assets they read (`plan_scope`), without the
 separate checks. What Dagster finds missing or stale is decided by the main job's own loop
 (`materialize_everything`), exactly as it would decide; but each asset it would run is called directly
-(`DirectRuns`: Dagster's direct invocation, no run, no step events), and a materialization is reported for it
-without a run, so the next level sees it as new, as it would see a run's. Cache hits cost nothing; simulated models run (they are free); every
+(`DirectRuns`: Dagster's direct invocation, no run, no step events), and given a new data version that the
+staleness resolver takes as a runless materialization's (no event is written), so the next level sees it as new,
+as it would see a run's. Cache hits cost nothing; simulated models run (they are free); every
 other cache miss is counted instead of called: prompt tokens by litellm's tokenizer for the model, completion
 tokens from the model's own past answers in the cache (else the request's `max_tokens`, else 500), dollars
 from litellm's price table. A placeholder answer of the expected length stands in, so what is built on it (the
@@ -68,6 +69,9 @@ def copy_home(resources: dict, dagster_home: Path, target: Path) -> dict[str, Pa
         # plan's ledger is the rows under it, so none may be there before it starts (a test's direct call, say).
         with sqlite3.connect(copied["cache"]) as con:
             con.execute("DELETE FROM ledger WHERE run_id = ?", (DIRECT_RUN_ID,))
+            # Each asset's plan asks a model's mean completion tokens (providers.expected_tokens_out), which would
+            # read every stored answer's row, texts and all: on the copy only, an index answers it.
+            con.execute("CREATE INDEX IF NOT EXISTS plan_tokens_out ON responses(model, simulated, tokens_out)")
         con.close()
     if dagster_home.exists():
         for path in dagster_home.rglob("*"):
@@ -106,9 +110,10 @@ DIRECT_RUN_ID = "EPHEMERAL"
 class DirectRuns:
     """Runs the main job's planned runs by calling their asset functions directly on the plan's copy, in this
     process: a Dagster run with its steps costs tens of milliseconds of event writes and set-up per asset, more
-    than an asset in plan mode costs itself (bench/plan_speed.py). Each asset done is reported to the copy's
-    instance as a materialization without a run, with a data version of its own, so the next level's staleness
-    (Dagster's resolver, as in the main job) sees it as changed, as it would a run's."""
+    than an asset in plan mode costs itself (bench/plan_speed.py). Each asset done gets a data version of its own
+    (`unrecorded`), which the next level's staleness (Dagster's resolver, as in the main job) takes as a runless
+    materialization's, so it sees the asset as changed, as it would a run's, without an event written (storing
+    one cost ≈ 6 ms of CPU, the resolver's reads after it as much again)."""
 
     def __init__(self, instance, resources: dict, log=print):
         import dagster as dg
@@ -121,12 +126,14 @@ class DirectRuns:
         self.resources = {name: dg.ResourceDefinition.hardcoded_resource(value) for name, value in resources.items()}
         self.assets = {key: definition for definition in ASSETS if isinstance(definition, dg.AssetsDefinition)
                        for key in definition.keys}
+        # (asset key, partition or None) -> the data version of what this plan materialized, for the staleness of
+        # the next levels (materialize_everything); nothing is written to the copy's event log.
+        self.unrecorded: dict[tuple[dg.AssetKey, str | None], str] = {}
 
     def __call__(self, run: dict) -> dict:
         import uuid
 
         import dagster as dg
-        from dagster._core.definitions.data_version import DATA_VERSION_TAG
 
         from scripts.orchestrate import run_outcome
 
@@ -150,9 +157,20 @@ class DirectRuns:
             materialized.append((name, result.metadata or {}))
             checks += [(name, check.check_name, check.passed, check.severity.value)
                        for check in result.check_results or []]
-            self.instance.report_runless_asset_event(dg.AssetMaterialization(
-                asset_key=key, partition=partition, tags={DATA_VERSION_TAG: f"plan-{uuid.uuid4().hex}"}))
+            self.unrecorded[(key, partition)] = f"plan-{uuid.uuid4().hex}"
         return run_outcome(DIRECT_RUN_ID, success, materialized, checks)
+
+
+def _enter_counts(cache: Path, calls: dict[str, tuple[int, float]]) -> None:
+    """The counting process's prompt tokens and dollars into the copy's cache, for each call the plan made (its
+    ledger rows under the direct runs' id, and the placeholder answers): the plan's table is read from there."""
+    with sqlite3.connect(cache) as con:
+        con.execute("CREATE INDEX IF NOT EXISTS plan_ledger_key ON ledger(request_key)")  # the copy's only
+        con.executemany("UPDATE ledger SET tokens_in = ?, cost_usd = ? WHERE run_id = ? AND request_key = ? "
+                        "AND NOT cached", [(tokens, cost, DIRECT_RUN_ID, key) for key, (tokens, cost) in calls.items()])
+        con.executemany("UPDATE responses SET tokens_in = ?, cost_usd = ? WHERE key = ?",
+                        [(tokens, cost, key) for key, (tokens, cost) in calls.items()])
+    con.close()
 
 
 def _scratch_folder() -> Path:
@@ -173,7 +191,7 @@ def plan(home: Path, dagster_home: Path, keep: bool = False, log=print, scope=No
     import dagster as dg
 
     from benchwright.llm import ResponseCache
-    from benchwright.llm.backends.plan import price_usd
+    from benchwright.llm.backends.plan import CountingProcess, counting_elsewhere
     from resources import default_resources
     from resources.warehouse import Warehouse
     from scripts.orchestrate import materialize_everything
@@ -188,6 +206,10 @@ def plan(home: Path, dagster_home: Path, keep: bool = False, log=print, scope=No
     target = scratch if scope is None or scope.limit is None else scratch / "limited" / str(scope.limit)
     saved = {name: os.environ.get(name) for name in ("BENCHWRIGHT_HOME", "DAGSTER_HOME", "BENCHWRIGHT_WAREHOUSE")}
     copy = None
+    # The counts and prices in a process of their own, started first: its import of litellm and its tokenizing go
+    # on while this one copies the home and runs the assets.
+    counter = CountingProcess()
+    counting_elsewhere(counter)
     try:
         copied = copy_home(real, dagster_home, target)
         os.environ.update({"BENCHWRIGHT_HOME": str(target), "DAGSTER_HOME": str(copied["dagster_home"])})
@@ -205,6 +227,9 @@ def plan(home: Path, dagster_home: Path, keep: bool = False, log=print, scope=No
             summary = materialize_everything(instance, copy, log=log, log_level="ERROR", observed_inputs=real,
                                              only=plan_scope(), workers=1, parallel_runs=1, scope=scope,
                                              execute=DirectRuns(instance, copy, log), launched_by="plan")
+        entries = real["registry"].entries("models") + real["registry"].entries("judges")
+        counted = counter.results([(entry.model, entry.api_base, entry.provider) for entry in entries])
+        _enter_counts(copied["cache"], counted["calls"])
         cache = ResponseCache(str(copied["cache"]))
         try:
             rows = cache.ledger_by_model(summary["run_ids"])
@@ -213,13 +238,16 @@ def plan(home: Path, dagster_home: Path, keep: bool = False, log=print, scope=No
         called = sorted({row["called"] for row in rows if row["calls"]})
         expected = {model: round(sum(r["tokens_out"] for r in rows if r["called"] == model)
                                  / sum(r["calls"] for r in rows if r["called"] == model)) for model in called}
-        unpriced = [model for model in called if price_usd(model, 1, 1) is None]
+        unpriced = [model for model in called if model in counted["unpriced"]]
         totals = {key: sum(row[key] for row in rows) for key in ("calls", "tokens_in", "tokens_out", "cost_usd",
                                                                  "cache_hits", "simulated")}
         return {"rows": rows, "totals": totals, "unpriced": unpriced, "expected_tokens_out": expected,
-                "missing_keys": missing_api_keys(rows, real["registry"]),
+                "missing_keys": missing_api_keys(rows, real["registry"],
+                                                 lambda *entry: counted["keys"].get(entry, ([], None))),
                 "runs": summary["runs"], "failed_runs": summary["failed_runs"], "copy": scratch if keep else None}
     finally:
+        counting_elsewhere(None)
+        counter.close()
         if copy is not None:
             Warehouse.close_held(copy["warehouse"].database)
         for name, value in saved.items():
@@ -231,19 +259,25 @@ def plan(home: Path, dagster_home: Path, keep: bool = False, log=print, scope=No
             shutil.rmtree(scratch, ignore_errors=True)
 
 
-def missing_api_keys(rows: list[dict], registry) -> dict[str, dict]:
+def missing_api_keys(rows: list[dict], registry, lookup=None) -> dict[str, dict]:
     """Provider -> the environment variables litellm needs for it and does not find (`keys`) and the registry
     entries the plan would call through it (`entries`), for the models with planned calls (cache hits and the
-    simulator need no key; nor does a self-hosted OpenAI-compatible server: `providers.missing_keys`)."""
+    simulator need no key; nor does a self-hosted OpenAI-compatible server: `providers.missing_keys`).
+    `lookup(model, api_base, provider)` -> (missing keys, provider) answers for an entry (the plan's counting
+    process asks litellm there); by default litellm is asked here."""
     from benchwright.llm.providers import missing_keys, provider_of
 
+    def asked_here(model: str, api_base: str | None, provider: str | None) -> tuple[list[str], str | None]:
+        keys = missing_keys(model, api_base)
+        return keys, provider_of(model, api_base, provider) if keys else None
+
+    lookup = lookup or asked_here
     called = {row["called"] for row in rows if row["calls"]}
     missing: dict[str, dict] = {}
     for entry in registry.entries("models") + registry.entries("judges"):
-        keys = missing_keys(entry.model, entry.api_base) if entry.model in called else []
+        keys, provider = lookup(entry.model, entry.api_base, entry.provider) if entry.model in called else ([], None)
         if keys:
-            found = missing.setdefault(provider_of(entry.model, entry.api_base, entry.provider),
-                                       {"keys": [], "entries": []})
+            found = missing.setdefault(provider, {"keys": [], "entries": []})
             found["keys"] += [key for key in keys if key not in found["keys"]]
             found["entries"].append(entry.slug)
     return dict(sorted(missing.items()))

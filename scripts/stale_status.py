@@ -16,11 +16,18 @@ missing and stale); the no-op costs ≈ 2.5 ms of CPU per asset partition on the
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import dagster as dg
 from dagster._core.asset_graph_view.asset_graph_view import AssetGraphView, TemporalContext
-from dagster._core.definitions.data_version import CachingStaleStatusResolver, DataProvenance
+from dagster._core.definitions.data_version import (
+    CachingStaleStatusResolver,
+    DataProvenance,
+    DataVersion,
+    StaleCause,
+    StaleCauseCategory,
+    extract_data_version_from_entry,
+)
 from dagster._core.definitions.events import AssetKeyPartitionKey
 from dagster._core.events import DagsterEventType
 from dagster._time import get_current_datetime
@@ -58,6 +65,39 @@ class BatchedStaleStatusResolver(CachingStaleStatusResolver):
         self._latest_ids: dict[tuple[dg.AssetKey, DagsterEventType], dict[str, int]] = {}
         self._records: dict[int, object] = {}  # storage id -> EventLogRecord
         self._latest_observations: dict[dg.AssetKey, object] = {}  # unpartitioned source -> its latest observation
+        # (asset, partition or None) -> data version: materialized without an event (`see_unrecorded`)
+        self._unrecorded: Mapping[tuple[dg.AssetKey, str | None], str] = {}
+
+    def see_unrecorded(self, versions: Mapping[tuple[dg.AssetKey, str | None], str]) -> None:
+        """Asset partitions materialized (or sources observed) without an event in the log, each with its new data
+        version (`versions`, a mapping the caller may go on filling: scripts/plan.py's direct calls). The resolver
+        answers as it would after reading a runless materialization (or observation) of each with that version (no
+        code version, so no provenance): its version is the new one, and a reader's staleness compares it as
+        Dagster compares a newer record's. What it read from the event log stays true meanwhile, since nothing was
+        written to it."""
+        self._unrecorded = versions
+
+    def _unrecorded_version(self, key: AssetKeyPartitionKey) -> str | None:
+        partition = None if key.partition_key is None else str(key.partition_key)
+        return self._unrecorded.get((key.asset_key, partition)) if self._unrecorded else None
+
+    def _get_current_data_version(self, *, key: AssetKeyPartitionKey) -> DataVersion:
+        version = self._unrecorded_version(key)
+        return DataVersion(version) if version is not None else super()._get_current_data_version(key=key)
+
+    def _is_current_data_version_user_provided(self, *, key: AssetKeyPartitionKey) -> bool:
+        if self._unrecorded_version(key) is not None and not self.asset_graph.get(key.asset_key).is_external:
+            return False  # a runless materialization carries no provenance (a source's version is always its own)
+        return super()._is_current_data_version_user_provided(key=key)
+
+    def _get_stale_causes_materialized(self, key: AssetKeyPartitionKey):
+        """Dagster's causes, with a parent materialized without an event as new: with the child's provenance, its
+        version differs (`_is_dep_updated`); without one, Dagster compares times, and the parent's is later."""
+        yield from super()._get_stale_causes_materialized(key)
+        if self._unrecorded and self._get_current_data_provenance(key=key) is None:
+            for dep in sorted(self._get_partition_dependencies(key=key)):
+                if self._unrecorded_version(dep) is not None and not self.asset_graph.get(dep.asset_key).is_external:
+                    yield StaleCause(key, StaleCauseCategory.DATA, "has a new dependency materialization", dep)
 
     def prefetch(self, keys: Iterable[dg.AssetKey]) -> None:
         """Read, in a few queries per asset, what `get_status` will ask about these assets and their parents."""
@@ -132,7 +172,12 @@ class BatchedStaleStatusResolver(CachingStaleStatusResolver):
     def _is_dep_updated(self, provenance: DataProvenance, dep_key: AssetKeyPartitionKey) -> bool:
         """Whether a parent partition has a newer event than the one the child's last materialization read.
         Dagster asks the event log for an event after that one; the prefetched latest event id answers "no"
-        without a query. A "yes" (rare: the child is stale) still goes to Dagster, which compares versions."""
+        without a query. A "yes" (rare: the child is stale) still goes to Dagster, which compares versions. A parent
+        materialized or observed without an event (`see_unrecorded`) is compared as Dagster would compare its
+        record's version."""
+        version = self._unrecorded_version(dep_key)
+        if version is not None:
+            return self._data_versions_differ(self._version_read(provenance, dep_key, version), DataVersion(version))
         if dep_key.partition_key is not None and dep_key.asset_key in self._prefetched:
             kind = OBSERVATION if self.asset_graph.get(dep_key.asset_key).is_external else MATERIALIZATION
             latest = self._latest_ids.get((dep_key.asset_key, kind), {}).get(str(dep_key.partition_key))
@@ -140,6 +185,25 @@ class BatchedStaleStatusResolver(CachingStaleStatusResolver):
             if latest is None or (read is not None and latest <= read):
                 return False
         return super()._is_dep_updated(provenance, dep_key)
+
+    def _version_read(self, provenance: DataProvenance, dep_key: AssetKeyPartitionKey, newest: str):
+        """The version Dagster compares a parent's newest one with (`_is_dep_updated`) when the newest, `newest`,
+        has no event: for an unpartitioned parent, the one the child's provenance holds; for a partition, that of
+        its latest event up to the child's cursor, or with no cursor, its latest event: the newest itself."""
+        if dep_key.partition_key is None:
+            return provenance.input_data_versions[dep_key.asset_key]
+        cursor = provenance.input_storage_ids[dep_key.asset_key]
+        if not cursor:
+            return DataVersion(newest)
+        external = self.asset_graph.get(dep_key.asset_key).is_external
+        latest = self._latest_ids.get((dep_key.asset_key, OBSERVATION if external else MATERIALIZATION), {}).get(
+            str(dep_key.partition_key)) if dep_key.asset_key in self._prefetched else None
+        if latest is not None and latest <= cursor and latest in self._records:
+            record = self._records[latest]
+        else:
+            record = self._instance.get_latest_data_version_record(dep_key.asset_key, external, dep_key.partition_key,
+                                                                   before_cursor=cursor + 1)
+        return extract_data_version_from_entry(record.event_log_entry) if record else None
 
     def latest_materialization_metadata(self, key: dg.AssetKey, partition_key=None) -> dict:
         """The metadata of an asset partition's latest materialization (empty when it has none): what

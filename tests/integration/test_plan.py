@@ -103,3 +103,52 @@ def test_plan_mode_refuses_a_real_cache(tmp_path):
     # Planned answers are placeholders: written into a real cache they would be served as answers later.
     with pytest.raises(ValueError, match="copy of a home"):
         LLMRunner(str(tmp_path / "llm_cache.sqlite3"), mode="plan")
+
+
+def test_versions_given_to_the_resolver_resolve_as_the_runless_events_would(small_demo, tmp_path):
+    """The plan writes no event for what it materializes or the sources it observes: it hands the new versions to
+    the resolver (`BatchedStaleStatusResolver.see_unrecorded`). Every asset partition's status and data version must
+    then be what Dagster's own resolver says once those versions are stored as runless events."""
+    from dagster._core.definitions.data_version import DATA_VERSION_TAG
+    from dagster._core.definitions.partitions.context import partition_loading_context
+    from dagster._core.instance.ref import InstanceRef
+
+    from definitions import defs
+    from scripts.orchestrate import stale_status_resolver
+    from scripts.stale_status import plain_stale_status_resolver
+
+    home = copy_small_demo(small_demo, tmp_path / "home")
+    graph = defs.resolve_asset_graph()
+    with dg.DagsterInstance.from_ref(InstanceRef.from_dir(str(home / "dagster_home"))) as instance:
+        def partitions(name: str) -> list:
+            node = graph.get(dg.AssetKey(name))
+            with partition_loading_context(dynamic_partitions_store=instance):
+                return node.partitions_def.get_partition_keys() if node.is_partitioned else [None]
+
+        given = {  # a generation (partitioned parent of judgments), a judgment, an unpartitioned asset, sources
+            (dg.AssetKey("creation_generations"), "sim-strong"): "new-generations",
+            (dg.AssetKey("urs_judgments"), partitions("urs_judgments")[0]): "new-judgments",
+            (dg.AssetKey("creation_references"), None): "new-references",
+            (dg.AssetKey("model_entries"), "sim-describer"): "new-entry",
+        }
+        # and a source observed again with the version it has: no change
+        unchanged = (dg.AssetKey("judge_entries"), "sim-fair-judge")
+        given[unchanged] = stale_status_resolver(instance, graph).get_current_data_version(*unchanged).value
+        keys = sorted(graph.get_all_asset_keys())
+
+        told = stale_status_resolver(instance, graph)
+        told.prefetch(keys)
+        told.see_unrecorded(given)
+        answers = {(key, p): (told.get_status(key, p), told.get_current_data_version(key, p))
+                   for key in keys for p in partitions(key.to_user_string())}
+
+        for (key, partition), version in given.items():
+            event = dg.AssetObservation if graph.get(key).is_observable else dg.AssetMaterialization
+            instance.report_runless_asset_event(event(asset_key=key, partition=partition,
+                                                      tags={DATA_VERSION_TAG: version}))
+        dagsters = plain_stale_status_resolver(instance, graph)
+        for (key, partition), (status, version) in answers.items():
+            assert (status, version) == (dagsters.get_status(key, partition),
+                                         dagsters.get_current_data_version(key, partition)), (key, partition)
+    statuses = {status.value for status, _version in answers.values()}
+    assert {"STALE", "FRESH"} <= statuses  # the versions given made some partitions stale, and left others fresh
