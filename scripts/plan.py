@@ -57,6 +57,7 @@ def copy_home(resources: dict, dagster_home: Path, target: Path) -> dict[str, Pa
     warehouse = Path(resources["warehouse"].database)
     copied = {"warehouse": target / WAREHOUSE_FILE, "cache": target / CACHE_FILE,
               "dagster_home": target / "dagster_home"}
+    target.mkdir(parents=True, exist_ok=True)  # a limited run's copy is a folder deeper (limited/N), made by no one else
     if warehouse.exists():
         with FileLock(f"{warehouse}.lock", timeout=resources["warehouse"].lock_timeout_s):  # no writer mid-copy
             for suffix in ("", ".wal"):

@@ -122,6 +122,11 @@ def test_a_scoped_limited_run_asks_its_scope_and_the_full_run_reuses_it(home, ca
     # The smoke test's home is as it was: its partial figures and the full ones live apart.
     assert rows(limited, "SELECT count(*) FROM creation_items") == LIMIT
     assert rows(limited, GENERATIONS) == LIMIT
+    # Planning the smoke test again, now that its own home has a warehouse: it copies that home and has nothing
+    # left to call.
+    capsys.readouterr()
+    assert plan_main([*scope, "--limit", str(LIMIT)]) == 0
+    assert re.search(r"Would call: 0 calls", capsys.readouterr().out)
     print(f"limited run {limited_s:.1f} s, full run {full_s:.1f} s (wall); {time.process_time() - cpu_started:.1f} s CPU")
 
 
