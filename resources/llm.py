@@ -38,6 +38,12 @@ class LLMClient(dg.ConfigurableResource):
         scope: Union[CallScope, Sequence[CallScope], None] = None,
     ) -> tuple[list[LLMResult], CallStats]:
         # A runner per call: it only opens the SQLite file, and holds no state between assets.
+        from resources.warehouse import Warehouse
+
+        with Warehouse.let_go():  # never wait on a model with the warehouse's lock held
+            return self._run(requests, limits, progress, scope)
+
+    def _run(self, requests, limits, progress, scope) -> tuple[list[LLMResult], CallStats]:
         provider_limits, problems = load_providers(self.providers_path) if self.providers_path else ({}, [])
         with LLMRunner(
             cache_path=self.cache_path,

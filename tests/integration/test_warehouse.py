@@ -62,6 +62,37 @@ def test_a_held_open_warehouse_keeps_one_database_and_isolates_each_section(tmp_
     assert _count_generations_elsewhere(held.database) == "5"
 
 
+def test_held_between_shares_one_connection_keeps_the_lock_and_lets_go_for_model_calls(warehouse):
+    """`held_between` (the main job's runs when one goes at a time): sections share one open database and the
+    file lock stays taken between them, so another process waits; `let_go` (around model calls) and the block's
+    end close the file, with every write on it, and give the lock back."""
+    from filelock import FileLock, Timeout
+
+    def lock_is_free() -> bool:
+        try:
+            with FileLock(f"{warehouse.database}.lock", timeout=0.05):
+                return True
+        except Timeout:
+            return False
+
+    with Warehouse.held_between(warehouse.database):
+        warehouse.replace_rows("generations", rows("m1", 3), {"benchmark": "creation", "model": "m1"})
+        with warehouse.session() as first, warehouse.session() as second:
+            assert first is not second  # a cursor each, on one database
+            assert second.execute("SELECT count(*) FROM generations").fetchone()[0] == 3
+        with pytest.raises(duckdb.Error):  # a failed section rolls back alone; the next one works
+            warehouse.replace_rows("generations", rows("m1", 2).drop(columns=["request_key"]),
+                                   {"benchmark": "creation", "model": "m1"})
+        assert not lock_is_free() and _count_generations_elsewhere(warehouse.database) == "locked"
+        with Warehouse.let_go():
+            assert lock_is_free() and _count_generations_elsewhere(warehouse.database) == "3"
+            warehouse.replace_rows("generations", rows("m2", 2), {"benchmark": "creation", "model": "m2"})
+            assert lock_is_free()  # a section inside let_go closes the file again
+        warehouse.replace_rows("generations", rows("m3", 1), {"benchmark": "creation", "model": "m3"})
+        assert not lock_is_free()
+    assert lock_is_free() and _count_generations_elsewhere(warehouse.database) == "6"
+
+
 def _count_generations_elsewhere(database: str) -> str:
     """The rows of `generations` as another process reads them, or "locked" when it cannot open the file."""
     code = ("import sys, duckdb\n"
