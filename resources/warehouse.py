@@ -3,7 +3,7 @@
 DuckDB lets one process write a file, and any open handle (even read-only) blocks writers in other
 processes. So every section that touches the file takes an inter-process file lock, keeps the
 connection only for that section, and never waits on an LLM while holding it (docs/DESIGN.md#storage); a run
-going alone in the main job's process keeps both between its sections (`held_between`), not across model calls.
+going alone in the main job's process keeps both between its sections (`held_between`), not across provider calls.
 Analysts never open this file: the publish asset writes them a snapshot.
 """
 
