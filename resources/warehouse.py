@@ -236,7 +236,8 @@ class Warehouse(DuckDBResource):
         back every time) and closing it (a checkpoint) for each of the hundreds of short sections a cold run has.
         Only for a process that runs one run at a time with every step in it (the main job without parallel runs
         or step processes): another process waits on the lock, as it would for a section, until the block ends
-        or `let_go`; models are never waited on with the lock held (resources/llm.py lets go around the calls)."""
+        or `let_go`; a provider is never waited on with the lock held (resources/llm.py lets go around its calls;
+        the simulator answers in this process and keeps it)."""
         database = str(database)
         if database in _HOLDS:  # nested: the outer block keeps it
             yield

@@ -93,6 +93,35 @@ def test_held_between_shares_one_connection_keeps_the_lock_and_lets_go_for_model
     assert lock_is_free() and _count_generations_elsewhere(warehouse.database) == "6"
 
 
+def test_the_llm_client_lets_the_held_warehouse_go_for_a_provider_not_for_the_simulator(warehouse, tmp_path,
+                                                                                        monkeypatch):
+    from filelock import FileLock, Timeout
+
+    from benchwright.llm import LLMRequest
+    from resources.llm import LLMClient
+
+    def lock_is_free() -> bool:
+        try:
+            with FileLock(f"{warehouse.database}.lock", timeout=0.05):
+                return True
+        except Timeout:
+            return False
+
+    seen = []
+    monkeypatch.setattr(LLMClient, "_run", lambda self, *args: seen.append(lock_is_free()) or ([], None))
+    client = LLMClient(cache_path=str(tmp_path / "cache.sqlite3"))
+    asked = [{"role": "user", "content": "hi"}]
+    with Warehouse.held_between(warehouse.database):
+        warehouse.query("SELECT 1")
+        client.run([LLMRequest(model="sim/fair-judge", messages=asked)])
+        client.run([LLMRequest(model="sim/fair-judge", messages=asked),
+                    LLMRequest(model="openai/gpt-4o-mini", messages=asked)])
+        assert lock_is_free()  # taken again by the next section only
+        warehouse.query("SELECT 1")
+        assert not lock_is_free()
+    assert seen == [False, True]
+
+
 def _count_generations_elsewhere(database: str) -> str:
     """The rows of `generations` as another process reads them, or "locked" when it cannot open the file."""
     code = ("import sys, duckdb\n"
