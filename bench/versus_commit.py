@@ -51,13 +51,16 @@ def run_demo(checkout: Path, home: Path) -> dict:
         run_ids = {record.dagster_run.run_id for record in instance.get_run_records()}
         split = event_log_breakdown(instance, run_ids)
     return {"wall_s": wall, "cpu_s": cpu, "runs": len(run_ids), "by_step_s": split["by_step_s"],
-            "in_steps_s": split["in_steps_s"]}
+            "in_steps_s": split["in_steps_s"], "in_runs_s": split["in_runs_s"]}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--commit", default="86789f8", help="the older commit to compare with")
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--json", type=Path, help="also write every run's figures here")
+    parser.add_argument("--keep-homes", type=Path, help="make the homes here and keep them (e.g. to compare their "
+                        "warehouses with scripts/compare_warehouses.py)")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="bench-versus-") as tmp:
@@ -72,7 +75,7 @@ def main() -> None:
             for round_ in range(args.rounds):
                 order = [("old", old), ("new", ROOT)] if round_ % 2 == 0 else [("new", ROOT), ("old", old)]
                 for side, checkout in order:
-                    result = run_demo(checkout, tmp / f"home-{side}-{round_}")
+                    result = run_demo(checkout, (args.keep_homes or tmp) / f"home-{side}-{round_}")
                     results[side].append(result)
                     print(f"round {round_ + 1} {side}: {result['wall_s']:.1f} s wall, {result['cpu_s']:.1f} s CPU, "
                           f"{result['runs']} runs", flush=True)
@@ -93,6 +96,19 @@ def main() -> None:
     grew = ", ".join(f"{k} {d:+.1f} s" for d, k in moved[:6] if d > 0)
     shrank = ", ".join(f"{k} {d:+.1f} s" for d, k in sorted(moved)[:4] if d < 0)
     load = os.getloadavg()[0]
+    print("where the time went (medians of the rounds, seconds): wall = steps + run overhead outside steps + "
+          "orchestration between runs")
+    for side in ("old", "new"):
+        wall_s, runs_s, steps_s = (median(side, f) for f in ("wall_s", "in_runs_s", "in_steps_s"))
+        print(f"  {side}: wall {wall_s:.1f} = steps {steps_s:.1f} + in runs outside steps {runs_s - steps_s:.1f} "
+              f"+ outside runs {wall_s - runs_s:.1f}; {median(side, 'runs'):.0f} runs")
+    print(f"  {'step (asset or check)':<58} {'old':>7} {'new':>7} {'new-old':>8}")
+    for key in sorted(steps["old"] | steps["new"], key=lambda k: -max(steps["old"].get(k, 0), steps["new"].get(k, 0))):
+        before, after = steps["old"].get(key, 0.0), steps["new"].get(key, 0.0)
+        print(f"  {key:<58} {before:7.2f} {after:7.2f} {after - before:+8.2f}")
+    if args.json:
+        import json
+        args.json.write_text(json.dumps(results, indent=1))
     emit("versus_commit",
          f"demo cold, new ÷ {args.commit} (median of {args.rounds} interleaved rounds, load {load:.1f} at the end): "
          f"wall {wall:.2f} ({median('old', 'wall_s'):.1f} → {median('new', 'wall_s'):.1f} s), CPU {cpu:.2f} "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Callable, Optional, Sequence, Union
 
 import dagster as dg
@@ -38,6 +39,16 @@ class LLMClient(dg.ConfigurableResource):
         scope: Union[CallScope, Sequence[CallScope], None] = None,
     ) -> tuple[list[LLMResult], CallStats]:
         # A runner per call: it only opens the SQLite file, and holds no state between assets.
+        from benchwright.llm.backends import own_backend
+        from resources.warehouse import Warehouse
+
+        # Never wait on a provider with the warehouse's lock held; models answered in this process (the simulator's
+        # sim/...) keep it, as the warehouse sections between their answers would reopen the file for nothing.
+        in_process = all(own_backend(request.model) is not None for request in requests)
+        with contextlib.nullcontext() if in_process else Warehouse.let_go():
+            return self._run(requests, limits, progress, scope)
+
+    def _run(self, requests, limits, progress, scope) -> tuple[list[LLMResult], CallStats]:
         provider_limits, problems = load_providers(self.providers_path) if self.providers_path else ({}, [])
         with LLMRunner(
             cache_path=self.cache_path,

@@ -2,7 +2,8 @@
 
 DuckDB lets one process write a file, and any open handle (even read-only) blocks writers in other
 processes. So every section that touches the file takes an inter-process file lock, keeps the
-connection only for that section, and never waits on an LLM while holding it (docs/DESIGN.md#storage).
+connection only for that section, and never waits on an LLM while holding it (docs/DESIGN.md#storage); a run
+going alone in the main job's process keeps both between its sections (`held_between`), not across provider calls.
 Analysts never open this file: the publish asset writes them a snapshot.
 """
 
@@ -31,6 +32,10 @@ _IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_]*$")
 log = logging.getLogger("benchwright.warehouse")
 _SCHEMA_APPLIED: set[str] = set()  # databases this process has created the tables in
 _HELD: dict[str, duckdb.DuckDBPyConnection] = {}  # database -> the connection kept open (`hold_open`)
+# database -> the lock and connection kept between sections while this process runs a run alone (`held_between`);
+# None while nothing is open (before the first section, after a `let_go`).
+_HOLDS: dict[str, tuple[FileLock, duckdb.DuckDBPyConnection] | None] = {}
+_LET_GO: dict[str, int] = {}  # database -> sections that must open and close the file on their own (`let_go`)
 
 
 def _ddl() -> tuple[list[str], str]:
@@ -81,6 +86,18 @@ def _apply_schema(con: duckdb.DuckDBPyConnection) -> None:
                 "version';\n"
                 "COMMENT ON COLUMN warehouse_schema.applied_at IS 'when the DDL was applied, in the session''s "
                 "time zone'")
+
+
+def _close_hold(database: str) -> None:
+    """Close a `held_between` connection (checkpointing what it wrote) and release its lock, if one is open."""
+    hold = _HOLDS.get(database)
+    if hold is not None:
+        _HOLDS[database] = None
+        lock, con = hold
+        try:
+            con.close()
+        finally:
+            lock.release()
 
 
 def read_sql(relative_path: str) -> str:
@@ -150,6 +167,9 @@ class Warehouse(DuckDBResource):
         if self.hold_open:
             yield from self._held_session()
             return
+        if self.database in _HOLDS and not _LET_GO.get(self.database):
+            yield from self._section_of_hold()
+            return
         with FileLock(f"{self.database}.lock", timeout=self.lock_timeout_s):
             fresh_file = not Path(self.database).exists()
             with self.get_connection() as con:
@@ -180,6 +200,69 @@ class Warehouse(DuckDBResource):
             yield cursor
         finally:
             cursor.close()
+
+    def _section_of_hold(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        hold = _HOLDS[self.database]
+        if hold is None:
+            # Not per thread: held by the process, released by whichever thread ends the hold.
+            lock = FileLock(f"{self.database}.lock", timeout=self.lock_timeout_s, thread_local=False)
+            lock.acquire()
+            try:
+                fresh_file = not Path(self.database).exists()
+                con = duckdb.connect(self.database, config=dict(self.connection_config))
+                try:
+                    if fresh_file or self.database not in _SCHEMA_APPLIED:  # as in `session`
+                        _apply_schema(con)
+                        _SCHEMA_APPLIED.add(self.database)
+                    con.execute("SET max_vacuum_tasks = 0")  # as in `session`
+                except BaseException:
+                    con.close()
+                    raise
+            except BaseException:
+                lock.release()
+                raise
+            hold = _HOLDS[self.database] = (lock, con)
+        cursor = hold[1].cursor()  # its own transactions and registered frames, as a section's own connection
+        try:
+            yield cursor
+        finally:
+            cursor.close()
+
+    @staticmethod
+    @contextmanager
+    def held_between(database: str) -> Iterator[None]:
+        """Within this block, this process's sections of `database` share one connection and keep the file lock
+        between them, instead of opening the file (tens of ms of CPU each: the catalog and its comments are read
+        back every time) and closing it (a checkpoint) for each of the hundreds of short sections a cold run has.
+        Only for a process that runs one run at a time with every step in it (the main job without parallel runs
+        or step processes): another process waits on the lock, as it would for a section, until the block ends
+        or `let_go`; a provider is never waited on with the lock held (resources/llm.py lets go around its calls;
+        the simulator answers in this process and keeps it)."""
+        database = str(database)
+        if database in _HOLDS:  # nested: the outer block keeps it
+            yield
+            return
+        _HOLDS[database] = None
+        try:
+            yield
+        finally:
+            _close_hold(database)
+            del _HOLDS[database]
+
+    @staticmethod
+    @contextmanager
+    def let_go() -> Iterator[None]:
+        """Close every held connection and give its lock back; inside this block sections open and close the
+        file on their own (the image reads while models are asked), as without a hold."""
+        held = list(_HOLDS)
+        for database in held:
+            _close_hold(database)
+            _LET_GO[database] = _LET_GO.get(database, 0) + 1
+        try:
+            yield
+        finally:
+            for database in held:
+                _LET_GO[database] -= 1
 
     @staticmethod
     def close_held(database: str) -> None:
@@ -297,6 +380,7 @@ class Warehouse(DuckDBResource):
         path = Path(self.database)
         if not path.exists():
             return 0
+        _close_hold(self.database)  # the file is replaced below: no connection of ours may stay on the old one
         with FileLock(f"{self.database}.lock", timeout=self.lock_timeout_s):
             with self.get_connection() as con:
                 try:

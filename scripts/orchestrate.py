@@ -33,6 +33,7 @@ ends first.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
@@ -349,8 +350,9 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     from definitions import defs
 
     restart_forkserver_on_new_environment()  # step processes are forked from it too
+    workers = workers or default_workers()
     run_config = {"loggers": {"console": {"config": {"log_level": log_level}}},
-                  "execution": {"config": {"step_processes": workers or default_workers()}},
+                  "execution": {"config": {"step_processes": workers}},
                   "resources": resources_config(resources)}
     parallel_runs = parallel_runs or default_parallel_runs(resources["registry"])
     job = asset_job()
@@ -447,8 +449,9 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
                 return
             if pool is None or len(planned) <= 1:
                 for run in planned:
-                    record(run, _execute_on(instance, job, run["run_config"], run["tags"], run["keys"],
-                                            run["own_checks"]))
+                    with held_between_sections():
+                        record(run, _execute_on(instance, job, run["run_config"], run["tags"], run["keys"],
+                                                run["own_checks"]))
                     shown.update()
                 return
             futures = [pool.submit(execute_run, instance.get_ref(), job, run["run_config"], run["tags"], run["keys"],
@@ -516,6 +519,16 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     # A pool only when runs may go in parallel and the instance can be reopened in another process (a
     # persistent one: DagsterInstance.get(), a test instance; not an ephemeral one).
     pool = run_pool(parallel_runs) if parallel_runs > 1 and not instance.is_ephemeral else None
+
+    def held_between_sections():
+        """While a run goes alone in this process with every step in it, its warehouse sections share one
+        connection (resources/warehouse.py `held_between`: a cold demo has ≈ 670 sections, each open and close
+        ≈ 20 ms of CPU and more of waiting); with a pool or step processes, others open the file meanwhile."""
+        from resources.warehouse import Warehouse
+
+        if pool is None and workers == 1 and isinstance(resources.get("warehouse"), Warehouse):
+            return Warehouse.held_between(resources["warehouse"].database)
+        return contextlib.nullcontext()
     try:
         levels = graph.toposorted_asset_keys_by_level
         for number, level in enumerate(levels, 1):

@@ -62,6 +62,66 @@ def test_a_held_open_warehouse_keeps_one_database_and_isolates_each_section(tmp_
     assert _count_generations_elsewhere(held.database) == "5"
 
 
+def test_held_between_shares_one_connection_keeps_the_lock_and_lets_go_for_model_calls(warehouse):
+    """`held_between` (the main job's runs when one goes at a time): sections share one open database and the
+    file lock stays taken between them, so another process waits; `let_go` (around model calls) and the block's
+    end close the file, with every write on it, and give the lock back."""
+    from filelock import FileLock, Timeout
+
+    def lock_is_free() -> bool:
+        try:
+            with FileLock(f"{warehouse.database}.lock", timeout=0.05):
+                return True
+        except Timeout:
+            return False
+
+    with Warehouse.held_between(warehouse.database):
+        warehouse.replace_rows("generations", rows("m1", 3), {"benchmark": "creation", "model": "m1"})
+        with warehouse.session() as first, warehouse.session() as second:
+            assert first is not second  # a cursor each, on one database
+            assert second.execute("SELECT count(*) FROM generations").fetchone()[0] == 3
+        with pytest.raises(duckdb.Error):  # a failed section rolls back alone; the next one works
+            warehouse.replace_rows("generations", rows("m1", 2).drop(columns=["request_key"]),
+                                   {"benchmark": "creation", "model": "m1"})
+        assert not lock_is_free() and _count_generations_elsewhere(warehouse.database) == "locked"
+        with Warehouse.let_go():
+            assert lock_is_free() and _count_generations_elsewhere(warehouse.database) == "3"
+            warehouse.replace_rows("generations", rows("m2", 2), {"benchmark": "creation", "model": "m2"})
+            assert lock_is_free()  # a section inside let_go closes the file again
+        warehouse.replace_rows("generations", rows("m3", 1), {"benchmark": "creation", "model": "m3"})
+        assert not lock_is_free()
+    assert lock_is_free() and _count_generations_elsewhere(warehouse.database) == "6"
+
+
+def test_the_llm_client_lets_the_held_warehouse_go_for_a_provider_not_for_the_simulator(warehouse, tmp_path,
+                                                                                        monkeypatch):
+    from filelock import FileLock, Timeout
+
+    from benchwright.llm import LLMRequest
+    from resources.llm import LLMClient
+
+    def lock_is_free() -> bool:
+        try:
+            with FileLock(f"{warehouse.database}.lock", timeout=0.05):
+                return True
+        except Timeout:
+            return False
+
+    seen = []
+    monkeypatch.setattr(LLMClient, "_run", lambda self, *args: seen.append(lock_is_free()) or ([], None))
+    client = LLMClient(cache_path=str(tmp_path / "cache.sqlite3"))
+    asked = [{"role": "user", "content": "hi"}]
+    with Warehouse.held_between(warehouse.database):
+        warehouse.query("SELECT 1")
+        client.run([LLMRequest(model="sim/fair-judge", messages=asked)])
+        client.run([LLMRequest(model="sim/fair-judge", messages=asked),
+                    LLMRequest(model="openai/gpt-4o-mini", messages=asked)])
+        assert lock_is_free()  # taken again by the next section only
+        warehouse.query("SELECT 1")
+        assert not lock_is_free()
+    assert seen == [False, True]
+
+
 def _count_generations_elsewhere(database: str) -> str:
     """The rows of `generations` as another process reads them, or "locked" when it cannot open the file."""
     code = ("import sys, duckdb\n"
