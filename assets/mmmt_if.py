@@ -437,7 +437,7 @@ def mmmt_if_preferences(context: dg.AssetExecutionContext, config: MMMTIFPrefere
     rating_df, unrated = preferences.rating_tables(outcomes, config.bootstrap_rounds, config.seed)
     for line in unrated:
         context.log.warning(line)
-    families = {e.slug: preferences.model_family(e.model, e.params) for kind in ("models", "judges")
+    families = {e.slug: e.family_name for kind in ("models", "judges")
                 for e in registry.entries(kind)}
     parsed = judgments[judgments["parse_ok"].astype(bool) & judgments["error"].isna()]
     self_pref = preferences.self_preference(parsed, families)

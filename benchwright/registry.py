@@ -14,6 +14,9 @@ Each file maps a slug to an entry:
       batch: false                    # true = misses go through the provider's batch API (cheaper, slower)
       provider: null                  # whose limits the calls count against (registry/providers.yaml);
                                       # default: litellm's provider of `model` (openai, anthropic...)
+      family: null                    # who made the model, for judge self-preference (benchwright/families.py);
+                                      # default: derived from `model` (gpt → openai, claude → anthropic,
+                                      # sim/x → sim:x); not part of the entry's version
 
 `registry/providers.yaml` (`load_providers`) holds each provider's limits, which hold across every process
 and run of a home (`benchwright.llm.providers`):
@@ -66,7 +69,7 @@ from typing import Any, Callable, TypeVar
 
 import yaml
 
-from benchwright import canaries
+from benchwright import canaries, families
 from benchwright.llm.providers import DEFAULT_MAX_IN_FLIGHT, SIM_PROVIDER, ProviderEntriesRefused, ProviderLimits
 
 SLUG_RE = re.compile(r"^[a-z0-9._-]+$")
@@ -79,7 +82,7 @@ JUDGE_ROLES = {"judge"}
 # ('all'), a reference answer the dataset wrote ('dataset'), the anchor of pooled baselines ('baseline').
 RESERVED_SLUGS = {"all", "baseline", "dataset"}
 _KNOWN_FIELDS = {"model", "display_name", "role", "vision", "api_base", "params", "max_concurrency", "rpm",
-                 "batch", "provider"}
+                 "batch", "provider", "family"}
 PROVIDER_FIELDS = {"max_in_flight", "rpm", "tpm"}
 
 
@@ -96,6 +99,13 @@ class RegistryEntry:
     rpm: int | None = None
     batch: bool = False  # answered through the provider's batch API (benchwright.llm.runner.ModelLimits)
     provider: str | None = None
+    family: str | None = None  # the `family:` field as written; None = derived (`family_name`)
+
+    @property
+    def family_name(self) -> str:
+        """The model's family for judge self-preference (benchwright.families): `family:` when given, else
+        derived from the model string (gpt → openai, claude → anthropic, a simulation's sim:<name> ...)."""
+        return self.family or families.derive_family(self.model, self.params)
 
     @property
     def simulated(self) -> bool:
@@ -108,6 +118,9 @@ class RegistryEntry:
         # How the answers are fetched, not what they are (batch or live, whose limits they count against; the
         # cache keys are the same): a switch of either must not make the entry's results stale.
         del fields["batch"], fields["provider"]
+        # Which family it belongs to is read by the self-preference analysis, not by any run: giving or changing
+        # `family:` must not make the entry's answers or judgments stale.
+        del fields["family"]
         text = json.dumps(fields, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -376,6 +389,10 @@ def _parse_entry(slug: str, raw: Any, allowed_roles: set[str], known_providers: 
                          f"providers (openai, anthropic, ...): its calls would count against limits nobody wrote "
                          f"down. Add `{provider}:` to providers.yaml (its limits are optional) or fix the name",
                          "provider")
+    family = raw.get("family")
+    if family is not None and (not isinstance(family, str) or validate_slug(family.lower())):
+        raise FieldError(f"'family' must be a name like openai or anthropic ([a-z0-9._-]+), not {family!r}", "family")
+    family = family.lower() if family is not None else None
     return RegistryEntry(
         slug=slug,
         model=model.strip(),
@@ -388,6 +405,7 @@ def _parse_entry(slug: str, raw: Any, allowed_roles: set[str], known_providers: 
         rpm=raw.get("rpm"),
         batch=raw.get("batch", False),
         provider=provider,
+        family=family,
     )
 
 

@@ -9,7 +9,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from benchwright import ratings
+from benchwright import families, ratings
 from benchwright.mmmt_if.prompts import AUTORATER_KEYS, PIF_WEIGHT, SCORE_COLUMNS
 
 RATING_TABLE_COLUMNS = ["judge", "variant", "model", "rating", "rating_lower", "rating_upper", "rank", "judgments",
@@ -121,30 +121,8 @@ def self_preference(judgments: pd.DataFrame, families: Mapping[str, str]) -> pd.
     return pd.DataFrame(rows, columns=SELF_PREFERENCE_COLUMNS)
 
 
-_FAMILY_MARKERS = (
-    ("openai", ("gpt", "o1", "o3", "o4", "chatgpt")), ("anthropic", ("claude",)), ("google", ("gemini", "gemma")),
-    ("meta", ("llama",)), ("mistral", ("mistral", "mixtral", "pixtral")), ("qwen", ("qwen",)),
-)  # fmt: skip
-
-
-def model_family(model: str, params: Mapping | None = None) -> str:
-    """The family of a litellm model string, for judge self-preference.
-
-    ``params['family']`` wins when set (note: params are part of the cache key). Otherwise the
-    model name is matched against known families (gpt → openai, claude → anthropic, gemini →
-    google, ...), falling back to the provider prefix. Each simulated model (``sim/...``) is its
-    own family unless it sets ``family``.
-    """
-    if params and params.get("family"):
-        return str(params["family"]).lower()
-    provider, _, name = model.partition("/")
-    if provider == "sim":
-        return f"sim:{name}"
-    lowered = (name or provider).lower()
-    for family, markers in _FAMILY_MARKERS:
-        if any(marker in lowered for marker in markers):
-            return family
-    return provider.lower()
+# The family of a model string: benchwright.families (shared with the other benchmarks' self-preference).
+model_family = families.derive_family
 
 
 PREFERENCE_SCORE_COLUMNS = ["judge", "model", "variant", "chat_id", "turn", "sample_index", "pif", "criteria_mean",
