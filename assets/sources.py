@@ -39,7 +39,10 @@ _versioned("panel_entries", lambda r: {e.slug: e.version for e in r["registry"].
 # through registry_labels).
 _versioned("registry_roles", lambda r: ",".join(f"{e.slug}={e.version}" for e in r["registry"].entries("models")
                                                 if e.role not in ("candidate", "canary")))
-_versioned("registry_labels", lambda r: ",".join(f"{e.slug}={e.label}/{e.role}" for kind in ("models", "judges")
+# A `family:` written in the registry is in it (the self-preference tables read it); a derived one is not, so
+# entries without the field keep the version they had before it existed.
+_versioned("registry_labels", lambda r: ",".join(f"{e.slug}={e.label}/{e.role}" + (f"/{e.family}" if e.family else "")
+                                                 for kind in ("models", "judges")
                                                  for e in r["registry"].entries(kind))
                                         + "".join(f",{e.slug}={e.display_name}/panel" for e in r["registry"].panels()))
 

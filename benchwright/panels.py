@@ -5,7 +5,7 @@ A panel is written next to the models and judges:
     sim-panel:                      # the slug: permanent, [a-z0-9._-]+, not a judge's slug
       display_name: Panel of the simulated judges
       members: [sim-fair-judge, sim-biased-judge]   # two or more registered judges
-      rule: majority                # the only rule today (and the default)
+      rule: majority                # majority (the default), mean or median
 
 A panel makes no LLM call: its judgments are built from its members' stored judgments, item by item, and
 stored in the same tables as any judge's with the panel's slug in the `judge` column, so leaderboards,
@@ -25,6 +25,12 @@ The rule `majority`:
 - **Scores** (Creation VFS 0–10, URS 1–10 final and criterion scores): the mean of the members' parsed
   scores, so a panel's URS score may be 7.5 where a judge's is a whole number; no parsed score is a parse
   failure, as above.
+
+The rules `mean` and `median` read the five verdicts as an ordinal scale (A>>B = −2 ... B>>A = 2) and take the
+mean, or the median, of the parsed votes' positions, rounded to the nearest verdict (a half toward A=B: a
+split panel has not found one answer better); scores are averaged (`mean`) or their median taken (`median`).
+A median is the robust choice (Verga et al. 2024 pool a jury's scores; one extreme member moves a mean, not
+a median). Failed calls and parse failures count as under `majority`.
 """
 
 from __future__ import annotations
@@ -32,6 +38,8 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
+import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -40,11 +48,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from benchwright import agreement
+from benchwright import agreement, families
 from benchwright.pairwise import CANONICAL_VERDICTS, outcome
 from benchwright.registry import FieldError, RegistryProblem, checked_fields, display_name_of, load_entries
 
-RULES = ("majority",)
+RULES = ("majority", "mean", "median")
 TIE_VERDICT = "A=B"
 NO_MEMBER_VERDICT = "no_member_verdict"
 _KNOWN_FIELDS = {"display_name", "members", "rule"}
@@ -117,10 +125,38 @@ def majority_verdict(votes: Sequence[str]) -> str | None:
     return verdict if 2 * count > len(votes) else TIE_VERDICT
 
 
+def ordinal_verdict(rule: str, votes: Sequence[str]) -> str | None:
+    """The verdict at the `rule` ('mean' or 'median') of the votes' positions on A>>B = −2 ... B>>A = 2,
+    rounded to the nearest position, a half toward A=B; None when there is no vote."""
+    if not votes:
+        return None
+    for verdict in votes:
+        if verdict not in CANONICAL_VERDICTS:
+            raise ValueError(f"not a canonical verdict: {verdict!r}")
+    positions = sorted(CANONICAL_VERDICTS.index(v) - 2 for v in votes)
+    value = _AVERAGES[rule](positions)
+    rounded = math.copysign(math.ceil(abs(value) - 0.5), value)  # 1.5 -> 1, -0.5 -> 0, 1.6 -> 2
+    return CANONICAL_VERDICTS[int(rounded) + 2]
+
+
+def aggregate_verdict(rule: str, votes: Sequence[str]) -> str | None:
+    """The panel's verdict from its members' parsed votes under `rule`."""
+    return majority_verdict(votes) if rule == "majority" else ordinal_verdict(rule, votes)
+
+
 def mean_score(scores: Iterable[float | None]) -> float | None:
     """Mean of the parsed scores (missing ones left out); None when none is parsed."""
     parsed = [float(s) for s in scores if s is not None and not pd.isna(s)]
     return sum(parsed) / len(parsed) if parsed else None
+
+
+def median_score(scores: Iterable[float | None]) -> float | None:
+    """Median of the parsed scores (missing ones left out); None when none is parsed."""
+    parsed = [float(s) for s in scores if s is not None and not pd.isna(s)]
+    return statistics.median(parsed) if parsed else None
+
+
+_AVERAGES = {"mean": statistics.fmean, "median": statistics.median}
 
 
 def _member_summary(members: pd.DataFrame, value_column: str) -> str:
@@ -152,7 +188,7 @@ def pairwise_rows(panel: PanelEntry, members: pd.DataFrame, columns: Sequence[st
     rows = []
     for (item_id, order), group in members.groupby(["item_id", "judge_order"], sort=True):
         votes = group.loc[group["parse_ok"].astype(bool) & group["error"].isna(), "verdict"].tolist()
-        verdict = majority_verdict(votes)
+        verdict = aggregate_verdict(panel.rule, votes)
         errors, _ = _counts(group)
         first = group.iloc[0]
         all_failed = errors == len(group)
@@ -170,19 +206,21 @@ def pairwise_rows(panel: PanelEntry, members: pd.DataFrame, columns: Sequence[st
     return pd.DataFrame(rows, columns=list(columns))
 
 
-def mean_score_dicts(texts: Iterable[str | None]) -> str | None:
-    """Key by key mean of JSON score dicts (URS criterion scores), over the dicts that have the key; None
-    when no dict is given. Keys sorted, as the judges' rows store them."""
+def mean_score_dicts(texts: Iterable[str | None], average=None) -> str | None:
+    """Key by key mean (or `average`) of JSON score dicts (URS criterion scores), over the dicts that have the
+    key; None when no dict is given. Keys sorted, as the judges' rows store them."""
+    average = average or mean_score
     dicts = [json.loads(t) for t in texts if isinstance(t, str)]
     if not dicts:
         return None
     keys = sorted({key for d in dicts for key in d})
-    return json.dumps({key: mean_score(d.get(key) for d in dicts) for key in keys}, ensure_ascii=False, sort_keys=True)
+    return json.dumps({key: average(d.get(key) for d in dicts) for key in keys}, ensure_ascii=False, sort_keys=True)
 
 
 def score_rows(panel: PanelEntry, members: pd.DataFrame, keys: Sequence[str], scores: Sequence[str],
                parsed_score: str, columns: Sequence[str], score_dicts: Sequence[str] = ()) -> pd.DataFrame:
-    """The panel's score judgments (the mean rule) from its members' rows, one row per `keys`.
+    """The panel's score judgments (the median for `rule: median`, else the mean) from its members' rows, one
+    row per `keys`.
 
     `scores` are the columns averaged, `score_dicts` the JSON columns of scores averaged key by key (URS
     criteria); the row parsed when `parsed_score` has a mean (for VFS the candidate's score, for URS the
@@ -195,13 +233,14 @@ def score_rows(panel: PanelEntry, members: pd.DataFrame, keys: Sequence[str], sc
         errors, _ = _counts(group)
         all_failed = errors == len(group)
         row = {column: group.iloc[0][column] for column in columns if column in group.columns}
-        means = {score: mean_score(usable[score]) for score in scores}
-        means.update({column: mean_score_dicts(usable[column]) for column in score_dicts})
+        average = median_score if panel.rule == "median" else mean_score
+        means = {score: average(usable[score]) for score in scores}
+        means.update({column: mean_score_dicts(usable[column], average) for column in score_dicts})
         parsed = means[parsed_score] is not None
         row.update(means)
         row.update({
             "judge": panel.slug,
-            "raw_text": f"mean of {len(usable)} parsed members: " + _member_summary(group, parsed_score),
+            "raw_text": f"{'median' if panel.rule == 'median' else 'mean'} of {len(usable)} parsed members: " + _member_summary(group, parsed_score),
             "parse_ok": parsed, "parse_problem": None if parsed or all_failed else NO_MEMBER_VERDICT,
             "error": "every member's call failed" if all_failed else None, "request_key": None,
             "simulated": bool(group["simulated"].any()),
@@ -213,7 +252,7 @@ def score_rows(panel: PanelEntry, members: pd.DataFrame, keys: Sequence[str], sc
 # --- agreement among a panel's members ------------------------------------------------------------------
 
 AGREEMENT_COLUMNS = ["panel", "judge_a", "judge_b", "units", "exact_agreement", "cohen_kappa", "fleiss_kappa",
-                     "member_parse_failures", "member_errors"]
+                     "member_parse_failures", "member_errors", "effective_judges"]
 ALL_MEMBERS = "*"  # judge_a / judge_b of the row over the whole panel
 
 
@@ -223,7 +262,9 @@ def member_agreement(panel: PanelEntry, members: pd.DataFrame, unit: Sequence[st
     A unit is one judged thing (`unit`, e.g. model, item and order). One row per member pair: `units`
     where both parsed, exact agreement (same verdict) and Cohen's kappa on them; and one row for the
     whole panel (judge_a = judge_b = '*'): units where every member parsed, the share of them where all
-    verdicts are equal, Fleiss' kappa, and the members' parse failures and failed calls over all units.
+    verdicts are equal, Fleiss' kappa, the members' parse failures and failed calls over all units, and the
+    effective number of independent members (benchwright.families.effective_judges, on the verdicts'
+    positions A>>B = −2 ... B>>A = 2).
     """
     members = members[members["judge"].isin(panel.members)]
     errors, parse_failures = _counts(members)
@@ -238,7 +279,8 @@ def member_agreement(panel: PanelEntry, members: pd.DataFrame, unit: Sequence[st
         rows.append({"panel": panel.slug, "judge_a": a, "judge_b": b, "units": len(both),
                      "exact_agreement": float((both[a] == both[b]).mean()) if len(both) else None,
                      "cohen_kappa": agreement.cohen_kappa(both[a].tolist(), both[b].tolist()),
-                     "fleiss_kappa": None, "member_parse_failures": None, "member_errors": None})
+                     "fleiss_kappa": None, "member_parse_failures": None, "member_errors": None,
+                     "effective_judges": None})
     complete = wide.dropna()
     rows.append({
         "panel": panel.slug, "judge_a": ALL_MEMBERS, "judge_b": ALL_MEMBERS, "units": len(complete),
@@ -246,9 +288,12 @@ def member_agreement(panel: PanelEntry, members: pd.DataFrame, unit: Sequence[st
         "cohen_kappa": None,
         "fleiss_kappa": agreement.fleiss_kappa(category_counts(complete, CANONICAL_VERDICTS)),
         "member_parse_failures": parse_failures, "member_errors": errors,
+        "effective_judges": families.effective_judges(
+            wide.apply(lambda column: column.map(lambda v: CANONICAL_VERDICTS.index(v) - 2 if isinstance(v, str)
+                                                 else float("nan")))),
     })
     table = pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
-    for column in ("exact_agreement", "cohen_kappa", "fleiss_kappa"):
+    for column in ("exact_agreement", "cohen_kappa", "fleiss_kappa", "effective_judges"):
         table[column] = table[column].astype("float64")
     return table
 

@@ -2,11 +2,13 @@
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from benchwright import panels
 from benchwright.creation.steps import PAIRWISE_COLUMNS, VFS_COLUMNS
+from benchwright.pairwise import CANONICAL_VERDICTS
 from benchwright.panels import PanelEntry, majority_verdict
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -182,3 +184,54 @@ extra:
 def test_a_panel_version_changes_with_its_members():
     one = PanelEntry(slug="p", display_name="P", members=("a", "b"))
     assert one.version != PanelEntry(slug="p", display_name="P", members=("a", "b", "c")).version
+
+
+# --- rules mean and median ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("votes", "median", "mean"), [
+    (["A>>B", "A>B", "B>>A"], "A>B", "A=B"),         # positions -2, -1, 2: median -1; mean -1/3 -> 0
+    (["A>>B", "A>>B", "B>A"], "A>>B", "A>B"),        # -2, -2, 1: median -2; mean -1
+    (["A>B", "B>A"], "A=B", "A=B"),                  # -1, 1: both 0
+    (["B>A", "B>>A"], "B>A", "B>A"),                 # 1, 2: 1.5, a half toward A=B
+    (["A>B", "A>>B", "A>>B", "B>>A"], "A>B", "A>B"),  # -2,-2,-1,2: median -1.5, a half toward A=B; mean -0.75
+    ([], None, None),
+])
+def test_mean_and_median_rules_read_the_verdicts_as_an_ordinal_scale(votes, median, mean):
+    assert panels.aggregate_verdict("median", votes) == median
+    assert panels.aggregate_verdict("mean", votes) == mean
+    assert panels.aggregate_verdict("majority", votes) == majority_verdict(votes)
+
+
+def test_the_median_rule_takes_the_median_of_scores_and_pairwise_votes(tmp_path):
+    median_panel = PanelEntry(slug="trio", display_name="Trio", members=("j1", "j2", "j3"), rule="median")
+    members = pd.DataFrame([
+        {"model": "m", "judge": j, "item_id": "i1", "raw_text": "...", "score_a": a, "score_b": b,
+         "parse_ok": True, "parse_problem": None, "error": None, "request_key": "k", "simulated": False,
+         "source": "benchwright"} for j, a, b in [("j1", 1.0, 2.0), ("j2", 2.0, 3.0), ("j3", 9.0, 10.0)]])
+    row = panels.score_rows(median_panel, members, keys=["item_id"], scores=["score_a", "score_b"],
+                            parsed_score="score_b", columns=VFS_COLUMNS).iloc[0]
+    assert (row["score_a"], row["score_b"]) == (2.0, 3.0)  # one extreme member does not move it
+    assert row["raw_text"].startswith("median of 3")
+    votes = _pairwise([("j1", "i1", 1, "B>>A", None), ("j2", "i1", 1, "B>A", None), ("j3", "i1", 1, "A>>B", None)])
+    verdict = panels.pairwise_rows(median_panel, votes, PAIRWISE_COLUMNS).iloc[0]
+    assert verdict["verdict"] == "B>A" and verdict["outcome"] == "B"
+    assert panels.pairwise_rows(THREE, votes, PAIRWISE_COLUMNS).iloc[0]["verdict"] == "A=B"  # no majority
+    path = tmp_path / "panels.yaml"
+    path.write_text("p: {members: [a, b], rule: median}\nq: {members: [a, b], rule: mode}\n", encoding="utf-8")
+    entries, problems = panels.load_panels(path)
+    assert [e.rule for e in entries] == ["median"] and [p.field for p in problems] == ["rule"]
+    # the version of a panel written before these rules existed is unchanged
+    assert THREE.version == PanelEntry(slug="trio", display_name="Trio", members=("j1", "j2", "j3"),
+                                       rule="majority").version
+
+
+def test_the_panel_row_reports_its_effective_number_of_judges():
+    rng = np.random.default_rng(3)
+    truth = rng.integers(0, 5, size=200)
+    copies = [(j, f"i{k}", 1, CANONICAL_VERDICTS[v], None) for j in ("j1", "j2", "j3") for k, v in enumerate(truth)]
+    whole = panels.member_agreement(THREE, _pairwise(copies), unit=["model", "item_id", "judge_order"]).iloc[-1]
+    assert whole["effective_judges"] == pytest.approx(1.0)  # three copies of one judge are one judge
+    apart = [(j, f"i{k}", 1, CANONICAL_VERDICTS[int(v)], None) for j in ("j1", "j2", "j3")
+             for k, v in enumerate(rng.integers(0, 5, size=200))]
+    whole = panels.member_agreement(THREE, _pairwise(apart), unit=["model", "item_id", "judge_order"]).iloc[-1]
+    assert whole["effective_judges"] == pytest.approx(3.0, abs=0.35)

@@ -16,6 +16,31 @@ CREATE TABLE IF NOT EXISTS panel_agreement (
     member_parse_failures  INTEGER,           -- '*' row: member outputs that did not parse (never a vote)
     member_errors          INTEGER            -- '*' row: member calls that failed
 );
+-- How many independent judges the panel is worth (benchwright.families.effective_judges).
+ALTER TABLE panel_agreement ADD COLUMN IF NOT EXISTS effective_judges DOUBLE;  -- '*' row: n / (1 + (n-1)·mean
+                                                                               -- pairwise correlation of the
+                                                                               -- members' verdict positions)
+
+-- Judge self-preference (benchwright/families.py, docs/METRICS-families.md): per benchmark and judge, what the
+-- judge gives candidates of its own family above the consensus of the judges outside the candidate's family,
+-- net of what it gives the other families (its leniency), with a 95 % t interval over items.
+CREATE TABLE IF NOT EXISTS judge_self_preference (
+    benchmark          VARCHAR NOT NULL,  -- 'creation_pairwise' (win score: win 1, tie 0.5, loss 0) | 'urs' (final
+                                          -- score 1..10)
+    judge              VARCHAR NOT NULL,  -- the judge's registry slug (single judges; panels are not judged)
+    judge_family       VARCHAR NOT NULL,  -- its family (registry `family:`, else derived from the model string)
+    own_family_models  INTEGER NOT NULL,  -- candidates of the judge's family it scored
+    items              INTEGER NOT NULL,  -- items with an own-family score and a consensus
+    own_gap            DOUBLE,            -- mean over items of (judge's score − consensus) on own-family candidates
+    own_gap_lower      DOUBLE,            -- 95 % t interval of own_gap over items: lower bound
+    own_gap_upper      DOUBLE,            -- 95 % t interval of own_gap over items: upper bound
+    other_gap          DOUBLE,            -- the same gap on the other families' candidates (the judge's leniency)
+    self_preference    DOUBLE,            -- own_gap − other_gap, paired per item (own_gap when no other family)
+    lower              DOUBLE,            -- 95 % t interval of self_preference over items: lower bound
+    upper              DOUBLE,            -- 95 % t interval of self_preference over items: upper bound
+    threshold          DOUBLE NOT NULL,   -- the warning threshold of the benchmark's scale
+    flagged            BOOLEAN NOT NULL   -- lower > 0 and self_preference > threshold: the check warns
+);
 
 -- Two candidates item by item under one judge (Creation, each against the baseline): each side's
 -- outcome value per item = the mean of its parsed orders on MW -2 .. MB 2; NULL when neither parsed.
