@@ -1,4 +1,4 @@
-"""Judge self-preference (benchwright/families.py, docs/METRICS-families.md): per benchmark and judge, what a
+"""Judge self-preference (benchwright/families.py, docs/judge_families.md): per benchmark and judge, what a
 judge gives candidates of its own family above the consensus of the judges outside that family.
 
 Thin wiring: the method is benchwright.families; the scores come from the judgment tables (sql/core/queries/
@@ -27,7 +27,7 @@ QUERIES = {"creation_pairwise": "core/queries/families/creation_scores.sql",
     code_version=steps.code_version(families, files=[sql_file(q) for q in QUERIES.values()]),
     automation_condition=EAGER,
     kinds={"duckdb"},
-    description="Judge self-preference (Panickssery et al. 2024; docs/METRICS-families.md): per benchmark "
+    description="Judge self-preference (Panickssery et al. 2024; docs/judge_families.md): per benchmark "
                 "(Creation win score, URS final score) and judge, the score it gives candidates of its own family "
                 "(registry `family:`, else derived from the model string) minus the consensus of the judges "
                 "outside their family, net of its leniency on the other families, with a 95 % t interval over "

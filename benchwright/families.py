@@ -1,4 +1,4 @@
-"""Judge families and self-preference (docs/METRICS-families.md).
+"""Judge families and self-preference (docs/judge_families.md).
 
 A *family* groups models trained by the same maker (openai, anthropic, google ...): a judge tends to favour
 answers written by its own family (Panickssery et al. 2024, "LLM evaluators recognize and favor their own

@@ -1,4 +1,4 @@
-"""WARN when a judge favours its own family's candidates (benchwright/families.py, docs/METRICS-families.md)."""
+"""WARN when a judge favours its own family's candidates (benchwright/families.py, docs/judge_families.md)."""
 
 import dagster as dg
 

@@ -21,7 +21,7 @@ ALTER TABLE panel_agreement ADD COLUMN IF NOT EXISTS effective_judges DOUBLE;  -
                                                                                -- pairwise correlation of the
                                                                                -- members' verdict positions)
 
--- Judge self-preference (benchwright/families.py, docs/METRICS-families.md): per benchmark and judge, what the
+-- Judge self-preference (benchwright/families.py, docs/judge_families.md): per benchmark and judge, what the
 -- judge gives candidates of its own family above the consensus of the judges outside the candidate's family,
 -- net of what it gives the other families (its leniency), with a 95 % t interval over items.
 CREATE TABLE IF NOT EXISTS judge_self_preference (
