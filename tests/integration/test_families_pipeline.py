@@ -3,6 +3,9 @@
 does not fire; a panel's agreement row carries its effective number of judges."""
 
 import dagster as dg
+import duckdb
+import pandas as pd
+import pytest
 
 from scripts.orchestrate import materialize_everything
 from tests.integration.test_panels_and_comparisons import HARSH, write_panels
@@ -40,3 +43,10 @@ def test_the_demo_judges_show_no_false_self_preference(tmp_path):
     assert check.passed and check.severity == dg.AssetCheckSeverity.WARN
     whole = warehouse.query("SELECT * FROM panel_agreement WHERE judge_a = '*'").iloc[0]
     assert 1.0 <= whole["effective_judges"] <= 3.0
+    with duckdb.connect(str(tmp_path / "analyst.duckdb"), read_only=True) as con:
+        report = con.sql("SELECT * FROM judge_report").df().set_index("judge")
+    assert report.loc["sim-panel", "panel_effective_judges"] == pytest.approx(whole["effective_judges"])
+    assert pd.isna(report.loc["sim-fair-judge", "panel_effective_judges"])
+    fair = table.set_index(["judge", "benchmark"]).loc[("sim-fair-judge", "urs")]
+    assert f"urs={fair['self_preference']:.3f} [{fair['lower']:.3f}, " in report.loc["sim-fair-judge", "self_preference"]
+    assert "!" not in "".join(report["self_preference"].dropna())
