@@ -1,6 +1,7 @@
 import dataclasses
 from pathlib import Path
 
+import dagster as dg
 import numpy as np
 import pandas as pd
 import pytest
@@ -99,3 +100,29 @@ def test_effective_judges_falls_from_n_to_one_as_judges_correlate():
     half = pd.DataFrame({f"j{k}": truth + rng.normal(size=400) for k in range(4)})  # rho = 0.5
     assert families.effective_judges(half) == pytest.approx(4 / (1 + 3 * 0.5), abs=0.25)
     assert families.effective_judges(pd.DataFrame({"j0": truth})) is None
+
+
+class _Warehouse:
+    """What the check reads: the stored table."""
+
+    def __init__(self, table):
+        self.table = table
+
+    def query(self, sql, params=None):
+        assert "judge_self_preference" in sql
+        return self.table
+
+
+def test_the_check_warns_on_a_self_preferring_judge_and_passes_without_one():
+    from checks.families import judge_self_preference_below_threshold as check
+
+    biased, family_of = _simulated_scores({"judge-a": 1.0, "judge-b": 0.0, "judge-c": 0.0},
+                                          {"judge-a": 0.0, "judge-b": 0.0, "judge-c": 0.0}, seed=4)
+    result = check(warehouse=_Warehouse(families.self_preference(biased, family_of, "urs")))
+    assert not result.passed and result.severity == dg.AssetCheckSeverity.WARN
+    assert result.description.endswith("judge-a on urs")
+    fair, family_of = _simulated_scores({"judge-a": 0.0, "judge-b": 0.0, "judge-c": 0.0},
+                                        {"judge-a": 0.3, "judge-b": -0.3, "judge-c": 0.0}, seed=4)
+    result = check(warehouse=_Warehouse(families.self_preference(fair, family_of, "urs")))
+    assert result.passed
+    assert check(warehouse=_Warehouse(pd.DataFrame(columns=families.SELF_PREFERENCE_COLUMNS))).passed
