@@ -33,9 +33,11 @@ def creation_only(keys_by_asset: dict) -> dict:
     return {asset: keys for asset, keys in keys_by_asset.items() if asset in CREATION_ASSETS}
 
 
-def only_partitions_of(keys_by_asset: dict, slug: str) -> bool:
-    """Every partitioned request names `slug` (other benchmarks' assets may be requested too)."""
-    return all(slug in key.split("|") for keys in keys_by_asset.values() for key in keys if key != "*")
+def only_partitions_of(keys_by_asset: dict, slug: str, besides: tuple[str, ...] = ()) -> bool:
+    """Every partitioned request names `slug` (other benchmarks' assets may be requested too), except the
+    assets in `besides`."""
+    return all(slug in key.split("|") for asset, keys in keys_by_asset.items() if asset not in besides
+               for key in keys if key != "*")
 
 
 def run_until_quiet(tick, instance, resources, max_ticks: int = 6):
@@ -56,8 +58,12 @@ def run_until_quiet(tick, instance, resources, max_ticks: int = 6):
     raise AssertionError(f"automation still requesting after {max_ticks} ticks: {wanted}")
 
 
+canary_calls: list[int] = []
+
+
 def run_requested(keys_by_asset, instance, resources) -> int:
-    """Execute what automation requested, one run per partition; returns Creation's LLM calls."""
+    """Execute what automation requested, one run per partition; returns Creation's LLM calls (the canaries' runs'
+    calls are added to `canary_calls`, one number per run)."""
     calls = 0
     # Partitioned runs first: unpartitioned metrics read what they write.
     partitions = sorted({pk for keys in keys_by_asset.values() for pk in keys}, key=lambda pk: (pk == "*", pk))
@@ -69,6 +75,9 @@ def run_requested(keys_by_asset, instance, resources) -> int:
         assert result.success, assets
         calls += sum(int(e.materialization.metadata["api_calls"].value) for e in result.get_asset_materialization_events()
                      if e.asset_key.to_user_string() in CREATION_ASSETS and "api_calls" in e.materialization.metadata)
+        canary_calls.extend(int(e.materialization.metadata["api_calls"].value)
+                            for e in result.get_asset_materialization_events()
+                            if e.asset_key.to_user_string() == "canary_judgments")
     return calls
 
 
@@ -121,12 +130,16 @@ def test_new_model_then_new_judge_runs_only_what_is_new(small_demo, tmp_path):
         assert sum(int(e.materialization.metadata["api_calls"].value) for e in generation.get_asset_materialization_events()
                    if e.asset_key.to_user_string() == "creation_generations") == ITEMS
 
+        canary_calls.clear()
         tick, seen, calls = run_until_quiet(tick, instance, resources)
         assert creation_only(seen) == {"creation_pairwise_judgments": {"sim-fair-judge|sim-weak"},
                                        "creation_vfs_judgments": {"sim-fair-judge|sim-weak"},
                                        "creation_leaderboard": {"*"}, "judge_quality": {"*"}}
         assert "analyst_snapshot" in seen
-        assert only_partitions_of(seen, "sim-weak")
+        # The canaries' partitions (one per judge) compare with the weakest candidate, so a new candidate re-runs
+        # them, from the cache: their answers and the judges' verdicts on them are not new.
+        assert only_partitions_of(seen, "sim-weak", besides=("canary_judgments",))
+        assert seen.get("canary_judgments", set()) <= set(judges) and sum(canary_calls) == 0
         assert calls == 2 * ITEMS + VFS_ITEMS
         board = resources["warehouse"].query("SELECT model FROM creation_leaderboard WHERE scope = 'overall'")
         assert set(board["model"]) == {"sim-strong", "sim-weak"}
