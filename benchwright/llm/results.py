@@ -113,6 +113,8 @@ class CallStats:
     latency_p50_ms: float | None = None
     latency_p95_ms: float | None = None
     retries: int = 0
+    not_sent: int = 0  # requests a reached budget kept from being sent (errors too; budget.py)
+    budgets: list[str] = field(default_factory=list)  # each reached budget's message
     latencies_ms: list[float] = field(default_factory=list, repr=False)
     """The successful calls' latencies behind the percentiles, so that `merge` can compute them again."""
 
@@ -122,14 +124,17 @@ class CallStats:
         percentiles over every call's latency."""
         merged = cls()
         for part in parts:
-            for name in ("requests", "api_calls", "cache_hits", "errors", "given_up", "cost_usd", "retries"):
+            for name in ("requests", "api_calls", "cache_hits", "errors", "given_up", "cost_usd", "retries",
+                         "not_sent"):
                 setattr(merged, name, getattr(merged, name) + getattr(part, name))
+            merged.budgets += [message for message in part.budgets if message not in merged.budgets]
             merged.latencies_ms += part.latencies_ms
         merged.latency_p50_ms = percentile(merged.latencies_ms, 0.50)
         merged.latency_p95_ms = percentile(merged.latencies_ms, 0.95)
         return merged
 
     def as_metadata(self) -> dict:
+        budget = {"not_sent": self.not_sent, "budget": "; ".join(self.budgets)} if self.not_sent else {}
         return {
             "requests": self.requests,
             "api_calls": self.api_calls,
@@ -140,7 +145,7 @@ class CallStats:
             "latency_p50_ms": None if self.latency_p50_ms is None else round(self.latency_p50_ms, 1),
             "latency_p95_ms": None if self.latency_p95_ms is None else round(self.latency_p95_ms, 1),
             "retries": self.retries,
-        }
+        } | budget
 
 
 def percentile(values: list[float], q: float) -> float | None:
