@@ -14,6 +14,7 @@ Each file maps a slug to an entry:
       batch: false                    # true = misses go through the provider's batch API (cheaper, slower)
       provider: null                  # whose limits the calls count against (registry/providers.yaml);
                                       # default: litellm's provider of `model` (openai, anthropic...)
+      budget_usd: null                # USD its calls may cost in this home, over every run (llm/budget.py)
 
 `registry/providers.yaml` (`load_providers`) holds each provider's limits, which hold across every process
 and run of a home (`benchwright.llm.providers`):
@@ -41,7 +42,7 @@ no `role`, a `vision` or `batch` that is not a boolean (`'false'` is a string, a
 `max_concurrency` or `rpm` that is not a positive integer (`true` is not 1), `params` that are not plain
 JSON values (a YAML date would fail every run later; a number as a key would silently become a string),
 `params` that hold a credential (a field such as `api_key`, a header such as `extra_headers.Authorization`,
-`x-api-key` or a cookie, or a value that looks like a bearer token or an API key: keys come from the
+`x-api-key` or a cookie, a `budget_usd` that is not a number ≥ 0, or a value that looks like a bearer token or an API key: keys come from the
 environment), an `api_base` that is not an http(s) URL with a host (or carries a password or a key), a
 `provider` that is neither defined in providers.yaml nor one of litellm's providers (its calls would count
 against limits nobody wrote down), a `display_name` that is not text, unknown fields, a bad or reserved slug. YAML
@@ -79,7 +80,7 @@ JUDGE_ROLES = {"judge"}
 # ('all'), a reference answer the dataset wrote ('dataset'), the anchor of pooled baselines ('baseline').
 RESERVED_SLUGS = {"all", "baseline", "dataset"}
 _KNOWN_FIELDS = {"model", "display_name", "role", "vision", "api_base", "params", "max_concurrency", "rpm",
-                 "batch", "provider"}
+                 "batch", "provider", "budget_usd"}
 PROVIDER_FIELDS = {"max_in_flight", "rpm", "tpm"}
 
 
@@ -96,6 +97,7 @@ class RegistryEntry:
     rpm: int | None = None
     batch: bool = False  # answered through the provider's batch API (benchwright.llm.runner.ModelLimits)
     provider: str | None = None
+    budget_usd: float | None = None  # what its calls may cost in the home, every run together (llm/budget.py)
 
     @property
     def simulated(self) -> bool:
@@ -107,7 +109,8 @@ class RegistryEntry:
         fields = dataclasses.asdict(self)
         # How the answers are fetched, not what they are (batch or live, whose limits they count against; the
         # cache keys are the same): a switch of either must not make the entry's results stale.
-        del fields["batch"], fields["provider"]
+        # Nor its budget: the answers a larger budget adds are the same requests' (the cache fills in).
+        del fields["batch"], fields["provider"], fields["budget_usd"]
         text = json.dumps(fields, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -376,6 +379,10 @@ def _parse_entry(slug: str, raw: Any, allowed_roles: set[str], known_providers: 
                          f"providers (openai, anthropic, ...): its calls would count against limits nobody wrote "
                          f"down. Add `{provider}:` to providers.yaml (its limits are optional) or fix the name",
                          "provider")
+    budget = raw.get("budget_usd")
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, (int, float))
+                               or not math.isfinite(budget) or budget < 0):
+        raise FieldError(f"'budget_usd' must be a number of dollars ≥ 0, not {budget!r}", "budget_usd")
     return RegistryEntry(
         slug=slug,
         model=model.strip(),
@@ -388,6 +395,7 @@ def _parse_entry(slug: str, raw: Any, allowed_roles: set[str], known_providers: 
         rpm=raw.get("rpm"),
         batch=raw.get("batch", False),
         provider=provider,
+        budget_usd=None if budget is None else float(budget),
     )
 
 

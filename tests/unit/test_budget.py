@@ -1,0 +1,45 @@
+"""The budgets' arithmetic (benchwright/llm/budget.py): reservations in flight count with the spend, the first
+call without room reaches the budget, and a settled call's actual price replaces its estimate."""
+
+import litellm
+import pytest
+
+from benchwright.llm.budget import Budget, Unpriced, estimated_price, reserve
+
+MODEL = "openai/bw-budget-unit"
+
+
+def test_calls_are_reserved_until_the_next_would_cross_the_budget_then_none_is():
+    budget = Budget("budget_usd of m", limit_usd=1.0, spent_usd=0.25)
+    first, second = reserve([budget], 0.3), reserve([budget], 0.3)
+    assert first and second and budget.reserved_usd == pytest.approx(0.6)
+    assert reserve([budget], 0.3) is None and budget.reached  # 0.25 + 0.6 + 0.3 > 1
+    # Once reached, even a call that would fit is not sent: the run stops rather than picking the cheap requests.
+    assert reserve([budget], 0.01) is None
+    first.settle(0.1)  # cheaper than estimated
+    second.settle(0.0)  # failed: nothing paid
+    assert budget.reserved_usd == pytest.approx(0.0) and budget.spent_usd == pytest.approx(0.35)
+    first.settle(5.0)  # settled once only
+    assert budget.spent_usd == pytest.approx(0.35)
+
+
+def test_a_call_reserves_in_every_budget_that_applies_or_in_none():
+    model, run = Budget("budget_usd of m", 1.0), Budget("--max-cost", 0.5, spent_usd=0.4)
+    assert reserve([model, run], 0.2) is None
+    assert run.reached and not model.reached and model.reserved_usd == run.reserved_usd == 0
+    assert reserve([model], 0.2) is not None and model.reserved_usd == pytest.approx(0.2)
+
+
+def test_the_message_says_spent_limit_and_what_was_not_sent():
+    budget = Budget("--max-cost", 2.0, spent_usd=1.98764, not_sent=7)
+    assert budget.message() == ("budget reached (--max-cost): $1.9876 of $2.0000, 7 requests not sent; raise the "
+                                "budget to continue")
+
+
+def test_the_estimate_is_litellm_price_of_the_prompt_and_the_reserved_completion():
+    litellm.register_model({MODEL: {"input_cost_per_token": 1e-6, "output_cost_per_token": 3e-6,
+                                    "litellm_provider": "openai", "mode": "chat"}})
+    messages = [{"role": "user", "content": "x" * 400}]  # about 100 tokens
+    assert estimated_price(MODEL, messages, 50) == pytest.approx(100 * 1e-6 + 50 * 3e-6)
+    with pytest.raises(Unpriced, match="openai/bw-budget-unit-nothing has no price"):
+        estimated_price(MODEL + "-nothing", messages, 50)
