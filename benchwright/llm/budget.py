@@ -5,9 +5,10 @@ A budget is kept the way the provider's tpm is: each call reserves its estimated
 prompt at about four characters a token times the input price, plus the completion tokens reserved for tpm, the
 request's `max_tokens` when it has one, times the output price), and the actual price replaces the estimate when
 the call ends. A call is sent only while what was spent, plus what is reserved for the calls in flight, plus its
-own estimate stays within the limit. At the first call that would cross it the budget is *reached*: no further
-call of the run is sent (not even a smaller one: the run stops, it does not pick the cheap requests), the calls in
-flight finish and their answers are kept. The requests not sent get an error result and nothing in the cache
+own estimate stays within the limit; a call without room waits while calls of the budget are in flight (their
+actual price is often below their estimate). When a call does not fit with none in flight the budget is *reached*:
+no further call of the run is sent (not even a smaller one: the run stops, it does not pick the cheap requests),
+and the answers are kept. The requests not sent get an error result and nothing in the cache
 (neither an answer nor a failure, so `failures.py` never gives them up): the next run, with a larger budget, sends
 exactly those, every answered request being a cache hit.
 
@@ -42,14 +43,19 @@ class Budget:
     limit_usd: float
     spent_usd: float = 0.0  # before this run (from the cache), plus this run's calls that ended
     reserved_usd: float = 0.0  # estimates of this run's calls in flight
+    in_flight: int = 0  # this run's calls holding a reservation
     reached: bool = False
     not_sent: int = 0
 
     def fits(self, usd: float) -> bool:
-        """Whether a call estimated at `usd` may be sent; once one may not, none may (the budget is reached)."""
-        if not self.reached and self.spent_usd + self.reserved_usd + usd > self.limit_usd:
-            self.reached = True
-        return not self.reached
+        """Whether a call estimated at `usd` may be sent now. One that does not fit with no call in flight never
+        will: the budget is then reached, and no call fits any more."""
+        if self.reached:
+            return False
+        if self.spent_usd + self.reserved_usd + usd <= self.limit_usd:
+            return True
+        self.reached = self.in_flight == 0
+        return False
 
     def message(self) -> str:
         return (f"budget reached ({self.name}): ${self.spent_usd:.4f} of ${self.limit_usd:.4f}, {self.not_sent} "
@@ -65,6 +71,7 @@ class Reservation:
         """The call ended: its estimate leaves the reservations, its actual price joins the spend."""
         for budget in self.budgets:
             budget.reserved_usd -= self.usd
+            budget.in_flight -= 1
             budget.spent_usd += actual_usd
         self.budgets = []
 
@@ -82,10 +89,11 @@ def estimated_price(model: str, messages: list[dict], tokens_out: int) -> float:
 
 
 def reserve(budgets: list[Budget], usd: float) -> Reservation | None:
-    """Reserve `usd` in every budget that applies, or None (reserving nothing, the budgets without room marked
-    reached) when one of them has no room."""
-    if not all([budget.fits(usd) for budget in budgets]):  # a list: each budget without room is marked reached
+    """Reserve `usd` in every budget that applies, or None (reserving nothing) when one of them has no room now:
+    the caller waits for a call in flight to end and asks again, unless a budget is `reached`."""
+    if not all([budget.fits(usd) for budget in budgets]):  # a list: each budget that can never fit is marked reached
         return None
     for budget in budgets:
         budget.reserved_usd += usd
+        budget.in_flight += 1
     return Reservation(list(budgets), usd)

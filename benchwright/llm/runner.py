@@ -43,6 +43,8 @@ log = logging.getLogger("benchwright.llm")
 PLAN_COPY_MARKER = "PLAN_COPY"
 # Honour Retry-After, but a server asking for longer than this is treated as failing for this run.
 _RETRY_AFTER_CEILING_S = 300.0
+# How often a call waiting for room in a budget looks again (calls in flight of that budget end meanwhile).
+_BUDGET_POLL_S = 0.02
 # A "\ud800" escape in a provider's JSON decodes to a lone surrogate, which is not Unicode: neither
 # SQLite nor DuckDB can store it. Each becomes U+FFFD, as a UTF-8 decoder does with ill-formed input.
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -361,10 +363,12 @@ class LLMRunner:
                     await pace.limiter.wait()
                 async with pace.semaphore:  # held per attempt, so backoff sleeps do not block other requests
                     slot = pace.slot
-                    if pace.budgets and reservation is None:
+                    while pace.budgets and reservation is None:  # no room yet: wait for a call in flight to end
                         reservation = reserve(pace.budgets, estimated_price(req.model, req.messages, slot.tokens_out))
-                        if reservation is None:
+                        if reservation is None and any(budget.reached for budget in pace.budgets):
                             return self._not_sent(key, req, pace)
+                        if reservation is None:
+                            await asyncio.sleep(_BUDGET_POLL_S)
                     gate = self.gate()
                     lease = await gate.acquire(slot.name, slot.limits, estimated_tokens(req.messages, slot.tokens_out),
                                                slot.queue)

@@ -9,24 +9,30 @@ from benchwright.llm.budget import Budget, Unpriced, estimated_price, reserve
 MODEL = "openai/bw-budget-unit"
 
 
-def test_calls_are_reserved_until_the_next_would_cross_the_budget_then_none_is():
+def test_a_call_waits_for_room_while_calls_are_in_flight_and_the_budget_is_reached_when_none_is():
     budget = Budget("budget_usd of m", limit_usd=1.0, spent_usd=0.25)
     first, second = reserve([budget], 0.3), reserve([budget], 0.3)
-    assert first and second and budget.reserved_usd == pytest.approx(0.6)
-    assert reserve([budget], 0.3) is None and budget.reached  # 0.25 + 0.6 + 0.3 > 1
+    assert first and second and budget.reserved_usd == pytest.approx(0.6) and budget.in_flight == 2
+    # 0.25 + 0.6 + 0.3 > 1, but the calls in flight may cost less than their estimates: not reached yet.
+    assert reserve([budget], 0.3) is None and not budget.reached
+    first.settle(0.1)  # cheaper than estimated
+    third = reserve([budget], 0.3)  # 0.35 + 0.3 + 0.3 ≤ 1: room now
+    assert third and budget.reserved_usd == pytest.approx(0.6)
+    second.settle(0.3)
+    third.settle(0.3)
+    assert budget.in_flight == 0 and budget.reserved_usd == pytest.approx(0.0) and budget.spent_usd == pytest.approx(0.95)
+    assert reserve([budget], 0.3) is None and budget.reached  # nothing in flight: it will never fit
     # Once reached, even a call that would fit is not sent: the run stops rather than picking the cheap requests.
     assert reserve([budget], 0.01) is None
-    first.settle(0.1)  # cheaper than estimated
-    second.settle(0.0)  # failed: nothing paid
-    assert budget.reserved_usd == pytest.approx(0.0) and budget.spent_usd == pytest.approx(0.35)
     first.settle(5.0)  # settled once only
-    assert budget.spent_usd == pytest.approx(0.35)
+    assert budget.spent_usd == pytest.approx(0.95)
 
 
 def test_a_call_reserves_in_every_budget_that_applies_or_in_none():
     model, run = Budget("budget_usd of m", 1.0), Budget("--max-cost", 0.5, spent_usd=0.4)
     assert reserve([model, run], 0.2) is None
     assert run.reached and not model.reached and model.reserved_usd == run.reserved_usd == 0
+    assert model.in_flight == run.in_flight == 0
     assert reserve([model], 0.2) is not None and model.reserved_usd == pytest.approx(0.2)
 
 
