@@ -49,3 +49,12 @@ def test_the_estimate_is_litellm_price_of_the_prompt_and_the_reserved_completion
     assert estimated_price(MODEL, messages, 50) == pytest.approx(100 * 1e-6 + 50 * 3e-6)
     with pytest.raises(Unpriced, match="openai/bw-budget-unit-nothing has no price"):
         estimated_price(MODEL + "-nothing", messages, 50)
+
+
+def test_requests_a_budget_kept_back_are_asked_again_by_the_main_job_not_retried_by_the_sensor():
+    from benchwright.llm.failures import calls_to_ask_again, calls_to_retry
+
+    held = {"errors": 9, "given_up": 1, "not_sent": 5}
+    assert calls_to_ask_again(held) == 8  # the partition is not up to date: the next run asks them
+    assert calls_to_retry(held) == 3  # the sensor retries only the failures a later attempt may fix
+    assert calls_to_retry({"errors": 5, "not_sent": 5}) == 0 and calls_to_retry({"errors": 2}) == 2
