@@ -29,6 +29,7 @@ from benchwright.llm.litellm_setup import load_litellm
 from benchwright.llm.providers import estimated_tokens
 
 RUN_BUDGET = "--max-cost"
+_PER = 1000  # tokens priced at once by `unit_prices` (so that a tiny price per token is not rounded away)
 
 
 class Unpriced(ValueError):
@@ -76,16 +77,23 @@ class Reservation:
         self.budgets = []
 
 
-def estimated_price(model: str, messages: list[dict], tokens_out: int) -> float:
-    """USD a call is expected to cost at litellm's prices; `Unpriced` when litellm has none for the model."""
-    tokens_in = estimated_tokens(messages, 0)
+def unit_prices(model: str) -> tuple[float, float]:
+    """USD per prompt token and per completion token of a model in litellm's table (its base tier: a price that
+    rises for very long prompts is not followed); `Unpriced` when litellm has none. Looked up once per model and
+    run: litellm's lookup costs about as much as the rest of a budget's work per call."""
     try:
-        prompt_usd, completion_usd = load_litellm().cost_per_token(model=model, prompt_tokens=tokens_in,
-                                                                   completion_tokens=tokens_out)
+        prompt_usd, completion_usd = load_litellm().cost_per_token(model=model, prompt_tokens=_PER,
+                                                                   completion_tokens=_PER)
     except Exception as err:  # litellm raises when the model is not in its table
         raise Unpriced(f"{model} has no price in litellm's table, so a budget cannot be kept for it: register one "
                        f"(litellm.register_model) or remove the budget") from err
-    return float(prompt_usd) + float(completion_usd)
+    return float(prompt_usd) / _PER, float(completion_usd) / _PER
+
+
+def estimated_price(prices: tuple[float, float], messages: list[dict], tokens_out: int) -> float:
+    """USD a call is expected to cost at these `unit_prices`: its prompt at about four characters a token and the
+    completion tokens reserved."""
+    return estimated_tokens(messages, 0) * prices[0] + tokens_out * prices[1]
 
 
 def reserve(budgets: list[Budget], usd: float) -> Reservation | None:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from benchwright.llm.backends import Answer, Attempt, Backend, backend_for, make, own_backend
-from benchwright.llm.budget import RUN_BUDGET, Budget, Reservation, estimated_price, reserve
+from benchwright.llm.budget import RUN_BUDGET, Budget, Reservation, estimated_price, reserve, unit_prices
 from benchwright.llm.cache import CachedResponse, JournalledError, ResponseCache
 from benchwright.llm.errors import describe, is_retryable, retry_after_s
 from benchwright.llm.journal import CURRENT, Journal, record
@@ -282,7 +282,7 @@ class LLMRunner:
         for req in {r.model: r for r in misses.values()}.values():
             under = self.max_cost_usd is not None or limits.get(req.model, self.default_limits).budget_usd is not None
             if under and own_backend(req.model) is None:
-                estimated_price(req.model, req.messages, 1)
+                unit_prices(req.model)
 
     async def _call_all(
         self, misses: dict[str, LLMRequest], limits: dict[str, ModelLimits], stats: CallStats, tracker: Progress,
@@ -364,7 +364,8 @@ class LLMRunner:
                 async with pace.semaphore:  # held per attempt, so backoff sleeps do not block other requests
                     slot = pace.slot
                     while pace.budgets and reservation is None:  # no room yet: wait for a call in flight to end
-                        reservation = reserve(pace.budgets, estimated_price(req.model, req.messages, slot.tokens_out))
+                        reservation = reserve(pace.budgets, estimated_price(pace.prices, req.messages,
+                                                                            slot.tokens_out))
                         if reservation is None and any(budget.reached for budget in pace.budgets):
                             return self._not_sent(key, req, pace)
                         if reservation is None:
@@ -479,6 +480,7 @@ class _Pace:
     slot: _ProviderSlot
     budgets: list[Budget] = dataclasses.field(default_factory=list)  # the model's and the run's (budget.py)
     not_sent: set[str] = dataclasses.field(default_factory=set)  # the run's keys a reached budget kept back
+    prices: tuple[float, float] = (0.0, 0.0)  # USD per prompt and completion token, under budgets
 
 
 class _Run:
@@ -524,7 +526,7 @@ class _Run:
                     runner.cache.spent_usd(model=req.model))))
             pace = self.paces[req.model] = _Pace(asyncio.Semaphore(max(1, lim.max_concurrency)),
                                                  _RateLimiter(lim.rpm) if lim.rpm else None, slot, budgets,
-                                                 self.not_sent)
+                                                 self.not_sent, unit_prices(req.model) if budgets else (0.0, 0.0))
         return await self.runner._claimed(key, lambda: self.runner._call_provider(key, req, attempt, pace,
                                                                                   self.stats))
 

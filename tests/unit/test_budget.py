@@ -4,7 +4,7 @@ call without room reaches the budget, and a settled call's actual price replaces
 import litellm
 import pytest
 
-from benchwright.llm.budget import Budget, Unpriced, estimated_price, reserve
+from benchwright.llm.budget import Budget, Unpriced, estimated_price, reserve, unit_prices
 
 MODEL = "openai/bw-budget-unit"
 
@@ -46,9 +46,11 @@ def test_the_estimate_is_litellm_price_of_the_prompt_and_the_reserved_completion
     litellm.register_model({MODEL: {"input_cost_per_token": 1e-6, "output_cost_per_token": 3e-6,
                                     "litellm_provider": "openai", "mode": "chat"}})
     messages = [{"role": "user", "content": "x" * 400}]  # about 100 tokens
-    assert estimated_price(MODEL, messages, 50) == pytest.approx(100 * 1e-6 + 50 * 3e-6)
+    prices = unit_prices(MODEL)
+    assert prices == pytest.approx((1e-6, 3e-6))
+    assert estimated_price(prices, messages, 50) == pytest.approx(100 * 1e-6 + 50 * 3e-6)
     with pytest.raises(Unpriced, match="openai/bw-budget-unit-nothing has no price"):
-        estimated_price(MODEL + "-nothing", messages, 50)
+        unit_prices(MODEL + "-nothing")
 
 
 def test_requests_a_budget_kept_back_are_asked_again_by_the_main_job_not_retried_by_the_sensor():
