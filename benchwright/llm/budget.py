@@ -17,7 +17,8 @@ its answer) when a runner's `run` starts, then counted in the process. Two proce
 budget at the same time each see the other's spend only from their next `run`: a budget can then be crossed by
 what the other process had in flight.
 
-Prices are litellm's (`litellm.cost_per_token`; a custom model gets one with `litellm.register_model`). A model
+Prices are litellm's (`litellm.cost_per_token`, its base tier; a custom model gets one with
+`litellm.register_model`). A model
 without a price under a budget is refused, not counted as free.
 """
 
