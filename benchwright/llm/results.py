@@ -23,6 +23,7 @@ class LLMResult:
     cached: bool
     simulated: bool
     pii_redactions: int
+    not_sent: bool = False  # kept back by a reached budget (budget.py): an error, but no call was made
 
 
 
@@ -67,7 +68,8 @@ def given_up_result(key: str, req: LLMRequest, error: str) -> LLMResult:
 
 def ledger_rows(scope: CallScope | Sequence[CallScope], requests: list[LLMRequest],
                 results: list[LLMResult]) -> list[tuple]:
-    """The ledger's rows for one run (LEDGER_COLUMNS order): one per call made, failed ones included, and one per
+    """The ledger's rows for one run (LEDGER_COLUMNS order): one per call made, failed ones included (not the requests
+    a budget kept from being sent: no call), and one per
     scope × called model × (error, simulated) for the cache hits, counting them in `results` with their usage
     summed. Ids are this run's random prefix and a result's position (a hit row: its first hit's), so copying the
     ledger anywhere is idempotent on them."""
@@ -81,6 +83,8 @@ def ledger_rows(scope: CallScope | Sequence[CallScope], requests: list[LLMReques
         error, simulated = int(result.error is not None), int(result.simulated)
         usage = (int(result.tokens_in or 0), int(result.tokens_out or 0), float(result.cost_usd or 0.0),
                  float(result.latency_ms or 0.0))
+        if result.not_sent:
+            continue
         if not result.cached:
             rows.append((f"{prefix}:{position}", now, *who, result.key, 0, error, *usage, simulated, 1))
             continue

@@ -221,12 +221,10 @@ class LLMRunner:
         tracker = Progress(progress, total=len(unique), hits=len(cached))
         fresh: dict[str, LLMResult] = {}
         batched: set[str] = set()  # keys answered through a batch API: no latency of their own
-        not_sent: set[str] = set()  # keys not sent because a budget was reached
         if misses:
             tracker.emit()  # what is left to call; with nothing to call, the final line says it all
             with progress_bars.bar(len(unique), _bar_label(scope, misses), "call", initial=len(cached)) as tracker.bar:
-                fresh = _run_coroutine(lambda: self._call_all(misses, limits or {}, stats, tracker, batched,
-                                                                 not_sent))
+                fresh = _run_coroutine(lambda: self._call_all(misses, limits or {}, stats, tracker, batched))
         tracker.emit()  # the final count, unless the last tick already said it
 
         results: list[LLMResult] = []
@@ -244,13 +242,13 @@ class LLMRunner:
             results.append(result)
 
         # not those another process answered meanwhile, nor those a budget kept from being sent
-        calls = [r for r in fresh.values() if not r.cached and r.key not in not_sent]
+        calls = [r for r in fresh.values() if not r.cached and not r.not_sent]
         stats.requests = len(results)
         stats.api_calls = len(calls)
         stats.cache_hits = sum(r.cached for r in results)
         stats.errors = sum(r.error is not None for r in results)
         stats.given_up = sum(r.key in given_up for r in results)
-        stats.not_sent = sum(r.key in not_sent for r in results)
+        stats.not_sent = sum(r.not_sent for r in results)
         stats.cost_usd = sum(r.cost_usd for r in calls)
         stats.latencies_ms = [r.latency_ms for r in calls if r.error is None and r.key not in batched]
         stats.latency_p50_ms = percentile(stats.latencies_ms, 0.50)
@@ -286,7 +284,7 @@ class LLMRunner:
 
     async def _call_all(
         self, misses: dict[str, LLMRequest], limits: dict[str, ModelLimits], stats: CallStats, tracker: Progress,
-        batched: set[str], not_sent: set[str],
+        batched: set[str],
     ) -> dict[str, LLMResult]:
         groups: dict[str, dict[str, LLMRequest]] = {}  # back end name -> its misses
         for key, req in misses.items():
@@ -296,7 +294,7 @@ class LLMRunner:
         for name, group in groups.items():
             if not backends[name].timed:
                 batched.update(group)
-        run = _Run(self, limits, stats, tracker, not_sent)
+        run = _Run(self, limits, stats, tracker)
         journal = Journal(self.cache, self.claim_owner, self._stale_after_s())
         token = CURRENT.set(journal)  # the back ends' tasks, made below, see it
         try:
@@ -414,13 +412,12 @@ class LLMRunner:
         reached = [budget for budget in pace.budgets if budget.reached]
         for budget in reached:
             budget.not_sent += 1
-        pace.not_sent.add(key)
         first = reached[0]
         return LLMResult(key=key, model=req.model, text=None,
                          error=f"not sent: budget reached ({first.name}): ${first.spent_usd:.4f} of "
                                f"${first.limit_usd:.4f}; raise the budget to continue",
                          tokens_in=0, tokens_out=0, latency_ms=0.0, cost_usd=0.0, cached=False, simulated=False,
-                         pii_redactions=0)
+                         pii_redactions=0, not_sent=True)
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         # Exponential backoff with full jitter, but never sooner than the server asked.
@@ -479,7 +476,6 @@ class _Pace:
     limiter: _RateLimiter | None
     slot: _ProviderSlot
     budgets: list[Budget] = dataclasses.field(default_factory=list)  # the model's and the run's (budget.py)
-    not_sent: set[str] = dataclasses.field(default_factory=set)  # the run's keys a reached budget kept back
     prices: tuple[float, float] = (0.0, 0.0)  # USD per prompt and completion token, under budgets
 
 
@@ -487,10 +483,8 @@ class _Run:
     """One run's misses as its back ends see them (`backends.Run`): where their answers and errors land, the
     progress, and the runner's paid calls, paced per model and provider as the run goes."""
 
-    def __init__(self, runner: LLMRunner, limits: dict[str, ModelLimits], stats: CallStats, tracker: Progress,
-                 not_sent: set[str] | None = None):
+    def __init__(self, runner: LLMRunner, limits: dict[str, ModelLimits], stats: CallStats, tracker: Progress):
         self.runner, self.limits, self.stats, self.tracker = runner, limits, stats, tracker
-        self.not_sent = set() if not_sent is None else not_sent
         # The budgets, made at the first call under them with what was spent so far (the cache's answers).
         self.run_budget = None if runner.max_cost_usd is None else Budget(
             RUN_BUDGET, runner.max_cost_usd, runner.cache.spent_usd(since=runner.budget_since))
@@ -526,7 +520,7 @@ class _Run:
                     runner.cache.spent_usd(model=req.model))))
             pace = self.paces[req.model] = _Pace(asyncio.Semaphore(max(1, lim.max_concurrency)),
                                                  _RateLimiter(lim.rpm) if lim.rpm else None, slot, budgets,
-                                                 self.not_sent, unit_prices(req.model) if budgets else (0.0, 0.0))
+                                                 unit_prices(req.model) if budgets else (0.0, 0.0))
         return await self.runner._claimed(key, lambda: self.runner._call_provider(key, req, attempt, pace,
                                                                                   self.stats))
 

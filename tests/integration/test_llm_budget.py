@@ -4,10 +4,12 @@ says how many requests were not sent, and a larger budget sends exactly those.""
 
 from __future__ import annotations
 
+import sqlite3
+
 import litellm
 import pytest
 
-from benchwright.llm import LLMRequest, LLMRunner, ModelLimits
+from benchwright.llm import CallScope, LLMRequest, LLMRunner, ModelLimits
 from benchwright.llm.budget import Unpriced
 from tests.support.openai_server import OpenAIServer
 
@@ -44,7 +46,7 @@ def test_a_budget_stops_the_calls_and_a_larger_one_sends_only_those_not_sent(tmp
     with OpenAIServer(max_lifetime_s=30, reply=lambda body: "ok") as srv:
         reqs = _reqs(srv, 20)
         with _runner(tmp_path) as runner:
-            results, stats = runner.run(reqs, limits=_limits(budget))
+            results, stats = runner.run(reqs, limits=_limits(budget), scope=CallScope("b", "generations", "priced"))
         answered = [r for r in results if r.text is not None]
         unsent = [r for r in results if r.error is not None]
         one_call = max(r.cost_usd for r in answered)
@@ -57,6 +59,11 @@ def test_a_budget_stops_the_calls_and_a_larger_one_sends_only_those_not_sent(tmp
         assert stats.budgets == [f"budget reached (budget_usd of priced): ${stats.cost_usd:.4f} of ${budget:.4f}, "
                                  f"{len(unsent)} requests not sent; raise the budget to continue"]
         assert stats.as_metadata()["not_sent"] == len(unsent) and "raise the budget" in stats.as_metadata()["budget"]
+        # The cost ledger counts the calls made, not the requests kept back (no call, no row).
+        con = sqlite3.connect(str(tmp_path / "llm.sqlite"))
+        assert con.execute("SELECT count(*), sum(cost_usd) FROM ledger").fetchone() == (
+            len(answered), pytest.approx(stats.cost_usd))
+        con.close()
 
         # The same budget again: it was spent by the first run (budget_usd counts every run), nothing is sent.
         with _runner(tmp_path) as runner:
