@@ -25,7 +25,8 @@
                               demo command would spend on what is missing or stale, without calling
                               anything, and name the providers whose API key is missing (on a temporary
                               copy of the home; takes run's scope options; --help; run's and demo's
-                              --max-cost USD refuses to start above a plan's cost)
+                              --max-cost USD refuses to start above a plan's cost, and stops sending
+                              calls before the run's spend would cross it)
     python3.11 dev.py export --to DIR
                               install, then write every leaderboard of the analyst snapshot as CSV and Parquet
                               and the results as Every Eval Ever records (validated against its schema) under DIR

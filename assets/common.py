@@ -205,6 +205,8 @@ def llm_result(context, metadata: dict[str, Any], stats: Optional[CallStats] = N
     """
     if stats is not None:
         metadata = {**metadata, **llm_metadata(stats)}
+        for message in stats.budgets:  # its requests not sent are failed calls too: the step is partial
+            context.log.warning(message)
     version = None if failed_calls(metadata) == 0 else dg.DataVersion(f"with-failed-calls-{context.run_id}")
     return dg.MaterializeResult(metadata=metadata, data_version=version, check_results=[failed_calls_result(metadata)])
 

@@ -17,6 +17,7 @@ Each file maps a slug to an entry:
       family: null                    # who made the model, for judge self-preference (benchwright/families.py);
                                       # default: derived from `model` (gpt → openai, claude → anthropic,
                                       # sim/x → sim:x); not part of the entry's version
+      budget_usd: null                # USD its calls may cost in this home, over every run (llm/budget.py)
 
 `registry/providers.yaml` (`load_providers`) holds each provider's limits, which hold across every process
 and run of a home (`benchwright.llm.providers`):
@@ -44,7 +45,7 @@ no `role`, a `vision` or `batch` that is not a boolean (`'false'` is a string, a
 `max_concurrency` or `rpm` that is not a positive integer (`true` is not 1), `params` that are not plain
 JSON values (a YAML date would fail every run later; a number as a key would silently become a string),
 `params` that hold a credential (a field such as `api_key`, a header such as `extra_headers.Authorization`,
-`x-api-key` or a cookie, or a value that looks like a bearer token or an API key: keys come from the
+`x-api-key` or a cookie, a `budget_usd` that is not a number ≥ 0, or a value that looks like a bearer token or an API key: keys come from the
 environment), an `api_base` that is not an http(s) URL with a host (or carries a password or a key), a
 `provider` that is neither defined in providers.yaml nor one of litellm's providers (its calls would count
 against limits nobody wrote down), a `display_name` that is not text, unknown fields, a bad or reserved slug. YAML
@@ -82,7 +83,7 @@ JUDGE_ROLES = {"judge"}
 # ('all'), a reference answer the dataset wrote ('dataset'), the anchor of pooled baselines ('baseline').
 RESERVED_SLUGS = {"all", "baseline", "dataset"}
 _KNOWN_FIELDS = {"model", "display_name", "role", "vision", "api_base", "params", "max_concurrency", "rpm",
-                 "batch", "provider", "family"}
+                 "batch", "provider", "family", "budget_usd"}
 PROVIDER_FIELDS = {"max_in_flight", "rpm", "tpm"}
 
 
@@ -100,6 +101,7 @@ class RegistryEntry:
     batch: bool = False  # answered through the provider's batch API (benchwright.llm.runner.ModelLimits)
     provider: str | None = None
     family: str | None = None  # the `family:` field as written; None = derived (`family_name`)
+    budget_usd: float | None = None  # what its calls may cost in the home, every run together (llm/budget.py)
 
     @property
     def family_name(self) -> str:
@@ -121,6 +123,8 @@ class RegistryEntry:
         # Which family it belongs to is read by the self-preference analysis, not by any run: giving or changing
         # `family:` must not make the entry's answers or judgments stale.
         del fields["family"]
+        # Nor its budget: the answers a larger budget adds are the same requests' (the cache fills in).
+        del fields["budget_usd"]
         text = json.dumps(fields, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -393,6 +397,10 @@ def _parse_entry(slug: str, raw: Any, allowed_roles: set[str], known_providers: 
     if family is not None and (not isinstance(family, str) or validate_slug(family.lower())):
         raise FieldError(f"'family' must be a name like openai or anthropic ([a-z0-9._-]+), not {family!r}", "family")
     family = family.lower() if family is not None else None
+    budget = raw.get("budget_usd")
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, (int, float))
+                               or not math.isfinite(budget) or budget < 0):
+        raise FieldError(f"'budget_usd' must be a number of dollars ≥ 0, not {budget!r}", "budget_usd")
     return RegistryEntry(
         slug=slug,
         model=model.strip(),
@@ -406,6 +414,7 @@ def _parse_entry(slug: str, raw: Any, allowed_roles: set[str], known_providers: 
         batch=raw.get("batch", False),
         provider=provider,
         family=family,
+        budget_usd=None if budget is None else float(budget),
     )
 
 

@@ -49,9 +49,11 @@ def limits_for(entries: Iterable[RegistryEntry]) -> dict[str, ModelLimits]:
     string's provider)."""
     limits = {}
     for entry in entries:
-        if entry.max_concurrency or entry.rpm or entry.provider or entry.batch:
+        if entry.max_concurrency or entry.rpm or entry.provider or entry.batch or entry.budget_usd is not None:
             limits[entry.model] = ModelLimits(max_concurrency=entry.max_concurrency or 8, rpm=entry.rpm,
-                                              provider=entry.provider, batch=entry.batch)
+                                              provider=entry.provider, batch=entry.batch,
+                                              budget_usd=entry.budget_usd,
+                                              budget_name=None if entry.budget_usd is None else entry.slug)
     return limits
 
 

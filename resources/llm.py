@@ -30,6 +30,10 @@ class LLMClient(dg.ConfigurableResource):
     providers_path: str = ""
     # Ask requests given up after repeated permanent failures (benchwright/llm/failures.py) again
     retry_given_up: bool = False
+    # A run's cap (`dev.py run --max-cost`): the calls answered since `budget_since` (the run's start, a Unix time)
+    # may cost this much, every step of the run together (benchwright/llm/budget.py)
+    max_cost_usd: Optional[float] = None
+    budget_since: Optional[float] = None
 
     def run(
         self,
@@ -61,6 +65,8 @@ class LLMClient(dg.ConfigurableResource):
             provider_limits=provider_limits,
             refused_providers=refused_providers(problems),  # their models are not called at the defaults
             retry_given_up=self.retry_given_up,
+            max_cost_usd=self.max_cost_usd,
+            budget_since=self.budget_since,
         ) as runner:
             return runner.run(requests, limits=limits, progress=progress, scope=scope or _asking_asset())
 

@@ -65,7 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     add_scope_arguments(parser, _at_least_one)
     parser.add_argument("--max-cost", type=_dollars, default=None, metavar="USD",
                         help="plan first (as `dev.py plan`) and do not start (exit 2) when the planned cost is above "
-                             "USD dollars")
+                             "USD dollars; while running, stop sending calls before this run's spend would cross it "
+                             "(the answers are kept; a run with a larger cap sends the rest)")
     # dev.py says which of its commands this is (demo, or run by default); the runs carry it as a tag.
     parser.add_argument("--launched-by", choices=("run", "demo"), default="run", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -103,10 +104,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"Not started: {refused}")
             return 2
     resources = scoped_resources(default_resources(llm_mode="replay" if args.replay else None), scope)
+    llm_options = {}
     if args.retry_given_up:
+        llm_options["retry_given_up"] = True
+    if args.max_cost is not None:  # the plan may be wrong (answers longer than expected): the calls are capped too
+        llm_options.update(max_cost_usd=args.max_cost, budget_since=time.time())
+    if llm_options:
         llm = resources["llm"]
         resources["llm"] = type(llm)(**{**{name: getattr(llm, name) for name in type(llm).model_fields},
-                                        "retry_given_up": True})
+                                        **llm_options})
     from benchwright import progress_bars
 
     if sys.stdout.isatty():  # bars for a person at a terminal; logs and CI get the lines alone
@@ -156,6 +162,11 @@ def main(argv: list[str] | None = None) -> int:
               f"{sum(summary['refused_records'].values())}")
         for asset, count in sorted(summary["refused_records"].items()):
             print(f"  refused: {asset}: {count}")
+    if summary.get("not_sent"):
+        print(f"Budget reached: {summary['not_sent']} requests not sent (counted in the failed calls); raise the "
+              f"budget (the entry's budget_usd, or --max-cost) to continue: the next run sends only those")
+        for line in summary["budgets"]:
+            print(f"  {line}")
     if summary["failed_calls"] > summary["given_up"]:
         print(f"Failed calls are asked again by the next run (or the daemon's failed_calls_sensor); "
               f"given-up ones by --retry-given-up.")

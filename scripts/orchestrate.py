@@ -142,8 +142,14 @@ def run_outcome(run_id: str, success: bool, materialized: list[tuple[str, Mappin
             refused[asset] = refused.get(asset, 0) + count
     return {"run_id": run_id, "success": success, "api_calls": total("api_calls"), "cache_hits": total("cache_hits"),
             "refused_records": refused, "failed_calls": total("errors"), "given_up": total("given_up"),
+            "not_sent": total("not_sent"),
+            "budgets": [_text(metadata["budget"]) for _asset, metadata in materialized if metadata.get("budget")],
             "all_failed": [asset for asset, metadata in materialized if all_calls_failed(metadata)],
             "checks": checks}
+
+
+def _text(value: Any) -> str:
+    return str(getattr(value, "value", value))  # a Dagster MetadataValue or plain text
 
 
 def run_pool(size: int) -> ProcessPoolExecutor:
@@ -377,6 +383,7 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     }
     graph = defs.resolve_asset_graph()
     summary = {"runs": 0, "failed_runs": 0, "api_calls": 0, "cache_hits": 0, "failed_calls": 0, "given_up": 0,
+               "not_sent": 0, "budgets": [],  # requests a reached budget kept back (llm/budget.py), its messages
                "all_calls_failed": [], "asked_again": 0, "failed_checks": 0, "check_failures": [],
                "checks": [], "registry_problems": registry_problems, "up_to_date": 0, "materialized": [],
                "run_ids": [], "out_of_scope": [],
@@ -426,6 +433,8 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
             summary["refused_records"][asset] = summary["refused_records"].get(asset, 0) + count
         summary["failed_calls"] += outcome["failed_calls"]
         summary["given_up"] += outcome["given_up"]
+        summary["not_sent"] += outcome.get("not_sent", 0)
+        summary["budgets"] += [f"{line}{outcome['label']}" for line in outcome.get("budgets", [])]
         summary["all_calls_failed"] += [f"{key}{outcome['label']}" for key in outcome["all_failed"]]
         for asset, check, passed, severity in outcome["checks"]:
             summary["checks"].append({"asset": asset, "check": check, "partition": outcome["partition_key"],

@@ -6,7 +6,8 @@ that: the code and inputs did not change, so the partition looks fresh. The main
 of each partition's latest materialization (scripts/orchestrate.py `needs_run`); with the daemon,
 `failed_calls_sensor` does: it reads the materializations recorded since its cursor and requests one run of each
 asset partition whose latest one left calls to ask again, `BENCHWRIGHT_RETRY_FAILED_AFTER_S` seconds (300 by
-default) after it, so a provider that is down is asked every few minutes, not on every tick. The re-run asks
+default) after it, so a provider that is down is asked every few minutes, not on every tick. Requests a reached
+budget kept back (`not_sent`) are not retried by the sensor: only a larger budget sends them, in the next main job. The re-run asks
 only the failed requests (the cache serves the rest); its readers follow by eager automation.
 """
 
@@ -18,7 +19,7 @@ import time
 
 import dagster as dg
 
-from benchwright.llm.failures import calls_to_ask_again
+from benchwright.llm.failures import calls_to_retry
 from sensors import TICK_INTERVAL_S
 
 RETRY_AFTER_S_DEFAULT = 300
@@ -57,7 +58,7 @@ def failed_calls_sensor(context: dg.SensorEvaluationContext):
         for record in records:
             materialization = record.asset_materialization
             label = f"{key.to_user_string()}|{materialization.partition or ''}"
-            if calls_to_ask_again(materialization.metadata):
+            if calls_to_retry(materialization.metadata):  # a reached budget's requests wait for a larger one
                 pending[label] = [record.storage_id, record.timestamp]
             else:
                 pending.pop(label, None)  # a later run filled the holes (or gave them up)

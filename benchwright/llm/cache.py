@@ -400,6 +400,19 @@ class ResponseCache:
         return self._conn().execute("SELECT avg(tokens_out) FROM responses WHERE model = ? AND NOT simulated "
                                     "AND tokens_out > 0", (model,)).fetchone()[0]
 
+    def spent_usd(self, model: str | None = None, since: float | None = None) -> float:
+        """USD of the answered calls in this cache (every answer is kept, so this is what was paid for them): of one
+        model string, and/or answered at or after `since` (a Unix time); the budgets' spend so far (`budget.py`)."""
+        where, args = ["NOT simulated"], []
+        if model is not None:
+            where.append("model = ?")
+            args.append(model)
+        if since is not None:
+            where.append("created_at >= ?")
+            args.append(since)
+        return float(self._conn().execute(f"SELECT COALESCE(sum(cost_usd), 0) FROM responses WHERE "
+                                          f"{' AND '.join(where)}", args).fetchone()[0])
+
     def count_responses(self) -> int:
         return self._conn().execute("SELECT count(*) FROM responses").fetchone()[0]
 

@@ -68,6 +68,12 @@ def calls_to_ask_again(metadata: Mapping[str, Any]) -> int:
     return max(0, metadata_count(metadata, "errors") - metadata_count(metadata, "given_up"))
 
 
+def calls_to_retry(metadata: Mapping[str, Any]) -> int:
+    """Of `calls_to_ask_again`, those worth asking without a change: not the requests a reached budget kept from
+    being sent (`not_sent`, llm/budget.py), which only a larger budget sends (the main job's next run asks them)."""
+    return max(0, calls_to_ask_again(metadata) - metadata_count(metadata, "not_sent"))
+
+
 def requests_of(metadata: Mapping[str, Any]) -> int:
     """Requests (results) of a step; older materializations without `requests`: calls plus cache hits."""
     return metadata_count(metadata, "requests") or metadata_count(metadata, "api_calls") + metadata_count(metadata, "cache_hits")

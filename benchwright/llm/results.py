@@ -23,6 +23,7 @@ class LLMResult:
     cached: bool
     simulated: bool
     pii_redactions: int
+    not_sent: bool = False  # kept back by a reached budget (budget.py): an error, but no call was made
 
 
 
@@ -67,7 +68,8 @@ def given_up_result(key: str, req: LLMRequest, error: str) -> LLMResult:
 
 def ledger_rows(scope: CallScope | Sequence[CallScope], requests: list[LLMRequest],
                 results: list[LLMResult]) -> list[tuple]:
-    """The ledger's rows for one run (LEDGER_COLUMNS order): one per call made, failed ones included, and one per
+    """The ledger's rows for one run (LEDGER_COLUMNS order): one per call made, failed ones included (not the requests
+    a budget kept from being sent: no call), and one per
     scope × called model × (error, simulated) for the cache hits, counting them in `results` with their usage
     summed. Ids are this run's random prefix and a result's position (a hit row: its first hit's), so copying the
     ledger anywhere is idempotent on them."""
@@ -81,6 +83,8 @@ def ledger_rows(scope: CallScope | Sequence[CallScope], requests: list[LLMReques
         error, simulated = int(result.error is not None), int(result.simulated)
         usage = (int(result.tokens_in or 0), int(result.tokens_out or 0), float(result.cost_usd or 0.0),
                  float(result.latency_ms or 0.0))
+        if result.not_sent:
+            continue
         if not result.cached:
             rows.append((f"{prefix}:{position}", now, *who, result.key, 0, error, *usage, simulated, 1))
             continue
@@ -113,6 +117,8 @@ class CallStats:
     latency_p50_ms: float | None = None
     latency_p95_ms: float | None = None
     retries: int = 0
+    not_sent: int = 0  # requests a reached budget kept from being sent (errors too; budget.py)
+    budgets: list[str] = field(default_factory=list)  # each reached budget's message
     latencies_ms: list[float] = field(default_factory=list, repr=False)
     """The successful calls' latencies behind the percentiles, so that `merge` can compute them again."""
 
@@ -122,14 +128,17 @@ class CallStats:
         percentiles over every call's latency."""
         merged = cls()
         for part in parts:
-            for name in ("requests", "api_calls", "cache_hits", "errors", "given_up", "cost_usd", "retries"):
+            for name in ("requests", "api_calls", "cache_hits", "errors", "given_up", "cost_usd", "retries",
+                         "not_sent"):
                 setattr(merged, name, getattr(merged, name) + getattr(part, name))
+            merged.budgets += [message for message in part.budgets if message not in merged.budgets]
             merged.latencies_ms += part.latencies_ms
         merged.latency_p50_ms = percentile(merged.latencies_ms, 0.50)
         merged.latency_p95_ms = percentile(merged.latencies_ms, 0.95)
         return merged
 
     def as_metadata(self) -> dict:
+        budget = {"not_sent": self.not_sent, "budget": "; ".join(self.budgets)} if self.not_sent else {}
         return {
             "requests": self.requests,
             "api_calls": self.api_calls,
@@ -140,7 +149,7 @@ class CallStats:
             "latency_p50_ms": None if self.latency_p50_ms is None else round(self.latency_p50_ms, 1),
             "latency_p95_ms": None if self.latency_p95_ms is None else round(self.latency_p95_ms, 1),
             "retries": self.retries,
-        }
+        } | budget
 
 
 def percentile(values: list[float], q: float) -> float | None:

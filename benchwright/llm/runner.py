@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from benchwright.llm.backends import Answer, Attempt, Backend, backend_for, make, own_backend
+from benchwright.llm.budget import RUN_BUDGET, Budget, Reservation, estimated_price, reserve, unit_prices
 from benchwright.llm.cache import CachedResponse, JournalledError, ResponseCache
 from benchwright.llm.errors import describe, is_retryable, retry_after_s
 from benchwright.llm.journal import CURRENT, Journal, record
@@ -42,6 +43,8 @@ log = logging.getLogger("benchwright.llm")
 PLAN_COPY_MARKER = "PLAN_COPY"
 # Honour Retry-After, but a server asking for longer than this is treated as failing for this run.
 _RETRY_AFTER_CEILING_S = 300.0
+# How often a call waiting for room in a budget looks again (calls in flight of that budget end meanwhile).
+_BUDGET_POLL_S = 0.02
 # A "\ud800" escape in a provider's JSON decodes to a lone surrogate, which is not Unicode: neither
 # SQLite nor DuckDB can store it. Each becomes U+FFFD, as a UTF-8 decoder does with ill-formed input.
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -58,6 +61,9 @@ class ModelLimits:
     rpm: int | None = None
     provider: str | None = None
     batch: bool = False
+    # USD this model string may cost in the home over every run (the registry entry's `budget_usd`; budget.py)
+    budget_usd: float | None = None
+    budget_name: str | None = None  # what the budget's message calls it (the entry's slug)
 
 
 @dataclass
@@ -122,6 +128,8 @@ class LLMRunner:
         refused_providers: Mapping[str, Sequence[str]] | None = None,
         provider_gate: ProviderGate | None = None,
         retry_given_up: bool = False,
+        max_cost_usd: float | None = None,
+        budget_since: float | None = None,
     ):
         if mode not in ("live", "replay", "plan"):
             raise ValueError(f"mode must be 'live', 'replay' or 'plan', not {mode!r}")
@@ -135,6 +143,10 @@ class LLMRunner:
         self.max_retries = max_retries
         # Ask requests given up by the rule in failures.py again (the operator fixed what made them fail).
         self.retry_given_up = retry_given_up
+        # The run's cap (`--max-cost`): what the calls answered since `budget_since` (the run's start; default: this
+        # runner's) may cost, this runner's included (budget.py).
+        self.max_cost_usd = max_cost_usd
+        self.budget_since = time.time() if budget_since is None else budget_since
         self.backoff_base_s = backoff_base_s
         self.backoff_max_s = backoff_max_s
         self.default_limits = default_limits
@@ -202,6 +214,8 @@ class LLMRunner:
 
         if misses and self.mode == "live" and self.refused_providers:
             self._refuse_unknown_limits(misses, limits or {})
+        if misses and self.mode == "live":
+            self._refuse_unpriced(misses, limits or {})
 
         stats = CallStats()
         tracker = Progress(progress, total=len(unique), hits=len(cached))
@@ -227,18 +241,22 @@ class LLMRunner:
             seen.add(key)
             results.append(result)
 
-        calls = [r for r in fresh.values() if not r.cached]  # not those another process answered meanwhile
+        # not those another process answered meanwhile, nor those a budget kept from being sent
+        calls = [r for r in fresh.values() if not r.cached and not r.not_sent]
         stats.requests = len(results)
         stats.api_calls = len(calls)
         stats.cache_hits = sum(r.cached for r in results)
         stats.errors = sum(r.error is not None for r in results)
         stats.given_up = sum(r.key in given_up for r in results)
+        stats.not_sent = sum(r.not_sent for r in results)
         stats.cost_usd = sum(r.cost_usd for r in calls)
         stats.latencies_ms = [r.latency_ms for r in calls if r.error is None and r.key not in batched]
         stats.latency_p50_ms = percentile(stats.latencies_ms, 0.50)
         stats.latency_p95_ms = percentile(stats.latencies_ms, 0.95)
         if scope is not None:
             self.cache.put_ledger(ledger_rows(scope, requests, results))
+        for message in stats.budgets:
+            log.warning("%s", message)
         log.info(
             "LLM run: %d requests, %d api calls, %d cache hits, %d errors (%d given up), %d retries, $%.4f",
             len(requests), stats.api_calls, stats.cache_hits, stats.errors, stats.given_up, stats.retries,
@@ -255,6 +273,14 @@ class LLMRunner:
         refused = {name: self.refused_providers[name] for name in sorted(called & set(self.refused_providers))}
         if refused:
             raise ProviderEntriesRefused(refused)
+
+    def _refuse_unpriced(self, misses: dict[str, LLMRequest], limits: dict[str, ModelLimits]) -> None:
+        """Raise `budget.Unpriced` before any call when a model to be called under a budget has no price: its spend
+        would count as $0 and the budget would not hold."""
+        for req in {r.model: r for r in misses.values()}.values():
+            under = self.max_cost_usd is not None or limits.get(req.model, self.default_limits).budget_usd is not None
+            if under and own_backend(req.model) is None:
+                unit_prices(req.model)
 
     async def _call_all(
         self, misses: dict[str, LLMRequest], limits: dict[str, ModelLimits], stats: CallStats, tracker: Progress,
@@ -283,6 +309,7 @@ class LLMRunner:
         results: dict[str, LLMResult] = {}
         for outcome in outcomes:
             results.update(outcome)
+        stats.budgets = [budget.message() for budget in run.all_budgets() if budget.not_sent]
         return results
 
     def backend(self, name: str) -> Backend:
@@ -319,47 +346,78 @@ class LLMRunner:
     async def _call_provider(self, key: str, req: LLMRequest, attempt_call: Attempt, pace: _Pace,
                              stats: CallStats) -> LLMResult:
         """One paid call: each attempt paced (the model's rpm and calls in flight in this run) and under a lease of
-        its provider (limits across every process of the home), retried by `is_retryable` with `_backoff`."""
-        attempt = 0
-        while True:
-            attempt += 1
-            if pace.limiter is not None:
-                await pace.limiter.wait()
-            async with pace.semaphore:  # held per attempt, so backoff sleeps do not block other requests
-                slot = pace.slot
-                gate = self.gate()
-                lease = await gate.acquire(slot.name, slot.limits, estimated_tokens(req.messages, slot.tokens_out),
-                                           slot.queue)
-                spent: int | None = None
-                try:
-                    # The back end's client has its own timeout per HTTP phase; this one bounds the whole attempt.
-                    async with asyncio.timeout(self.timeout_s):
-                        answer = await attempt_call(req, self.timeout_s, lambda: gate.sent(lease))
-                    spent = (answer.tokens_in + answer.tokens_out) or None
-                    if answer.tokens_out and not req.params.get("max_tokens"):
-                        slot.observe(answer.tokens_out)
-                except Exception as err:  # classified below
-                    error: BaseException | None = err
-                else:
-                    error = None
-                finally:
-                    gate.release(lease, spent)
-            if error is None:
-                return self._success(key, req, answer)
-            if not is_retryable(error) or attempt > self.max_retries:
-                log.warning(
-                    "LLM call failed for model %s (%s) after %d attempt(s): %s",
-                    req.model, req.tag or "untagged", attempt, type(error).__name__,
+        its provider (limits across every process of the home), retried by `is_retryable` with `_backoff`. Under
+        budgets (budget.py) its estimated price is reserved as its first attempt is about to go, held over its
+        retries and replaced by its actual price when it ends; when a budget has no room it is not sent at all."""
+        reservation: Reservation | None = None
+        paid = 0.0
+        try:
+            attempt = 0
+            while True:
+                attempt += 1
+                if reservation is None and any(budget.reached for budget in pace.budgets):
+                    return self._not_sent(key, req, pace)  # not worth waiting for the rpm: it will not go
+                if pace.limiter is not None:
+                    await pace.limiter.wait()
+                async with pace.semaphore:  # held per attempt, so backoff sleeps do not block other requests
+                    slot = pace.slot
+                    while pace.budgets and reservation is None:  # no room yet: wait for a call in flight to end
+                        reservation = reserve(pace.budgets, estimated_price(pace.prices, req.messages,
+                                                                            slot.tokens_out))
+                        if reservation is None and any(budget.reached for budget in pace.budgets):
+                            return self._not_sent(key, req, pace)
+                        if reservation is None:
+                            await asyncio.sleep(_BUDGET_POLL_S)
+                    gate = self.gate()
+                    lease = await gate.acquire(slot.name, slot.limits, estimated_tokens(req.messages, slot.tokens_out),
+                                               slot.queue)
+                    spent: int | None = None
+                    try:
+                        # The back end's client has its own timeout per HTTP phase; this one bounds the whole attempt.
+                        async with asyncio.timeout(self.timeout_s):
+                            answer = await attempt_call(req, self.timeout_s, lambda: gate.sent(lease))
+                        spent = (answer.tokens_in + answer.tokens_out) or None
+                        if answer.tokens_out and not req.params.get("max_tokens"):
+                            slot.observe(answer.tokens_out)
+                    except Exception as err:  # classified below
+                        error: BaseException | None = err
+                    else:
+                        error = None
+                    finally:
+                        gate.release(lease, spent)
+                if error is None:
+                    paid = answer.cost_usd
+                    return self._success(key, req, answer)
+                if not is_retryable(error) or attempt > self.max_retries:
+                    log.warning(
+                        "LLM call failed for model %s (%s) after %d attempt(s): %s",
+                        req.model, req.tag or "untagged", attempt, type(error).__name__,
+                    )
+                    return self._failure(key, req, error, attempts=attempt, simulated=False)
+                delay = self._backoff(attempt, retry_after_s(error))
+                stats.retries += 1
+                log.info(
+                    "retrying model %s (%s), attempt %d, in %.2fs after %s (status %s)",
+                    req.model, req.tag or "untagged", attempt + 1, delay, type(error).__name__,
+                    getattr(error, "status_code", None),
                 )
-                return self._failure(key, req, error, attempts=attempt, simulated=False)
-            delay = self._backoff(attempt, retry_after_s(error))
-            stats.retries += 1
-            log.info(
-                "retrying model %s (%s), attempt %d, in %.2fs after %s (status %s)",
-                req.model, req.tag or "untagged", attempt + 1, delay, type(error).__name__,
-                getattr(error, "status_code", None),
-            )
-            await asyncio.sleep(delay)
+                await asyncio.sleep(delay)
+        finally:
+            if reservation is not None:
+                reservation.settle(paid)
+
+    def _not_sent(self, key: str, req: LLMRequest, pace: _Pace) -> LLMResult:
+        """The result of a request a reached budget keeps from being sent: an error, and nothing in the cache (no
+        answer, no failure for failures.py to give up on), so the next run with more room sends it."""
+        reached = [budget for budget in pace.budgets if budget.reached]
+        for budget in reached:
+            budget.not_sent += 1
+        first = reached[0]
+        return LLMResult(key=key, model=req.model, text=None,
+                         error=f"not sent: budget reached ({first.name}): ${first.spent_usd:.4f} of "
+                               f"${first.limit_usd:.4f}; raise the budget to continue",
+                         tokens_in=0, tokens_out=0, latency_ms=0.0, cost_usd=0.0, cached=False, simulated=False,
+                         pii_redactions=0, not_sent=True)
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         # Exponential backoff with full jitter, but never sooner than the server asked.
@@ -417,6 +475,8 @@ class _Pace:
     semaphore: asyncio.Semaphore
     limiter: _RateLimiter | None
     slot: _ProviderSlot
+    budgets: list[Budget] = dataclasses.field(default_factory=list)  # the model's and the run's (budget.py)
+    prices: tuple[float, float] = (0.0, 0.0)  # USD per prompt and completion token, under budgets
 
 
 class _Run:
@@ -425,6 +485,10 @@ class _Run:
 
     def __init__(self, runner: LLMRunner, limits: dict[str, ModelLimits], stats: CallStats, tracker: Progress):
         self.runner, self.limits, self.stats, self.tracker = runner, limits, stats, tracker
+        # The budgets, made at the first call under them with what was spent so far (the cache's answers).
+        self.run_budget = None if runner.max_cost_usd is None else Budget(
+            RUN_BUDGET, runner.max_cost_usd, runner.cache.spent_usd(since=runner.budget_since))
+        self.model_budgets: dict[str, Budget] = {}
         self.cache = runner.cache
         self.timeout_s, self.max_retries = runner.timeout_s, runner.max_retries
         self.batch_poll_s, self.batch_poll_max_s = runner.batch_poll_s, runner.batch_poll_max_s
@@ -436,6 +500,9 @@ class _Run:
     def flush(self) -> None:
         CURRENT.get().flush()
 
+    def all_budgets(self) -> list[Budget]:
+        return list(self.model_budgets.values()) + ([self.run_budget] if self.run_budget is not None else [])
+
     async def provider_call(self, key: str, req: LLMRequest, attempt: Attempt) -> LLMResult:
         """A paid call, made only while holding the request's claim (`LLMRunner._claimed`)."""
         pace = self.paces.get(req.model)
@@ -446,8 +513,14 @@ class _Run:
             slot = _ProviderSlot(name=provider, limits=runner.provider_limits.get(provider, ProviderLimits()),
                                  queue=self.queues.setdefault(provider, LeaseQueue()),
                                  tokens_out=reserved_tokens_out(runner.cache, req))
+            budgets = [self.run_budget] if self.run_budget is not None else []
+            if lim.budget_usd is not None:
+                budgets.insert(0, self.model_budgets.setdefault(req.model, Budget(
+                    f"budget_usd of {lim.budget_name or req.model}", lim.budget_usd,
+                    runner.cache.spent_usd(model=req.model))))
             pace = self.paces[req.model] = _Pace(asyncio.Semaphore(max(1, lim.max_concurrency)),
-                                                 _RateLimiter(lim.rpm) if lim.rpm else None, slot)
+                                                 _RateLimiter(lim.rpm) if lim.rpm else None, slot, budgets,
+                                                 unit_prices(req.model) if budgets else (0.0, 0.0))
         return await self.runner._claimed(key, lambda: self.runner._call_provider(key, req, attempt, pace,
                                                                                   self.stats))
 

@@ -70,3 +70,32 @@ def test_max_cost_must_be_a_number_of_dollars(limit, capsys):
         materialize_all.main(["--max-cost", limit])
     assert exited.value.code == 2
     assert f"must be a number of dollars (at least 0), not {limit!r}" in capsys.readouterr().err
+
+
+def test_max_cost_also_caps_the_calls_of_the_run_it_lets_start(tmp_path, monkeypatch):
+    """The plan is an estimate: the run it lets start carries the limit to its LLM client (benchwright/llm/budget.py),
+    counted from the run's start."""
+    import time
+
+    from scripts import materialize_all, orchestrate, plan
+
+    class Started(Exception):
+        pass
+
+    seen = {}
+
+    def materialize_everything(instance, resources, **options):
+        seen["llm"] = resources["llm"]
+        raise Started
+
+    monkeypatch.setenv("BENCHWRIGHT_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home" / "dagster_home"))  # main sets it: restored after
+    monkeypatch.setattr(plan, "check_cost", lambda limit, scope=None: 0)  # the plan is within the limit
+    monkeypatch.setattr(orchestrate, "materialize_everything", materialize_everything)
+    before = time.time()
+    with pytest.raises(Started):
+        materialize_all.main(["--max-cost", "3.5"])
+    assert seen["llm"].max_cost_usd == 3.5 and before <= seen["llm"].budget_since <= time.time()
+    with pytest.raises(Started):
+        materialize_all.main([])
+    assert seen["llm"].max_cost_usd is None

@@ -155,6 +155,10 @@ sim-strong:
      ["api_base", "http", "not shown"], 'api_base', 4),
     ("  model: openai/x\n  role: candidate\n  provider: no-such-provider\n",
      ["'provider' 'no-such-provider'", "providers.yaml", "litellm"], 'provider', 4),
+    # a budget is dollars: not text, not a boolean, not negative
+    ("  model: openai/x\n  role: candidate\n  budget_usd: '5'\n", ["budget_usd", "dollars", "'5'"], 'budget_usd', 4),
+    ("  model: openai/x\n  role: candidate\n  budget_usd: true\n", ["budget_usd", "True"], 'budget_usd', 4),
+    ("  model: openai/x\n  role: candidate\n  budget_usd: -1\n", ["budget_usd", "-1"], 'budget_usd', 4),
 ])
 def test_entries_that_would_fail_later_or_mean_something_else_are_refused_at_load(tmp_path, entry, words, field, line):
     path = write(tmp_path, "bad:\n" + entry + "good:\n  model: sim/g\n  role: candidate\n")
@@ -368,3 +372,17 @@ lab-server:
     assert refused.value.faults == {"lab-server": [str(p) for p in problems]}
     assert all(str(p) in str(refused.value) for p in problems)
     assert checked_providers(ROOT / "registry" / "providers.yaml") == {}
+
+
+def test_a_budget_reaches_the_model_limits_and_does_not_make_the_entry_stale(tmp_path):
+    path = write(tmp_path, "capped:\n  model: openai/gpt-4o\n  role: candidate\n  budget_usd: 2.5\n"
+                           "free:\n  model: openai/gpt-4.1\n  role: candidate\n  budget_usd: 0\n")
+    entries, problems = load_registry(path, "models")
+    assert problems == []
+    capped, free = entries
+    assert capped.budget_usd == 2.5 and free.budget_usd == 0.0
+    assert limits_for(entries) == {
+        "openai/gpt-4o": ModelLimits(budget_usd=2.5, budget_name="capped"),
+        "openai/gpt-4.1": ModelLimits(budget_usd=0.0, budget_name="free")}
+    # A larger budget adds answers to the same requests: the entry's results are not stale for it.
+    assert capped.version == dataclasses.replace(capped, budget_usd=10.0).version
