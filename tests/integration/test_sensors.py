@@ -77,7 +77,8 @@ def run_requested(keys_by_asset, instance, resources) -> int:
                      if e.asset_key.to_user_string() in CREATION_ASSETS and "api_calls" in e.materialization.metadata)
         canary_calls.extend(int(e.materialization.metadata["api_calls"].value)
                             for e in result.get_asset_materialization_events()
-                            if e.asset_key.to_user_string() == "canary_judgments")
+                            if e.asset_key.to_user_string() == "canary_judgments"
+                            and "api_calls" in e.materialization.metadata)
     return calls
 
 
