@@ -75,7 +75,7 @@ def canary_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse, ll
         context.log.error(f"canary beats judge {judge.slug}: {line}")
     result = llm_result(context, table_metadata(
         table, ["benchmark", "model", "metric", "figure", "threshold", "weakest_model", "beats_threshold"],
-        canaries=len(entries), units=len(units), beaten=len(beaten)), CallStats.merge(calls) if calls else None)
+        canaries=len(entries), units=len(units), beaten=len(beaten)), CallStats.merge(calls))
     check = dg.AssetCheckResult(
         check_name=CHECK, passed=not beaten, severity=dg.AssetCheckSeverity.ERROR,
         description=("; ".join(beaten) if beaten else
