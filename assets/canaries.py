@@ -63,7 +63,7 @@ def canary_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse, ll
         found_units.append(units)
         found_results.append(canaries.results(units, comparison, judging))
         calls.append(stats)
-    units = pd.concat(found_units, ignore_index=True) if found_units else pd.DataFrame(columns=canaries.UNIT_COLUMNS)
+    units = canaries.units_table(found_units)
     table = pd.concat(found_results, ignore_index=True) if found_results else \
         pd.DataFrame(columns=canaries.RESULT_COLUMNS)
     store_flagged(warehouse, "canary_judgments", units, registry, match={"judge": judge.slug},

@@ -346,10 +346,9 @@ def judge_canaries(context: dg.AssetExecutionContext, warehouse: Warehouse, llm:
     flat = [p for plan in plans.values() for p in plan]
     results, stats = ask_models(context, llm, flat, [judge], creation_steps.BENCHMARK,
                                 who=[(slug, judge.slug) for slug, plan in plans.items() for _ in plan])
-    frames, start = [], 0
+    frames, answered = [], canaries.per_canary(plans, results)
     for entry in entries:
-        plan = plans[entry.slug]
-        mine, start = results[start:start + len(plan)], start + len(plan)
+        plan, mine = plans[entry.slug], answered[entry.slug]
         rows = creation_steps.pairwise_rows(entry, judge, plan, mine)
         values = [None if o in (None, "Fail") or e is not None else float(o in ("MB", "B"))
                   for o, e in zip(rows["outcome"], rows["error"])]
@@ -358,8 +357,7 @@ def judge_canaries(context: dg.AssetExecutionContext, warehouse: Warehouse, llm:
                                      unit=[str(order) for order in rows["judge_order"]]))
     comparison = warehouse.query_file(CANARY_COMPARISON_SQL, [judge.slug, sorted(chosen),
                                                               [e.slug for e in registry.candidates()]])
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=canaries.UNIT_COLUMNS), \
-        comparison, stats
+    return canaries.units_table(frames), comparison, stats
 
 
 CANARY_COMPARISON_SQL = "creation/queries/canary_comparison.sql"

@@ -432,10 +432,9 @@ def judge_canaries(context: dg.AssetExecutionContext, warehouse: Warehouse, llm:
     flat = [p for plan in plans.values() for p in plan]
     results, stats = ask_models(context, llm, flat, [judge], gap_steps.BENCHMARK,
                                 who=[(slug, judge.slug) for slug, plan in plans.items() for _ in plan])
-    found, start = [], 0
+    found, answered = [], canaries.per_canary(plans, results)
     for entry in entries:
-        plan = plans[entry.slug]
-        mine, start = results[start:start + len(plan)], start + len(plan)
+        plan, mine = plans[entry.slug], answered[entry.slug]
         rows = gap_steps.score_rows(entry, judge, frames[entry.slug], plan, mine)  # one row per item, by item id
         keys = {p.item_id: r.key for p, r in zip(plan, mine)}
         values = [None if pd.isna(score) else float(score) for score in rows["score"]]
@@ -443,8 +442,7 @@ def judge_canaries(context: dg.AssetExecutionContext, warehouse: Warehouse, llm:
                                     kind=entry.canary_kind, values=values, error_column="judge_error",
                                     request_keys=[keys.get(item) for item in rows["item_id"]]))
     comparison = warehouse.query_file(CANARY_COMPARISON_SQL, [judge.slug, chosen, [e.slug for e in registry.candidates()]])
-    return pd.concat(found, ignore_index=True) if found else pd.DataFrame(columns=canaries.UNIT_COLUMNS), \
-        comparison, stats
+    return canaries.units_table(found), comparison, stats
 
 
 CANARY_COMPARISON_SQL = "gap/queries/canary_comparison.sql"

@@ -498,10 +498,9 @@ def judge_canaries(context: dg.AssetExecutionContext, warehouse: Warehouse, llm:
     flat = [p for plan in plans.values() for p in plan]
     results, stats = ask_models(context, llm, flat, [judge], prompts.BENCHMARK,
                                 who=[(slug, judge.slug) for slug, plan in plans.items() for _ in plan])
-    found, start = [], 0
+    found, answered = [], canaries.per_canary(plans, results)
     for entry in entries:
-        plan = plans[entry.slug]
-        mine, start = results[start:start + len(plan)], start + len(plan)
+        plan, mine = plans[entry.slug], answered[entry.slug]
         rows = mmmt_if_steps.autorater_rows(entry, judge, plan, mine)
         scored = preferences.preference_scores(rows, mmmt_if_steps.score_rows(answers[entry.slug], turns)[0])
         values = [None if pd.isna(score) else float(score) for score in scored["preference"]]
@@ -510,8 +509,7 @@ def judge_canaries(context: dg.AssetExecutionContext, warehouse: Warehouse, llm:
                                     values=values, request_keys=[r.key for r in mine]))
     comparison = warehouse.query_file(CANARY_COMPARISON_SQL, [preferences.PIF_WEIGHT, judge.slug, chosen,
                                                               [e.slug for e in registry.candidates()]])
-    return pd.concat(found, ignore_index=True) if found else pd.DataFrame(columns=canaries.UNIT_COLUMNS), \
-        comparison, stats
+    return canaries.units_table(found), comparison, stats
 
 
 CANARY_COMPARISON_SQL = "mmmt_if/queries/canary_comparison.sql"

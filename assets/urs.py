@@ -470,18 +470,16 @@ def judge_canaries(context: dg.AssetExecutionContext, warehouse: Warehouse, llm:
     flat = [p for plan in plans.values() for p in plan]
     results, stats = ask_models(context, llm, flat, [judge], urs_steps.BENCHMARK,
                                 who=[(slug, judge.slug) for slug, plan in plans.items() for _ in plan])
-    frames, start = [], 0
+    frames, answered = [], canaries.per_canary(plans, results)
     for entry in entries:
-        plan = plans[entry.slug]
-        mine, start = results[start:start + len(plan)], start + len(plan)
+        plan, mine = plans[entry.slug], answered[entry.slug]
         rows = urs_steps.judgment_rows(items_by_id, judge, judge.simulated, plan, mine)
         values = [None if pd.isna(score) else float(score) for score in rows["final_score"]]
         frames.append(canaries.units(rows, judge=judge.slug, benchmark=urs_steps.BENCHMARK, model=entry.slug,
                                      kind=entry.canary_kind, values=values, request_keys=[r.key for r in mine]))
     comparison = warehouse.query_file(CANARY_COMPARISON_SQL, [judge.slug, sorted(chosen),
                                                               [e.slug for e in registry.candidates()]])
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=canaries.UNIT_COLUMNS), \
-        comparison, stats
+    return canaries.units_table(frames), comparison, stats
 
 
 CANARY_COMPARISON_SQL = "urs/queries/canary_comparison.sql"

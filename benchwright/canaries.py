@@ -160,6 +160,22 @@ RESULT_COLUMNS = ["judge", "benchmark", "model", "canary_kind", "metric", "items
                   "threshold", "beats_threshold", "canary"]
 
 
+def per_canary(plans: dict[str, list], results: Sequence) -> dict[str, list]:
+    """The results of every canary's plan, asked as one flat list in the plans' order (one round of calls for
+    all of them), back per canary slug."""
+    split, start = {}, 0
+    for slug, plan in plans.items():
+        split[slug], start = list(results[start:start + len(plan)]), start + len(plan)
+    return split
+
+
+def units_table(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """The `UNIT_COLUMNS` rows of several canaries together (an empty table of those columns when none)."""
+    import pandas as pd
+
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=UNIT_COLUMNS)
+
+
 def units(rows: pd.DataFrame, *, judge: str, benchmark: str, model: str, kind: str, values: Sequence[float | None],
           request_keys: Sequence[str | None], unit: Sequence[str] | str = "", error_column: str = "error",
           ) -> pd.DataFrame:
