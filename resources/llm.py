@@ -71,6 +71,11 @@ class LLMClient(dg.ConfigurableResource):
             return runner.run(requests, limits=limits, progress=progress, scope=scope or _asking_asset())
 
 
+def llm_with(client: LLMClient, **options) -> LLMClient:
+    """The same client with some options changed (e.g. `retry_given_up`, `max_cost_usd` from `dev.py run`)."""
+    return type(client)(**{**{name: getattr(client, name) for name in type(client).model_fields}, **options})
+
+
 def call_scope(context, benchmark: str = "", model: str = "", judge: str = "") -> CallScope:
     """Who is asking, for the cost ledger: the asset running (the stage), its partition and run, and the
     benchmark, model and judge given; those not given are read off the partition (model, or model × judge)

@@ -58,7 +58,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="steps run at once, each in its own process (default: BENCHWRIGHT_WORKERS or 1)")
     parser.add_argument("--retry-given-up", action="store_true",
                         help="ask again the requests given up after failing with the same permanent 4xx three runs "
-                             "in a row (benchwright/llm/failures.py); their partitions run again")
+                             "in a row (benchwright/llm/failures.py); their partitions run again (the plan of "
+                             "--max-cost counts them)")
     parser.add_argument("--parallel-runs", type=_at_least_one, default=None,
                         help="runs of one level at once, e.g. several models' generations (default: "
                              "BENCHWRIGHT_PARALLEL_RUNS, else 8 with a model that calls a provider, else 1)")
@@ -98,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         from scripts.plan import check_cost
 
         try:
-            if check_cost(args.max_cost, scope=scope):  # the plan costs more than the limit: nothing ran
+            if check_cost(args.max_cost, scope=scope, retry_given_up=args.retry_given_up):  # above the limit
                 return 2
         except ProviderEntriesRefused as refused:
             print(f"Not started: {refused}")
@@ -110,9 +111,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.max_cost is not None:  # the plan may be wrong (answers longer than expected): the calls are capped too
         llm_options.update(max_cost_usd=args.max_cost, budget_since=time.time())
     if llm_options:
-        llm = resources["llm"]
-        resources["llm"] = type(llm)(**{**{name: getattr(llm, name) for name in type(llm).model_fields},
-                                        **llm_options})
+        from resources.llm import llm_with
+
+        resources["llm"] = llm_with(resources["llm"], **llm_options)
     from benchwright import progress_bars
 
     if sys.stdout.isatty():  # bars for a person at a terminal; logs and CI get the lines alone

@@ -51,7 +51,7 @@ from dagster._core.definitions.reconstruct import ReconstructableJob, Reconstruc
 from assets.partitions import (judges_partitions, model_judge_partitions, model_panel_partitions, models_partitions,
                                panels_partitions)
 from benchwright import progress_bars
-from benchwright.llm.failures import all_calls_failed, calls_to_ask_again, metadata_count
+from benchwright.llm.failures import all_calls_failed, calls_to_ask_again, failed_calls, metadata_count
 from benchwright.paths import ROOT, SNAPSHOT_FILE, count_setting
 from benchwright.registry import checked_providers
 from benchwright.scope import ANCHORS, Scope, benchmark_of, is_limited_home, selectable_benchmarks
@@ -382,6 +382,7 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
         model_panel_partitions: [dg.MultiPartitionKey({"model": m, "judge": p}) for m in models for p in panels],
     }
     graph = defs.resolve_asset_graph()
+    ask_again = failed_calls if getattr(resources["llm"], "retry_given_up", False) else calls_to_ask_again
     summary = {"runs": 0, "failed_runs": 0, "api_calls": 0, "cache_hits": 0, "failed_calls": 0, "given_up": 0,
                "not_sent": 0, "budgets": [],  # requests a reached budget kept back (llm/budget.py), its messages
                "all_calls_failed": [], "asked_again": 0, "failed_checks": 0, "check_failures": [],
@@ -472,9 +473,10 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     def needs_run(key: dg.AssetKey, partition_key, resolver: BatchedStaleStatusResolver) -> bool:
         if force or resolver.get_status(key, partition_key) != StaleStatus.FRESH:
             return True
-        # Fresh to Dagster, but its last run left failed calls that are not given up: ask them again
-        # (benchwright/llm/failures.py; the cache serves everything else).
-        if key in calling and calls_to_ask_again(resolver.latest_materialization_metadata(key, partition_key)):
+        # Fresh to Dagster, but its last run left failed calls that are not given up (with the LLM resource's
+        # `retry_given_up`, `--retry-given-up`: any failed calls): ask them again (benchwright/llm/failures.py; the
+        # cache serves everything else).
+        if key in calling and ask_again(resolver.latest_materialization_metadata(key, partition_key)):
             summary["asked_again"] += 1
             return True
         # An unpartitioned asset also runs after any of its parents ran in this job: its data version in

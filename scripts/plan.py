@@ -182,18 +182,21 @@ def _scratch_folder() -> Path:
                                  else None))
 
 
-def plan(home: Path, dagster_home: Path, keep: bool = False, log=print, scope=None) -> dict:
+def plan(home: Path, dagster_home: Path, keep: bool = False, log=print, scope=None, retry_given_up: bool = False) -> dict:
     """Run the model-calling part of the main job on a copy of the home in plan mode; returns the per-model
     table, the totals, the models litellm has no price for, the expected completion tokens used, and the
     providers whose API key is missing from the environment (`missing_keys`).
 
     `scope` (benchwright/scope.py, from `dev.py run`'s options) plans that scoped run: a limited one on a copy of
-    its own home (`home` is then `<full home>/limited/N`) with the full home's response cache, as it would run."""
+    its own home (`home` is then `<full home>/limited/N`) with the full home's response cache, as it would run.
+    `retry_given_up` plans `--retry-given-up`: the given-up requests (benchwright/llm/failures.py) are counted and
+    their partitions run."""
     import dagster as dg
 
     from benchwright.llm import ResponseCache
     from benchwright.llm.backends.plan import CountingProcess, counting_elsewhere
     from resources import default_resources
+    from resources.llm import llm_with
     from resources.warehouse import Warehouse
     from scripts.orchestrate import materialize_everything
 
@@ -220,6 +223,8 @@ def plan(home: Path, dagster_home: Path, keep: bool = False, log=print, scope=No
         copy["warehouse"] = Warehouse(database=copy["warehouse"].database,
                                       snapshot_path=copy["warehouse"].snapshot_path, hold_open=True)
         copy["registry"] = real["registry"]
+        if retry_given_up:
+            copy["llm"] = llm_with(copy["llm"], retry_given_up=True)
         copied["dagster_home"].mkdir(parents=True, exist_ok=True)
         with dg.DagsterInstance.from_config(str(copied["dagster_home"])) as instance:
             # Only what calls models and what it reads, called directly in this process one asset at a time: with
@@ -328,7 +333,7 @@ def print_plan(result: dict) -> None:
         print(f"copy kept at {result['copy']}")
 
 
-def check_cost(max_cost_usd: float, log=print, scope=None) -> int:
+def check_cost(max_cost_usd: float, log=print, scope=None, retry_given_up: bool = False) -> int:
     """For the main job's --max-cost: plan the home's job in its scope (as `dev.py plan`, printed) and return 0
     when it may start, 2 (its message printed) when the plan costs more than the limit or could not count
     everything."""
@@ -337,7 +342,8 @@ def check_cost(max_cost_usd: float, log=print, scope=None) -> int:
 
     home = benchwright_home()
     log(f"--max-cost ${max_cost_usd:.4f}: planning first, on a copy of {home} (nothing is called)")
-    result = plan(home, prepare_dagster_home(home), log=lambda line: log(f"  {line}"), scope=scope)
+    result = plan(home, prepare_dagster_home(home), log=lambda line: log(f"  {line}"), scope=scope,
+                  retry_given_up=retry_given_up)
     print_plan(result)
     reason = refusal(result, max_cost_usd)
     if reason:
@@ -354,6 +360,8 @@ def main(argv: list[str] | None = None) -> int:
     from scripts.scope import add_scope_arguments, scope_from_arguments
 
     add_scope_arguments(parser, _at_least_one)  # plan the run `dev.py run` would make with the same options
+    parser.add_argument("--retry-given-up", action="store_true",
+                        help="plan `dev.py run --retry-given-up`: count the given-up requests too")
     args = parser.parse_args(argv)
     # Dagster's notes that some APIs the code location uses are in beta say nothing about the plan.
     warnings.filterwarnings("ignore", message=r".*is currently in (beta|preview)")
@@ -365,7 +373,8 @@ def main(argv: list[str] | None = None) -> int:
     home = benchwright_home()
     dagster_home = prepare_dagster_home(home)
     print(f"planning on a copy of {home}: nothing is called and nothing in the home changes", flush=True)
-    result = plan(home, dagster_home, keep=args.keep, log=lambda line: print(f"  {line}", flush=True), scope=scope)
+    result = plan(home, dagster_home, keep=args.keep, log=lambda line: print(f"  {line}", flush=True), scope=scope,
+                  retry_given_up=args.retry_given_up)
     print_plan(result)
     return 1 if result["failed_runs"] else 0
 
