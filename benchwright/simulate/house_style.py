@@ -7,13 +7,12 @@ The simulator makes that recognition explicit and exact:
 - a simulated *writer* whose params name a ``family`` (the older way of giving a family, which
   ``benchwright.families.derive_family`` reads, so the self-preference analysis sees the same family) ends each
   answer with its family's mark, a last line ``— <family>``; a writer without one writes as before. The
-  writers that sign are the shared prose writer (Creation's candidates, the fallback) and URS's, the two
-  benchmarks the self-preference is measured on; MMMT-IF's and GAP's answers are checked word by word and
-  stay unsigned;
+  shared prose writer signs (``signed``), and so does each benchmark's own writer that calls it (writers whose
+  answers are checked word by word do not);
 - a simulated *judge* with a ``self_preference`` param (default 0) and a ``family`` param adds that amount to
-  its assessment of an answer that ends with its own family's mark, on the benchmark's scale (URS: points of
-  every score; Creation's pairwise judge: its heuristic's score of that answer). Other judges see the mark as
-  one more short line, the same for all of them, so it cancels out of a judge's gap to the others' consensus.
+  its assessment of an answer that ends with its own family's mark, on its benchmark's scale (each benchmark's
+  simulated judge says where: ``favour`` is the whole rule). Other judges see the mark as one more short line,
+  the same for all of them, so it cancels out of a judge's gap to the others' consensus.
 
 The registry's ``family:`` field is not a param: a simulated model never sees it, so a planted
 self-preference needs ``params: {family: ...}`` on both the judge and the candidate.
@@ -23,7 +22,7 @@ from __future__ import annotations
 
 from .request import SimRequest
 
-SELF_PREFERENCE_LIMIT = 10.0  # |amount| at most this (a whole URS scale)
+SELF_PREFERENCE_LIMIT = 10.0  # |amount| at most this: a whole 1-10 scale
 
 
 def family(request: SimRequest) -> str | None:
