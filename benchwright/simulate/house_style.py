@@ -28,7 +28,7 @@ SELF_PREFERENCE_LIMIT = 10.0  # |amount| at most this: a whole 1-10 scale
 def family(request: SimRequest) -> str | None:
     """The family the request's params name (lower case, as derive_family gives it), or None."""
     value = request.params.get("family")
-    return (str(value).strip().lower() or None) if value else None
+    return str(value).lower() if value else None
 
 
 def mark(family_name: str) -> str:
