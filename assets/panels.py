@@ -1,6 +1,6 @@
 """Judge panels (registry/panels.yaml): a panel's judgments built from its members' stored judgments.
 
-Thin wiring: the rule and the agreement figures are benchwright.panels. A panel's partition is model ×
+Thin wiring: the aggregate and the agreement figures are benchwright.panels. A panel's partition is model ×
 panel (the `judge` key is the panel's slug); it reads its model's judgments by every judge
 (`all_judges_of_model`), so a member's new or changed judgments make it stale and eager() re-runs it, and
 its own entry (`panel_entries`), so a changed member list does too. No LLM call is made.
@@ -51,7 +51,7 @@ def creation_panel_pairwise_judgments(context: dg.AssetExecutionContext, warehou
     answered = members["error"].isna()
     return dg.MaterializeResult(metadata=table_metadata(
         df, ["item_id", "judge_order", "verdict", "outcome", "raw_text"],
-        members=dg.MetadataValue.json(list(panel.members)), rule=panel.rule,
+        members=dg.MetadataValue.json(list(panel.members)), aggregate=panel.aggregate,
         member_parse_failures=int((answered & ~members["parse_ok"].astype(bool)).sum()),
         member_errors=int((~answered).sum()),
         parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()), api_calls=0,
@@ -79,7 +79,7 @@ def creation_panel_vfs_judgments(context: dg.AssetExecutionContext, warehouse: W
     store_flagged(warehouse, "creation_vfs_judgments", df, registry, match={"model": model, "judge": panel.slug})
     return dg.MaterializeResult(metadata=table_metadata(
         df, ["item_id", "score_a", "score_b", "parse_ok", "raw_text"],
-        members=dg.MetadataValue.json(list(panel.members)), rule=panel.rule,
+        members=dg.MetadataValue.json(list(panel.members)), aggregate=panel.aggregate,
         parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()), api_calls=0,
     ))
 
@@ -104,7 +104,7 @@ def urs_panel_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse,
     store_flagged(warehouse, "urs_judgments", df, registry, match={"model": model, "judge": panel.slug})
     return dg.MaterializeResult(metadata=table_metadata(
         df, ["item_id", "intent", "language", "final_score", "raw_text"],
-        members=dg.MetadataValue.json(list(panel.members)), rule=panel.rule,
+        members=dg.MetadataValue.json(list(panel.members)), aggregate=panel.aggregate,
         parse_failures=int((~df["parse_ok"] & df["error"].isna()).sum()), api_calls=0,
     ))
 

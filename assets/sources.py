@@ -62,7 +62,7 @@ def judge_entries(registry: Registry) -> dg.DataVersionsByPartition:
 
 
 @chosen(dg.observable_source_asset, partitions_def=panels_partitions, group_name=INPUTS_GROUP,
-                            description="Each judge panel's entry (registry/panels.yaml: members, rule), hashed: a "
+                            description="Each judge panel's entry (registry/panels.yaml: members, aggregate), hashed: a "
                                         "changed panel makes that panel's judgments stale.")
 def panel_entries(registry: Registry) -> dg.DataVersionsByPartition:
     return dg.DataVersionsByPartition(VERSIONS["panel_entries"]({"registry": registry}))

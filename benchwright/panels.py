@@ -5,13 +5,13 @@ A panel is written next to the models and judges:
     sim-panel:                      # the slug: permanent, [a-z0-9._-]+, not a judge's slug
       display_name: Panel of the simulated judges
       members: [sim-fair-judge, sim-biased-judge]   # two or more registered judges
-      rule: majority                # majority (the default), mean or median
+      aggregate: majority           # majority (the default), mean or median
 
 A panel makes no LLM call: its judgments are built from its members' stored judgments, item by item, and
 stored in the same tables as any judge's with the panel's slug in the `judge` column, so leaderboards,
 views and checks read them unchanged.
 
-The rule `majority`:
+The aggregate `majority`:
 
 - **Verdicts** (the five-point pairwise scale). The *votes* are the members' parsed verdicts on the same
   item and order. The panel's verdict is the verdict that more than half of the votes name (a strict
@@ -26,8 +26,8 @@ The rule `majority`:
   scores, so a panel's URS score may be 7.5 where a judge's is a whole number; no parsed score is a parse
   failure, as above.
 
-The rules `mean` and `median` read the five verdicts as an ordinal scale (A>>B = −2 ... B>>A = 2) and take the
-mean, or the median, of the parsed votes' positions, rounded to the nearest verdict (a half toward A=B: a
+The aggregates `mean` and `median` read the five verdicts as an ordinal scale (A>>B = −2 ... B>>A = 2) and take
+the mean, or the median, of the parsed votes' positions, rounded to the nearest verdict (a half toward A=B: a
 split panel has not found one answer better); scores are averaged (`mean`) or their median taken (`median`).
 A median is the robust choice (Verga et al. 2024 pool a jury's scores; one extreme member moves a mean, not
 a median). Failed calls and parse failures count as under `majority`.
@@ -52,10 +52,10 @@ from benchwright import agreement, families
 from benchwright.pairwise import CANONICAL_VERDICTS, outcome
 from benchwright.registry import FieldError, RegistryProblem, checked_fields, display_name_of, load_entries
 
-RULES = ("majority", "mean", "median")
+AGGREGATES = ("majority", "mean", "median")
 TIE_VERDICT = "A=B"
 NO_MEMBER_VERDICT = "no_member_verdict"
-_KNOWN_FIELDS = {"display_name", "members", "rule"}
+_KNOWN_FIELDS = {"display_name", "members", "aggregate"}
 
 
 @dataclass(frozen=True)
@@ -63,16 +63,22 @@ class PanelEntry:
     slug: str
     display_name: str
     members: tuple[str, ...]
-    rule: str = "majority"
+    aggregate: str = "majority"
 
     @property
     def version(self) -> str:
         """A short hash of every field: what the panel's judgments depend on besides its members' rows."""
-        text = json.dumps(dataclasses.asdict(self), sort_keys=True)
+        fields = dataclasses.asdict(self)
+        # Hashed under the field's first name: renaming `rule` to `aggregate` made no panel stale.
+        fields["rule"] = fields.pop("aggregate")
+        text = json.dumps(fields, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _parse_panel(slug: str, raw, judge_slugs: set[str] | None) -> PanelEntry:
+    if isinstance(raw, dict) and "rule" in raw:
+        raise FieldError("the field 'rule' is now called 'aggregate': write `aggregate: "
+                         f"{raw['rule']}` instead", "rule")
     raw = checked_fields(raw, _KNOWN_FIELDS)
     members = raw.get("members")
     if not isinstance(members, list) or not all(isinstance(m, str) for m in members):
@@ -89,10 +95,11 @@ def _parse_panel(slug: str, raw, judge_slugs: set[str] | None) -> PanelEntry:
         if unknown_members:
             raise FieldError(f"members {unknown_members} are not (valid) entries of the judges registry",
                              f"members[{members.index(unknown_members[0])}]")
-    rule = raw.get("rule", "majority")
-    if rule not in RULES:
-        raise FieldError(f"rule {rule!r} is not one of {list(RULES)}", "rule")
-    return PanelEntry(slug=slug, display_name=display_name_of(raw, slug), members=tuple(members), rule=rule)
+    aggregate = raw.get("aggregate", "majority")
+    if aggregate not in AGGREGATES:
+        raise FieldError(f"aggregate {aggregate!r} is not one of {list(AGGREGATES)}", "aggregate")
+    return PanelEntry(slug=slug, display_name=display_name_of(raw, slug), members=tuple(members),
+                      aggregate=aggregate)
 
 
 def load_panels(path: str | Path, judge_slugs: Iterable[str] | None = None) -> tuple[list[PanelEntry], list[RegistryProblem]]:
@@ -109,7 +116,7 @@ def load_panels(path: str | Path, judge_slugs: Iterable[str] | None = None) -> t
     return load_entries(path, lambda slug, raw: _parse_panel(slug, raw, judges))
 
 
-# --- the rule --------------------------------------------------------------------------------------------
+# --- the aggregate --------------------------------------------------------------------------------------------
 
 def majority_verdict(votes: Sequence[str]) -> str | None:
     """The verdict more than half of `votes` name; `A=B` when none does; None when there is no vote.
@@ -125,8 +132,8 @@ def majority_verdict(votes: Sequence[str]) -> str | None:
     return verdict if 2 * count > len(votes) else TIE_VERDICT
 
 
-def ordinal_verdict(rule: str, votes: Sequence[str]) -> str | None:
-    """The verdict at the `rule` ('mean' or 'median') of the votes' positions on A>>B = −2 ... B>>A = 2,
+def ordinal_verdict(aggregate: str, votes: Sequence[str]) -> str | None:
+    """The verdict at the `aggregate` ('mean' or 'median') of the votes' positions on A>>B = −2 ... B>>A = 2,
     rounded to the nearest position, a half toward A=B; None when there is no vote."""
     if not votes:
         return None
@@ -134,14 +141,14 @@ def ordinal_verdict(rule: str, votes: Sequence[str]) -> str | None:
         if verdict not in CANONICAL_VERDICTS:
             raise ValueError(f"not a canonical verdict: {verdict!r}")
     positions = sorted(CANONICAL_VERDICTS.index(v) - 2 for v in votes)
-    value = _AVERAGES[rule](positions)
+    value = _AVERAGES[aggregate](positions)
     rounded = math.copysign(math.ceil(abs(value) - 0.5), value)  # 1.5 -> 1, -0.5 -> 0, 1.6 -> 2
     return CANONICAL_VERDICTS[int(rounded) + 2]
 
 
-def aggregate_verdict(rule: str, votes: Sequence[str]) -> str | None:
-    """The panel's verdict from its members' parsed votes under `rule`."""
-    return majority_verdict(votes) if rule == "majority" else ordinal_verdict(rule, votes)
+def aggregate_verdict(aggregate: str, votes: Sequence[str]) -> str | None:
+    """The panel's verdict from its members' parsed votes under `aggregate`."""
+    return majority_verdict(votes) if aggregate == "majority" else ordinal_verdict(aggregate, votes)
 
 
 def mean_score(scores: Iterable[float | None]) -> float | None:
@@ -188,14 +195,14 @@ def pairwise_rows(panel: PanelEntry, members: pd.DataFrame, columns: Sequence[st
     rows = []
     for (item_id, order), group in members.groupby(["item_id", "judge_order"], sort=True):
         votes = group.loc[group["parse_ok"].astype(bool) & group["error"].isna(), "verdict"].tolist()
-        verdict = aggregate_verdict(panel.rule, votes)
+        verdict = aggregate_verdict(panel.aggregate, votes)
         errors, _ = _counts(group)
         first = group.iloc[0]
         all_failed = errors == len(group)
         rows.append({
             "model": first["model"], "judge": panel.slug, "item_id": item_id, "judge_order": int(order),
             "candidate_position": first["candidate_position"],
-            "raw_text": f"{panel.rule} of {len(votes)} votes: " + _member_summary(group, "verdict"),
+            "raw_text": f"{panel.aggregate} of {len(votes)} votes: " + _member_summary(group, "verdict"),
             "verdict": verdict, "parse_ok": verdict is not None,
             "parse_problem": None if verdict is not None or all_failed else NO_MEMBER_VERDICT,
             "outcome": None if all_failed else outcome(verdict, first["candidate_position"]),
@@ -219,7 +226,7 @@ def mean_score_dicts(texts: Iterable[str | None], average=None) -> str | None:
 
 def score_rows(panel: PanelEntry, members: pd.DataFrame, keys: Sequence[str], scores: Sequence[str],
                parsed_score: str, columns: Sequence[str], score_dicts: Sequence[str] = ()) -> pd.DataFrame:
-    """The panel's score judgments (the median for `rule: median`, else the mean) from its members' rows, one
+    """The panel's score judgments (the median for `aggregate: median`, else the mean) from its members' rows, one
     row per `keys`.
 
     `scores` are the columns averaged, `score_dicts` the JSON columns of scores averaged key by key (URS
@@ -233,14 +240,14 @@ def score_rows(panel: PanelEntry, members: pd.DataFrame, keys: Sequence[str], sc
         errors, _ = _counts(group)
         all_failed = errors == len(group)
         row = {column: group.iloc[0][column] for column in columns if column in group.columns}
-        average = median_score if panel.rule == "median" else mean_score
+        average = median_score if panel.aggregate == "median" else mean_score
         means = {score: average(usable[score]) for score in scores}
         means.update({column: mean_score_dicts(usable[column], average) for column in score_dicts})
         parsed = means[parsed_score] is not None
         row.update(means)
         row.update({
             "judge": panel.slug,
-            "raw_text": f"{'median' if panel.rule == 'median' else 'mean'} of {len(usable)} parsed members: " + _member_summary(group, parsed_score),
+            "raw_text": f"{'median' if panel.aggregate == 'median' else 'mean'} of {len(usable)} parsed members: " + _member_summary(group, parsed_score),
             "parse_ok": parsed, "parse_problem": None if parsed or all_failed else NO_MEMBER_VERDICT,
             "error": "every member's call failed" if all_failed else None, "request_key": None,
             "simulated": bool(group["simulated"].any()),

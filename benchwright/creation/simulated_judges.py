@@ -7,7 +7,8 @@ The heuristic is simple but real. An answer's score is
   + a small length term (up to 0.1, saturating at 250 words).
 True colours are those the judge sees in the attached images plus colours named in any
 visual-criteria / ground-truth part of the prompt. The score difference plus a little noise is
-mapped to the five verdicts; then, with probability ``position_bias``, the verdict moves one step
+mapped to the five verdicts (a judge with a ``self_preference`` param first adds it to the score of an answer in
+its own family's house style, ``benchwright.simulate.house_style``); then, with probability ``position_bias``, the verdict moves one step
 toward A; then, with probability ``malformed_rate``, the output carries no parsable verdict.
 """
 
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 
 from benchwright.creation.prompts import (ANSWER_A_TAG, ANSWER_B_TAG, CRITERIA_TAG, DESCRIPTION_LEAD, GROUND_TRUTH_TAG,
                                           QUERY_INSTRUCTION_LEAD, QUERY_ROLE_LEAD, TASK_TAG, VISUAL_CRITERIA_TAG)
+from benchwright.simulate import house_style
 from benchwright.simulate.request import SimRequest
 from benchwright.simulate.vision import colours_in_images
 from benchwright.simulate.words import (QueryLeads, colour_words, content_words, join_words, parse_query,
@@ -163,10 +165,12 @@ def pairwise_judgment(request: SimRequest) -> str:
     task = tagged_section(prompt, TASK_TAG)
     criteria = tagged_section(prompt, CRITERIA_TAG)
     true_colours = _true_colours(request, prompt)
-    assessment_a = assess(tagged_section(prompt, ANSWER_A_TAG), task, criteria, true_colours)
-    assessment_b = assess(tagged_section(prompt, ANSWER_B_TAG), task, criteria, true_colours)
+    answer_a, answer_b = tagged_section(prompt, ANSWER_A_TAG), tagged_section(prompt, ANSWER_B_TAG)
+    assessment_a = assess(answer_a, task, criteria, true_colours)
+    assessment_b = assess(answer_b, task, criteria, true_colours)
 
     difference = assessment_a.score - assessment_b.score + rng.gauss(0.0, NOISE_SD)
+    difference += house_style.favour(request, answer_a) - house_style.favour(request, answer_b)
     verdict = verdict_from_difference(difference)
     if rng.random() < request.setting("position_bias"):
         verdict = VERDICT_SCALE[max(0, VERDICT_SCALE.index(verdict) - 1)]

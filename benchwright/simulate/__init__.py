@@ -13,7 +13,10 @@ of the model name, messages, params and sample index (never the prompt version).
 behaviour comes from ``params``:
 
 - candidates: ``skill`` (0-1, default 0.7), ``verbosity`` (default 1.0);
-- judges: ``position_bias`` (0-1, default 0), ``malformed_rate`` (0-1, default 0).
+- judges: ``position_bias`` (0-1, default 0), ``malformed_rate`` (0-1, default 0); some benchmarks' judges also
+  ``leniency`` and ``self_preference`` (default 0: what the judge adds for an answer of its own family,
+  ``house_style``; each back end's docstring says which);
+- both: ``family`` (none by default): a writer's answers end with its family's mark, a judge recognises its own.
 Other params (temperature, max_tokens, ...) are ignored. Outputs are simulations, not model text.
 
 This package is the shared machinery only (seeding, ``SimRequest``, words, vision helpers, the registry of

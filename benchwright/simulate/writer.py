@@ -4,7 +4,8 @@ benchmark's simulated back end answers).
 A candidate with skill s addresses each numbered requirement with probability s (re-using the
 requirement's content words, which is what the simulated judges look for), mentions each colour
 it truly sees with probability s, and with probability (1 - s) / 2 names a colour that is not
-there. Verbosity scales the number of filler sentences, which add length but no coverage.
+there. Verbosity scales the number of filler sentences, which add length but no coverage. A writer whose params
+name a ``family`` ends with its family's mark (``house_style``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import random
 
 from benchwright.colors import PALETTE
 
+from . import house_style
 from .request import SimRequest
 from .vision import colours_in_images
 from .words import NO_LEADS, QueryLeads, colour_words, content_words, join_words, parse_query
@@ -100,4 +102,4 @@ def candidate_answer(request: SimRequest, leads: QueryLeads = NO_LEADS) -> str:
 
     # Three sentences per paragraph reads like normal prose.
     paragraphs = [" ".join(sentences[start : start + 3]) for start in range(0, len(sentences), 3)]
-    return "\n\n".join(paragraphs)
+    return house_style.signed(request, "\n\n".join(paragraphs))

@@ -17,8 +17,10 @@ Factuality is 2 + 6·overlap, User Satisfaction 2 + 6·need, Clarity loses a poi
 over twice the reference's length, Completeness and Richness move up to one point with the length
 ratio, other criteria take the base. Final = 0.35·Factuality + 0.35·User Satisfaction + 0.3·mean
 of the rest (facts and needs dominate). An answer in the wrong language is capped at 3. A little
-noise, then the ``leniency`` param (default 0) is added to every score; scores are rounded and
-clipped to 1–10. With probability ``malformed_rate`` the output has no usable dict (none, a score
+noise, then the ``leniency`` param (default 0) is added to every score, then, last, the ``self_preference``
+param (default 0) when the answer is in the judge's own family's house style
+(``benchwright.simulate.house_style``); scores are rounded and clipped to 1–10. A candidate whose params name a
+``family`` ends its answers with that family's mark. With probability ``malformed_rate`` the output has no usable dict (none, a score
 out of range, a decimal, or no final score). Chinese dicts sometimes use full-width punctuation,
 English ones double quotes, as real judges do.
 """
@@ -29,7 +31,7 @@ import re
 
 from benchwright.urs import intents, prompts
 
-from benchwright.simulate import version_by_markers
+from benchwright.simulate import house_style, version_by_markers
 from benchwright.simulate.request import SimRequest
 from benchwright.simulate.words import content_words, tagged_section
 
@@ -107,7 +109,7 @@ def candidate_answer(request: SimRequest) -> str:
     body += filler[: int(2 * verbosity + rng.random())]
     rng.shuffle(body)
     separator = " " if language == "en" else ""
-    return separator.join([_OPENING[language], *body, _CLOSING[language]])
+    return house_style.signed(request, separator.join([_OPENING[language], *body, _CLOSING[language]]))
 
 
 # --- judge ----------------------------------------------------------------------------------------
@@ -190,17 +192,20 @@ def judgment(request: SimRequest) -> str:
     language = "zh" if intents.FINAL_KEY["zh"] in keys else "en"
     names = [key for key in keys if key != intents.FINAL_KEY[language]]
     criteria = [c for c in (_criterion_of(name) for name in names) if c]
+    answer = tagged_section(prompt, prompts.ANSWER_TAG)
     raw, facts = _raw_scores(tagged_section(prompt, prompts.QUESTION_TAG), tagged_section(prompt, prompts.REFERENCE_TAG),
-                             tagged_section(prompt, prompts.ANSWER_TAG), criteria)
+                             answer, criteria)
     others = [raw[c] for c in criteria if c not in ("Factuality", "User Satisfaction")]
     final = (0.35 * raw.get("Factuality", 5) + 0.35 * raw.get("User Satisfaction", 5)
              + 0.3 * (sum(others) / len(others) if others else 5))
     leniency = _setting(request, "leniency", 0.0, -5.0, 5.0)
+    favour = house_style.favour(request, answer)  # 0 unless the judge recognises its own family's answer
 
     def finish(value: float, noise_sd: float) -> int:
         value += rng.gauss(0.0, noise_sd) + leniency
         if not facts["right_language"]:
             value = min(value, WRONG_LANGUAGE_CAP)
+        value += favour  # last, so the planted amount is what moves the score (up to the rounding and clipping)
         return int(min(intents.SCORE_MAX, max(intents.SCORE_MIN, round(value))))
 
     pairs: list[tuple[str, object]] = [(intents.criterion_name(c, language), finish(raw[c], NOISE_SD)) for c in criteria]

@@ -1,4 +1,5 @@
-"""Judge panels (benchwright.panels): the registry file, the majority rule, the mean rule, members' agreement."""
+"""Judge panels (benchwright.panels): the registry file, the majority, mean and median aggregates, members'
+agreement."""
 
 from pathlib import Path
 
@@ -15,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 THREE = PanelEntry(slug="trio", display_name="Trio", members=("j1", "j2", "j3"))
 
 
-# --- the rule -------------------------------------------------------------------------------------------
+# --- the aggregate --------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("votes", "expected"), [
     (["A>B", "A>B", "B>A"], "A>B"),                 # 2 of 3: a strict majority
@@ -162,13 +163,13 @@ j1:
   members: [j2, j3]
 odd-rule:
   members: [j1, j2]
-  rule: unanimity
+  aggregate: unanimity
 extra:
   members: [j1, j2]
   weights: [1, 2]
 """, encoding="utf-8")
     entries, problems = panels.load_panels(path, ["j1", "j2", "j3"])
-    assert [e.slug for e in entries] == ["good"] and entries[0].rule == "majority" and entries[0].display_name == "good"
+    assert [e.slug for e in entries] == ["good"] and entries[0].aggregate == "majority" and entries[0].display_name == "good"
     reasons = {p.entry: p.reason for p in problems}
     assert set(reasons) == {"alone", "twice", "stranger", "j1", "odd-rule", "extra"}
     assert "at least two" in reasons["alone"] and "listed twice" in reasons["twice"]
@@ -186,7 +187,21 @@ def test_a_panel_version_changes_with_its_members():
     assert one.version != PanelEntry(slug="p", display_name="P", members=("a", "b", "c")).version
 
 
-# --- rules mean and median ------------------------------------------------------------------------------
+def test_the_field_rule_is_refused_with_its_new_name_and_the_rename_made_no_panel_stale(tmp_path):
+    path = tmp_path / "panels.yaml"
+    path.write_text("old:\n  members: [j1, j2]\n  rule: median\nnew:\n  members: [j1, j2]\n  aggregate: median\n",
+                    encoding="utf-8")
+    entries, [problem] = panels.load_panels(path, ["j1", "j2"])
+    assert [e.slug for e in entries] == ["new"]
+    assert (problem.entry, problem.field, problem.line) == ("old", "rule", 3)
+    assert "aggregate: median" in problem.reason and "instead" in problem.reason
+    # Versions pinned from before the rename (when the field was `rule`): the same panel hashes the same.
+    assert THREE.version == "4bce4ddd1b4457a4"
+    assert PanelEntry(slug="trio", display_name="Trio", members=("j1", "j2", "j3"),
+                      aggregate="median").version == "2dd96038c8fa7244"
+
+
+# --- aggregates mean and median -------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("votes", "median", "mean"), [
     (["A>>B", "A>B", "B>>A"], "A>B", "A=B"),         # positions -2, -1, 2: median -1; mean -1/3 -> 0
@@ -196,14 +211,14 @@ def test_a_panel_version_changes_with_its_members():
     (["A>B", "A>>B", "A>>B", "B>>A"], "A>B", "A>B"),  # -2,-2,-1,2: median -1.5, a half toward A=B; mean -0.75
     ([], None, None),
 ])
-def test_mean_and_median_rules_read_the_verdicts_as_an_ordinal_scale(votes, median, mean):
+def test_mean_and_median_aggregates_read_the_verdicts_as_an_ordinal_scale(votes, median, mean):
     assert panels.aggregate_verdict("median", votes) == median
     assert panels.aggregate_verdict("mean", votes) == mean
     assert panels.aggregate_verdict("majority", votes) == majority_verdict(votes)
 
 
-def test_the_median_rule_takes_the_median_of_scores_and_pairwise_votes(tmp_path):
-    median_panel = PanelEntry(slug="trio", display_name="Trio", members=("j1", "j2", "j3"), rule="median")
+def test_the_median_aggregate_takes_the_median_of_scores_and_pairwise_votes(tmp_path):
+    median_panel = PanelEntry(slug="trio", display_name="Trio", members=("j1", "j2", "j3"), aggregate="median")
     members = pd.DataFrame([
         {"model": "m", "judge": j, "item_id": "i1", "raw_text": "...", "score_a": a, "score_b": b,
          "parse_ok": True, "parse_problem": None, "error": None, "request_key": "k", "simulated": False,
@@ -217,12 +232,12 @@ def test_the_median_rule_takes_the_median_of_scores_and_pairwise_votes(tmp_path)
     assert verdict["verdict"] == "B>A" and verdict["outcome"] == "B"
     assert panels.pairwise_rows(THREE, votes, PAIRWISE_COLUMNS).iloc[0]["verdict"] == "A=B"  # no majority
     path = tmp_path / "panels.yaml"
-    path.write_text("p: {members: [a, b], rule: median}\nq: {members: [a, b], rule: mode}\n", encoding="utf-8")
+    path.write_text("p: {members: [a, b], aggregate: median}\nq: {members: [a, b], aggregate: mode}\n", encoding="utf-8")
     entries, problems = panels.load_panels(path)
-    assert [e.rule for e in entries] == ["median"] and [p.field for p in problems] == ["rule"]
-    # the version of a panel written before these rules existed is unchanged
+    assert [e.aggregate for e in entries] == ["median"] and [p.field for p in problems] == ["aggregate"]
+    # the version of a panel written before these aggregates existed is unchanged
     assert THREE.version == PanelEntry(slug="trio", display_name="Trio", members=("j1", "j2", "j3"),
-                                       rule="majority").version
+                                       aggregate="majority").version
 
 
 def test_the_panel_row_reports_its_effective_number_of_judges():

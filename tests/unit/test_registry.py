@@ -260,7 +260,7 @@ typo:
 def test_panel_and_provider_refusals_name_their_key(tmp_path):
     from benchwright.panels import load_panels
 
-    panels = write(tmp_path, "pair:\n  members:\n    - j1\n    - j9\nsolo:\n  members: [j1]\n  rule: vote\n",
+    panels = write(tmp_path, "pair:\n  members:\n    - j1\n    - j9\nsolo:\n  members: [j1]\n  aggregate: vote\n",
                    name="panels.yaml")
     _, problems = load_panels(panels, judge_slugs=["j1", "j2"])
     assert {p.entry: (p.field, p.line) for p in problems} == {"pair": ("members[1]", 4), "solo": ("members", 6)}

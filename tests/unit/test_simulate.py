@@ -244,6 +244,26 @@ def test_position_bias_shows_as_preference_for_first_position():
     assert _share_preferring_first({"position_bias": 1.0}) >= 0.6
 
 
+def _candidate_win_share(judge_params):
+    """Share of verdicts (both orders, every item) for an answer of family alpha against one of equal skill and
+    no family."""
+    wins = []
+    for item in ITEMS:
+        messages = prompts.candidate_messages(item, item["images"])
+        candidate = complete("sim/c", messages, {"skill": 0.6, "family": "alpha"},
+                             prompt_version=prompts.CANDIDATE_PROMPT_VERSION).text
+        baseline = write(item, 0.6, model="sim/b")
+        for verdict, position in zip(judge_both_orders(item, candidate, baseline, judge_params), ("B", "A")):
+            wins.append(outcome(verdict, position) in ("MB", "B"))
+    return sum(wins) / len(wins)
+
+
+def test_self_preference_makes_a_judge_favour_answers_of_its_family():
+    neutral = _candidate_win_share({"family": "alpha"})
+    assert _candidate_win_share({"family": "alpha", "self_preference": 0.7}) >= neutral + 0.3
+    assert _candidate_win_share({"family": "beta", "self_preference": 0.7}) <= neutral + 0.15  # not its family
+
+
 def test_fully_malformed_judges_never_parse():
     for item in ITEMS:
         candidate, baseline = write(item, 0.9), write(item, 0.3, model="sim/other")

@@ -15,7 +15,8 @@ from benchwright.urs import steps as urs_steps
 from benchwright.urs.loader import load_pairwise_csv, load_satisfaction_csv, load_urs_csv
 from benchwright.llm.request import request_key
 from benchwright.registry import RegistryEntry
-from benchwright.simulate import complete
+from benchwright.simulate import complete, house_style
+from benchwright.simulate.request import SimRequest
 
 CARD = Path(__file__).resolve().parents[3] / "benchwright" / "urs" / "README.md"
 
@@ -320,6 +321,27 @@ def test_sim_judge_leniency_and_malformed_rate():
     lenient = [parse.parse_scores(_judge(REFERENCE, params={"leniency": 1.5}, sample=s))["final"] for s in range(8)]
     assert sum(lenient) > sum(fair)
     assert all(parse.parse_scores(_judge(REFERENCE, params={"malformed_rate": 1.0}, sample=s)) is None for s in range(8))
+
+
+def test_sim_judge_adds_its_self_preference_to_its_own_familys_answers_only():
+    """A judge with `self_preference` d and `family` alpha: an answer in alpha's house style (the mark a writer
+    with `family: alpha` ends with) scores d higher on average than the same answer in beta's; without the
+    param the two marks score alike."""
+    partial = REFERENCE[:80]  # half the reference: scores in the middle of the scale, far from the clip
+
+    def mean_final(judge_params, family):
+        answer = house_style.signed(SimRequest.build("sim/w", [], {"family": family}, 0), partial)
+        finals = [parse.parse_scores(_judge(answer, params=judge_params, sample=s))["final"] for s in range(30)]
+        return sum(finals) / len(finals)
+
+    assert 3 <= mean_final({"family": "alpha"}, "beta") <= 7
+    preferring = {"family": "alpha", "self_preference": 2.0}
+    assert mean_final(preferring, "alpha") - mean_final(preferring, "beta") == pytest.approx(2.0, abs=0.4)
+    neutral = {"family": "alpha"}
+    assert mean_final(neutral, "alpha") - mean_final(neutral, "beta") == pytest.approx(0.0, abs=0.4)
+    written = complete("sim/c", prompts.candidate_messages(QUESTION), {"skill": 0.6, "family": "Alpha"}, 0).text
+    assert written.splitlines()[-1] == "— alpha"
+    assert "— " not in complete("sim/c", prompts.candidate_messages(QUESTION), {"skill": 0.6}, 0).text
 
 
 def test_sim_candidates_skill_shows_in_the_judges_scores():
