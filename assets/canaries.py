@@ -33,6 +33,8 @@ def _deps() -> list[dg.AssetDep]:
         dep = dep if isinstance(dep, dg.AssetDep) else dg.AssetDep(dep)
         found.setdefault(dep.asset_key, dep)
     return list(found.values())
+
+
 CHECK = "canaries_lose"
 
 with quiet():
