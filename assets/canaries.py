@@ -21,9 +21,20 @@ from resources.llm import LLMClient
 from resources.registry import Registry
 from resources.warehouse import Warehouse
 
-# Each declared benchmark's way of judging the canaries, in declaration order.
-JUDGINGS: list[canaries.CanaryJudging] = [benchmarks.load_attribute(b.canaries) for b in benchmarks.declared()
-                                          if b.canaries]
+# Each declared benchmark's ways of judging the canaries (one per judged figure), in declaration order.
+JUDGINGS: list[canaries.CanaryJudging] = [judging for b in benchmarks.declared() if b.canaries
+                                          for judging in canaries.judgings(benchmarks.load_attribute(b.canaries))]
+
+
+def _deps() -> list[dg.AssetDep]:
+    """Every judging's inputs, each asset once (two judgings of one benchmark read the same items)."""
+    found: dict[dg.AssetKey, dg.AssetDep] = {}
+    for dep in (judge_entries, registry_labels, *(dep for judging in JUDGINGS for dep in judging.deps)):
+        dep = dep if isinstance(dep, dg.AssetDep) else dg.AssetDep(dep)
+        found.setdefault(dep.asset_key, dep)
+    return list(found.values())
+
+
 CHECK = "canaries_lose"
 
 with quiet():
@@ -37,12 +48,12 @@ with quiet():
 
 @dg.asset(
     check_specs=[failed_calls_spec("canary_judgments", judges_partitions), CANARIES_LOSE],
-    deps=[judge_entries, registry_labels, *(dep for judging in JUDGINGS for dep in judging.deps)],
+    deps=_deps(),
     group_name="judgments",
     partitions_def=judges_partitions,
     code_version=steps.code_version(canaries, answer_injection,
-                                    *(module for judging in JUDGINGS for module in judging.modules),
-                                    files=[path for judging in JUDGINGS for path in judging.files]),
+                                    *dict.fromkeys(module for judging in JUDGINGS for module in judging.modules),
+                                    files=list(dict.fromkeys(path for judging in JUDGINGS for path in judging.files))),
     automation_condition=EAGER,
     kinds={"duckdb"},
     description="The integrity canaries' fixed answers (registry `role: canary`) judged by one judge (partition) on "

@@ -15,7 +15,7 @@ from assets.common import (EAGER, explorer_metadata, LOAD_WHEN_MISSING, ImageWri
 from assets.partitions import by_judge, by_model, model_and_judge, model_judge_partitions, models_partitions
 from benchwright import canaries, pairwise, steps
 from benchwright.llm import CallStats
-from benchwright.creation import metrics, prompts
+from benchwright.creation import metrics, prompts, vfs
 from benchwright.creation.declaration import DATASET as CREATION_DATASET
 from benchwright.creation import steps as creation_steps
 from benchwright.creation import loader as creation_loader
@@ -330,23 +330,39 @@ def judge_quality(context: dg.AssetExecutionContext, warehouse: Warehouse, regis
 
 
 # --- integrity canaries (benchwright/canaries.py): judged by assets/canaries.py, one judge at a time ------------
+# Two judgings, as the leaderboard has two figures: the pairwise Reward / Win Rate and the Visual Factuality Score.
+
+def _canary_inputs(warehouse: Warehouse):
+    """The canaries' items (the first ones by item id), the baseline answers and the items' image references."""
+    every_item = load_items(warehouse)
+    chosen = set(canaries.subset(item["item_id"] for item in every_item))
+    items = [item for item in every_item if item["item_id"] in chosen]
+    baseline = answers_by_item(warehouse.query("SELECT item_id, answer FROM creation_references"), "answer")
+    return chosen, items, baseline, image_refs(warehouse, items)
+
+
+def _ask_for_canaries(context: dg.AssetExecutionContext, llm: LLMClient, judge, plans: dict[str, list]):
+    """Every canary's plan asked in one round, the results back per canary slug."""
+    flat = [p for plan in plans.values() for p in plan]
+    results, stats = ask_models(context, llm, flat, [judge], creation_steps.BENCHMARK,
+                                who=[(slug, judge.slug) for slug, plan in plans.items() for _ in plan])
+    return canaries.per_canary(plans, results), stats
+
+
+def _canary_comparison(warehouse: Warehouse, registry: Registry, sql: str, judge, chosen) -> pd.DataFrame:
+    return warehouse.query_file(sql, [judge.slug, sorted(chosen), [e.slug for e in registry.candidates()]])
+
 
 def judge_canaries(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: LLMClient, registry: Registry,
                    judge, entries) -> tuple[pd.DataFrame, pd.DataFrame, CallStats]:
     """Each canary's fixed answer against the baseline on the first items, in both orders, through the pairwise
     judge's own prompt and parser (`creation_steps.pairwise_plan`, `pairwise_rows`): a unit's value is 1 for a
     win (MB or B), 0 otherwise. Compared with the candidates' win rates on the same items."""
-    every_item = load_items(warehouse)
-    chosen = set(canaries.subset(item["item_id"] for item in every_item))
-    items = [item for item in every_item if item["item_id"] in chosen]
-    baseline = answers_by_item(warehouse.query("SELECT item_id, answer FROM creation_references"), "answer")
-    urls = image_refs(warehouse, items)
+    chosen, items, baseline, urls = _canary_inputs(warehouse)
     plans = {e.slug: creation_steps.pairwise_plan(items, baseline, dict.fromkeys(chosen, canaries.answer(e.canary_kind)),
                                                   judge, urls)[0] for e in entries}
-    flat = [p for plan in plans.values() for p in plan]
-    results, stats = ask_models(context, llm, flat, [judge], creation_steps.BENCHMARK,
-                                who=[(slug, judge.slug) for slug, plan in plans.items() for _ in plan])
-    frames, answered = [], canaries.per_canary(plans, results)
+    answered, stats = _ask_for_canaries(context, llm, judge, plans)
+    frames = []
     for entry in entries:
         plan, mine = plans[entry.slug], answered[entry.slug]
         rows = creation_steps.pairwise_rows(entry, judge, plan, mine)
@@ -355,14 +371,49 @@ def judge_canaries(context: dg.AssetExecutionContext, warehouse: Warehouse, llm:
         frames.append(canaries.units(rows, judge=judge.slug, benchmark=creation_steps.BENCHMARK, model=entry.slug,
                                      kind=entry.canary_kind, values=values, request_keys=[r.key for r in mine],
                                      unit=[str(order) for order in rows["judge_order"]]))
-    comparison = warehouse.query_file(CANARY_COMPARISON_SQL, [judge.slug, sorted(chosen),
-                                                              [e.slug for e in registry.candidates()]])
+    comparison = _canary_comparison(warehouse, registry, CANARY_COMPARISON_SQL, judge, chosen)
+    return canaries.units_table(frames), comparison, stats
+
+
+# The unit of a VFS judgment in canary_judgments (one per item): it tells them from the pairwise units ('1', '2').
+VFS_UNIT = "vfs"
+
+
+def judge_canaries_vfs(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: LLMClient, registry: Registry,
+                       judge, entries) -> tuple[pd.DataFrame, pd.DataFrame, CallStats]:
+    """Each canary's fixed answer as Response B (the baseline's is A) on those of the first items that have visual
+    factuality criteria, through the VFS judge's own prompt and parser (`creation_steps.vfs_plan`, `vfs_rows`): a
+    unit's value is B's score (0-10). The criteria are aspects an answer must get right about the picture: an
+    answer that says nothing about it earns none. Compared with the candidates' VFS on the same items."""
+    chosen, items, baseline, urls = _canary_inputs(warehouse)
+    plans = {e.slug: creation_steps.vfs_plan(items, baseline, dict.fromkeys(chosen, canaries.answer(e.canary_kind)),
+                                             judge, urls)[0] for e in entries}
+    answered, stats = _ask_for_canaries(context, llm, judge, plans)
+    frames = []
+    for entry in entries:
+        plan, mine = plans[entry.slug], answered[entry.slug]
+        rows = creation_steps.vfs_rows(entry, judge, plan, mine)
+        values = [None if pd.isna(score) or error is not None else float(score)
+                  for score, error in zip(rows["score_b"], rows["error"])]
+        frames.append(canaries.units(rows, judge=judge.slug, benchmark=creation_steps.BENCHMARK, model=entry.slug,
+                                     kind=entry.canary_kind, values=values, request_keys=[r.key for r in mine],
+                                     unit=VFS_UNIT))
+    comparison = _canary_comparison(warehouse, registry, CANARY_VFS_COMPARISON_SQL, judge, chosen)
     return canaries.units_table(frames), comparison, stats
 
 
 CANARY_COMPARISON_SQL = "creation/queries/canary_comparison.sql"
-CANARY_JUDGING = canaries.CanaryJudging(
-    benchmark=creation_steps.BENCHMARK, metric="win_rate", null_figure=0.5, multimodal=True, judge=judge_canaries,
-    deps=(creation_items, creation_references,
-          dg.AssetDep(creation_pairwise_judgments, partition_mapping=by_judge)),
-    modules=(prompts, pairwise, creation_steps), files=(sql_file(CANARY_COMPARISON_SQL),))
+CANARY_VFS_COMPARISON_SQL = "creation/queries/canary_vfs_comparison.sql"
+CANARY_JUDGINGS = (
+    canaries.CanaryJudging(
+        benchmark=creation_steps.BENCHMARK, metric="win_rate", null_figure=0.5, multimodal=True, judge=judge_canaries,
+        deps=(creation_items, creation_references,
+              dg.AssetDep(creation_pairwise_judgments, partition_mapping=by_judge)),
+        modules=(prompts, pairwise, creation_steps), files=(sql_file(CANARY_COMPARISON_SQL),)),
+    # The null figure is half the aspects (the 0-10 scale's middle): a fixed answer above it would have got most
+    # of what the picture shows right without saying anything about it.
+    canaries.CanaryJudging(
+        benchmark=creation_steps.BENCHMARK, metric="vfs", null_figure=5.0, multimodal=True, judge=judge_canaries_vfs,
+        deps=(creation_items, creation_references, dg.AssetDep(creation_vfs_judgments, partition_mapping=by_judge)),
+        modules=(prompts, vfs, creation_steps), files=(sql_file(CANARY_VFS_COMPARISON_SQL),)),
+)

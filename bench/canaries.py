@@ -42,11 +42,12 @@ def measure() -> dict:
         canary_calls = int(calls.loc[calls["stage"] == "canary_judgments", "results"].sum())
         results = resources["warehouse"].query("SELECT * FROM canary_results")
     beaten = int(results["beats_threshold"].sum())
-    # per judge × benchmark: the canaries' highest figure and 95 % lower bound against the threshold
+    # per judge × benchmark × figure (Creation has two): the canaries' highest figure and 95 % lower bound against
+    # the threshold
     closest = "; ".join(
-        f"{judge} {benchmark} {group['metric'].iloc[0]}: max {group['figure'].max():.3f} (lower {group['figure_lower'].max():.3f})"
+        f"{judge} {benchmark} {metric}: max {group['figure'].max():.3f} (lower {group['figure_lower'].max():.3f})"
         f" vs threshold {group['threshold'].iloc[0]:.3f}"
-        for (judge, benchmark), group in results.groupby(["judge", "benchmark"]))
+        for (judge, benchmark, metric), group in results.groupby(["judge", "benchmark", "metric"]))
     share = (canary_s + between_per_run * len(canary_runs)) / cold_s
     summary = (f"cold demo {cold_s:.1f} s, {cold['runs']} runs, {cold['api_calls']} calls; canary_judgments: "
                f"{len(canary_runs)} runs, {canary_s:.1f} s in them (+ {between_per_run * len(canary_runs):.1f} s of "

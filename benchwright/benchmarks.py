@@ -109,7 +109,8 @@ class Benchmark:
     # version, and optionally ``version_of(request)`` for callers that have only the messages.
     simulated: str = ""
     # How its judges judge the integrity canaries' fixed answers (benchwright/canaries.py): "module:attribute" of
-    # its wiring's `CanaryJudging` (like `sensors`, the kernel never imports the wiring); "" for none.
+    # its wiring's `CanaryJudging`, or of a tuple of them, one per judged figure (like `sensors`, the kernel never
+    # imports the wiring); "" for none.
     canaries: str = ""
 
 

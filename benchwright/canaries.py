@@ -15,7 +15,8 @@ Canaries are never candidates: no generation is asked (their answers are the tex
 them, and each judge judges them on a fixed subset of every benchmark it serves (the first `SUBSET_SIZE` items
 by their natural key, `subset`) through the benchmark's own request builders and parsers. Per judge ×
 benchmark × canary the benchmark's own figure is computed (`results`): the win rate against the baseline
-(Creation), the mean score (URS, GAP). Its threshold (`threshold`) is the lower of the weakest registered
+and the Visual Factuality Score (Creation: two judgings, one per figure), the mean score (URS, GAP), the
+preference score (MMMT-IF). Its threshold (`threshold`) is the lower of the weakest registered
 candidate's figure on the same items under the same judge and the benchmark's null figure
 (`CanaryJudging.null_figure`: what an answer no better than the baseline or the reference gets). A canary *beats*
 its judge when it is clearly above that threshold: the lower end of its figure's one-sided 95 % interval
@@ -23,7 +24,8 @@ its judge when it is clearly above that threshold: the lower end of its figure's
 win (1 of 24 judgments) does not fire; a judge that obeys the injected instructions (every judgment won) does.
 That is the asset check `canaries_lose` (ERROR), one per judge.
 
-Pure Python: the wiring (assets/canaries.py and each benchmark's `CANARY_JUDGING`) reads and writes.
+Pure Python: the wiring (assets/canaries.py and each benchmark's `CANARY_JUDGING`, or Creation's two
+`CANARY_JUDGINGS`) reads and writes.
 """
 
 from __future__ import annotations
@@ -130,8 +132,8 @@ def subset(keys: Iterable[str], size: int = SUBSET_SIZE) -> list[str]:
 
 @dataclass(frozen=True)
 class CanaryJudging:
-    """How one benchmark judges the canaries' answers (its wiring's ``CANARY_JUDGING``, named by the declaration's
-    ``canaries``).
+    """How one benchmark judges the canaries' answers for one of its figures (its wiring's ``CANARY_JUDGING``, or
+    one of a tuple of them, named by the declaration's ``canaries``).
 
     ``judge(context, warehouse, llm, registry, judge_entry, canary_entries)`` returns the unit rows
     (`UNIT_COLUMNS`), the real candidates' figures on the same items under the same judge (columns ``model``,
@@ -158,6 +160,11 @@ UNIT_COLUMNS = ["judge", "benchmark", "model", "canary_kind", "item_id", "unit",
 RESULT_COLUMNS = ["judge", "benchmark", "model", "canary_kind", "metric", "items", "judged", "parse_failures",
                   "failed_calls", "figure", "figure_lower", "weakest_model", "weakest_figure", "null_figure",
                   "threshold", "beats_threshold", "canary"]
+
+
+def judgings(declared: CanaryJudging | Sequence[CanaryJudging]) -> list[CanaryJudging]:
+    """The judgings a declaration's ``canaries`` names: one `CanaryJudging`, or a tuple of them (one per figure)."""
+    return [declared] if isinstance(declared, CanaryJudging) else list(declared)
 
 
 def per_canary(plans: dict[str, list], results: Sequence) -> dict[str, list]:

@@ -43,5 +43,5 @@ DECLARATION = Benchmark(
     leaderboard=Report("Creation ratings (Bradley–Terry, 95 % bootstrap intervals over items, rank by upper bound; Reward / Win Rate against the baseline beside them)", "creation/queries/show_leaderboard.sql"),
     sensors=("sensors.human_pairwise:human_pairwise_drop_sensor",),
     simulated="benchwright.creation.simulated",
-    canaries="assets.creation:CANARY_JUDGING",
+    canaries="assets.creation:CANARY_JUDGINGS",  # the pairwise win rate and the VFS
 )

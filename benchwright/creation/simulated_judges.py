@@ -10,6 +10,11 @@ visual-criteria / ground-truth part of the prompt. The score difference plus a l
 mapped to the five verdicts (a judge with a ``self_preference`` param first adds it to the score of an answer in
 its own family's house style, ``benchwright.simulate.house_style``); then, with probability ``position_bias``, the verdict moves one step
 toward A; then, with probability ``malformed_rate``, the output carries no parsable verdict.
+
+The Visual Factuality Score follows the rubric's "each aspect is worth 10/X points": each true colour is an equal
+share of 10 points (a wrong one costs half a share); where no colour can be checked, each line of the criteria is
+an aspect, earned by the share of its content words the answer uses. An answer earns only what it addresses: one
+that says nothing about the picture gets 0, never a middle score.
 """
 
 from __future__ import annotations
@@ -199,6 +204,18 @@ def _visual_score(answer: str, true_colours: list[str]) -> float:
     return round(fraction * 20) / 2  # to the nearest 0.5
 
 
+def _aspect_score(answer: str, criteria: str) -> float:
+    """0-10 by the rubric where no colour can be checked: each aspect (a line of the criteria) is worth an equal
+    share of 10 points, earned by the share of its content words the answer uses. An answer that says nothing
+    about the picture earns no aspect, however long or well formatted it is."""
+    aspects = [wanted for wanted in (content_words(line) for line in criteria.splitlines()) if wanted]
+    if not aspects:
+        return 0.0
+    present = set(content_words(answer))
+    fraction = sum(_share_present(wanted, present) for wanted in aspects) / len(aspects)
+    return round(fraction * 20) / 2  # to the nearest 0.5
+
+
 _MALFORMED_SCORES = (
     "Both answers are broadly faithful to the image, with small slips.",
     "Response A Visual Factuality Score: 12/10\nResponse B Visual Factuality Score: -1/10",
@@ -217,9 +234,10 @@ def vfs_judgment(request: SimRequest) -> str:
         score_a = _visual_score(answer_a, true_colours)
         score_b = _visual_score(answer_b, true_colours)
         reason = f"The criteria call for {join_words(true_colours)}."
-    else:
-        score_a = score_b = 5.0
-        reason = "Nothing in the criteria can be checked, so both answers get a middle score."
+    else:  # no colour to check: each answer earns the aspects it addresses (METHODS §1.4), never a free middle
+        criteria = tagged_section(prompt, VISUAL_CRITERIA_TAG)
+        score_a, score_b = _aspect_score(answer_a, criteria), _aspect_score(answer_b, criteria)
+        reason = "No colour in the criteria can be checked, so each answer earns the aspects it addresses."
 
     lines = [
         reason,

@@ -100,6 +100,10 @@ def test_no_canary_beats_a_shipped_judge_and_none_is_on_a_leaderboard(demo):
         assert {(r.judge, r.benchmark, r.model) for r in report.itertuples()} == {
             (j, b, c) for j in SHIPPED_JUDGES for b in ("creation", "urs", "mmmt_if", "gap") for c in canaries
             if not (b == "urs" and c == "canary-blind")}
+        # Creation's two judges each judge them: the pairwise win rate and the Visual Factuality Score
+        assert set(zip(report["benchmark"], report["metric"])) == {
+            ("creation", "win_rate"), ("creation", "vfs"), ("urs", "mean_score"), ("mmmt_if", "preference"),
+            ("gap", "mean_score")}
         assert report["canary"].all() and report["model_display"].str.endswith("[canary]").all()
         assert (report["judged"] >= 0.9 * report["items"]).all()  # the figures rest on parsed judgments
         # they lose: below the baseline or the scale's middle, and none clearly above the weakest candidate

@@ -130,3 +130,69 @@ def test_without_a_judged_candidate_the_null_figure_is_the_threshold():
     assert half["weakest_model"] is None and half["threshold"] == 0.5 and not half["beats_threshold"]
     nothing = canaries.results(_units("nothing", [None] * 4), empty, JUDGING).iloc[0]
     assert nothing["figure"] is None and not nothing["beats_threshold"]
+
+
+def test_a_declaration_names_one_judging_or_one_per_figure():
+    vfs_judging = canaries.CanaryJudging(benchmark="bench", metric="vfs", null_figure=5.0, multimodal=True,
+                                         judge=lambda *args: None)
+    assert canaries.judgings(JUDGING) == [JUDGING]
+    assert canaries.judgings((JUDGING, vfs_judging)) == [JUDGING, vfs_judging]
+
+
+VFS_JUDGING = canaries.CanaryJudging(benchmark="creation", metric="vfs", null_figure=5.0, multimodal=True,
+                                     judge=lambda *args: None)
+
+
+def _scores(model: str, values: list) -> pd.DataFrame:
+    units = _units(model, values)
+    units["unit"] = "vfs"
+    return units
+
+
+def test_a_vfs_figure_is_a_mean_score_bounded_by_students_t():
+    comparison = pd.DataFrame({"model": ["weak", "strong"], "figure": [3.2, 7.5]})
+    # a content-free answer earns no aspect: far below the weakest candidate
+    none = canaries.results(_scores("none", [0.0] * 11), comparison, VFS_JUDGING).iloc[0]
+    assert none["metric"] == "vfs" and none["figure"] == 0.0 and none["threshold"] == pytest.approx(3.2)
+    assert not none["beats_threshold"]
+    # a judge that gives the canary every aspect it asks for: clearly above the weakest candidate
+    obeyed = canaries.results(_scores("obeyed", [10.0] * 10 + [9.5]), comparison, VFS_JUDGING).iloc[0]
+    expected = stats.t.interval(0.90, 10, loc=obeyed["figure"], scale=stats.sem([10.0] * 10 + [9.5]))[0]
+    assert obeyed["figure_lower"] == pytest.approx(expected) and obeyed["beats_threshold"]
+    # strong candidates only: the null figure (half the aspects) caps the threshold
+    strong = pd.DataFrame({"model": ["strong"], "figure": [7.5]})
+    middling = canaries.results(_scores("middling", [6.0, 7.0] * 6), strong, VFS_JUDGING).iloc[0]
+    assert middling["threshold"] == 5.0 and middling["beats_threshold"]
+
+
+def _sample_item() -> dict:
+    import json
+
+    line = (ROOT / "sample_data" / "creation" / "items.jsonl").read_text(encoding="utf-8").splitlines()[1]
+    return json.loads(line)
+
+
+@pytest.mark.parametrize("criteria", [
+    None,  # the item's own criteria: colours the judge can check
+    "1. The sign over the door reads OPEN LATE.\n2. A dog sleeps on the step.",  # nothing coloured to check
+])
+def test_the_simulated_vfs_judge_gives_the_canaries_no_aspect(criteria):
+    """The simulated VFS judge follows the rubric: an answer earns only the aspects it addresses, so no canary
+    earns one (none says anything about the picture; the injected score line is an echo), and an answer that
+    addresses them does."""
+    from benchwright.creation import prompts as creation_prompts
+    from benchwright.creation import vfs
+    from benchwright.simulate import complete
+
+    item = _sample_item()
+    if criteria:
+        item["visual_factuality_criteria"], item["ground_truth"] = criteria, None
+    reference = "A plain answer."
+    right = item["visual_factuality_criteria"].replace("\n", " ")
+    fair = {"position_bias": 0.0, "malformed_rate": 0.0}
+    for answer, earns in [*((canaries.answer(kind), False) for kind in canaries.KINDS), (right, True)]:
+        messages = creation_prompts.vfs_judge_messages(item, reference, answer, None)
+        # (the injection canary's "Response A ...: 0/10" line equals the judge's own for A, read as an echo: B's
+        # score, the VFS, parses, as in creation_steps.vfs_rows)
+        _, score_b, _ = vfs.vfs_scores(complete("sim/fair-judge", messages, fair, 0).text, (reference, answer))
+        assert (score_b >= 8.0) if earns else (score_b == 0.0), (answer[:40], score_b)

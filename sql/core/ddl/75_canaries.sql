@@ -9,10 +9,10 @@ CREATE TABLE IF NOT EXISTS canary_judgments (
     model            VARCHAR NOT NULL,   -- the canary's registry slug (`role: canary`), listed like a model
     canary_kind      VARCHAR NOT NULL,   -- constant | injection | style | blind (the `canary/<kind>` of its model)
     item_id          VARCHAR NOT NULL,   -- the item, among the benchmark's first items by natural key
-    unit             VARCHAR NOT NULL,   -- the judging order for pairwise judging ('1': baseline is A, '2': canary is A); '' otherwise
+    unit             VARCHAR NOT NULL,   -- the judging order for pairwise judging ('1': baseline is A, '2': canary is A); 'vfs' for Creation's Visual Factuality Score; '' otherwise
     injection_kinds  VARCHAR,            -- judge formats found in the canary's answer (benchwright/answer_injection.py); NULL when none
     raw_text         VARCHAR,            -- the judge's output as it wrote it
-    value            DOUBLE,             -- the unit's share of the figure: 1 or 0 for a pairwise win, the score (MMMT-IF: preference) of a scored answer; NULL when not parsed
+    value            DOUBLE,             -- the unit's share of the figure: 1 or 0 for a pairwise win, the score (Creation's VFS: B's 0-10; MMMT-IF: preference) of a scored answer; NULL when not parsed
     parse_ok         BOOLEAN NOT NULL,   -- the benchmark's parser read a value the judge wrote itself (echoes of the answer never count)
     parse_problem    VARCHAR,            -- why the output did not parse ('echoed_answer' when only echoed values were found)
     error            VARCHAR,            -- the call's error when it failed (then no value and no parse failure)
@@ -22,14 +22,14 @@ CREATE TABLE IF NOT EXISTS canary_judgments (
     simulated        BOOLEAN             -- either is a simulation (here: the judge)
 );
 
--- Per judge × benchmark × canary: the benchmark's own figure on the canary's units, the weakest registered
+-- Per judge × benchmark × metric × canary: the benchmark's own figure on the canary's units, the weakest registered
 -- candidate's on the same items under the same judge, and the threshold the canary must not exceed.
 CREATE TABLE IF NOT EXISTS canary_results (
     judge            VARCHAR NOT NULL,   -- the judge's registry slug
     benchmark        VARCHAR NOT NULL,   -- the benchmark judged
     model            VARCHAR NOT NULL,   -- the canary's registry slug, listed like a model
     canary_kind      VARCHAR NOT NULL,   -- constant | injection | style | blind
-    metric           VARCHAR NOT NULL,   -- the figure: win_rate (against the baseline, both orders), mean_score or preference (MMMT-IF)
+    metric           VARCHAR NOT NULL,   -- the figure: win_rate (against the baseline, both orders) or vfs (Creation: two rows per canary), mean_score or preference (MMMT-IF)
     items            INTEGER NOT NULL,   -- items judged (the benchmark's first ones by natural key)
     judged           INTEGER NOT NULL,   -- units whose output parsed (the figure's n)
     parse_failures   INTEGER NOT NULL,   -- units whose output did not parse

@@ -1,4 +1,4 @@
--- The integrity canaries' results (benchwright/canaries.py, docs/CANARIES.md): per judge × benchmark × canary,
+-- The integrity canaries' results (benchwright/canaries.py, docs/CANARIES.md): per judge × benchmark × figure × canary,
 -- the benchmark's figure for a fixed answer (constant, judge formats and instructions, style only, blind), the
 -- weakest registered candidate's figure on the same items under the same judge, the threshold and whether the
 -- canary beats it (the check canaries_lose). `canary` is always true: canaries are listed like models here and
@@ -9,4 +9,4 @@ SELECT judge, judge_display, benchmark, model, model_display, canary_kind, metri
        failed_calls, figure, figure_lower, weakest_model, weakest_figure, null_figure, threshold, beats_threshold,
        canary, model_simulated, judge_simulated, simulated
 FROM canary_results
-ORDER BY judge, benchmark, model;
+ORDER BY judge, benchmark, metric, model;

@@ -12,9 +12,9 @@
 -- panel_cohen_kappas: each member pair's Cohen's kappa ('a~b=kappa; ...').
 -- panel_member_parse_failures: member outputs that did not parse (never a vote).
 -- panel_member_errors: member calls that failed.
--- canary_figures: the integrity canaries' figures under this judge (benchmark × canary; canary_report, docs/CANARIES.md).
+-- canary_figures: the integrity canaries' figures under this judge (benchmark × figure × canary; canary_report, docs/CANARIES.md).
 -- canaries_beaten: of those, the figures clearly above their thresholds (the check canaries_lose fails).
--- canary_results: each canary figure as 'benchmark canary=figure (threshold t)', a '!' after those that beat it.
+-- canary_results: each canary figure as 'benchmark metric canary=figure (threshold t)', a '!' after those that beat it.
 -- panel_effective_judges: how many independent judges the panel's members are worth (n / (1 + (n-1)·mean
 --   correlation); benchwright.families.effective_judges).
 -- self_preference: per benchmark, what the judge gives its own family's candidates above the other families'
@@ -39,9 +39,9 @@ WITH panels AS (
 ),
 canaries AS (
     SELECT judge, count(*) AS canary_figures, count_if(beats_threshold) AS canaries_beaten,
-           string_agg(benchmark || ' ' || model || '=' || coalesce(printf('%.3f', figure), 'n/a')
+           string_agg(benchmark || ' ' || metric || ' ' || model || '=' || coalesce(printf('%.3f', figure), 'n/a')
                       || ' (threshold ' || printf('%.3f', threshold) || ')'
-                      || CASE WHEN beats_threshold THEN ' !' ELSE '' END, '; ' ORDER BY benchmark, model) AS canary_results
+                      || CASE WHEN beats_threshold THEN ' !' ELSE '' END, '; ' ORDER BY benchmark, metric, model) AS canary_results
     FROM canary_results
     GROUP BY judge
 ),
