@@ -495,7 +495,8 @@ class _Run:
 
     def __init__(self, runner: LLMRunner, limits: dict[str, ModelLimits], stats: CallStats, tracker: Progress):
         self.runner, self.limits, self.stats, self.tracker = runner, limits, stats, tracker
-        # The budgets, made at the first call under them with what was spent so far (the cache's answers).
+        # The run's cap, with what was spent since the run began (the cache's answers); the models' budgets, shared
+        # with the home's other processes, opened at the first call under each (`_model_budget`).
         self.run_budget = None if runner.max_cost_usd is None else Budget(
             RUN_BUDGET, runner.max_cost_usd, runner.cache.spent_usd(since=runner.budget_since))
         self.model_budgets: dict[str, Budget] = {}
