@@ -225,11 +225,9 @@ class SharedBudgets:
             self.gate.defer("UPDATE budget_spend SET spent = spent + ? WHERE budget = ?", (actual_usd, key))
 
     def _read(self, budget: Budget) -> None:
-        db = self.gate.db
-        row = db.execute("SELECT spent FROM budget_spend WHERE budget = ?", (budget.key,)).fetchone()
-        reserved, in_flight = db.execute("SELECT COALESCE(SUM(usd), 0), COUNT(*) FROM budget_holds WHERE budget = ?",
-                                         (budget.key,)).fetchone()
-        budget.spent_usd, budget.reserved_usd, budget.in_flight = (row[0] if row else 0.0), reserved, in_flight
+        budget.spent_usd, budget.reserved_usd, budget.in_flight = self.gate.db.execute(
+            "SELECT COALESCE((SELECT spent FROM budget_spend WHERE budget = ?1), 0), COALESCE(SUM(usd), 0), COUNT(*) "
+            "FROM budget_holds WHERE budget = ?1", (budget.key,)).fetchone()
         budget.seen_at = time.monotonic()
 
     def _clean(self, key: str, now: float) -> None:
