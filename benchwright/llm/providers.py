@@ -21,6 +21,9 @@ to a provider takes a lease there first (``ProviderGate``):
 
 Tokens are not known before a call: the lease reserves an estimate (the prompt's text ÷ 4 plus the
 completion tokens expected) and the actual count replaces it when the call ends.
+
+The same file, through the gate's `transaction`s and deferred writes, keeps the registry entries' `budget_usd`
+spend and the reservations of their calls in flight (budget.py), for the same reason: every process spends them.
 """
 
 from __future__ import annotations
@@ -194,7 +197,7 @@ class ProviderGate:
         self._db.execute("CREATE INDEX IF NOT EXISTS leases_started ON leases (provider, started)")
         # Acquiring runs in a worker thread (a busy file must not stall the event loop), releasing in the loop's.
         self._lock = threading.Lock()
-        self._deferred: list[tuple[str, tuple]] = []  # stamps and releases not written yet (`defer`)
+        self._deferred: list[tuple[str, tuple]] = []  # writes not made yet (`defer`)
         self._flush_due: asyncio.AbstractEventLoop | None = None  # the loop a flush is scheduled on
         self._cleaned_at: dict[str, float] = {}  # provider -> when this gate last ended its dead leases (`_clean`)
 

@@ -516,9 +516,10 @@ class _Run:
         model string and the cache whose answers count."""
         budget = self.model_budgets.get(model)
         if budget is None:
-            budget = self.model_budgets[model] = Budget(f"budget_usd of {lim.budget_name or model}", lim.budget_usd,
-                                                        key=f"{model} in {Path(self.cache.path).resolve()}")
+            budget = Budget(f"budget_usd of {lim.budget_name or model}", lim.budget_usd,
+                            key=f"{model} in {Path(self.cache.path).resolve()}")
             self.runner.shared_budgets().open(budget, lambda: self.cache.spent_usd(model=model))
+            self.model_budgets[model] = budget  # once open: a budget whose spend was never read is never used
         return budget
 
     def close_budgets(self) -> None:
