@@ -97,6 +97,11 @@ def test_max_cost_caps_this_runs_calls_over_every_model(tmp_path):
         assert 0 < stats.api_calls < 12 and stats.api_calls + stats.not_sent == 12
         assert stats.cost_usd <= 0.01 + one_call
         assert stats.budgets[0].startswith("budget reached (--max-cost)")
+        # A run's cap is kept in its process: calls without a `budget_usd` touch nothing of the shared budgets.
+        assert (tmp_path / "provider_slots.sqlite3").exists()  # the provider leases were taken there
+        slots = sqlite3.connect(str(tmp_path / "provider_slots.sqlite3"))
+        assert not slots.execute("SELECT name FROM sqlite_master WHERE name LIKE 'budget%'").fetchall()
+        slots.close()
         # A new run has a cap of its own (it counts the calls since it started): it sends the rest, once each.
         with _runner(tmp_path, max_cost_usd=1.0) as runner:
             _, second = runner.run(reqs, limits={MODEL: ModelLimits(max_concurrency=2)})
