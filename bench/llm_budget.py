@@ -1,8 +1,9 @@
 """Benchmark: what a budget costs per call (benchwright/llm/budget.py), on the loopback server.
 
 The same chat-completion requests through `LLMRunner.run` with 64 calls in flight, without a budget and with a
-`budget_usd` (large enough never to be reached: every call reserves its estimated price at litellm's prices and
-settles it) on a model priced with `litellm.register_model`. Each client runs in a fresh process, warmed up, the
+`budget_usd` (large enough never to be reached: every call reserves its estimated price at litellm's prices in a
+transaction of the home's provider-slots file, where every process's reservations are, and settles it with the
+lease releases) on a model priced with `litellm.register_model`. Each client runs in a fresh process, warmed up, the
 two in an order that turns each round; CPU time of the process per call (all threads) against a server answering
 at once; medians of the rounds and the ratio with ÷ without, taken within this run.
 

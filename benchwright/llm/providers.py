@@ -21,6 +21,9 @@ to a provider takes a lease there first (``ProviderGate``):
 
 Tokens are not known before a call: the lease reserves an estimate (the prompt's text ÷ 4 plus the
 completion tokens expected) and the actual count replaces it when the call ends.
+
+The same file, through the gate's `transaction`s and deferred writes, keeps the registry entries' `budget_usd`
+spend and the reservations of their calls in flight (budget.py), for the same reason: every process spends them.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from benchwright.llm.litellm_setup import keyless_server, load_litellm
 
@@ -54,13 +57,13 @@ IMAGE_TOKENS = 765
 # How long a lease's transaction waits for another process's (then it fails).
 _BUSY_TIMEOUT_MS = 30_000
 # How often an acquire ends leases that ended (expired, of a dead process) while the provider has room.
-_CLEAN_EVERY_S = 1.0
+CLEAN_EVERY_S = 1.0
 # How often a waiting call looks again while every slot is taken.
 _POLL_S = 0.05
 # Ends a lease (SQL, one parameter: now). A lease never marked sent counts from now: if it reached the provider
 # without its stamp, it did so before now.
 _CLOSE = "open = 0, started = CASE WHEN pending = 1 THEN ? ELSE started END, pending = 0"
-# A lease's deferred writes (`ProviderGate._defer`): its stamp (time, id) and its release (time, tokens, id).
+# A lease's deferred writes (`ProviderGate.defer`): its stamp (time, id) and its release (time, tokens, id).
 _SENT = "UPDATE leases SET started = ?, pending = 0 WHERE id = ? AND open = 1"
 _RELEASE = f"UPDATE leases SET {_CLOSE}, tokens = COALESCE(?, tokens) WHERE id = ?"
 
@@ -150,7 +153,7 @@ def expected_tokens_out(cache: Any, req: Any) -> int:
     return int(req.params.get("max_tokens") or PLANNED_TOKENS_OUT)
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -194,7 +197,7 @@ class ProviderGate:
         self._db.execute("CREATE INDEX IF NOT EXISTS leases_started ON leases (provider, started)")
         # Acquiring runs in a worker thread (a busy file must not stall the event loop), releasing in the loop's.
         self._lock = threading.Lock()
-        self._deferred: list[tuple[str, tuple]] = []  # stamps and releases not written yet (`_defer`)
+        self._deferred: list[tuple[str, tuple]] = []  # writes not made yet (`defer`)
         self._flush_due: asyncio.AbstractEventLoop | None = None  # the loop a flush is scheduled on
         self._cleaned_at: dict[str, float] = {}  # provider -> when this gate last ended its dead leases (`_clean`)
 
@@ -211,9 +214,7 @@ class ProviderGate:
                          tokens: Sequence[int]) -> tuple[list[int], float]:
         """Leases for calls of these token estimates, in order, in one transaction: one for each call up to the first
         that does not fit, and the seconds worth waiting before asking for the rest (0 when all got one)."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            return self._acquire_in_transaction(provider, limits, tokens)
+        return self.transaction(lambda: self._acquire_in_transaction(provider, limits, tokens))
 
     def try_acquire_many_at_once(self, provider: str, limits: ProviderLimits,
                                  tokens: Sequence[int]) -> tuple[list[int], float] | None:
@@ -221,36 +222,57 @@ class ProviderGate:
         in it), else None: the event loop takes its leases itself when nothing is in the way, sparing each a worker
         thread's round trip (tens of milliseconds on a loaded machine, during which the calls let in by the others'
         ends bunch up and then start, and end, together)."""
+        done, leases = self.transaction_at_once(lambda: self._acquire_in_transaction(provider, limits, tokens))
+        return leases if done else None
+
+    def transaction(self, work: Callable[[], Any]) -> Any:
+        """`work()`'s result, run in one write transaction of the file (on `db`), this process's deferred writes
+        applied first; waits for the file (other processes' transactions, this process's other threads)."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            return self._in_transaction(work)
+
+    def transaction_at_once(self, work: Callable[[], Any]) -> tuple[bool, Any]:
+        """(True, `work()`'s result) as `transaction`, or (False, None) without waiting when the file is taken."""
         if not self._lock.acquire(blocking=False):
-            return None
+            return False, None
         try:
             self._db.execute("PRAGMA busy_timeout = 0")
             try:
                 self._db.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError:  # another process is writing: wait for it in a worker thread
-                return None
+            except sqlite3.OperationalError:  # another process is writing
+                return False, None
             finally:
                 self._db.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
-            return self._acquire_in_transaction(provider, limits, tokens)
+            return True, self._in_transaction(work)
         finally:
             self._lock.release()
 
-    def _acquire_in_transaction(self, provider: str, limits: ProviderLimits,
-                                tokens: Sequence[int]) -> tuple[list[int], float]:
-        """The rest of an acquire, its transaction begun and the lock held: the deferred writes, the leases, commit."""
+    @property
+    def db(self) -> sqlite3.Connection:
+        """The file's connection, for the `work` of a `transaction` (budget.py keeps its holds in the same file)."""
+        return self._db
+
+    def _in_transaction(self, work: Callable[[], Any]) -> Any:
+        """The rest of a transaction, begun and the lock held: the deferred writes, the work, commit."""
         try:
             self._apply_deferred()
-            leases, wait = self._try_acquire(provider, limits, tokens)
+            result = work()
             self._db.execute("COMMIT")
         except BaseException:
             self._db.execute("ROLLBACK")
             raise
         self._deferred_applied()
-        return leases, wait
+        return result
+
+    def _acquire_in_transaction(self, provider: str, limits: ProviderLimits,
+                                tokens: Sequence[int]) -> tuple[list[int], float]:
+        """An acquire's work, inside its transaction (every way to a lease goes through here)."""
+        return self._try_acquire(provider, limits, tokens)
 
     def _try_acquire(self, provider: str, limits: ProviderLimits, tokens: Sequence[int]) -> tuple[list[int], float]:
         now = time.time()
-        cleaned = now - self._cleaned_at.get(provider, 0.0) >= _CLEAN_EVERY_S
+        cleaned = now - self._cleaned_at.get(provider, 0.0) >= CLEAN_EVERY_S
         if cleaned:
             self._clean(provider, now)
         leases, wait = self._take(provider, limits, tokens, now)
@@ -263,7 +285,7 @@ class ProviderGate:
     def _clean(self, provider: str, now: float) -> None:
         """Starts older than the window no longer count; open leases past expiry or of a dead process end (one not
         sent counts from now: it may have reached the provider at any moment until then). Done when the provider
-        looks full, else at most every _CLEAN_EVERY_S: until then such leases count as they were, which errs on the
+        looks full, else at most every CLEAN_EVERY_S: until then such leases count as they were, which errs on the
         safe side."""
         db = self._db
         db.execute("DELETE FROM leases WHERE open = 0 AND started < ?", (now - self.window_s,))
@@ -271,7 +293,7 @@ class ProviderGate:
         pids = [pid for (pid,) in db.execute("SELECT DISTINCT pid FROM leases WHERE open = 1 AND provider = ?",
                                              (provider,))]
         for pid in pids:
-            if pid != os.getpid() and not _alive(pid):
+            if pid != os.getpid() and not process_alive(pid):
                 db.execute(f"UPDATE leases SET {_CLOSE} WHERE open = 1 AND pid = ?", (now, pid))
         self._cleaned_at[provider] = now
 
@@ -335,17 +357,17 @@ class ProviderGate:
 
     def sent(self, lease: int) -> None:
         """The call of this lease is handed to the HTTP client now: its rpm/tpm start is this moment."""
-        self._defer(_SENT, (time.time(), lease))
+        self.defer(_SENT, (time.time(), lease))
 
     def release(self, lease: int, tokens: int | None = None) -> None:
         """End a call: its slot is free; its start keeps counting for a minute, with its actual tokens (a call
         never sent counts from now, as the stamp may have been missed)."""
-        self._defer(_RELEASE, (time.time(), tokens, lease))
+        self.defer(_RELEASE, (time.time(), tokens, lease))
 
-    def _defer(self, statement: str, values: tuple) -> None:
-        """Stamps and releases called from an event loop are written together, at the end of the loop's pass (or by
-        this process's next acquire, in its transaction), with the times they were called at: one transaction for
-        the calls that ended or were sent together rather than one each. Meanwhile the file holds the lease as it
+    def defer(self, statement: str, values: tuple) -> None:
+        """Writes called from an event loop (stamps and releases of leases, budget.py's settled holds) are written
+        together, at the end of the loop's pass (or by this process's next transaction), with the times they were
+        called at: one transaction for the calls that ended or were sent together rather than one each. Meanwhile the file holds the lease as it
         was, which errs on the safe side for every process: a slot stays taken a moment longer, and a call not yet
         stamped counts as starting at each look (`_window_wait`), which is no earlier than it was sent. Called
         outside a loop, written at once."""
@@ -361,19 +383,13 @@ class ProviderGate:
             loop.call_soon(self.flush)
 
     def flush(self) -> None:
-        """Write the stamps and releases not written yet, in one transaction."""
+        """Write the deferred writes not written yet, in one transaction."""
         with self._lock:
             self._flush_due = None
             if not self._deferred:
                 return
             self._db.execute("BEGIN IMMEDIATE")
-            try:
-                self._apply_deferred()
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._deferred_applied()
+            self._in_transaction(lambda: None)
 
     def _apply_deferred(self) -> None:
         """Inside a transaction, with the lock held: the deferred writes, in the order they were made (a lease's

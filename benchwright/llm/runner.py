@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from benchwright.llm.backends import Answer, Attempt, Backend, backend_for, make, own_backend
-from benchwright.llm.budget import RUN_BUDGET, Budget, Reservation, estimated_price, reserve, unit_prices
+from benchwright.llm.budget import (RUN_BUDGET, Budget, Reservation, SharedBudgets, estimated_price, reserve,
+                                    unit_prices)
 from benchwright.llm.cache import CachedResponse, JournalledError, ResponseCache
 from benchwright.llm.errors import describe, is_retryable, retry_after_s
 from benchwright.llm.journal import CURRENT, Journal, record
@@ -160,6 +161,7 @@ class LLMRunner:
         # The provider leases: the home's, opened at the first call to a provider, unless given (tests shrink the
         # rpm/tpm window of theirs)
         self._gate: ProviderGate | None = provider_gate
+        self._budgets: SharedBudgets | None = None  # the registry entries' budgets, in the gate's file (budget.py)
         self._rng = random.Random()
         self._backends: dict[str, Backend] = {}  # by name, made at their first miss (plan's keeps its estimates)
         # Who holds a request while calling it (the cache's claims): another process of the home that needs the same
@@ -177,6 +179,13 @@ class LLMRunner:
             self._gate = ProviderGate(Path(self.cache.path).with_name(PROVIDER_SLOTS_FILE),
                                       lease_s=self.timeout_s * 2 + 60)
         return self._gate
+
+    def shared_budgets(self) -> SharedBudgets:
+        """The home's `budget_usd` budgets (budget.py), kept in the provider leases' file, opened at the first call
+        under one."""
+        if self._budgets is None:
+            self._budgets = SharedBudgets(self.gate(), hold_s=self._stale_after_s())
+        return self._budgets
 
     def __enter__(self) -> "LLMRunner":
         return self
@@ -304,6 +313,7 @@ class LLMRunner:
             try:
                 journal.flush()  # every answer committed before the run's results are handed on
             finally:
+                run.close_budgets()  # after the answers' commit: from now on the cache has this run's spend
                 if self._gate is not None:
                     self._gate.flush()
         results: dict[str, LLMResult] = {}
@@ -363,7 +373,7 @@ class LLMRunner:
                     slot = pace.slot
                     while pace.budgets and reservation is None:  # no room yet: wait for a call in flight to end
                         reservation = reserve(pace.budgets, estimated_price(pace.prices, req.messages,
-                                                                            slot.tokens_out))
+                                                                            slot.tokens_out), self._budgets)
                         if reservation is None and any(budget.reached for budget in pace.budgets):
                             return self._not_sent(key, req, pace)
                         if reservation is None:
@@ -485,7 +495,8 @@ class _Run:
 
     def __init__(self, runner: LLMRunner, limits: dict[str, ModelLimits], stats: CallStats, tracker: Progress):
         self.runner, self.limits, self.stats, self.tracker = runner, limits, stats, tracker
-        # The budgets, made at the first call under them with what was spent so far (the cache's answers).
+        # The run's cap, with what was spent since the run began (the cache's answers); the models' budgets, shared
+        # with the home's other processes, opened at the first call under each (`_model_budget`).
         self.run_budget = None if runner.max_cost_usd is None else Budget(
             RUN_BUDGET, runner.max_cost_usd, runner.cache.spent_usd(since=runner.budget_since))
         self.model_budgets: dict[str, Budget] = {}
@@ -499,6 +510,21 @@ class _Run:
 
     def flush(self) -> None:
         CURRENT.get().flush()
+
+    def _model_budget(self, model: str, lim: ModelLimits) -> Budget:
+        """The model's `budget_usd`, shared with the home's other processes (budget.SharedBudgets), named by its
+        model string and the cache whose answers count."""
+        budget = self.model_budgets.get(model)
+        if budget is None:
+            budget = Budget(f"budget_usd of {lim.budget_name or model}", lim.budget_usd,
+                            key=f"{model} in {Path(self.cache.path).resolve()}")
+            self.runner.shared_budgets().open(budget, lambda: self.cache.spent_usd(model=model))
+            self.model_budgets[model] = budget  # once open: a budget whose spend was never read is never used
+        return budget
+
+    def close_budgets(self) -> None:
+        for budget in self.model_budgets.values():
+            self.runner.shared_budgets().close(budget)
 
     def all_budgets(self) -> list[Budget]:
         return list(self.model_budgets.values()) + ([self.run_budget] if self.run_budget is not None else [])
@@ -515,9 +541,7 @@ class _Run:
                                  tokens_out=reserved_tokens_out(runner.cache, req))
             budgets = [self.run_budget] if self.run_budget is not None else []
             if lim.budget_usd is not None:
-                budgets.insert(0, self.model_budgets.setdefault(req.model, Budget(
-                    f"budget_usd of {lim.budget_name or req.model}", lim.budget_usd,
-                    runner.cache.spent_usd(model=req.model))))
+                budgets.insert(0, self._model_budget(req.model, lim))
             pace = self.paces[req.model] = _Pace(asyncio.Semaphore(max(1, lim.max_concurrency)),
                                                  _RateLimiter(lim.rpm) if lim.rpm else None, slot, budgets,
                                                  unit_prices(req.model) if budgets else (0.0, 0.0))

@@ -1,10 +1,16 @@
 """Budgets (benchwright/llm/budget.py) on the real provider path: litellm -> HTTP -> the loopback server, at a
 price registered for the test's model. A budget stops the run's calls before they cross it, keeps the answers,
-says how many requests were not sent, and a larger budget sends exactly those."""
+says how many requests were not sent, and a larger budget sends exactly those; two processes spending one
+budget at the same time stay within it together."""
 
 from __future__ import annotations
 
+import json
+import os
 import sqlite3
+import subprocess
+import sys
+from pathlib import Path
 
 import litellm
 import pytest
@@ -91,6 +97,11 @@ def test_max_cost_caps_this_runs_calls_over_every_model(tmp_path):
         assert 0 < stats.api_calls < 12 and stats.api_calls + stats.not_sent == 12
         assert stats.cost_usd <= 0.01 + one_call
         assert stats.budgets[0].startswith("budget reached (--max-cost)")
+        # A run's cap is kept in its process: calls without a `budget_usd` touch nothing of the shared budgets.
+        assert (tmp_path / "provider_slots.sqlite3").exists()  # the provider leases were taken there
+        slots = sqlite3.connect(str(tmp_path / "provider_slots.sqlite3"))
+        assert not slots.execute("SELECT name FROM sqlite_master WHERE name LIKE 'budget%'").fetchall()
+        slots.close()
         # A new run has a cap of its own (it counts the calls since it started): it sends the rest, once each.
         with _runner(tmp_path, max_cost_usd=1.0) as runner:
             _, second = runner.run(reqs, limits={MODEL: ModelLimits(max_concurrency=2)})
@@ -103,3 +114,79 @@ def test_an_unpriced_model_under_a_budget_is_refused_before_any_call(tmp_path):
             runner.run(_reqs(srv, 3, model="openai/bw-budget-unpriced"),
                        limits={"openai/bw-budget-unpriced": ModelLimits(budget_usd=1.0)})
         assert srv.count() == 0
+
+
+# A process started cold that spends one `budget_usd` with another at the same time: it warms litellm up on a model
+# without a budget, says "ready", waits for the go file, then runs its requests and prints what it paid for.
+CHILD = """
+import json, os, sys, time
+from benchwright.llm import LLMRequest, LLMRunner, ModelLimits
+from benchwright.llm.litellm_setup import load_litellm
+
+cache, base_url, name, budget, go, model, padding, price_in, price_out = sys.argv[1:10]
+load_litellm().register_model({model: {"input_cost_per_token": float(price_in),
+                                       "output_cost_per_token": float(price_out), "litellm_provider": "openai",
+                                       "mode": "chat"}})
+runner = LLMRunner(cache, timeout_s=20, max_retries=1, backoff_base_s=0.01)
+runner.run([LLMRequest(model="openai/bw-warm-up", messages=[{"role": "user", "content": name}], api_base=base_url)])
+print("ready", flush=True)
+while not os.path.exists(go):
+    time.sleep(0.005)
+requests = [LLMRequest(model=model, messages=[{"role": "user", "content": f"{name}{i}{padding}"}],
+                       params={"max_tokens": 2}, api_base=base_url) for i in range(12)]
+results, stats = runner.run(requests, limits={model: ModelLimits(max_concurrency=3, budget_usd=float(budget),
+                                                                   budget_name="priced")})
+print(json.dumps({"costs": [r.cost_usd for r in results if r.text is not None], "not_sent": stats.not_sent,
+                  "budgets": stats.budgets}))
+"""
+
+
+def test_two_processes_spending_one_budget_at_once_stay_within_it_and_a_larger_one_sends_only_the_rest(tmp_path):
+    root = Path(__file__).resolve().parents[2]
+    cache = tmp_path / "llm.sqlite"
+
+    def run_both(srv: OpenAIServer, budget: float, go: Path) -> list[dict]:
+        """Two processes started cold, spending `budget` at the same time: what each printed."""
+        children = [subprocess.Popen([sys.executable, "-c", CHILD, str(cache), srv.base_url, name, str(budget),
+                                      str(go), MODEL, PADDING, str(PRICE_IN), str(PRICE_OUT)], cwd=str(root),
+                                     env={**os.environ, "PYTHONPATH": str(root)}, stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                    for name in ("a", "b")]
+        try:
+            # Both cold starts are over before either sends a priced call: their calls overlap.
+            assert [child.stdout.readline().strip() for child in children] == ["ready", "ready"]
+            go.touch()
+            outputs = [child.communicate(timeout=60) for child in children]
+        finally:
+            for child in children:
+                child.kill()
+        assert all(child.returncode == 0 for child in children), [err[-3000:] for _, err in outputs]
+        return [json.loads(out.strip().splitlines()[-1]) for out, _ in outputs]
+
+    budget = 0.02
+    # Each call takes 0.1 s at the server, 3 at a time per process: what either spends is in flight while the other
+    # reserves. Each process alone would spend the whole budget (7 calls of about $0.0026).
+    with OpenAIServer(latency_s=0.1, max_lifetime_s=120, reply=lambda body: "ok") as srv:
+        first = run_both(srv, budget, tmp_path / "go-1")
+        costs = [cost for child in first for cost in child["costs"]]
+        not_sent = sum(child["not_sent"] for child in first)
+        assert srv.count(model="bw-budget-priced") == len(costs) and costs and not_sent
+        assert len(costs) + not_sent == 24
+        assert sum(costs) <= budget + max(costs), (len(costs), sum(costs))
+        # Each process says the budget was reached, with the spend of both.
+        for child in first:
+            if child["not_sent"]:
+                [message] = child["budgets"]
+                spent = float(message.split("$")[1].split(" ")[0])
+                assert message.startswith("budget reached (budget_usd of priced)") and spent == pytest.approx(
+                    sum(costs), abs=1e-4)
+
+        # A larger budget sends each request not sent before, once, and nothing else.
+        requests = [LLMRequest(model=MODEL, messages=[{"role": "user", "content": f"{name}{i}{PADDING}"}],
+                               params={"max_tokens": 2}, api_base=srv.base_url) for name in "ab" for i in range(12)]
+        with _runner(tmp_path) as runner:
+            results, raised = runner.run(requests, limits=_limits(1.0))
+        assert raised.api_calls == not_sent and raised.not_sent == 0 and raised.cache_hits == len(costs)
+        prompts = [prompt for prompt in _sent_prompts(srv) if prompt not in ("a", "b")]  # not the warm-ups
+        assert len(prompts) == len(set(prompts)) == 24  # zero repeats
+        assert all(r.text == "ok" for r in results)
