@@ -22,6 +22,13 @@ if not os.environ.get("TMPDIR") and MEMORY_FOLDER.is_dir() and os.access(MEMORY_
     tempfile.tempdir = None  # read TMPDIR again
 
 
+def pytest_collection_modifyitems(items):
+    """The longest units of work first (tests/support/xdist_scheduling.py), so that two workers end together."""
+    from tests.support.xdist_scheduling import longest_first
+
+    longest_first(items)
+
+
 def pytest_xdist_make_scheduler(config, log):
     """Two workers share the suite by module, keeping the users of one costly session fixture together
     (tests/support/xdist_scheduling.py)."""
