@@ -3,8 +3,9 @@
 graph from an empty instance, and leaves the warehouse rows the embedded main job leaves on the same registry,
 with its runs and events in the PostgreSQL server, not in files under the home.
 
-The registry is the shipped one with a single candidate (baseline, describer and both judges kept): every
-asset of the graph still runs, and each run in its own process keeps the test to a few minutes."""
+The registry is the small demo's (tests/integration/conftest.py: the baseline, the describer, one candidate and
+one judge), the smallest on which every asset of the graph still runs: the daemon's time goes in its ticks and
+in each run's own process, and a second judge added a sixth of its CPU and nothing the comparison needs."""
 
 import os
 import signal
@@ -20,14 +21,14 @@ from benchwright.paths import ROOT
 from resources import prepare_dagster_home
 from scripts.compare_warehouses import compare
 from scripts.orchestrate import materialize_everything
-from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, pick, resources_for, write_registry
+from tests.integration.conftest import SMALL_JUDGES, SMALL_MODELS
+from tests.support.pipeline import resources_for, write_registry
 from tests.support.postgres import postgres_server
 
 RUN_WORKERS = 2
 TICK_S = 5  # the daemon's own loop period: sensors cannot tick sooner
 SETTLED_AFTER_S = 4 * TICK_S  # no run queued or in progress for this long: no tick is about to request one
 TIMEOUT_S = 600
-MODELS = pick(SHIPPED_MODELS, "sim-baseline", "sim-describer", "sim-strong")
 
 
 def team_dagster_home(home: Path) -> Path:
@@ -103,7 +104,7 @@ def most_at_once(runs: list) -> int:
 
 def build_embedded(home: Path) -> dict:
     """The embedded main job on the same registry, on an instance of its own: the rows to compare with."""
-    write_registry(home, MODELS, SHIPPED_JUDGES)
+    write_registry(home, SMALL_MODELS, SMALL_JUDGES)
     with dg.instance_for_test(set_dagster_home=False) as instance:
         return materialize_everything(instance, resources_for(home))
 
@@ -111,7 +112,7 @@ def build_embedded(home: Path) -> dict:
 def test_the_daemon_on_a_postgres_instance_builds_the_rows_of_the_embedded_main_job(tmp_path, monkeypatch):
     embedded = tmp_path / "embedded"
     home = tmp_path / "home"
-    write_registry(home, MODELS, SHIPPED_JUDGES)
+    write_registry(home, SMALL_MODELS, SMALL_JUDGES)
     dagster_home = team_dagster_home(home)
     monkeypatch.setenv("DAGSTER_HOME", str(dagster_home))
     prepare_dagster_home(home)  # adds monitoring, retention, no output capture; keeps deploy's run queue
