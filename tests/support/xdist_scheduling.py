@@ -30,16 +30,16 @@ ROOT = Path(__file__).resolve().parents[2]
 # its modules together). Revisit when that list changes; a unit not named here keeps its collection place.
 LONGEST_FIRST = (
     "tests/integration/test_postgres_instance.py",
-    "shipped_demo",
     "small_demo",
+    "shipped_demo",
     "tests/integration/test_panels_and_comparisons.py",
     "tests/integration/test_pipeline_loopback.py",
     "main_job",
     "tests/integration/test_failed_calls.py",
     "tests/integration/test_incremental.py",
     "tests/integration/test_families_pipeline.py",
-    "tests/integration/test_run_scope.py",
     "tests/integration/test_injection_attack.py",
+    "tests/integration/test_run_scope.py",
 )
 
 
