@@ -53,8 +53,7 @@ def shipped_demo(tmp_path_factory):
     resources = resources_for(home)
     # The instance lives as long as the session: it must not take over $DAGSTER_HOME from the other tests.
     with dg.instance_for_test(set_dagster_home=False) as instance:
-        # Every step in the run's process, the default (and the faster: bench/README.md); test_parallel_steps
-        # builds the same graph with two step processes and compares it with this one.
+        # Every step in the run's process, the default (and the faster: bench/README.md).
         first = materialize_everything(instance, resources, workers=1)
         second = materialize_everything(instance, resources, force=True, workers=1)
         yield {"home": home, "resources": resources, "warehouse": resources["warehouse"], "instance": instance,
