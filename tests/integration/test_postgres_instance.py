@@ -31,13 +31,21 @@ SETTLED_AFTER_S = 4 * TICK_S  # no run queued or in progress for this long: no t
 TIMEOUT_S = 600
 
 
+# The queue's daemon looks for queued runs every 5 s by default: each of the graph's levels waited for it.
+DEQUEUE_EVERY_S = 1
+
+
 def team_dagster_home(home: Path) -> Path:
-    """deploy/dagster.yaml as a team would install it, with the run queue set to RUN_WORKERS."""
+    """deploy/dagster.yaml as a team would install it, with the run queue set to RUN_WORKERS, dequeued every
+    DEQUEUE_EVERY_S."""
     dagster_home = home / "dagster_home"
     dagster_home.mkdir()
     text = (ROOT / "deploy" / "dagster.yaml").read_text()
     assert "max_concurrent_runs: 4" in text  # the shipped value, replaced below
-    (dagster_home / "dagster.yaml").write_text(text.replace("max_concurrent_runs: 4", f"max_concurrent_runs: {RUN_WORKERS}"))
+    text = text.replace("max_concurrent_runs: 4", f"max_concurrent_runs: {RUN_WORKERS}")
+    text += ("run_coordinator:\n  module: dagster.core.run_coordinator\n  class: QueuedRunCoordinator\n"
+             f"  config:\n    dequeue_interval_seconds: {DEQUEUE_EVERY_S}\n")
+    (dagster_home / "dagster.yaml").write_text(text)
     return dagster_home
 
 
@@ -130,6 +138,7 @@ def test_the_daemon_on_a_postgres_instance_builds_the_rows_of_the_embedded_main_
         with dg.DagsterInstance.get() as instance, log.open("w") as log_file:
             assert type(instance.run_storage).__name__ == "PostgresRunStorage"
             assert instance.get_concurrency_config().run_queue_config.max_concurrent_runs == RUN_WORKERS
+            assert instance.run_coordinator.dequeue_interval_seconds == DEQUEUE_EVERY_S
             # In a process group of its own, so its code servers and run workers go with it at the end.
             daemon = subprocess.Popen([str(Path(sys.executable).parent / "dagster-daemon"), "run",
                                        "-w", str(ROOT / "workspace.yaml")], cwd=ROOT, env=env, stdout=log_file,
