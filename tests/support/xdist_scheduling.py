@@ -11,7 +11,7 @@ Units go out longest first (LONGEST_FIRST, then collection order: browser, integ
 web), so the long poles start at once and the many short unit modules fill the gaps at the end; the tests are
 put in that order at collection (`longest_first`), which the scheduler keeps. A worker given a unit of one
 test cannot start it before it holds a next one; that next unit waits behind the whole test, so it is the
-shortest left (the last in order), not the next long pole.
+last in order (a short unit or web module), not the next long pole.
 
 xdist's own `xdist_group` mark renames test ids, which pytest 9 refuses, hence this scheduler.
 """
@@ -85,7 +85,7 @@ class SharedFixtureScheduling(LoadScopeScheduling):
 
     def _reschedule(self, node) -> None:
         # One test pending: a unit of one test was just given, and the node runs it only once it holds a next
-        # unit, which then waits behind it. The shortest unit left waits there, not the next long pole.
+        # unit, which then waits behind it. The last unit in order (a short one) waits there, not the next long pole.
         if not node.shutting_down and len(self.workqueue) > 1 and self._pending_of(self.assigned_work[node]) == 1:
             self.workqueue.move_to_end(next(reversed(self.workqueue)), last=False)
         super()._reschedule(node)

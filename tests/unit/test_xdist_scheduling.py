@@ -45,14 +45,15 @@ def test_the_longest_units_come_first_and_the_rest_keep_their_order():
     items = [SimpleNamespace(nodeid=nodeid) for nodeid in ids]
     longest_first(items)
     units = [unit_of(item.nodeid) for item in items]
-    assert sorted(units[:4]) == ["shipped_demo", "shipped_demo", "small_demo", "tests/integration/test_postgres_instance.py"]
+    assert sorted(units[:4]) == ["shipped_demo", "shipped_demo", "small_demo",
+                                 "tests/integration/test_postgres_instance.py"]
     assert units[:4] == sorted(units[:4], key=LONGEST_FIRST.index)
     # Not named: after them, in collection order.
     assert [item.nodeid for item in items[4:]] == ["tests/unit/test_ratings.py::test_d",
                                                     "tests/unit/test_agreement.py::test_f"]
 
 
-def test_a_unit_of_one_test_is_followed_by_the_shortest_unit_not_the_next_long_pole():
+def test_a_unit_of_one_test_is_followed_by_the_last_unit_not_the_next_long_pole():
     from collections import OrderedDict
 
     scheduler = SharedFixtureScheduling.__new__(SharedFixtureScheduling)  # the queue and assignments alone
