@@ -22,6 +22,13 @@ if not os.environ.get("TMPDIR") and MEMORY_FOLDER.is_dir() and os.access(MEMORY_
     tempfile.tempdir = None  # read TMPDIR again
 
 
+def pytest_collection_modifyitems(items):
+    """The longest units of work first (tests/support/xdist_scheduling.py), so that two workers end together."""
+    from tests.support.xdist_scheduling import longest_first
+
+    longest_first(items)
+
+
 def pytest_xdist_make_scheduler(config, log):
     """Two workers share the suite by module, keeping the users of one costly session fixture together
     (tests/support/xdist_scheduling.py)."""
@@ -46,8 +53,7 @@ def shipped_demo(tmp_path_factory):
     resources = resources_for(home)
     # The instance lives as long as the session: it must not take over $DAGSTER_HOME from the other tests.
     with dg.instance_for_test(set_dagster_home=False) as instance:
-        # Every step in the run's process, the default (and the faster: bench/README.md); test_parallel_steps
-        # builds the same graph with two step processes and compares it with this one.
+        # Every step in the run's process, the default (and the faster: bench/README.md).
         first = materialize_everything(instance, resources, workers=1)
         second = materialize_everything(instance, resources, force=True, workers=1)
         yield {"home": home, "resources": resources, "warehouse": resources["warehouse"], "instance": instance,

@@ -14,14 +14,9 @@ from scripts.orchestrate import materialize_everything
 from resources.llm import LLMClient
 from tests.integration.test_pipeline_loopback import registry_for, simulated_reply
 from tests.support.openai_server import OpenAIServer
-from tests.support.pipeline import SHIPPED_JUDGES, pick, resources_for, write_registry
+from tests.support.pipeline import SHIPPED_JUDGES, SMALLER, pick, resources_for, write_registry
 
 HTTP_MODELS = ("openai/http-writer", "openai/http-judge")
-# The sample, smaller where it costs time and not coverage: fewer MMMT-IF turns and samples, GAP items and
-# bootstrap rounds (the same for every job of a test, so warehouses stay comparable).
-SMALLER = {"mmmt_if_source_chats": {"max_turns": 2}, "mmmt_if_generations": {"samples": 2},
-           "gap_generations": {"max_val_items": 8}, "interop_ratings": {"bootstrap_rounds": 50},
-           "mmmt_if_release_metrics": {"bootstrap_rounds": 50}}
 
 
 def _home(tmp_path: Path, name: str, base_url: str) -> dict:

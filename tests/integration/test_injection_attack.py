@@ -29,7 +29,7 @@ from benchwright.simulate import complete
 from benchwright.simulate.words import tagged_section
 from scripts.orchestrate import materialize_everything
 from tests.support.openai_server import OpenAIServer
-from tests.support.pipeline import SHIPPED_MODELS, pick, resources_for, write_registry
+from tests.support.pipeline import SHIPPED_MODELS, SMALLER, pick, resources_for, write_registry
 
 CANDIDATE = "http-attacker"
 ECHO, ECHO_OWN, OWN = "http-echo-judge", "http-echo-own-judge", "http-own-judge"
@@ -90,7 +90,9 @@ def attacked(tmp_path_factory):
         write_registry(home, models, judges)
         resources = resources_for(home)
         with dg.instance_for_test() as instance:
-            summary = materialize_everything(instance, resources)
+            # Every benchmark, on the smaller sample (fewer MMMT-IF turns and samples, GAP items): each judge still
+            # reads the attack in every judgment table, with a fraction of the HTTP requests.
+            summary = materialize_everything(instance, resources, asset_config=SMALLER)
     return {"summary": summary, "warehouse": resources["warehouse"]}
 
 

@@ -15,7 +15,7 @@ from definitions import defs
 from scripts.compare import comparison
 from scripts.orchestrate import materialize_everything, observe_sources, stale_status_resolver, sync_partitions
 from tests.integration.test_sensors import requested, run_requested, sensor_tick
-from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, pick, resources_for, write_registry
+from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, SMALLER, pick, resources_for, write_registry
 
 ITEMS = 15  # sample items, each judged in two orders
 MODELS = pick(SHIPPED_MODELS, "sim-baseline", "sim-describer", "sim-strong", "sim-weak")
@@ -57,7 +57,8 @@ def test_panel_judgments_agreement_comparisons_and_staleness(tmp_path):
     resources = resources_for(tmp_path)
     warehouse = resources["warehouse"]
     with dg.instance_for_test() as instance:
-        summary = materialize_everything(instance, resources)
+        # Panels are Creation's and URS's: MMMT-IF and GAP run on the smaller sample (SMALLER), as below.
+        summary = materialize_everything(instance, resources, asset_config=SMALLER)
         assert summary["failed_runs"] == 0, summary
 
         # --- the panel's rows are judgments, by the rule, with the panel's slug as judge ---------------------
@@ -125,7 +126,7 @@ def test_panel_judgments_agreement_comparisons_and_staleness(tmp_path):
         assert resolver.get_status(PANEL, key) == StaleStatus.STALE
         judge_key = dg.MultiPartitionKey({"model": "sim-strong", "judge": "sim-fair-judge"})
         assert resolver.get_status(dg.AssetKey("creation_pairwise_judgments"), judge_key) == StaleStatus.FRESH
-        again = materialize_everything(instance, resources)
+        again = materialize_everything(instance, resources, asset_config=SMALLER)
         assert again["api_calls"] == 0 and (PANEL.to_user_string(), key) in again["materialized"]
         assert "sim-harsh-judge" in panel_rows(warehouse)["raw_text"].iloc[0]
         members3 = ["sim-fair-judge", "sim-biased-judge", "sim-harsh-judge"]

@@ -19,8 +19,8 @@ from resources.llm import LLMClient
 from scripts.orchestrate import materialize_everything
 from tests.support.openai_server import OpenAIServer
 from tests.support.processes import kill_when
-from tests.support.pipeline import (SHIPPED_JUDGES, SHIPPED_MODELS, check_results, materialize, metadata_total, pick,
-                                    resources_for, write_registry)
+from tests.support.pipeline import (SHIPPED_JUDGES, SHIPPED_MODELS, SMALLER, check_results, materialize, metadata_total,
+                                    pick, resources_for, write_registry)
 
 ROOT = Path(__file__).resolve().parents[2]
 ITEMS, VFS_ITEMS = 15, 14
@@ -56,7 +56,9 @@ def test_generation_and_judgment_through_litellm_with_faults(tmp_path):
         resources = resources_for(tmp_path)
         resources["llm"] = LLMClient(cache_path=resources["llm"].cache_path, timeout_s=3, max_retries=3)
         with dg.instance_for_test() as instance:
-            summary = materialize_everything(instance, resources)
+            # Every benchmark over HTTP, on the smaller sample: fewer MMMT-IF turns and GAP items still put rows of
+            # both judges and the real model in every table, with a fraction of the requests.
+            summary = materialize_everything(instance, resources, asset_config=SMALLER)
             # Every request the server saw is an answer or a retry the runner counted (the injected faults'
             # retries, and any call that a loaded machine let run past its timeout); a counted retry may also
             # never have reached the server (an attempt that timed out before it was sent).

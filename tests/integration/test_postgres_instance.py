@@ -3,8 +3,9 @@
 graph from an empty instance, and leaves the warehouse rows the embedded main job leaves on the same registry,
 with its runs and events in the PostgreSQL server, not in files under the home.
 
-The registry is the shipped one with a single candidate (baseline, describer and both judges kept): every
-asset of the graph still runs, and each run in its own process keeps the test to a few minutes."""
+The registry is the small demo's (tests/integration/conftest.py: the baseline, the describer, one candidate and
+one judge), the smallest on which every asset of the graph still runs: the daemon's time goes in its ticks and
+in each run's own process, and a second judge added a sixth of its CPU and nothing the comparison needs."""
 
 import os
 import signal
@@ -20,23 +21,31 @@ from benchwright.paths import ROOT
 from resources import prepare_dagster_home
 from scripts.compare_warehouses import compare
 from scripts.orchestrate import materialize_everything
-from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, pick, resources_for, write_registry
+from tests.integration.conftest import SMALL_JUDGES, SMALL_MODELS
+from tests.support.pipeline import resources_for, write_registry
 from tests.support.postgres import postgres_server
 
 RUN_WORKERS = 2
 TICK_S = 5  # the daemon's own loop period: sensors cannot tick sooner
 SETTLED_AFTER_S = 4 * TICK_S  # no run queued or in progress for this long: no tick is about to request one
 TIMEOUT_S = 600
-MODELS = pick(SHIPPED_MODELS, "sim-baseline", "sim-describer", "sim-strong")
+
+
+# The queue's daemon looks for queued runs every 5 s by default: each of the graph's levels waited for it.
+DEQUEUE_EVERY_S = 1
 
 
 def team_dagster_home(home: Path) -> Path:
-    """deploy/dagster.yaml as a team would install it, with the run queue set to RUN_WORKERS."""
+    """deploy/dagster.yaml as a team would install it, with the run queue set to RUN_WORKERS, dequeued every
+    DEQUEUE_EVERY_S."""
     dagster_home = home / "dagster_home"
     dagster_home.mkdir()
     text = (ROOT / "deploy" / "dagster.yaml").read_text()
     assert "max_concurrent_runs: 4" in text  # the shipped value, replaced below
-    (dagster_home / "dagster.yaml").write_text(text.replace("max_concurrent_runs: 4", f"max_concurrent_runs: {RUN_WORKERS}"))
+    text = text.replace("max_concurrent_runs: 4", f"max_concurrent_runs: {RUN_WORKERS}")
+    text += ("run_coordinator:\n  module: dagster.core.run_coordinator\n  class: QueuedRunCoordinator\n"
+             f"  config:\n    dequeue_interval_seconds: {DEQUEUE_EVERY_S}\n")
+    (dagster_home / "dagster.yaml").write_text(text)
     return dagster_home
 
 
@@ -103,7 +112,7 @@ def most_at_once(runs: list) -> int:
 
 def build_embedded(home: Path) -> dict:
     """The embedded main job on the same registry, on an instance of its own: the rows to compare with."""
-    write_registry(home, MODELS, SHIPPED_JUDGES)
+    write_registry(home, SMALL_MODELS, SMALL_JUDGES)
     with dg.instance_for_test(set_dagster_home=False) as instance:
         return materialize_everything(instance, resources_for(home))
 
@@ -111,7 +120,7 @@ def build_embedded(home: Path) -> dict:
 def test_the_daemon_on_a_postgres_instance_builds_the_rows_of_the_embedded_main_job(tmp_path, monkeypatch):
     embedded = tmp_path / "embedded"
     home = tmp_path / "home"
-    write_registry(home, MODELS, SHIPPED_JUDGES)
+    write_registry(home, SMALL_MODELS, SMALL_JUDGES)
     dagster_home = team_dagster_home(home)
     monkeypatch.setenv("DAGSTER_HOME", str(dagster_home))
     prepare_dagster_home(home)  # adds monitoring, retention, no output capture; keeps deploy's run queue
@@ -129,6 +138,7 @@ def test_the_daemon_on_a_postgres_instance_builds_the_rows_of_the_embedded_main_
         with dg.DagsterInstance.get() as instance, log.open("w") as log_file:
             assert type(instance.run_storage).__name__ == "PostgresRunStorage"
             assert instance.get_concurrency_config().run_queue_config.max_concurrent_runs == RUN_WORKERS
+            assert instance.run_coordinator.dequeue_interval_seconds == DEQUEUE_EVERY_S
             # In a process group of its own, so its code servers and run workers go with it at the end.
             daemon = subprocess.Popen([str(Path(sys.executable).parent / "dagster-daemon"), "run",
                                        "-w", str(ROOT / "workspace.yaml")], cwd=ROOT, env=env, stdout=log_file,

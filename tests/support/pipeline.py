@@ -12,6 +12,12 @@ from resources import default_resources
 
 SHIPPED_MODELS = yaml.safe_load((ROOT / "registry" / "models.yaml").read_text())
 SHIPPED_JUDGES = yaml.safe_load((ROOT / "registry" / "judges.yaml").read_text())
+# The sample, smaller where it costs time and not coverage, for a test that asserts nothing of what it changes:
+# fewer MMMT-IF turns and samples, GAP items and bootstrap rounds (materialize_everything's `asset_config`; the
+# same for every job of a test, so warehouses stay comparable).
+SMALLER = {"mmmt_if_source_chats": {"max_turns": 2}, "mmmt_if_generations": {"samples": 2},
+           "gap_generations": {"max_val_items": 8}, "interop_ratings": {"bootstrap_rounds": 50},
+           "mmmt_if_release_metrics": {"bootstrap_rounds": 50}}
 
 
 def write_registry(home: Path, models: dict, judges: dict) -> None:
