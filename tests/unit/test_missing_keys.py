@@ -90,7 +90,10 @@ def test_max_cost_also_caps_the_calls_of_the_run_it_lets_start(tmp_path, monkeyp
 
     monkeypatch.setenv("BENCHWRIGHT_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home" / "dagster_home"))  # main sets it: restored after
-    monkeypatch.setattr(plan, "check_cost", lambda limit, scope=None: 0)  # the plan is within the limit
+    planned = []
+    # The plan is within the limit; what it was asked to plan is kept.
+    monkeypatch.setattr(plan, "check_cost", lambda limit, scope=None, retry_given_up=False:
+                        planned.append((limit, retry_given_up)) and 0)
     monkeypatch.setattr(orchestrate, "materialize_everything", materialize_everything)
     before = time.time()
     with pytest.raises(Started):
@@ -99,3 +102,7 @@ def test_max_cost_also_caps_the_calls_of_the_run_it_lets_start(tmp_path, monkeyp
     with pytest.raises(Started):
         materialize_all.main([])
     assert seen["llm"].max_cost_usd is None
+    # --retry-given-up: the plan counts the given-up requests, and the run asks them.
+    with pytest.raises(Started):
+        materialize_all.main(["--max-cost", "2", "--retry-given-up"])
+    assert planned == [(3.5, False), (2.0, True)] and seen["llm"].retry_given_up
