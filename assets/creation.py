@@ -353,26 +353,36 @@ def _canary_comparison(warehouse: Warehouse, registry: Registry, sql: str, judge
     return warehouse.query_file(sql, [judge.slug, sorted(chosen), [e.slug for e in registry.candidates()]])
 
 
-def judge_canaries(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: LLMClient, registry: Registry,
-                   judge, entries) -> tuple[pd.DataFrame, pd.DataFrame, CallStats]:
-    """Each canary's fixed answer against the baseline on the first items, in both orders, through the pairwise
-    judge's own prompt and parser (`creation_steps.pairwise_plan`, `pairwise_rows`): a unit's value is 1 for a
-    win (MB or B), 0 otherwise. Compared with the candidates' win rates on the same items."""
+def _judge_canaries(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: LLMClient, registry: Registry,
+                    judge, entries, plan_of, rows_of, values_of, unit_of, comparison_sql: str):
+    """Each canary's fixed answer on the first items through one of Creation's judge prompts and its parser:
+    `plan_of` builds the requests (creation_steps), `rows_of` parses the answers into the judgment table's rows,
+    `values_of(rows)` gives each unit's value (None when unparsed or failed) and `unit_of(rows)` its unit. Compared
+    with the candidates' figure on the same items (`comparison_sql`)."""
     chosen, items, baseline, urls = _canary_inputs(warehouse)
-    plans = {e.slug: creation_steps.pairwise_plan(items, baseline, dict.fromkeys(chosen, canaries.answer(e.canary_kind)),
-                                                  judge, urls)[0] for e in entries}
+    plans = {e.slug: plan_of(items, baseline, dict.fromkeys(chosen, canaries.answer(e.canary_kind)), judge, urls)[0]
+             for e in entries}
     answered, stats = _ask_for_canaries(context, llm, judge, plans)
     frames = []
     for entry in entries:
         plan, mine = plans[entry.slug], answered[entry.slug]
-        rows = creation_steps.pairwise_rows(entry, judge, plan, mine)
-        values = [None if o in (None, "Fail") or e is not None else float(o in ("MB", "B"))
-                  for o, e in zip(rows["outcome"], rows["error"])]
+        rows = rows_of(entry, judge, plan, mine)
         frames.append(canaries.units(rows, judge=judge.slug, benchmark=creation_steps.BENCHMARK, model=entry.slug,
-                                     kind=entry.canary_kind, values=values, request_keys=[r.key for r in mine],
-                                     unit=[str(order) for order in rows["judge_order"]]))
-    comparison = _canary_comparison(warehouse, registry, CANARY_COMPARISON_SQL, judge, chosen)
+                                     kind=entry.canary_kind, values=values_of(rows),
+                                     request_keys=[r.key for r in mine], unit=unit_of(rows)))
+    comparison = _canary_comparison(warehouse, registry, comparison_sql, judge, chosen)
     return canaries.units_table(frames), comparison, stats
+
+
+def judge_canaries(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: LLMClient, registry: Registry,
+                   judge, entries) -> tuple[pd.DataFrame, pd.DataFrame, CallStats]:
+    """The canaries against the baseline in both orders through the pairwise judge (`creation_steps.pairwise_plan`,
+    `pairwise_rows`): a unit (`unit` = the judge order) is worth 1 for a win (MB or B), 0 otherwise."""
+    return _judge_canaries(
+        context, warehouse, llm, registry, judge, entries, creation_steps.pairwise_plan, creation_steps.pairwise_rows,
+        values_of=lambda rows: [None if o in (None, "Fail") or e is not None else float(o in ("MB", "B"))
+                                for o, e in zip(rows["outcome"], rows["error"])],
+        unit_of=lambda rows: [str(order) for order in rows["judge_order"]], comparison_sql=CANARY_COMPARISON_SQL)
 
 
 # The unit of a VFS judgment in canary_judgments (one per item): it tells them from the pairwise units ('1', '2').
@@ -381,25 +391,15 @@ VFS_UNIT = "vfs"
 
 def judge_canaries_vfs(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: LLMClient, registry: Registry,
                        judge, entries) -> tuple[pd.DataFrame, pd.DataFrame, CallStats]:
-    """Each canary's fixed answer as Response B (the baseline's is A) on those of the first items that have visual
-    factuality criteria, through the VFS judge's own prompt and parser (`creation_steps.vfs_plan`, `vfs_rows`): a
-    unit's value is B's score (0-10). The criteria are aspects an answer must get right about the picture: an
-    answer that says nothing about it earns none. Compared with the candidates' VFS on the same items."""
-    chosen, items, baseline, urls = _canary_inputs(warehouse)
-    plans = {e.slug: creation_steps.vfs_plan(items, baseline, dict.fromkeys(chosen, canaries.answer(e.canary_kind)),
-                                             judge, urls)[0] for e in entries}
-    answered, stats = _ask_for_canaries(context, llm, judge, plans)
-    frames = []
-    for entry in entries:
-        plan, mine = plans[entry.slug], answered[entry.slug]
-        rows = creation_steps.vfs_rows(entry, judge, plan, mine)
-        values = [None if pd.isna(score) or error is not None else float(score)
-                  for score, error in zip(rows["score_b"], rows["error"])]
-        frames.append(canaries.units(rows, judge=judge.slug, benchmark=creation_steps.BENCHMARK, model=entry.slug,
-                                     kind=entry.canary_kind, values=values, request_keys=[r.key for r in mine],
-                                     unit=VFS_UNIT))
-    comparison = _canary_comparison(warehouse, registry, CANARY_VFS_COMPARISON_SQL, judge, chosen)
-    return canaries.units_table(frames), comparison, stats
+    """The canaries as Response B (the baseline's is A) on those of the first items that have visual factuality
+    criteria, through the VFS judge (`creation_steps.vfs_plan`, `vfs_rows`): a unit's value is B's score (0-10).
+    The criteria are aspects an answer must get right about the picture: an answer that says nothing about it
+    earns none."""
+    return _judge_canaries(
+        context, warehouse, llm, registry, judge, entries, creation_steps.vfs_plan, creation_steps.vfs_rows,
+        values_of=lambda rows: [None if pd.isna(score) or error is not None else float(score)
+                                for score, error in zip(rows["score_b"], rows["error"])],
+        unit_of=lambda rows: VFS_UNIT, comparison_sql=CANARY_VFS_COMPARISON_SQL)
 
 
 CANARY_COMPARISON_SQL = "creation/queries/canary_comparison.sql"
