@@ -62,18 +62,23 @@ def test_a_held_open_warehouse_keeps_one_database_and_isolates_each_section(tmp_
     assert _count_generations_elsewhere(held.database) == "5"
 
 
+def _lock_is_free(database: str) -> bool:
+    """Whether another holder could take the warehouse's file lock now."""
+    from filelock import FileLock, Timeout
+
+    try:
+        with FileLock(f"{database}.lock", timeout=0.05):
+            return True
+    except Timeout:
+        return False
+
+
 def test_held_between_shares_one_connection_keeps_the_lock_and_lets_go_for_model_calls(warehouse):
     """`held_between` (the main job's runs when one goes at a time): sections share one open database and the
     file lock stays taken between them, so another process waits; `let_go` (around model calls) and the block's
     end close the file, with every write on it, and give the lock back."""
-    from filelock import FileLock, Timeout
-
     def lock_is_free() -> bool:
-        try:
-            with FileLock(f"{warehouse.database}.lock", timeout=0.05):
-                return True
-        except Timeout:
-            return False
+        return _lock_is_free(warehouse.database)
 
     with Warehouse.held_between(warehouse.database):
         warehouse.replace_rows("generations", rows("m1", 3), {"benchmark": "creation", "model": "m1"})
@@ -95,17 +100,11 @@ def test_held_between_shares_one_connection_keeps_the_lock_and_lets_go_for_model
 
 def test_the_llm_client_lets_the_held_warehouse_go_for_a_provider_not_for_the_simulator(warehouse, tmp_path,
                                                                                         monkeypatch):
-    from filelock import FileLock, Timeout
-
     from benchwright.llm import LLMRequest
     from resources.llm import LLMClient
 
     def lock_is_free() -> bool:
-        try:
-            with FileLock(f"{warehouse.database}.lock", timeout=0.05):
-                return True
-        except Timeout:
-            return False
+        return _lock_is_free(warehouse.database)
 
     seen = []
     monkeypatch.setattr(LLMClient, "_run", lambda self, *args: seen.append(lock_is_free()) or ([], None))
