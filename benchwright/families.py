@@ -104,15 +104,12 @@ def self_preference(scores: pd.DataFrame, families: Mapping[str, str], benchmark
     scores["model_family"] = scores["model"].map(family)
     # Consensus per model × item: the mean of the judges outside the model's family.
     outside = scores[scores["judge_family"] != scores["model_family"]]
-    consensus = outside.groupby(["model", "item_id"])["score"].mean().rename("consensus")
     rows = []
     for judge, mine in scores.groupby("judge", sort=True):
         judge_family = family(judge)
-        mine = mine.join(consensus, on=["model", "item_id"])
         # The judge's own score never enters the consensus it is compared with.
-        others_only = outside[outside["judge"] != judge].groupby(["model", "item_id"])["score"].mean()
-        mine["consensus"] = [others_only.get((m, i), math.nan) for m, i in zip(mine["model"], mine["item_id"])]
-        mine = mine.dropna(subset=["consensus"])
+        consensus = outside[outside["judge"] != judge].groupby(["model", "item_id"])["score"].mean()
+        mine = mine.join(consensus.rename("consensus"), on=["model", "item_id"]).dropna(subset=["consensus"])
         mine["gap"] = mine["score"] - mine["consensus"]
         own = mine[mine["model_family"] == judge_family]
         if own.empty:

@@ -240,14 +240,15 @@ def score_rows(panel: PanelEntry, members: pd.DataFrame, keys: Sequence[str], sc
         errors, _ = _counts(group)
         all_failed = errors == len(group)
         row = {column: group.iloc[0][column] for column in columns if column in group.columns}
-        average = median_score if panel.aggregate == "median" else mean_score
+        by = "median" if panel.aggregate == "median" else "mean"  # majority's scores are their mean
+        average = median_score if by == "median" else mean_score
         means = {score: average(usable[score]) for score in scores}
         means.update({column: mean_score_dicts(usable[column], average) for column in score_dicts})
         parsed = means[parsed_score] is not None
         row.update(means)
         row.update({
             "judge": panel.slug,
-            "raw_text": f"{'median' if panel.aggregate == 'median' else 'mean'} of {len(usable)} parsed members: " + _member_summary(group, parsed_score),
+            "raw_text": f"{by} of {len(usable)} parsed members: " + _member_summary(group, parsed_score),
             "parse_ok": parsed, "parse_problem": None if parsed or all_failed else NO_MEMBER_VERDICT,
             "error": "every member's call failed" if all_failed else None, "request_key": None,
             "simulated": bool(group["simulated"].any()),

@@ -45,9 +45,9 @@ no `role`, a `vision` or `batch` that is not a boolean (`'false'` is a string, a
 `max_concurrency` or `rpm` that is not a positive integer (`true` is not 1), `params` that are not plain
 JSON values (a YAML date would fail every run later; a number as a key would silently become a string),
 `params` that hold a credential (a field such as `api_key`, a header such as `extra_headers.Authorization`,
-`x-api-key` or a cookie, a `budget_usd` that is not a number ≥ 0, or a value that looks like a bearer token or an API key: keys come from the
-environment), an `api_base` that is not an http(s) URL with a host (or carries a password or a key), a
-`provider` that is neither defined in providers.yaml nor one of litellm's providers (its calls would count
+`x-api-key` or a cookie, or a value that looks like a bearer token or an API key: keys come from the
+environment), a `budget_usd` that is not a number ≥ 0, an `api_base` that is not an http(s) URL with a host (or
+carries a password or a key), a `provider` that is neither defined in providers.yaml nor one of litellm's providers (its calls would count
 against limits nobody wrote down), a `display_name` that is not text, unknown fields, a bad or reserved slug. YAML
 anchors and merge keys (`<<: *shared`) work as usual: a mapping's own keys override merged ones.
 """

@@ -8,8 +8,8 @@ The heuristic is simple but real. An answer's score is
 True colours are those the judge sees in the attached images plus colours named in any
 visual-criteria / ground-truth part of the prompt. The score difference plus a little noise is
 mapped to the five verdicts (a judge with a ``self_preference`` param first adds it to the score of an answer in
-its own family's house style, ``benchwright.simulate.house_style``); then, with probability ``position_bias``, the verdict moves one step
-toward A; then, with probability ``malformed_rate``, the output carries no parsable verdict.
+its own family's house style, ``benchwright.simulate.house_style``); then, with probability ``position_bias``, the
+verdict moves one step toward A; then, with probability ``malformed_rate``, the output carries no parsable verdict.
 
 The Visual Factuality Score follows the rubric's "each aspect is worth 10/X points": each true colour is an equal
 share of 10 points (a wrong one costs half a share); where no colour can be checked, each line of the criteria is

@@ -367,10 +367,10 @@ class ProviderGate:
     def defer(self, statement: str, values: tuple) -> None:
         """Writes called from an event loop (stamps and releases of leases, budget.py's settled holds) are written
         together, at the end of the loop's pass (or by this process's next transaction), with the times they were
-        called at: one transaction for the calls that ended or were sent together rather than one each. Meanwhile the file holds the lease as it
-        was, which errs on the safe side for every process: a slot stays taken a moment longer, and a call not yet
-        stamped counts as starting at each look (`_window_wait`), which is no earlier than it was sent. Called
-        outside a loop, written at once."""
+        called at: one transaction for the calls that ended or were sent together rather than one each. Meanwhile
+        the file holds the lease as it was, which errs on the safe side for every process: a slot stays taken a
+        moment longer, and a call not yet stamped counts as starting at each look (`_window_wait`), which is no
+        earlier than it was sent. Called outside a loop, written at once."""
         with self._lock:
             self._deferred.append((statement, values))
         try:

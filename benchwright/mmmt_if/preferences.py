@@ -9,7 +9,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from benchwright import families, ratings
+from benchwright import ratings
 from benchwright.mmmt_if.prompts import AUTORATER_KEYS, PIF_WEIGHT, SCORE_COLUMNS
 
 RATING_TABLE_COLUMNS = ["judge", "variant", "model", "rating", "rating_lower", "rating_upper", "rank", "judgments",
@@ -103,7 +103,7 @@ def self_preference(judgments: pd.DataFrame, families: Mapping[str, str]) -> pd.
     """Mean of the 8 criteria a judge gives each model vs the mean the other judges give it.
 
     ``judgments`` has judge, model and the ``SCORE_COLUMNS`` (parsed rows only); ``families``
-    maps every slug (models and judges) to its family (see ``model_family``).
+    maps every slug (models and judges) to its family (``benchwright.families.derive_family``).
     """
     if judgments.empty:
         return pd.DataFrame(columns=SELF_PREFERENCE_COLUMNS)
@@ -119,10 +119,6 @@ def self_preference(judgments: pd.DataFrame, families: Mapping[str, str]) -> pd.
                      "same_family": judge_family == model_family_, "judgments": len(part), "mean_score": mine,
                      "mean_score_other_judges": other, "difference": mine - other})
     return pd.DataFrame(rows, columns=SELF_PREFERENCE_COLUMNS)
-
-
-# The family of a model string: benchwright.families (shared with the other benchmarks' self-preference).
-model_family = families.derive_family
 
 
 PREFERENCE_SCORE_COLUMNS = ["judge", "model", "variant", "chat_id", "turn", "sample_index", "pif", "criteria_mean",

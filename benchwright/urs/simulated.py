@@ -20,8 +20,8 @@ of the rest (facts and needs dominate). An answer in the wrong language is cappe
 noise, then the ``leniency`` param (default 0) is added to every score, then, last, the ``self_preference``
 param (default 0) when the answer is in the judge's own family's house style
 (``benchwright.simulate.house_style``); scores are rounded and clipped to 1–10. A candidate whose params name a
-``family`` ends its answers with that family's mark. With probability ``malformed_rate`` the output has no usable dict (none, a score
-out of range, a decimal, or no final score). Chinese dicts sometimes use full-width punctuation,
+``family`` ends its answers with that family's mark. With probability ``malformed_rate`` the output has no usable
+dict (none, a score out of range, a decimal, or no final score). Chinese dicts sometimes use full-width punctuation,
 English ones double quotes, as real judges do.
 """
 

@@ -126,3 +126,11 @@ def test_the_check_warns_on_a_self_preferring_judge_and_passes_without_one():
     result = check(warehouse=_Warehouse(families.self_preference(fair, family_of, "urs")))
     assert result.passed
     assert check(warehouse=_Warehouse(pd.DataFrame(columns=families.SELF_PREFERENCE_COLUMNS))).passed
+
+
+def test_family_from_the_model_string_or_params():
+    assert families.derive_family("openai/gpt-4o-mini") == "openai"
+    assert families.derive_family("vertex_ai/gemini-1.5-pro") == "google"
+    assert families.derive_family("anthropic/claude-3-5-sonnet") == "anthropic"
+    assert families.derive_family("sim/fair-judge") == "sim:fair-judge"
+    assert families.derive_family("sim/fair-judge", {"family": "Acme"}) == "acme"

@@ -430,14 +430,6 @@ def test_self_preference_compares_a_judge_with_the_other_judges():
     assert table.loc[("judge-y", "model-x"), "difference"] == -2.0 and not table.loc[("judge-y", "model-x"), "same_family"]
 
 
-def test_model_family_from_the_model_string_or_params():
-    assert preferences.model_family("openai/gpt-4o-mini") == "openai"
-    assert preferences.model_family("vertex_ai/gemini-1.5-pro") == "google"
-    assert preferences.model_family("anthropic/claude-3-5-sonnet") == "anthropic"
-    assert preferences.model_family("sim/fair-judge") == "sim:fair-judge"
-    assert preferences.model_family("sim/fair-judge", {"family": "Acme"}) == "acme"
-
-
 # --- human ratings -------------------------------------------------------------------------------
 
 
