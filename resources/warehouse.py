@@ -174,27 +174,30 @@ class Warehouse(DuckDBResource):
             fresh_file = not Path(self.database).exists()
             with self.get_connection() as con:
                 try:
-                    # The DDL is idempotent but costs 0.1-1 s (its upgrade statements scan tables): it runs when
-                    # the file's schema is not the one sql/*/ddl now describes (warehouse_schema keeps the digest
-                    # of the DDL last applied), checked once per process and file.
-                    if fresh_file or self.database not in _SCHEMA_APPLIED:
-                        _apply_schema(con)
-                        _SCHEMA_APPLIED.add(self.database)
-                    # No vacuum at checkpoints: it merges the row groups that separate writes leave, and
-                    # merging rewrites them whole, so a table of pictures (`images`) would be held in memory
-                    # entirely at the next checkpoint after any write. A replaced partition's rows still go:
-                    # a row group whose rows are all deleted is dropped without vacuum.
-                    con.execute("SET max_vacuum_tasks = 0")
+                    self._prepare(con, apply_schema=fresh_file)
                     yield con
                 finally:
                     con.close()
+
+    def _prepare(self, con: duckdb.DuckDBPyConnection, apply_schema: bool = False) -> None:
+        """A connection just opened, made ready for a section: every table of sql/*/ddl present, no vacuum."""
+        # The DDL is idempotent but costs 0.1-1 s (its upgrade statements scan tables): it runs when the file's
+        # schema is not the one sql/*/ddl now describes (warehouse_schema keeps the digest of the DDL last
+        # applied), checked once per process and file (and always for a new file).
+        if apply_schema or self.database not in _SCHEMA_APPLIED:
+            _apply_schema(con)
+            _SCHEMA_APPLIED.add(self.database)
+        # No vacuum at checkpoints: it merges the row groups that separate writes leave, and merging rewrites them
+        # whole, so a table of pictures (`images`) would be held in memory entirely at the next checkpoint after
+        # any write. A replaced partition's rows still go: a row group whose rows are all deleted is dropped
+        # without vacuum.
+        con.execute("SET max_vacuum_tasks = 0")
 
     def _held_session(self) -> Iterator[duckdb.DuckDBPyConnection]:
         held = _HELD.get(self.database)
         if held is None:
             held = _HELD[self.database] = duckdb.connect(self.database, config=dict(self.connection_config))
-            _apply_schema(held)
-            held.execute("SET max_vacuum_tasks = 0")  # as in every section (see `session`)
+            self._prepare(held, apply_schema=True)
         cursor = held.cursor()  # its own transactions and registered frames; the database stays open
         try:
             yield cursor
@@ -211,10 +214,7 @@ class Warehouse(DuckDBResource):
                 fresh_file = not Path(self.database).exists()
                 con = duckdb.connect(self.database, config=dict(self.connection_config))
                 try:
-                    if fresh_file or self.database not in _SCHEMA_APPLIED:  # as in `session`
-                        _apply_schema(con)
-                        _SCHEMA_APPLIED.add(self.database)
-                    con.execute("SET max_vacuum_tasks = 0")  # as in `session`
+                    self._prepare(con, apply_schema=fresh_file)
                 except BaseException:
                     con.close()
                     raise

@@ -7,8 +7,8 @@ of each partition's latest materialization (scripts/orchestrate.py `needs_run`);
 `failed_calls_sensor` does: it reads the materializations recorded since its cursor and requests one run of each
 asset partition whose latest one left calls to ask again, `BENCHWRIGHT_RETRY_FAILED_AFTER_S` seconds (300 by
 default) after it, so a provider that is down is asked every few minutes, not on every tick. Requests a reached
-budget kept back (`not_sent`) are not retried by the sensor: only a larger budget sends them, in the next main job. The re-run asks
-only the failed requests (the cache serves the rest); its readers follow by eager automation.
+budget kept back (`not_sent`) are not retried by the sensor: only a larger budget sends them, in the next main
+job. The re-run asks only the failed requests (the cache serves the rest); its readers follow by eager automation.
 """
 
 from __future__ import annotations
