@@ -182,7 +182,8 @@ def _scratch_folder() -> Path:
                                  else None))
 
 
-def plan(home: Path, dagster_home: Path, keep: bool = False, log=print, scope=None, retry_given_up: bool = False) -> dict:
+def plan(home: Path, dagster_home: Path, keep: bool = False, log=print, scope=None,
+         retry_given_up: bool = False) -> dict:
     """Run the model-calling part of the main job on a copy of the home in plan mode; returns the per-model
     table, the totals, the models litellm has no price for, the expected completion tokens used, and the
     providers whose API key is missing from the environment (`missing_keys`).
