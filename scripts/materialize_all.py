@@ -6,7 +6,7 @@ where the results are and the leaderboard.
     .venv/bin/python scripts/materialize_all.py --replay   # replay: a cache miss is an error
     .venv/bin/python scripts/materialize_all.py --force    # run every asset, not only what is missing or stale
     .venv/bin/python scripts/materialize_all.py --workers 2  # up to 2 steps at once, each in its own process
-    .venv/bin/python scripts/materialize_all.py --parallel-runs 4  # up to 4 runs of a level at once
+    .venv/bin/python scripts/materialize_all.py --parallel-runs 4  # up to 4 runs of a stage at once
     .venv/bin/python scripts/materialize_all.py --benchmark urs --model M --judge J --limit 5  # a scope (scripts/scope.py)
     .venv/bin/python scripts/materialize_all.py --max-cost 5  # plan first; exit 2 if it would cost more than $5
 
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
                              "in a row (benchwright/llm/failures.py); their partitions run again (the plan of "
                              "--max-cost counts them)")
     parser.add_argument("--parallel-runs", type=_at_least_one, default=None,
-                        help="runs of one level at once, e.g. several models' generations (default: "
+                        help="runs of one stage at once, e.g. several models' generations (default: "
                              "BENCHWRIGHT_PARALLEL_RUNS, else 8 with a model that calls a provider, else 1)")
     add_scope_arguments(parser, _at_least_one)
     parser.add_argument("--max-cost", type=_dollars, default=None, metavar="USD",

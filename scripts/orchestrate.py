@@ -1,5 +1,5 @@
-"""Materialize the whole asset graph in dependency order, one Dagster run per level and partition,
-running only what is missing or stale.
+"""Materialize the whole asset graph in dependency order, one Dagster run per stage, partitions definition and
+partition (`run_stages`), running only what is missing or stale.
 
 Used by the main job (scripts/materialize_all.py), the end-to-end tests and the benchmarks. The
 daemon does the same thing incrementally through the sensors; this is the explicit, all-at-once path.
@@ -12,14 +12,14 @@ uses. The default is one process: measured at full size (bench/full_size.py), tw
 slower than one (bench/README.md), so parallel steps are a choice, not the default.
 
 What to run is Dagster's own staleness, the one the UI shows: the observable sources (assets/sources.py)
-are observed first, so a changed registry entry or dataset file has a new data version; then, level by
-level, an asset partition runs when it is missing or stale (a new code version, or an input with a new
+are observed first, so a changed registry entry or dataset file has a new data version; then, stage by
+stage, an asset partition runs when it is missing or stale (a new code version, or an input with a new
 data version), or when its latest run left failed LLM calls that are not given up (benchwright/llm/failures.py):
 those are asked again, the cache serving the rest. With nothing new and no failed call, nothing runs and no
 model is called. The resolver is Dagster's, reading the event log a few queries per asset rather than one per
-partition and parent (scripts/stale_status.py); one serves every level until something runs.
+partition and parent (scripts/stale_status.py); one serves every stage until something runs.
 
-The runs of one level do not depend on each other (a level's assets read only earlier levels), so with
+The runs of one stage do not depend on each other (an asset reads only its own run's and earlier stages'), so with
 `parallel_runs` > 1 up to that many of them run at once: one model's generations, another's, each judge's
 judgments, all waiting on their providers together. Each such run is an `execute_job` in a process of a pool
 forked from a forkserver that has imported the code location (as step processes are), not in a thread of this
@@ -73,7 +73,7 @@ def default_workers() -> int:
 
 
 def default_parallel_runs(registry) -> int:
-    """Runs of one level at once: BENCHWRIGHT_PARALLEL_RUNS, else 8 when a registered model calls a provider
+    """Runs of one stage at once: BENCHWRIGHT_PARALLEL_RUNS, else 8 when a registered model calls a provider
     (runs then wait on calls, and the provider leases bound the calls), else 1: the simulator answers at once,
     so parallel runs would only share the cores, which was not measured; the demo stays as it was. A value
     that is not a whole number ≥ 1 is refused, naming the variable."""
@@ -96,7 +96,7 @@ def asset_job() -> ReconstructableJob:
 def execute_run(instance_ref, job: ReconstructableJob, run_config: dict, tags: dict, keys: list[str],
                 own_checks: frozenset | None = None) -> dict:
     """One Dagster run of these assets; what the main job's summary takes from it, as plain values (a run of a
-    level in a process of its own returns them to the main job through a pipe). With `own_checks` the run
+    stage in a process of its own returns them to the main job through a pipe). With `own_checks` the run
     has no separate check steps, only these checks, which the assets compute themselves."""
     with dg.DagsterInstance.from_ref(instance_ref) as instance:
         return _execute_on(instance, job, run_config, tags, keys, own_checks)
@@ -153,7 +153,7 @@ def _text(value: Any) -> str:
 
 
 def run_pool(size: int) -> ProcessPoolExecutor:
-    """Processes for runs of one level at once, forked from a forkserver that has imported what a run needs
+    """Processes for runs of one stage at once, forked from a forkserver that has imported what a run needs
     (definitions.PRELOADED: the code location, great-expectations, litellm), so a process starts in a fraction
     of a second; each runs one run at a time, its steps in its own process by default."""
     from definitions import PRELOADED
@@ -255,6 +255,28 @@ def out_of_scope(graph, scope: Scope, calling: set[dg.AssetKey]) -> set[dg.Asset
     return left_out
 
 
+def run_stages(graph) -> list[list[dg.AssetKey]]:
+    """The graph's materializable assets in stages, each in dependency order: an asset goes in the stage of its
+    latest parent with the same partitions (one run per partition materializes both, the parent first) and after
+    the stage of any other parent. A stage's runs (one per partitions definition and partition) never depend on
+    each other. Grouped so, the demo's graph takes 22 runs cold where one per level and partition took 39: every
+    Dagster run costs its own set-up and events (bench/README.md)."""
+    stage_of: dict[dg.AssetKey, int] = {}
+    order: list[dg.AssetKey] = []
+    for level in graph.toposorted_asset_keys_by_level:
+        for key in sorted(level, key=lambda k: k.to_user_string()):
+            node = graph.get(key)
+            if not node.is_materializable:  # sources are observed before any stage
+                continue
+            stage_of[key] = max([0] + [stage_of[parent] + (graph.get(parent).partitions_def != node.partitions_def)
+                                       for parent in node.parent_keys if parent in stage_of])
+            order.append(key)
+    stages: list[list[dg.AssetKey]] = [[] for _ in range(max(stage_of.values(), default=-1) + 1)]
+    for key in order:  # by level, so each stage lists parents before readers
+        stages[stage_of[key]].append(key)
+    return stages
+
+
 def sync_partitions(instance: dg.DagsterInstance, registry, log: Callable[[str], None]) -> tuple[list[str], list[str]]:
     """Add the registry's candidates, judges and judge panels as dynamic partitions (what the registry sensor
     does); returns the candidates and judges (the panels are `registry.panels()`)."""
@@ -327,7 +349,7 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     `observed_inputs` are the resources whose inputs (registry, dataset files, drop folders) are observed,
     when they are not `resources`' own: a copy of a home (scripts/plan.py) observes the original's, so a drop
     folder copied elsewhere does not look changed.
-    `parallel_runs` is how many runs of one level may run at once (default: `default_parallel_runs`).
+    `parallel_runs` is how many runs of one stage may run at once (default: `default_parallel_runs`).
     `scope` (benchwright/scope.py; default: everything) keeps the run to some benchmarks' assets, some candidates'
     partitions and some judges' (or panels'): assets of no benchmark (the ledger, the snapshot) still run when stale,
     and an unpartitioned asset that asks every model or judge at once (URS's cross-validation grid) waits for a run
@@ -338,7 +360,7 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     `execute` runs one planned run (its `keys`, `partition_key` and `run_config`) in place of a Dagster run and
     returns what `_outcome` returns: `dev.py plan` calls the asset functions directly (scripts/plan.py). When it
     writes no materialization to the event log, its `unrecorded` attribute maps each (asset key, partition or
-    None) it materialized to the new data version, which the staleness of the next levels takes as recorded; the
+    None) it materialized to the new data version, which the staleness of the next stages takes as recorded; the
     sources' new versions are then kept there too, not written.
     `launched_by` (run | demo | plan: the dev.py command) is the value of every run's `LAUNCHED_BY_TAG`, which the
     UI's Runs page filters by.
@@ -444,10 +466,10 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
                 summary["failed_checks"] += 1
                 summary["check_failures"].append(f"{severity} {asset}:{check}{outcome['label']}")
 
-    def run_level(pending: list[tuple], pool: ProcessPoolExecutor | None, name: str) -> None:
-        """The runs of one level: one at a time in this process, or with a pool up to `parallel_runs` at once,
-        each in a process of the pool; recorded in the order they were planned either way. In a terminal a bar
-        counts them, with an ETA (benchwright.progress_bars; nothing otherwise)."""
+    def run_pending(pending: list[tuple], pool: ProcessPoolExecutor | None, name: str) -> None:
+        """Runs of one stage (or of its second look): one at a time in this process, or with a pool up to
+        `parallel_runs` at once, each in a process of the pool; recorded in the order they were planned either way.
+        In a terminal a bar counts them, with an ETA (benchwright.progress_bars; nothing otherwise)."""
         planned = [plan_run(*run) for run in pending]
         for run in planned:
             log(f"materializing {', '.join(run['keys'])}{run['label']}")
@@ -494,8 +516,8 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
 
     def current_resolver() -> BatchedStaleStatusResolver:
         """The resolver made since the last run (or observation), or a new one: it caches what it read, which a
-        run makes old; with no run in between, the next level's questions are answered from the same reads. Runs
-        that write no event (`execute.unrecorded`) leave those reads true: one resolver serves every level, told
+        run makes old; with no run in between, the next stage's questions are answered from the same reads. Runs
+        that write no event (`execute.unrecorded`) leave those reads true: one resolver serves every stage, told
         what they materialized."""
         if not resolvers or (resolvers[-1][0] != summary["runs"] and unrecorded is None):
             resolvers[:] = [(summary["runs"], stale_status_resolver(instance, graph))]
@@ -503,29 +525,52 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
             resolvers[-1][1].see_unrecorded(unrecorded)
         return resolvers[-1][1]
 
-    def plan_level(level) -> list[tuple]:
-        """(asset names, partitions definition, partition key) of each run a level needs."""
+    def plan_stage(stage: list[dg.AssetKey], among: set | None = None) -> tuple[list[tuple], set]:
+        """(asset names, partitions definition, partition key) of each run a stage needs, its names in dependency
+        order, and the (asset, partition) pairs found up to date. `among`: only these pairs are looked at (a
+        stage's second look, after some of their parents in the stage ran)."""
         resolver = current_resolver()
         pending: list[tuple] = []
+        fresh: set = set()
         by_partitions: dict = {}
-        for key in sorted(level, key=lambda k: k.to_user_string()):
+        for key in stage:
             if graph.get(key).is_materializable and key in outside:
-                summary["out_of_scope"].append(key.to_user_string())
+                if among is None:
+                    summary["out_of_scope"].append(key.to_user_string())
             elif graph.get(key).is_materializable and (only is None or key.to_user_string() in only):
                 by_partitions.setdefault(graph.get(key).partitions_def, []).append(key)
-        if not force:  # the level's event-log reads in a few queries per asset, not one per partition and parent
-            resolver.prefetch(key for keys in by_partitions.values() for key in keys)
+        if not force:  # the stage's event-log reads in a few queries per asset, not one per partition and parent
+            resolver.prefetch(key for keys in by_partitions.values() for key in keys
+                              if among is None or any(pair[0] == key for pair in among))
         for partitions_def, keys in by_partitions.items():
             if partitions_def not in partition_keys:
                 raise ValueError(f"{[k.to_user_string() for k in keys]}: unsupported partitions {partitions_def}; "
                                  "use models, model × judge or model × panel")
             for partition_key in partition_keys[partitions_def]:
-                stale = [key for key in keys if needs_run(key, partition_key, resolver)]
-                summary["up_to_date"] += len(keys) - len(stale)
+                looked = [key for key in keys if among is None or (key, partition_key) in among]
+                stale = [key for key in looked if needs_run(key, partition_key, resolver)]
+                fresh.update((key, partition_key) for key in looked if key not in stale)
                 if stale:
                     ran.update(stale)
                     pending.append(([key.to_user_string() for key in stale], partitions_def, partition_key))
-        return pending
+        return pending, fresh
+
+    def run_stage(stage: list[dg.AssetKey], name: str) -> None:
+        """A stage's runs, then, while a run of it made a parent new, another look at what was up to date
+        before: a reader found fresh before its parent ran in the same stage may be stale after it (Dagster's
+        resolver does not call an asset stale because a parent is), as it would have been at the next level."""
+        pending, fresh = plan_stage(stage)
+        while pending:
+            run_pending(pending, pool, name)
+            just_ran = {(dg.AssetKey(key), partition_key) for keys, _, partition_key in pending for key in keys}
+            # Same-stage parents share the reader's partition key (same partitions definition, identity).
+            again = {(key, partition_key) for key, partition_key in fresh
+                     if any((parent, partition_key) in just_ran for parent in graph.get(key).parent_keys)}
+            if not again:
+                break
+            pending, fresh_again = plan_stage(stage, among=again)
+            fresh = (fresh - again) | fresh_again
+        summary["up_to_date"] += len(fresh)
 
     # A pool only when runs may go in parallel and the instance can be reopened in another process (a
     # persistent one: DagsterInstance.get(), a test instance; not an ephemeral one).
@@ -541,9 +586,9 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
             return Warehouse.held_between(resources["warehouse"].database)
         return contextlib.nullcontext()
     try:
-        levels = graph.toposorted_asset_keys_by_level
-        for number, level in enumerate(levels, 1):
-            run_level(plan_level(level), pool, f"level {number}/{len(levels)}")
+        stages = run_stages(graph)
+        for number, stage in enumerate(stages, 1):
+            run_stage(stage, f"stage {number}/{len(stages)}")
     finally:
         if pool is not None:
             pool.shutdown()
