@@ -525,13 +525,17 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
             resolvers[-1][1].see_unrecorded(unrecorded)
         return resolvers[-1][1]
 
-    def plan_stage(stage: list[dg.AssetKey], among: set | None = None) -> tuple[list[tuple], set]:
-        """(asset names, partitions definition, partition key) of each run a stage needs, its names in dependency
-        order, and the (asset, partition) pairs found up to date. `among`: only these pairs are looked at (a
-        stage's second look, after some of their parents in the stage ran)."""
+    def plan_stage(stage: list[dg.AssetKey], among: set | None = None) -> tuple[list[tuple], set, set]:
+        """What a stage needs now: (asset names, partitions definition, partition key) of each run, its names in
+        dependency order; the (asset, partition) pairs found up to date; and those that wait for this pass's
+        runs. A pair waits when a parent in the stage runs and the pair is not stale by itself (Dagster's resolver
+        does not call an asset stale because a parent is: after the parent ran it may be), or when a parent in
+        the stage waits: its readers are decided after it, so nothing runs twice. `among`: only these pairs are
+        looked at (the pairs that waited)."""
         resolver = current_resolver()
         pending: list[tuple] = []
         fresh: set = set()
+        waiting: set = set()
         by_partitions: dict = {}
         for key in stage:
             if graph.get(key).is_materializable and key in outside:
@@ -547,30 +551,35 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
                 raise ValueError(f"{[k.to_user_string() for k in keys]}: unsupported partitions {partitions_def}; "
                                  "use models, model × judge or model × panel")
             for partition_key in partition_keys[partitions_def]:
-                looked = [key for key in keys if among is None or (key, partition_key) in among]
-                stale = [key for key in looked if needs_run(key, partition_key, resolver)]
-                fresh.update((key, partition_key) for key in looked if key not in stale)
+                stale: list[dg.AssetKey] = []
+                for key in keys:  # parents before readers; a parent in the stage has the same partition key
+                    if among is not None and (key, partition_key) not in among:
+                        continue
+                    parents = graph.get(key).parent_keys
+                    if any((parent, partition_key) in waiting for parent in parents):
+                        waiting.add((key, partition_key))
+                    elif needs_run(key, partition_key, resolver):
+                        stale.append(key)
+                    elif any(parent in stale for parent in parents):
+                        waiting.add((key, partition_key))
+                    else:
+                        fresh.add((key, partition_key))
                 if stale:
                     ran.update(stale)
                     pending.append(([key.to_user_string() for key in stale], partitions_def, partition_key))
-        return pending, fresh
+        return pending, fresh, waiting
 
     def run_stage(stage: list[dg.AssetKey], name: str) -> None:
-        """A stage's runs, then, while a run of it made a parent new, another look at what was up to date
-        before: a reader found fresh before its parent ran in the same stage may be stale after it (Dagster's
-        resolver does not call an asset stale because a parent is), as it would have been at the next level."""
-        pending, fresh = plan_stage(stage)
+        """A stage's runs, then the pairs that waited for them, looked at again (and so on down the stage's
+        chains): each asset partition runs at most once, after every parent that runs, as by levels."""
+        pending, up_to_date, waiting = plan_stage(stage)
         while pending:
             run_pending(pending, pool, name)
-            just_ran = {(dg.AssetKey(key), partition_key) for keys, _, partition_key in pending for key in keys}
-            # Same-stage parents share the reader's partition key (same partitions definition, identity).
-            again = {(key, partition_key) for key, partition_key in fresh
-                     if any((parent, partition_key) in just_ran for parent in graph.get(key).parent_keys)}
-            if not again:
+            if not waiting:
                 break
-            pending, fresh_again = plan_stage(stage, among=again)
-            fresh = (fresh - again) | fresh_again
-        summary["up_to_date"] += len(fresh)
+            pending, fresh, waiting = plan_stage(stage, among=waiting)
+            up_to_date |= fresh
+        summary["up_to_date"] += len(up_to_date)
 
     # A pool only when runs may go in parallel and the instance can be reopened in another process (a
     # persistent one: DagsterInstance.get(), a test instance; not an ephemeral one).
