@@ -51,7 +51,7 @@ def _labels(registry: Registry, kinds: tuple[str, ...]) -> str:
 _versioned("registry_labels", lambda r: _labels(r["registry"], ("models", "judges"))
                                         + "".join(f",{e.slug}={e.display_name}/panel" for e in r["registry"].panels()))
 # The models.yaml part alone, for readers that name no judge: a new judge leaves it as it was, so it re-runs
-# neither the other judges' canaries nor MMMT-IF's PIF metrics (bench/README.md, "adding one judge").
+# neither the other judges' canaries nor a metric scored without judges (bench/README.md, "adding one judge").
 _versioned("model_labels", lambda r: _labels(r["registry"], ("models",)))
 
 
