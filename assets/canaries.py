@@ -13,7 +13,7 @@ import pandas as pd
 from assets.chosen import quiet
 from assets.common import EAGER, add_labels, failed_calls_spec, llm_result, store_flagged, table_metadata
 from assets.partitions import judges_partitions
-from assets.sources import judge_entries, registry_labels
+from assets.sources import judge_entries, model_labels
 from benchwright import answer_injection, benchmarks, canaries, steps
 from benchwright.llm import CallStats
 from benchwright.report import markdown_table
@@ -29,7 +29,9 @@ JUDGINGS: list[canaries.CanaryJudging] = [judging for b in benchmarks.declared()
 def _deps() -> list[dg.AssetDep]:
     """Every judging's inputs, each asset once (two judgings of one benchmark read the same items)."""
     found: dict[dg.AssetKey, dg.AssetDep] = {}
-    for dep in (judge_entries, registry_labels, *(dep for judging in JUDGINGS for dep in judging.deps)):
+    # model_labels, not registry_labels: the rows name this judge (its entry) and models, so another judge's
+    # entry is no input of them.
+    for dep in (judge_entries, model_labels, *(dep for judging in JUDGINGS for dep in judging.deps)):
         dep = dep if isinstance(dep, dg.AssetDep) else dg.AssetDep(dep)
         found.setdefault(dep.asset_key, dep)
     return list(found.values())

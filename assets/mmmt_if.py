@@ -12,7 +12,7 @@ import time
 import dagster as dg
 import pandas as pd
 
-from assets.sources import JUDGE_ENTRY, files_source, model_entries, registry_labels
+from assets.sources import JUDGE_ENTRY, files_source, model_entries, model_labels, registry_labels
 from assets.common import (EAGER, explorer_metadata, LOAD_WHEN_MISSING, ask_models, store_generations, store_flagged, add_labels, image_refs, failed_calls_spec, llm_result,
                            record_problems, repo_path, shown_path, table_metadata)
 from assets.partitions import by_judge, by_model, model_and_judge, model_judge_partitions, models_partitions
@@ -341,7 +341,7 @@ def _contexts(responses: pd.DataFrame) -> pd.DataFrame:
 
 @dg.asset(
     group_name="metrics",
-    deps=[registry_labels, mmmt_if_turn_scores],
+    deps=[model_labels, mmmt_if_turn_scores],  # models' labels only: no judge scores PIF
     code_version=steps.code_version(pif, comparisons),
     automation_condition=EAGER,
     kinds={"duckdb"},

@@ -36,15 +36,23 @@ _versioned("model_entries", lambda r: {e.slug: e.version for e in r["registry"].
 _versioned("judge_entries", lambda r: {e.slug: e.version for e in r["registry"].judges()})
 _versioned("panel_entries", lambda r: {e.slug: e.version for e in r["registry"].panels()})
 # The canaries are left out: no reference, description or game answer reads them (canary_judgments reads them
-# through registry_labels).
+# through model_labels).
 _versioned("registry_roles", lambda r: ",".join(f"{e.slug}={e.version}" for e in r["registry"].entries("models")
                                                 if e.role not in ("candidate", "canary")))
-# A `family:` written in the registry is in it (the self-preference tables read it); a derived one is not, so
-# entries without the field keep the version they had before it existed.
-_versioned("registry_labels", lambda r: ",".join(f"{e.slug}={e.label}/{e.role}" + (f"/{e.family}" if e.family else "")
-                                                 for kind in ("models", "judges")
-                                                 for e in r["registry"].entries(kind))
+
+
+def _labels(registry: Registry, kinds: tuple[str, ...]) -> str:
+    """Each entry's slug, label and role; a `family:` written in the registry is in it (the self-preference tables
+    read it), a derived one is not, so entries without the field keep the version they had before it existed."""
+    return ",".join(f"{e.slug}={e.label}/{e.role}" + (f"/{e.family}" if e.family else "")
+                    for kind in kinds for e in registry.entries(kind))
+
+
+_versioned("registry_labels", lambda r: _labels(r["registry"], ("models", "judges"))
                                         + "".join(f",{e.slug}={e.display_name}/panel" for e in r["registry"].panels()))
+# The models.yaml part alone, for readers that name no judge: a new judge leaves it as it was, so it re-runs
+# neither the other judges' canaries nor a metric scored without judges (bench/README.md, "adding one judge").
+_versioned("model_labels", lambda r: _labels(r["registry"], ("models",)))
 
 
 @chosen(dg.observable_source_asset, partitions_def=models_partitions, group_name=INPUTS_GROUP,
@@ -81,6 +89,14 @@ def registry_roles(registry: Registry) -> dg.DataVersion:
                                         "refused entry (checks/registry.py).")
 def registry_labels(registry: Registry) -> dg.DataVersion:
     return dg.DataVersion(VERSIONS["registry_labels"]({"registry": registry}))
+
+
+@chosen(dg.observable_source_asset, group_name=INPUTS_GROUP,
+                            description="The labels of models.yaml's entries alone (candidates, baseline, describer, "
+                                        "canaries: slug, display label, role), hashed: what the metric tables that name "
+                                        "no judge carry, so a new or renamed judge leaves their readers fresh.")
+def model_labels(registry: Registry) -> dg.DataVersion:
+    return dg.DataVersion(VERSIONS["model_labels"]({"registry": registry}))
 
 
 def _files_source(name: str, description: str, folders: Callable[[Warehouse], list[Path]]):

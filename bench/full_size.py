@@ -26,6 +26,9 @@ of the `judgments` group's assets.
 
     .venv/bin/python bench/full_size.py                 # full size (cold ≈ 6 minutes here)
     .venv/bin/python bench/full_size.py --scale 0.1     # a tenth of every dataset, for a quick look
+    .venv/bin/python bench/full_size.py --scale 0.02 --candidates 4 --judges 2
+                                                        # the demo's size: its 15 Creation items, 4 candidates
+                                                        # and 2 judges (37 URS questions, 1 chat)
     .venv/bin/python bench/full_size.py --scale 0.02 --candidates 100 --cold-then-noop
                                                         # the no-op's cost per asset partition at 100 candidates
 

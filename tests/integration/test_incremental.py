@@ -1,7 +1,9 @@
 """The main job runs only what is missing or stale, by Dagster's own staleness (the one the UI shows):
 nothing new runs nothing; a new candidate runs its own partitions and what reads all of them; a changed
-judge entry re-runs that judge's judgments only; a new file in a drop folder re-runs its benchmark's
-readers only, and of those only the ones whose input rows changed (a game round runs no model's partition). And the rows left by the incremental runs are the rows a forced run of everything leaves."""
+judge entry re-runs that judge's judgments only; a new judge runs its own partitions and the readers that name
+judges; a new file in a drop folder re-runs its benchmark's readers only, and of those only the ones whose input
+rows changed (a game round runs no model's partition). And the rows left by the incremental runs are the rows a
+forced run of everything leaves."""
 
 import shutil
 from collections import Counter
@@ -126,6 +128,24 @@ def test_only_what_is_new_runs(tmp_path):
         assert {keys["model"] for _key, keys in partitioned} == {"sim-strong", "sim-average"}
         assert rejudged["api_calls"] > 0  # new params, new requests
 
+        # A new judge: its judgments of every model and its own canaries; the other judges' canaries and the metrics
+        # that name no judge (MMMT-IF's PIF) read model_labels, which a judge leaves as it was, so they stay.
+        third = {"model": "sim/third-judge", "display_name": "Third judge", "role": "judge",
+                 "params": {"position_bias": 0.3, "malformed_rate": 0.02}}
+        judges = {**judges, "sim-biased-judge": changed, "sim-third-judge": third}
+        write_registry(home, {**models, **pick(SHIPPED_MODELS, "sim-average")}, judges)
+        judged = materialize_everything(instance, resources)
+        assert judged["failed_runs"] == 0 and judged["api_calls"] > 0
+        partitioned = _partitioned(judged)
+        assert [keys for key, keys in partitioned if key == CANARIES] == [{"judge": "sim-third-judge"}]
+        partitioned = [(key, keys) for key, keys in partitioned if key != CANARIES]
+        assert {key for key, _ in partitioned} == JUDGMENTS
+        assert {keys["judge"] for _key, keys in partitioned} == {"sim-third-judge"}
+        assert {keys["model"] for _key, keys in partitioned} == {"sim-strong", "sim-average"}
+        ran = {key for key, _ in _ran(judged)}
+        assert {"creation_leaderboard", "urs_leaderboard", "judge_quality", "analyst_snapshot"} <= ran
+        assert not ran & {"mmmt_if_pif_metrics", "mmmt_if_model_comparisons", "mmmt_if_turn_scores"}
+
         # A new game log in the drop folder: GAP's readers of the logs, nothing of the other benchmarks.
         drop = home / "drops" / "gap_logs"
         drop.mkdir(parents=True, exist_ok=True)
@@ -153,7 +173,7 @@ def test_only_what_is_new_runs(tmp_path):
         shutil.copy(resources["warehouse"].database, incremental)
         forced = materialize_everything(instance, resources, force=True)
         assert forced["failed_runs"] == 0 and forced["api_calls"] == 0
-        assert _ran(forced) == _ran(cold) | _ran(added)
+        assert _ran(forced) == _ran(cold) | _ran(added) | _ran(judged)
         differing = [row for row in compare(str(incremental), resources["warehouse"].database)
                      if row[1] < 0 or row[3] or row[4]]
         assert differing == []
