@@ -13,20 +13,24 @@ what one call costs the client; and calls/s), and against one that answers after
 calls × 0.5 s ÷ 64). Medians over the rounds; the ratios ours ÷ litellm are taken within this run. The answers keep
 fewer than 7 digits, so the PII phone search (texts with 7 or more) stays out of every client.
 
-    .venv/bin/python bench/llm_overhead.py [--calls 1500] [--slow-calls 2000] [--rounds 2] [--before 70a5e0f]
+    .venv/bin/python bench/llm_overhead.py [--calls 1500] [--slow-calls 2048] [--rounds 2] [--before 70a5e0f]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
+import json
 import multiprocessing as mp
+import os
 import statistics
 import subprocess
 import sys
 import tarfile
 import tempfile
 import time
+import urllib.request
 from io import BytesIO
 from pathlib import Path
 
@@ -82,6 +86,18 @@ def ours(base_url: str, calls: int, concurrency: int, _state={}) -> None:
 CLIENTS = {"litellm": via_litellm, "ours": ours, "ours before": ours}
 
 
+def _scheduler_wait_s() -> float:
+    """Seconds this process's threads were ready to run but waited for a core (Linux schedstat; 0 elsewhere): what the
+    machine's other work took from the client."""
+    total = 0
+    for task in Path("/proc/self/task").glob("*"):
+        try:
+            total += int((task / "schedstat").read_text().split()[1])
+        except (OSError, IndexError, ValueError):
+            pass
+    return total / 1e9
+
+
 def _child(client: str, code_root: str, base_url: str, calls: int, concurrency: int, results) -> None:
     """One client in a fresh process: warmed up (imports, litellm's first-call set-up), then measured."""
     sys.path.insert(0, code_root)  # before anything imports benchwright: today's or the older commit's
@@ -90,9 +106,33 @@ def _child(client: str, code_root: str, base_url: str, calls: int, concurrency: 
     assert Path(benchwright.__file__).resolve().is_relative_to(Path(code_root).resolve()), benchwright.__file__
     fn = CLIENTS[client]
     fn(base_url, 2 * concurrency, concurrency)
+    pauses: list[float] = []  # the garbage collector's passes: the event loop stands still during each
+
+    def timed(phase: str, _info: dict, began: list[float] = [0.0]) -> None:
+        if phase == "start":
+            began[0] = time.perf_counter()
+        else:
+            pauses.append(time.perf_counter() - began[0])
+
+    gc.callbacks.append(timed)
+    waited, monotonic = _scheduler_wait_s(), time.monotonic()
     cpu, started = time.process_time(), time.perf_counter()
     fn(base_url, calls, concurrency)
-    results.put({"cpu_s": time.process_time() - cpu, "wall_s": time.perf_counter() - started})
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    gc.callbacks.remove(timed)
+    results.put({"cpu_s": cpu, "wall_s": wall, "started": monotonic, "cpu_wait_s": _scheduler_wait_s() - waited,
+                 "gc_s": sum(pauses), "gc_max_s": max(pauses, default=0.0)})
+
+
+def _server_lateness(base_url: str, since: float, latency_s: float) -> dict:
+    """How late the loopback server itself answered the requests that arrived since `since` (its answer written vs
+    arrival + latency), and the TCP connections it accepted in all: a client is only measured against a server
+    that keeps time."""
+    with urllib.request.urlopen(base_url.removesuffix("/v1") + "/_answered", timeout=30) as response:
+        report = json.load(response)
+    late = sorted(done - arrived - latency_s for arrived, done in report["answered"] if arrived >= since)
+    return {"server_late_p50_ms": 1000 * late[len(late) // 2], "server_late_p99_ms": 1000 * late[int(len(late) * 0.99)],
+            "server_late_max_ms": 1000 * late[-1], "server_connections": report["connections"]}
 
 
 def _measure(client: str, code_root: Path, base_url: str, calls: int) -> dict:
@@ -120,7 +160,7 @@ def _older_code(commit: str) -> Path:
     return folder
 
 
-def measure(calls: int = 1500, slow_calls: int = 2000, rounds: int = 2, before: str = BEFORE) -> dict:
+def measure(calls: int = 1500, slow_calls: int = 2048, rounds: int = 2, before: str = BEFORE) -> dict:
     roots = {"litellm": ROOT, "ours": ROOT, "ours before": _older_code(before)}
     names = list(CLIENTS)
     fast: dict[str, list[dict]] = {name: [] for name in names}
@@ -133,14 +173,24 @@ def measure(calls: int = 1500, slow_calls: int = 2000, rounds: int = 2, before: 
                 print(f"  round {round_ + 1}, {name}: {1000 * fast[name][-1]['cpu_s'] / calls:.2f} ms CPU per call",
                       flush=True)
             for name in order:
-                slow[name].append(_measure(name, roots[name], slow_url, slow_calls))
-                print(f"  round {round_ + 1}, {name}: {slow[name][-1]['wall_s']:.2f} s at {SLOW_S * 1000:.0f} ms",
-                      flush=True)
+                run = _measure(name, roots[name], slow_url, slow_calls)
+                run.update(_server_lateness(slow_url, run["started"], SLOW_S), load=os.getloadavg()[0])
+                slow[name].append(run)
+                print(f"  round {round_ + 1}, {name}: {run['wall_s']:.2f} s at {SLOW_S * 1000:.0f} ms "
+                      f"(achieved ÷ ideal {slow_calls * SLOW_S / CONCURRENCY / run['wall_s']:.3f}; waited for a core "
+                      f"{run['cpu_wait_s']:.1f} s, CPU {run['cpu_s']:.1f} s; GC {run['gc_s']:.2f} s, longest "
+                      f"{1000 * run['gc_max_s']:.0f} ms; server late p50 {run['server_late_p50_ms']:.1f} ms, p99 "
+                      f"{run['server_late_p99_ms']:.1f} ms, {run['server_connections']} connections so far; "
+                      f"load {run['load']:.1f})", flush=True)
     cpu_ms = {name: statistics.median(1000 * r["cpu_s"] / calls for r in fast[name]) for name in names}
     per_s = {name: statistics.median(calls / r["wall_s"] for r in fast[name]) for name in names}
     ideal = slow_calls * SLOW_S / CONCURRENCY
     achieved = {name: statistics.median(ideal / r["wall_s"] for r in slow[name]) for name in names}
     ratio, ratio_before = cpu_ms["ours"] / cpu_ms["litellm"], cpu_ms["ours before"] / cpu_ms["litellm"]
+    waited = {name: statistics.median(r["cpu_wait_s"] / r["wall_s"] for r in slow[name]) for name in names}
+    gc_max = {name: statistics.median(1000 * r["gc_max_s"] for r in slow[name]) for name in names}
+    server_late = statistics.median(r["server_late_p99_ms"] for runs in slow.values() for r in runs)
+    loads = [r["load"] for runs in slow.values() for r in runs]
 
     def verdict(value: float, target: float, below: bool) -> str:
         return "met" if (value <= target if below else value >= target) else "missed"
@@ -153,16 +203,21 @@ def measure(calls: int = 1500, slow_calls: int = 2000, rounds: int = 2, before: 
                + f". {SLOW_S * 1000:.0f} ms x {CONCURRENCY}, {slow_calls} calls (ideal {ideal:.2f} s), achieved ÷ "
                f"ideal: litellm {achieved['litellm']:.2f}, ours "
                f"{achieved['ours']:.2f} (target ≥ {SLOW_TARGET}: {verdict(achieved['ours'], SLOW_TARGET, False)}), "
-               f"ours at {before} {achieved['ours before']:.2f}")
+               f"ours at {before} {achieved['ours before']:.2f}; time waiting for a core ÷ wall: "
+               + ", ".join(f"{name} {waited[name]:.2f}" for name in names)
+               + "; longest GC pause (ms): " + ", ".join(f"{name} {gc_max[name]:.0f}" for name in names)
+               + f"; the server's own lateness p99 {server_late:.1f} ms (median of the runs); load "
+               f"{min(loads):.1f}–{max(loads):.1f}")
     return {"summary": summary, "cpu_ms_per_call": cpu_ms, "calls_per_s": per_s, "achieved_over_ideal": achieved,
             "ours_over_litellm": ratio, "ours_over_litellm_before": ratio_before, "before": before,
-            "rounds": {"fast": fast, "slow": slow}}
+            "waited_over_wall": waited,
+            "gc_max_ms": gc_max, "server_late_p99_ms": server_late, "rounds": {"fast": fast, "slow": slow}}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--calls", type=int, default=1500)
-    parser.add_argument("--slow-calls", type=int, default=2000)
+    parser.add_argument("--slow-calls", type=int, default=2048)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--before", default=BEFORE)
     args = parser.parse_args()

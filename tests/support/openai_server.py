@@ -117,6 +117,9 @@ class OpenAIServer:
         self.in_flight_at_arrival: list[int] = []  # requests in flight, this one included, at each arrival
         self.bodies: list[dict] = []  # parsed request bodies, in arrival order
         self.arrivals: list[float] = []  # time.monotonic() of each request, in arrival order
+        # (arrival, answer written) of each chat completion answered, in the order answered: the server's own lateness
+        self.answered: list[tuple[float, float]] = []
+        self.connections = 0  # TCP connections accepted (keep-alive reuses one for many requests)
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._timer: threading.Timer | None = None
@@ -179,6 +182,8 @@ class OpenAIServer:
             self.bodies.clear()
             self.arrivals.clear()
             self.in_flight_at_arrival.clear()
+            self.answered.clear()
+            self.connections = 0
 
     def gaps(self) -> list[float]:
         """Seconds between consecutive request arrivals (client-side overheads do not blur these)."""
@@ -216,6 +221,11 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
         def log_message(self, *args) -> None:  # keep test output quiet
             pass
 
+        def setup(self) -> None:
+            super().setup()
+            with server._lock:
+                server.connections += 1
+
         def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None, length: int | None = None):
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -246,7 +256,11 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                 server.total += 1
                 server.by_path[self.path] += 1
                 server.arrivals.append(time.monotonic())
-            if self.path.rstrip("/").endswith("/models"):
+            if self.path == "/_answered":  # the benchmarks' look at the server's own lateness (`answered`)
+                with server._lock:
+                    report = {"answered": list(server.answered), "connections": server.connections}
+                self._send(200, json.dumps(report).encode())
+            elif self.path.rstrip("/").endswith("/models"):
                 self._send(200, json.dumps({"object": "list", "data": []}).encode())
             elif server.batch_api.handles(self.path):
                 self._send_batch_api(*server.batch_api.get(self.path, self.headers.get("Authorization", "")))
@@ -287,8 +301,10 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (e.g. its timeout); nothing to answer
             finally:
+                done = time.monotonic()
                 with server._lock:
                     server.in_flight -= 1
+                    server.answered.append((arrived, done))
 
         def _answer(self, body: dict, model: str, fault: str | None) -> None:
             if not self.path.endswith("/chat/completions"):
