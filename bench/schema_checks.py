@@ -209,13 +209,13 @@ def demo_calls(home: Path) -> list[tuple[str, str | None]]:
     names = {check_name(check) for check in _schema_checks()}
     calls = []
     with dg.DagsterInstance.from_config(str(home / "dagster_home")) as instance:
-        records = instance.get_event_records(dg.EventRecordsFilter(dg.DagsterEventType.ASSET_CHECK_EVALUATION),
-                                             ascending=True)
-        for record in records:
-            evaluation = record.event_log_entry.dagster_event.event_specific_data
-            name = f"{evaluation.asset_key.to_user_string()}:{evaluation.check_name}"
-            if name in names:
-                calls.append((name, evaluation.partition))
+        for run in sorted(instance.get_run_records(), key=lambda record: record.create_timestamp):
+            for event in instance.all_logs(run.dagster_run.run_id,
+                                           of_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION):
+                evaluation = event.dagster_event.event_specific_data
+                name = f"{evaluation.asset_key.to_user_string()}:{evaluation.check_name}"
+                if name in names:
+                    calls.append((name, evaluation.partition))
     return calls
 
 
