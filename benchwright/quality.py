@@ -251,10 +251,10 @@ def validate_frame(df: pd.DataFrame, expectations: list[dict]) -> QualityReport:
 
     Unknown spec types raise ValueError before anything is validated.
     """
+    _quiet_gx_logs()
+    suite = _suite(expectations)  # imports GX on the first call, its logs quieted
     from great_expectations.validator.v1_validator import Validator
 
-    _quiet_gx_logs()
-    suite = _suite(expectations)
     # The validator GX's `Batch.validate` would make, made directly: the frame is loaded once (GX fingerprints
     # it at each load) instead of once for a batch and again for its validator.
     validator = Validator(batch_definition=_frames_batch_definition(),
