@@ -5,7 +5,9 @@ great_expectations is imported on the first validation because importing it cost
 paths (and the Dagster code location) never validate anything.
 
 A check step is cheap after that: the process keeps one GX context with one pandas data source and
-batch definition (a frame is a batch parameter), and one expectation suite per spec list, built once.
+batch definition (a frame is a batch parameter), and one expectation suite per spec list, built once. GX's
+cost is per expectation (it builds a metric graph for each, whatever the rows), so a suite holds as few
+expectations as say the same thing: a ``columns_exist`` spec is one table-level expectation, not one per column.
 
 Spec types:
 
@@ -69,7 +71,9 @@ def _to_expectations(spec: dict) -> list:
 
     kind = spec.get("type")
     if kind == "columns_exist":
-        return [gxe.ExpectColumnToExist(column=c) for c in spec["columns"]]
+        # One expectation on the table's columns instead of one per column (each costs GX a metric graph);
+        # a missing column is still reported as its own failure and counted as its own check (`_failures`).
+        return [gxe.ExpectTableColumnsToMatchSet(column_set=list(spec["columns"]), exact_match=False)]
     if kind == "column_not_null":
         return [gxe.ExpectColumnValuesToNotBeNull(column=spec["column"])]
     if kind in ("column_values_between", "column_values_in_set"):
@@ -106,24 +110,60 @@ def _plain(value: Any) -> Any:
     return value if isinstance(value, (str, int, float, bool)) else str(value)
 
 
+def _failures(result) -> list[dict]:
+    """The failures one GX result stands for: one per missing column for a ``columns_exist`` spec."""
+    config = result.expectation_config
+    observed = (result.result or {}).get("observed_value")
+    if config.type == "expect_table_columns_to_match_set" and observed is not None:
+        present = set(observed)
+        return [{"expectation": "expect_column_to_exist", "columns": [column], "observed": "column missing"}
+                for column in config.kwargs["column_set"] if column not in present]
+    return [_failure(result)]
+
+
+def _identity(config) -> str:
+    """An expectation's type and arguments: the same for the suite's copy and a result's (GX adds the batch)."""
+    kwargs = {k: v for k, v in config.kwargs.items() if k != "batch_id"}
+    return json.dumps([config.type, kwargs], sort_keys=True, default=str)
+
+
+def _checks_in(config) -> int:
+    """How many checks one GX expectation counts for: a ``columns_exist`` spec one per column, as reported
+    when each column was an expectation of its own."""
+    if config.type == "expect_table_columns_to_match_set":
+        return len(config.kwargs["column_set"])
+    return 1
+
+
+def _stage(result) -> int:
+    """0: an error stopped the expectation while GX planned its metrics (its info is the error's own);
+    1: while they were computed (its info is keyed by metric); 2: it was evaluated."""
+    info = result.exception_info or {}
+    if info.get("exception_message"):
+        return 0
+    return 1 if _error(result) else 2
+
+
+def _error(result) -> str | None:
+    """The message of the error that stopped an expectation, if one did."""
+    error = (result.exception_info or {}).get("exception_message")
+    if error is None:
+        # exception_info is keyed by metric id when a metric raised (e.g. the column is missing).
+        for info in (result.exception_info or {}).values():
+            if isinstance(info, dict) and info.get("exception_message"):
+                return info["exception_message"]
+    return error or None
+
+
 def _failure(result) -> dict:
     config = result.expectation_config
     kwargs = config.kwargs
     columns = list(kwargs["column_list"]) if "column_list" in kwargs else [kwargs.get("column")]
     body = result.result or {}
     failure: dict = {"expectation": config.type, "columns": columns}
-    error = (result.exception_info or {}).get("exception_message")
-    if error is None:
-        # exception_info is keyed by metric id when a metric raised (e.g. the column is missing).
-        for info in (result.exception_info or {}).values():
-            if isinstance(info, dict) and info.get("exception_message"):
-                error = info["exception_message"]
-                break
+    error = _error(result)
     if error:
         failure["observed"] = str(error)
-        return failure
-    if config.type == "expect_column_to_exist":
-        failure["observed"] = "column missing"
         return failure
     count = body.get("unexpected_count")
     values = [_plain(c["value"]) for c in body.get("partial_unexpected_counts", [])][:MAX_UNEXPECTED_VALUES]
@@ -212,16 +252,30 @@ def validate_frame(df: pd.DataFrame, expectations: list[dict]) -> QualityReport:
     Unknown spec types raise ValueError before anything is validated.
     """
     _quiet_gx_logs()
-    suite = _suite(expectations)
-    batch = _frames_batch_definition().get_batch(batch_parameters={"dataframe": _wide_integers(df)})
+    suite = _suite(expectations)  # imports GX on the first call, its logs quieted
+    from great_expectations.validator.v1_validator import Validator
+
+    # The validator GX's `Batch.validate` would make, made directly: the frame is loaded once (GX fingerprints
+    # it at each load) instead of once for a batch and again for its validator.
+    validator = Validator(batch_definition=_frames_batch_definition(),
+                          batch_parameters={"dataframe": _wide_integers(df)}, result_format="BOOLEAN_ONLY")
     # Most frames pass: a yes/no pass skips GX's unexpected-value lists; only a failing frame is
-    # validated again for the counts and examples its failures report.
-    result = batch.validate(suite, result_format="BOOLEAN_ONLY")
+    # validated again for the counts and examples its failures report, by the same validator, whose
+    # metrics computed in the first pass are kept.
+    result = validator.validate_expectation_suite(suite)
     if not result.success:
-        result = batch.validate(suite, result_format="SUMMARY")
-    failures = [_failure(r) for r in result.results if not r.success]
+        validator.result_format = "SUMMARY"
+        result = validator.validate_expectation_suite(suite)
+    # The order GX lists them in for this suite as it was before (an expectation per column): those an error
+    # stopped as their metrics were planned, then as they were computed (e.g. a missing column), then the
+    # rest; each part in the suite's order.
+    failed = [r for r in result.results if not r.success]
+    if failed:
+        position = {_identity(config): i for i, config in enumerate(suite.expectation_configurations)}
+        failed.sort(key=lambda r: (_stage(r), position[_identity(r.expectation_config)]))
+    failures = [failure for r in failed for failure in _failures(r)]
     return QualityReport(
         success=bool(result.success),
-        evaluated=int(result.statistics["evaluated_expectations"]),
+        evaluated=sum(_checks_in(r.expectation_config) for r in result.results),
         failures=failures,
     )

@@ -260,3 +260,35 @@ def test_columns_named_lists_each_column_once_in_order():
         "model", "judge", "item_id", "raw_text", "score_a", "score_b", "parse_ok"]
     assert columns_named([{"type": "column_not_null", "column": "a"},
                           {"type": "columns_unique", "columns": ["b", "a"]}]) == ["a", "b"]
+
+
+def test_a_bad_frame_fails_on_each_fault_at_once():
+    # Wrong type (text scores), out of range, a null, a missing column: each reported, in the suite's order
+    # (the errors that stopped an expectation first, as GX lists them), and every check counted.
+    df = pd.DataFrame({"model": ["m1", "m2", "m3"], "judge": "j", "item_id": "i1", "raw_text": ["a", None, "c"],
+                       "score_a": ["8", "nine", "7"], "score_b": [7.0, 12.0, None]})
+    report = validate_frame(df, SUITES["creation_vfs_judgments"])
+    assert not report.success
+    assert report.evaluated == 7 + 2 + 1  # one per column of columns_exist, two ranges, the key
+    assert [(f["expectation"], f["columns"]) for f in report.failures] == [
+        ("expect_column_values_to_be_between", ["score_a"]),
+        ("expect_column_to_exist", ["parse_ok"]),
+        ("expect_column_values_to_be_between", ["score_b"]),
+    ]
+    assert "same type" in report.failures[0]["observed"]
+    assert report.failures[1]["observed"] == "column missing"
+    assert report.failures[2]["unexpected_count"] == 1 and report.failures[2]["unexpected_values"] == [12.0]
+    nulls = validate_frame(df, [{"type": "column_not_null", "column": "raw_text"}])
+    assert failure_for(nulls, "expect_column_values_to_not_be_null")["unexpected_count"] == 1
+
+
+def test_columns_exist_is_one_expectation_yet_reports_and_counts_each_column():
+    from benchwright.quality import _suite
+
+    spec = [{"type": "columns_exist", "columns": ["a", "b", "c", "d"]}]
+    assert len(_suite(spec).expectation_configurations) == 1  # GX's cost is per expectation
+    report = validate_frame(pd.DataFrame({"c": [1], "a": [2], "other": [3]}), spec)
+    assert not report.success and report.evaluated == 4
+    assert report.failures == [{"expectation": "expect_column_to_exist", "columns": [column], "observed": "column missing"}
+                               for column in ("b", "d")]
+    assert validate_frame(pd.DataFrame({"d": [1], "c": [1], "b": [1], "a": [1], "e": [1]}), spec).success
