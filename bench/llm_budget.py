@@ -36,7 +36,8 @@ def _child(budgeted: bool, base_url: str, calls: int, results) -> None:
 
     litellm.register_model({MODEL: {"input_cost_per_token": 1e-7, "output_cost_per_token": 1e-7,
                                     "litellm_provider": "openai", "mode": "chat"}})
-    runner = LLMRunner(str(Path(tempfile.mkdtemp(prefix="benchwright-llm-budget-")) / "llm.sqlite"), timeout_s=60,
+    folder = tempfile.TemporaryDirectory(prefix="benchwright-llm-budget-")  # removed when the process ends
+    runner = LLMRunner(str(Path(folder.name) / "llm.sqlite"), timeout_s=60,
                        max_retries=0, provider_limits={"openai": ProviderLimits(max_in_flight=CONCURRENCY)})
     limits = {MODEL: ModelLimits(max_concurrency=CONCURRENCY, budget_usd=1e6 if budgeted else None)}
 
@@ -50,6 +51,8 @@ def _child(budgeted: bool, base_url: str, calls: int, results) -> None:
     cpu, started = time.process_time(), time.perf_counter()
     batch("measured", calls)
     results.put({"cpu_s": time.process_time() - cpu, "wall_s": time.perf_counter() - started})
+    runner.close()
+    folder.cleanup()  # each round's cache and slots files: 52 folders were left in /tmp before
 
 
 def _measure(budgeted: bool, base_url: str, calls: int) -> dict:
