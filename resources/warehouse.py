@@ -315,7 +315,8 @@ class Warehouse(DuckDBResource):
         may read a table filled before it. Returns the rows inserted per table.
 
         For results too large to travel through pandas and back (creation_comparisons' item tables: every pair
-        of candidates × item × judge, 7.6 million rows at 100 candidates: ≈ 4.7 GB at peak through pandas, bench/comparisons_memory.py)."""
+        of candidates × item × judge, 7.6 million rows at 100 candidates: ≈ 4.7 GB at peak through pandas,
+        bench/comparisons_memory.py)."""
         written: dict[str, int] = {}
         with self.session() as con:
             con.execute("BEGIN TRANSACTION")
