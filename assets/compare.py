@@ -8,7 +8,7 @@ from assets.common import EAGER
 from assets.creation import PANEL_JUDGMENTS, creation_pairwise_judgments
 from benchwright import compare, steps
 from benchwright.paths import sql_file
-from resources.warehouse import Warehouse
+from resources.warehouse import Warehouse, read_sql
 
 QUERIES = {  # table -> the query that fills it (each summary reads the item table written before it)
     "comparison_model_items": "core/queries/compare/model_items.sql",
@@ -29,15 +29,15 @@ QUERIES = {  # table -> the query that fills it (each summary reads the item tab
                 "on the same judged items (the same figures from the candidate's side, plus exact agreement).",
 )
 def creation_comparisons(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
-    tables = {}
-    for table, query in QUERIES.items():
-        tables[table] = warehouse.query_file(query)
-        warehouse.replace_rows(table, tables[table], match={})
-    models, judges = tables["comparison_models"], tables["comparison_judges"]
+    # Filled in DuckDB, never through pandas: the model item table is every pair of candidates × judge × item
+    # (7.6 million rows at 100 candidates × 2 judges × 765 items); only the pair summaries are read back.
+    written = warehouse.fill_from_queries([(table, read_sql(query)) for table, query in QUERIES.items()])
+    models = warehouse.query("SELECT * FROM comparison_models")
+    judges = warehouse.query("SELECT * FROM comparison_judges")
     return dg.MaterializeResult(metadata={
         "model_pairs": int(len(models) // 2), "judge_pairs": int(len(judges[judges["model"] == "all"]) // 2),
-        "items_compared": int(len(tables["comparison_model_items"])),
-        "units_compared": int(len(tables["comparison_judge_items"])),
+        "items_compared": int(written["comparison_model_items"]),
+        "units_compared": int(written["comparison_judge_items"]),
         "preview": dg.MetadataValue.md("**Candidates** (per judge)\n\n" + compare.preview(models, "models")
                                        + "\n\n**Judges** (all models)\n\n"
                                        + compare.preview(judges[judges["model"] == "all"], "judges")),

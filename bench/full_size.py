@@ -239,6 +239,9 @@ def measure(external: Path, scale: float, workers: int | None = None, candidates
     for phase in phases:
         phase["steps_by_group_s"] = steps_by_group(phase, group_of)
     print(phase_table(phases))
+    for phase in phases:
+        groups = ", ".join(f"{group} {seconds:.1f} s" for group, seconds in phase["steps_by_group_s"].items())
+        print(f"{phase['phase']}: step time by group: {groups}; slowest steps: {slowest_steps(phase)}")
     if cold_then_noop:
         cold, noop = phases
         summary = (f"scale {scale}, {candidates} candidates × {judges} judges; cold {cold['wall_s']:.1f} s, "
@@ -265,9 +268,6 @@ def measure(external: Path, scale: float, workers: int | None = None, candidates
                f"{verdict(targets['plus_candidate_over_share'], 2)}); +1 judge {plus_judge['wall_s']:.1f} s vs share "
                f"{judge_share:.1f} s (cold judging {cold_judging:.1f} s): {targets['plus_judge_over_share']:.2f}× "
                f"(≤ 2: {verdict(targets['plus_judge_over_share'], 2)}); {noop_per_partition(noop)}")
-    for phase in phases:
-        groups = ", ".join(f"{group} {seconds:.1f} s" for group, seconds in phase["steps_by_group_s"].items())
-        print(f"{phase['phase']}: step time by group: {groups}; slowest steps: {slowest_steps(phase)}")
     return {"summary": summary, "scale": scale, "cold_judging_s": cold_judging, **targets,
             "phases": [{k: v for k, v in p.items() if k != "by_step_s"} for p in phases]}
 

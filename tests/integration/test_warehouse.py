@@ -204,6 +204,27 @@ def test_write_tables_is_all_or_nothing_and_matches_lists(warehouse):
     assert len(warehouse.query("SELECT * FROM generations WHERE model = 'm3'")) == 2
 
 
+def test_fill_from_queries_replaces_whole_tables_in_order_and_all_or_nothing(warehouse):
+    old = pd.DataFrame({"benchmark": ["urs"], "dataset": ["old"], "location": ["old:1"], "reason": ["gone"]})
+    warehouse.replace_rows("dataset_problems", old, {})
+    problems = ("SELECT 'creation' AS benchmark, 'd' AS dataset, 'f:' || i AS location, 'bad' AS reason "
+                "FROM range(3) t(i) ORDER BY i;\n")
+    # The second query reads the rows the first wrote in the same transaction, not the old ones.
+    items = "SELECT 'J' AS judge, 'a' AS model_a, 'b' AS model_b, location AS item_id FROM dataset_problems"
+    fills = [("dataset_problems", problems), ("comparison_model_items", items)]
+    assert warehouse.fill_from_queries(fills) == {"dataset_problems": 3, "comparison_model_items": 3}
+    assert warehouse.fill_from_queries(fills) == {"dataset_problems": 3, "comparison_model_items": 3}  # no duplicates
+    assert sorted(warehouse.query("SELECT item_id FROM comparison_model_items")["item_id"]) == ["f:0", "f:1", "f:2"]
+    # A failing query (judge is NOT NULL) undoes the fills before it.
+    with pytest.raises(duckdb.Error):
+        warehouse.fill_from_queries([("dataset_problems", "SELECT 'x' AS benchmark, 'd' AS dataset, 'l' AS location, "
+                                                          "'r' AS reason"),
+                                     ("comparison_model_items", "SELECT NULL AS judge, 'a' AS model_a, 'b' AS model_b, "
+                                                                "'i' AS item_id")])
+    assert len(warehouse.query("SELECT * FROM dataset_problems")) == 3
+    assert len(warehouse.query("SELECT * FROM comparison_model_items")) == 3
+
+
 def test_a_warehouse_made_before_the_annotation_columns_gains_them_and_keeps_its_rows(tmp_path):
     path = tmp_path / "old.duckdb"
     con = duckdb.connect(str(path))
