@@ -153,13 +153,14 @@ def calls_by_benchmark(instance, run_ids: set[str]) -> dict[str, int]:
     return totals
 
 
-def run_phase(name: str, instance, resources: dict, asset_config: dict, home: Path, workers: int | None) -> dict:
+def run_phase(name: str, instance, resources: dict, asset_config: dict, home: Path, workers: int | None,
+              parallel_runs: int | None = None) -> dict:
     from scripts.orchestrate import materialize_everything
 
     before = {r.dagster_run.run_id for r in instance.get_run_records()}
     started, cpu_started = time.perf_counter(), time.process_time()
     summary = materialize_everything(instance, resources, log=lambda _msg: None, force=False,
-                                     asset_config=asset_config, workers=workers)
+                                     asset_config=asset_config, workers=workers, parallel_runs=parallel_runs)
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     asset_partitions = summary["up_to_date"] + len(summary["materialized"])
     run_ids = {r.dagster_run.run_id for r in instance.get_run_records()} - before
@@ -212,8 +213,14 @@ def noop_per_partition(noop: dict) -> str:
 
 
 def measure(external: Path, scale: float, workers: int | None = None, candidates: int = CANDIDATES,
-            judges: int = JUDGES, cold_then_noop: bool = False) -> dict:
+            judges: int = JUDGES, cold_then_noop: bool = False, parallel_runs: int | None = None) -> dict:
     import dagster as dg
+
+    from scripts.orchestrate import default_workers
+
+    # What the main job will use: the options, else its own defaults (BENCHWRIGHT_WORKERS / _PARALLEL_RUNS, 1).
+    workers = workers or default_workers()
+    parallel_runs = parallel_runs or int(os.environ.get("BENCHWRIGHT_PARALLEL_RUNS", "").strip() or 1)
 
     with tempfile.TemporaryDirectory(prefix="benchwright-full-") as tmp:
         home = Path(tmp)
@@ -235,7 +242,8 @@ def measure(external: Path, scale: float, workers: int | None = None, candidates
                 ("+1 judge", candidates + 1, judges + 1), ("no-op", candidates + 1, judges + 1)]
             for name, phase_candidates, phase_judges in plan:
                 write_registry(home, phase_candidates, phase_judges)
-                phases.append(run_phase(name, instance, default_resources(home), asset_config, home, workers))
+                phases.append(run_phase(name, instance, default_resources(home), asset_config, home, workers,
+                                        parallel_runs))
     for phase in phases:
         phase["steps_by_group_s"] = steps_by_group(phase, group_of)
     print(phase_table(phases))
@@ -244,11 +252,13 @@ def measure(external: Path, scale: float, workers: int | None = None, candidates
         print(f"{phase['phase']}: step time by group: {groups}; slowest steps: {slowest_steps(phase)}")
     if cold_then_noop:
         cold, noop = phases
-        summary = (f"scale {scale}, {candidates} candidates × {judges} judges; cold {cold['wall_s']:.1f} s, "
+        summary = (f"scale {scale}, {candidates} candidates × {judges} judges, {workers} step process(es), "
+                   f"{parallel_runs} run(s) at once; cold {cold['wall_s']:.1f} s, "
                    f"{cold['calls']:,} calls, {cold['runs']} runs; no-op {noop['wall_s']:.1f} s "
                    f"({noop['cpu_s']:.1f} s CPU) / {noop['runs']} runs / {noop['calls']} calls: ÷ cold "
                    f"{noop['wall_s'] / cold['wall_s']:.2f}; {noop_per_partition(noop)}")
-        return {"summary": summary, "scale": scale, "candidates": candidates, "judges": judges,
+        return {"summary": summary, "scale": scale, "candidates": candidates, "judges": judges, "workers": workers,
+                "parallel_runs": parallel_runs,
                 "noop_cpu_per_partition_ms": noop["cpu_s"] / noop["asset_partitions"] * 1000,
                 "phases": [{k: v for k, v in p.items() if k != "by_step_s"} for p in phases]}
     cold, plus_model, plus_judge, noop = phases
@@ -261,7 +271,7 @@ def measure(external: Path, scale: float, workers: int | None = None, candidates
     }
     verdict = lambda ratio, limit: "met" if ratio <= limit else "missed"  # noqa: E731
     split = ", ".join(f"{b} {n:,}" for b, n in cold["calls_by_benchmark"].items())
-    summary = (f"scale {scale}, {workers or 'one per core'} step processes; cold {cold['wall_s']:.1f} s, {cold['calls']:,} calls ({split}); "
+    summary = (f"scale {scale}, {workers} step process(es), {parallel_runs} run(s) at once; cold {cold['wall_s']:.1f} s, {cold['calls']:,} calls ({split}); "
                f"no-op {noop['wall_s']:.1f} s / {noop['calls']} calls: ÷ cold {targets['noop_over_cold']:.2f} "
                f"(≤ 0.10: {verdict(targets['noop_over_cold'], 0.10)}); +1 candidate {plus_model['wall_s']:.1f} s vs "
                f"share {model_share:.1f} s: {targets['plus_candidate_over_share']:.2f}× (≤ 2: "
@@ -279,13 +289,18 @@ def main() -> None:
     parser.add_argument("--judges", type=int, default=JUDGES, help="simulated judges (default 2)")
     parser.add_argument("--cold-then-noop", action="store_true",
                         help="only the cold run and the no-op (no +1 candidate, no +1 judge)")
-    parser.add_argument("--workers", type=int, default=None, help="step processes at once (default: one per core)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="step processes at once (default: the main job's, BENCHWRIGHT_WORKERS or 1)")
+    parser.add_argument("--parallel-runs", type=int, default=None,
+                        help="runs of a stage at once (default: BENCHWRIGHT_PARALLEL_RUNS or 1, the main job's for "
+                             "simulated models)")
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "external",
                         help="the external data folder holding urs/data/data_all.csv")
     args = parser.parse_args()
     emit("Full size: cold / +1 candidate / +1 judge / no-op", **measure(args.data.resolve(), args.scale, args.workers,
                                                                              args.candidates, args.judges,
-                                                                             args.cold_then_noop))
+                                                                             args.cold_then_noop,
+                                                                             args.parallel_runs))
 
 
 if __name__ == "__main__":
