@@ -20,8 +20,11 @@ def test_a_benchmark_defined_outside_the_repository_runs_in_the_main_job(main_jo
     run, home, plugin = main_job["first"], main_job["home"], main_job["plugin"]
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "(0 failed)" in run.stdout
-    # Its runs: one per registered candidate, like every benchmark's generations.
-    assert "materializing tiny_generations [sim-strong]" in run.stdout
+    # Its generations run per registered candidate, in the run of that candidate's generations (a stage).
+    runs = [line[len("materializing "):-len(" [sim-strong]")].split(", ") for line in run.stdout.splitlines()
+            if line.startswith("materializing ") and line.endswith(" [sim-strong]")]
+    with_tiny = [assets for assets in runs if "tiny_generations" in assets]
+    assert len(with_tiny) == 1 and "creation_generations" in with_tiny[0], runs
     # Its report, printed after ours, from its own view in the analyst snapshot.
     report = run.stdout[run.stdout.index("== Tiny benchmark (mean words per answer) =="):]
     assert "mean_words" in report.splitlines()[1] and "sim-strong" in report

@@ -54,8 +54,10 @@ def test_a_process_that_froze_objects_itself_keeps_its_freeze(tmp_path, frozen_d
         frozen = gc.get_freeze_count()
         with LLMRunner(str(tmp_path / "cache.sqlite")) as runner:
             runner.run([_request("four")])
-        assert gc.get_freeze_count() == frozen  # neither unfrozen nor grown by the run
-        assert frozen_during_calls == [frozen]
+        # Neither unfrozen nor frozen again by the run: the count only loses the frozen objects freed meanwhile
+        # (a freeze by the runner would add every object made since, an unfreeze empty it).
+        assert 0 < gc.get_freeze_count() <= frozen
+        assert len(frozen_during_calls) == 1 and 0 < frozen_during_calls[0] <= frozen
     finally:
         gc.unfreeze()
 
