@@ -537,15 +537,16 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
         fresh: set = set()
         waiting: set = set()
         by_partitions: dict = {}
-        for key in stage:
-            if graph.get(key).is_materializable and key in outside:
+        for key in stage:  # a stage holds only materializable assets (run_stages)
+            if key in outside:
                 if among is None:
                     summary["out_of_scope"].append(key.to_user_string())
-            elif graph.get(key).is_materializable and (only is None or key.to_user_string() in only):
+            elif only is None or key.to_user_string() in only:
                 by_partitions.setdefault(graph.get(key).partitions_def, []).append(key)
+        looked_at = None if among is None else {key for key, _ in among}
         if not force:  # the stage's event-log reads in a few queries per asset, not one per partition and parent
             resolver.prefetch(key for keys in by_partitions.values() for key in keys
-                              if among is None or any(pair[0] == key for pair in among))
+                              if looked_at is None or key in looked_at)
         for partitions_def, keys in by_partitions.items():
             if partitions_def not in partition_keys:
                 raise ValueError(f"{[k.to_user_string() for k in keys]}: unsupported partitions {partitions_def}; "
