@@ -99,14 +99,17 @@ def _redact(text: str) -> tuple[str, int]:
 
 
 class _RateLimiter:
-    """Spaces request starts at least 60/rpm seconds apart (smooth, no bursts)."""
+    """Spaces request starts at least `interval` seconds apart (smooth, no bursts): 60/rpm for a model's rpm; none
+    while the interval is 0."""
 
-    def __init__(self, rpm: int):
-        self.interval = 60.0 / rpm
+    def __init__(self, rpm: float | None = None):
+        self.interval = 60.0 / rpm if rpm else 0.0
         self.next_at = 0.0
         self.lock = asyncio.Lock()
 
     async def wait(self) -> None:
+        if not self.interval:
+            return
         async with self.lock:
             now = time.monotonic()
             start = max(now, self.next_at)
@@ -115,7 +118,7 @@ class _RateLimiter:
             await asyncio.sleep(start - now)
 
 
-class _StartSpacing:
+class _StartSpacing(_RateLimiter):
     """Spaces the starts of one model's calls at least a share of (its latency ÷ its calls in flight) apart.
 
     Calls started together come back together, and the event loop then works on all of them in turn: each call's
@@ -131,21 +134,13 @@ class _StartSpacing:
     SHARE = 0.75  # of latency ÷ calls in flight: faster than the calls in flight can go, so it does not bind
 
     def __init__(self, concurrency: int):
+        super().__init__()  # no interval until a latency is known
         self.concurrency = max(1, concurrency)
         self.latency_s: float | None = None
-        self.next_at = 0.0
 
     def observe(self, latency_s: float) -> None:
         self.latency_s = latency_s if self.latency_s is None else min(self.latency_s, latency_s)
-
-    async def wait(self) -> None:
-        if self.latency_s is None:
-            return
-        now = time.monotonic()
-        start = max(now, self.next_at)
-        self.next_at = start + self.SHARE * self.latency_s / self.concurrency
-        if start > now:
-            await asyncio.sleep(start - now)
+        self.interval = self.SHARE * self.latency_s / self.concurrency
 
 
 class LLMRunner:
