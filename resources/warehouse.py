@@ -52,18 +52,25 @@ def _main_columns(con: duckdb.DuckDBPyConnection, kind: str = "TABLE") -> dict[s
     return {name: columns for name, found, columns in rows if found == kind}
 
 
+@contextmanager
+def _transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """One transaction on `con`: committed when the block ends, rolled back if it raises."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
 def _comment_tables(con: duckdb.DuckDBPyConnection, texts: list[str]) -> None:
     """COMMENT ON every table and column the DDL's own comments describe (benchwright.sql_comments)."""
     statements, _ = table_statements(texts, _main_columns(con))
     if statements:
         # One transaction: each COMMENT ON alone would commit (and write the catalog) on its own, ten times slower.
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with _transaction(con):
             con.execute(";\n".join(statements))
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
 
 
 def _apply_schema(con: duckdb.DuckDBPyConnection) -> None:
@@ -287,26 +294,20 @@ class Warehouse(DuckDBResource):
         Returns the rows inserted.
         """
         written = 0
-        with self.session() as con:
-            con.execute("BEGIN TRANSACTION")
-            try:
-                for table, rows, match in writes:
-                    table = _identifier(table)
-                    if match is not None:
-                        where = " AND ".join(
-                            f"list_contains(?, {_identifier(col)})" if isinstance(value, (list, tuple))
-                            else f"{_identifier(col)} = ?" for col, value in match.items()) or "TRUE"
-                        con.execute(f"DELETE FROM {table} WHERE {where}",
-                                    [list(v) if isinstance(v, tuple) else v for v in match.values()])
-                    if len(rows):
-                        con.register("incoming_rows", rows)
-                        con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming_rows")
-                        con.unregister("incoming_rows")
-                        written += len(rows)
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
+        with self.session() as con, _transaction(con):
+            for table, rows, match in writes:
+                table = _identifier(table)
+                if match is not None:
+                    where = " AND ".join(
+                        f"list_contains(?, {_identifier(col)})" if isinstance(value, (list, tuple))
+                        else f"{_identifier(col)} = ?" for col, value in match.items()) or "TRUE"
+                    con.execute(f"DELETE FROM {table} WHERE {where}",
+                                [list(v) if isinstance(v, tuple) else v for v in match.values()])
+                if len(rows):
+                    con.register("incoming_rows", rows)
+                    con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming_rows")
+                    con.unregister("incoming_rows")
+                    written += len(rows)
         return written
 
     def fill_from_queries(self, fills: list[tuple[str, str]]) -> dict[str, int]:
@@ -318,17 +319,11 @@ class Warehouse(DuckDBResource):
         of candidates × item × judge, 7.6 million rows at 100 candidates: ≈ 4.7 GB at peak through pandas,
         bench/comparisons_memory.py)."""
         written: dict[str, int] = {}
-        with self.session() as con:
-            con.execute("BEGIN TRANSACTION")
-            try:
-                for table, sql in fills:
-                    name = _identifier(table)
-                    con.execute(f"DELETE FROM {name}")
-                    written[table] = con.execute(f"INSERT INTO {name} BY NAME {sql.strip().rstrip(';')}").fetchone()[0]
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
+        with self.session() as con, _transaction(con):
+            for table, sql in fills:
+                name = _identifier(table)
+                con.execute(f"DELETE FROM {name}")
+                written[table] = con.execute(f"INSERT INTO {name} BY NAME {sql.strip().rstrip(';')}").fetchone()[0]
         return written
 
     def add_new_rows(self, table: str, rows: pd.DataFrame, key: list[str]) -> int:
@@ -358,30 +353,24 @@ class Warehouse(DuckDBResource):
         See benchwright.loading (the drop-folder contract). Returns stored / duplicates / known counts.
         """
         benchmark, dataset = problems_of
-        with self.session() as con:
-            con.execute("BEGIN TRANSACTION")
-            try:
-                stored: dict[tuple, tuple] = {}
-                if len(rows):
-                    con.register("incoming_keys", rows[key].drop_duplicates())
-                    on = " AND ".join(f"t.{_identifier(c)} = i.{c}" for c in key)
-                    columns = ", ".join([f"t.{c}" for c in key] + [f"t.{_identifier(c)}" for c in place])
-                    found = con.execute(f"SELECT {columns} FROM {_identifier(table)} t JOIN incoming_keys i ON {on}"
-                                        ).fetchall()
-                    con.unregister("incoming_keys")
-                    stored = {tuple(r[:len(key)]): tuple(r[len(key):]) for r in found}
-                new, duplicates, known = split_new_records(rows.to_dict("records"), stored, key, place)
-                _insert_new(con, table, pd.DataFrame(new, columns=rows.columns), [])
-                problems = pd.DataFrame([{"benchmark": benchmark, "dataset": dataset, "location": ":".join(d["place"]),
-                                          "reason": "duplicate of " + ":".join(d["first"])} for d in duplicates],
-                                        columns=["benchmark", "dataset", "location", "reason"])
-                _insert_new(con, "dataset_problems", problems, ["benchmark", "dataset", "location", "reason"])
-                for other, other_rows, other_key in also:
-                    _insert_new(con, other, other_rows, other_key)
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
+        with self.session() as con, _transaction(con):
+            stored: dict[tuple, tuple] = {}
+            if len(rows):
+                con.register("incoming_keys", rows[key].drop_duplicates())
+                on = " AND ".join(f"t.{_identifier(c)} = i.{c}" for c in key)
+                columns = ", ".join([f"t.{c}" for c in key] + [f"t.{_identifier(c)}" for c in place])
+                found = con.execute(f"SELECT {columns} FROM {_identifier(table)} t JOIN incoming_keys i ON {on}"
+                                    ).fetchall()
+                con.unregister("incoming_keys")
+                stored = {tuple(r[:len(key)]): tuple(r[len(key):]) for r in found}
+            new, duplicates, known = split_new_records(rows.to_dict("records"), stored, key, place)
+            _insert_new(con, table, pd.DataFrame(new, columns=rows.columns), [])
+            problems = pd.DataFrame([{"benchmark": benchmark, "dataset": dataset, "location": ":".join(d["place"]),
+                                      "reason": "duplicate of " + ":".join(d["first"])} for d in duplicates],
+                                    columns=["benchmark", "dataset", "location", "reason"])
+            _insert_new(con, "dataset_problems", problems, ["benchmark", "dataset", "location", "reason"])
+            for other, other_rows, other_key in also:
+                _insert_new(con, other, other_rows, other_key)
         return {"stored": len(new), "duplicates": len(duplicates), "known": known}
 
     def query(self, sql: str, params: list[Any] | None = None) -> pd.DataFrame:
