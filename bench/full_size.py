@@ -216,11 +216,13 @@ def measure(external: Path, scale: float, workers: int | None = None, candidates
             judges: int = JUDGES, cold_then_noop: bool = False, parallel_runs: int | None = None) -> dict:
     import dagster as dg
 
+    from benchwright.paths import count_setting
     from scripts.orchestrate import default_workers
 
-    # What the main job will use: the options, else its own defaults (BENCHWRIGHT_WORKERS / _PARALLEL_RUNS, 1).
+    # What the main job will use: the options, else its own defaults for simulated models (BENCHWRIGHT_WORKERS /
+    # BENCHWRIGHT_PARALLEL_RUNS, else 1), read as it reads them.
     workers = workers or default_workers()
-    parallel_runs = parallel_runs or int(os.environ.get("BENCHWRIGHT_PARALLEL_RUNS", "").strip() or 1)
+    parallel_runs = parallel_runs or count_setting("BENCHWRIGHT_PARALLEL_RUNS", 1)
 
     with tempfile.TemporaryDirectory(prefix="benchwright-full-") as tmp:
         home = Path(tmp)
