@@ -16,6 +16,7 @@ import assets
 import checks
 from benchwright import benchmarks
 from benchwright.paths import plugin_modules
+from checks.one_step import one_step_per_asset
 from resources import default_resources
 from resources.warehouse import read_sql
 from sensors.failed_calls import failed_calls_sensor
@@ -80,7 +81,9 @@ ASSETS = [*dg.load_assets_from_package_module(assets), *dg.load_assets_from_modu
 
 defs = dg.Definitions(
     assets=ASSETS,
-    asset_checks=[*dg.load_asset_checks_from_package_module(checks), *dg.load_asset_checks_from_modules(_plugins)],
+    # An asset's checks run in one step (checks/one_step.py); a plugin's own-decorator checks keep theirs.
+    asset_checks=one_step_per_asset([*dg.load_asset_checks_from_package_module(checks),
+                                     *dg.load_asset_checks_from_modules(_plugins)]),
     sensors=[registry_sensor, automation_sensor, benchmark_scores_sensor, orphaned_run_sensor, failed_calls_sensor,
              *benchmark_sensors()],
     resources=default_resources(),

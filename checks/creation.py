@@ -7,12 +7,12 @@ Partitioned checks run with the partition they guard, so a bad judge is caught i
 import dagster as dg
 import pandas as pd
 
-from assets.chosen import chosen
 from assets.creation import creation_generations
 from assets.creation import creation_pairwise_judgments, creation_vfs_judgments
 from assets.partitions import model_and_judge, model_judge_partitions
 from benchwright.creation import metrics
 from checks.factories import ParseFailureSpec, parse_failure_checks
+from checks.one_step import asset_check
 from checks.results import answer_injection_check
 from resources.warehouse import Warehouse, read_sql
 
@@ -28,9 +28,9 @@ creation_parse_failure_checks = parse_failure_checks([
 ])
 
 
-@chosen(dg.asset_check, asset=creation_pairwise_judgments, partitions_def=model_judge_partitions,
-                description="Position-swap consistency of the judge on this model's pairs (a WARN: it measures "
-                            "the judge, the data are not corrupt).")
+@asset_check(asset=creation_pairwise_judgments, partitions_def=model_judge_partitions,
+             description="Position-swap consistency of the judge on this model's pairs (a WARN: it measures "
+                         "the judge, the data are not corrupt).")
 def position_swap_consistency(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
     model, judge = model_and_judge(context)
     df = warehouse.query("SELECT * FROM creation_pairwise_judgments WHERE model = ? AND judge = ? AND error IS NULL",
@@ -49,8 +49,8 @@ def position_swap_consistency(context: dg.AssetCheckExecutionContext, warehouse:
     )
 
 
-@chosen(dg.asset_check, asset=creation_pairwise_judgments, partitions_def=model_judge_partitions, blocking=True,
-                description="No orphan judgments (every judged answer exists) and both orders present for every item.")
+@asset_check(asset=creation_pairwise_judgments, partitions_def=model_judge_partitions, blocking=True,
+             description="No orphan judgments (every judged answer exists) and both orders present for every item.")
 def pairwise_integrity(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
     model, judge = model_and_judge(context)
     orphans = warehouse.query(read_sql("creation/checks/creation_orphan_judgments.sql"), [model, judge])

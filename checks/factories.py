@@ -16,9 +16,9 @@ from dataclasses import dataclass
 import dagster as dg
 import pandas as pd
 
-from assets.chosen import chosen
 from assets.partitions import model_and_judge, model_judge_partitions, model_panel_partitions, models_partitions
 from benchwright.quality import columns_named
+from checks.one_step import asset_check
 from checks.results import PARSE_FAILURE_THRESHOLD, parse_failure_result, schema_result
 from resources.warehouse import Warehouse
 
@@ -72,8 +72,8 @@ def schema_check(spec: SchemaSpec) -> dg.AssetChecksDefinition:
         raise ValueError(f"{spec.table}: unknown scope {spec.scope!r}; use one of {sorted(_SCOPES)}")
     partitions = {"partitions_def": _SCOPES[spec.scope]} if _SCOPES[spec.scope] else {}
 
-    @chosen(dg.asset_check, asset=spec.asset, name=spec.name, **partitions, description=spec.description or
-                    f"Schema and ranges of {spec.report_as or spec.table} (great-expectations suite).")
+    @asset_check(asset=spec.asset, name=spec.name, **partitions, description=spec.description or
+                 f"Schema and ranges of {spec.report_as or spec.table} (great-expectations suite).")
     def _check(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
         df = _read_partition(warehouse, spec, context)
         if df.empty and spec.allow_empty:
@@ -99,8 +99,8 @@ class ParseFailureSpec:
 
 
 def parse_failure_check(spec: ParseFailureSpec) -> dg.AssetChecksDefinition:
-    @chosen(dg.asset_check, asset=spec.asset, name=spec.name, partitions_def=spec.partitions_def, blocking=True,
-                    description=spec.description)
+    @asset_check(asset=spec.asset, name=spec.name, partitions_def=spec.partitions_def, blocking=True,
+                 description=spec.description)
     def _check(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
         model, judge = model_and_judge(context)
         df = warehouse.query(f"SELECT raw_text, parse_ok, parse_problem, error FROM {spec.table} "

@@ -6,16 +6,16 @@ plugin's). Failed calls are asked again by the next run (sensors/failed_calls.py
 
 import dagster as dg
 
-from assets.chosen import chosen
 from assets.common import FAILED_CALLS_CHECK, failed_calls_result
 from assets.ledger import llm_assets
+from checks.one_step import asset_check
 from sensors.failed_calls import latest_metadata
 
 
 def failed_calls_check(asset: dg.AssetsDefinition) -> dg.AssetChecksDefinition:
-    @chosen(dg.asset_check, asset=asset, name=FAILED_CALLS_CHECK, partitions_def=asset.partitions_def, blocking=True,
-                    description="Share of the step's LLM requests that failed (ERROR above 10 %, WARN above 0); "
-                                "they are asked again by the next run")
+    @asset_check(asset=asset, name=FAILED_CALLS_CHECK, partitions_def=asset.partitions_def, blocking=True,
+                 description="Share of the step's LLM requests that failed (ERROR above 10 %, WARN above 0); "
+                             "they are asked again by the next run")
     def _check(context: dg.AssetCheckExecutionContext) -> dg.AssetCheckResult:
         partition = context.partition_key if asset.partitions_def is not None else None
         return failed_calls_result(latest_metadata(context.instance, asset.key, partition))

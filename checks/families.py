@@ -3,13 +3,14 @@
 import dagster as dg
 
 from assets.families import judge_self_preference
+from checks.one_step import asset_check
 from resources.warehouse import Warehouse
 
 
-@dg.asset_check(asset=judge_self_preference, name="judge_self_preference_below_threshold",
-                description="WARN when a judge's self-preference is certain (its 95 % interval is above 0) and "
-                            "above its benchmark's threshold (Creation: 0.10 win score, URS: 0.5 points): its "
-                            "scores of its own family's candidates are not to be trusted alone.")
+@asset_check(asset=judge_self_preference, name="judge_self_preference_below_threshold",
+             description="WARN when a judge's self-preference is certain (its 95 % interval is above 0) and "
+                         "above its benchmark's threshold (Creation: 0.10 win score, URS: 0.5 points): its "
+                         "scores of its own family's candidates are not to be trusted alone.")
 def judge_self_preference_below_threshold(warehouse: Warehouse) -> dg.AssetCheckResult:
     table = warehouse.query("SELECT * FROM judge_self_preference").sort_values(["benchmark", "judge"])
     flagged = table[table["flagged"].astype(bool)]

@@ -13,6 +13,7 @@ from assets.mmmt_if import (mmmt_if_autorater_judgments, mmmt_if_generations, mm
                             mmmt_if_turn_scores)
 from benchwright.mmmt_if import pif, prompts, suites
 from checks.factories import ParseFailureSpec, SchemaSpec, parse_failure_checks, schema_checks
+from checks.one_step import asset_check
 from checks.results import answer_injection_check, schema_result
 from resources.warehouse import Warehouse
 
@@ -22,8 +23,8 @@ PIF_TABLES = ("mmmt_if_summary", "mmmt_if_pif_by_turn", "mmmt_if_pif_by_count", 
               "mmmt_if_pif_n_k")
 
 
-@dg.asset_check(asset=mmmt_if_pif_metrics, blocking=True,
-                description="PIF-N-K never increases with K for any model and variant (PIF-N-i ≤ PIF-N-j for i > j).")
+@asset_check(asset=mmmt_if_pif_metrics, blocking=True,
+             description="PIF-N-K never increases with K for any model and variant (PIF-N-i ≤ PIF-N-j for i > j).")
 def mmmt_if_pif_n_k_monotone(warehouse: Warehouse) -> dg.AssetCheckResult:
     table = warehouse.query("SELECT model, variant, k, pif_n_k FROM mmmt_if_pif_n_k")
     violations = pif.n_k_violations(table)
@@ -35,8 +36,8 @@ def mmmt_if_pif_n_k_monotone(warehouse: Warehouse) -> dg.AssetCheckResult:
     )
 
 
-@dg.asset_check(asset=mmmt_if_pif_metrics, name="schema_and_ranges",
-                description="Every PIF, bound, PIF-IQR-N and PIF-N-K of the metric tables in [0, 1]; unique keys.")
+@asset_check(asset=mmmt_if_pif_metrics, name="schema_and_ranges",
+             description="Every PIF, bound, PIF-IQR-N and PIF-N-K of the metric tables in [0, 1]; unique keys.")
 def mmmt_if_metrics_schema(warehouse: Warehouse) -> dg.AssetCheckResult:
     with warehouse.session() as con:  # one session for the five tables (each costs tens of ms to open)
         tables = {name: con.execute(f"SELECT * FROM {name}").df() for name in PIF_TABLES}

@@ -12,10 +12,10 @@ model-partitioned asset passes ``params`` and then the partition's model to the 
 
 import dagster as dg
 
-from assets.chosen import chosen
 from assets.partitions import models_partitions
 from benchwright import benchmarks
 from benchwright.benchmarks import ResidualPII
+from checks.one_step import asset_check
 from checks.results import pii_result
 from resources.warehouse import Warehouse
 
@@ -37,7 +37,7 @@ def residual_pii_check(spec: ResidualPII) -> dg.AssetChecksDefinition:
     """The blocking check a spec describes: passes when its query's texts hold no personal data."""
     partitions = {"partitions_def": models_partitions} if spec.by_model else {}
 
-    @chosen(dg.asset_check, asset=spec.asset, name=spec.name, blocking=True, description=spec.description, **partitions)
+    @asset_check(asset=spec.asset, name=spec.name, blocking=True, description=spec.description, **partitions)
     def _check(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
         return residual_pii_result(warehouse, spec, context.partition_key if spec.by_model else None)
 

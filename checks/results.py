@@ -9,10 +9,10 @@ the factory in checks/residual_pii.py.
 import dagster as dg
 import pandas as pd
 
-from assets.chosen import chosen
 from assets.partitions import models_partitions
 
 from benchwright.pii import redact, scan_texts
+from checks.one_step import asset_check
 from resources.warehouse import Warehouse, read_sql
 from benchwright.quality import validate_frame
 
@@ -113,9 +113,9 @@ def answer_injection_result(df: pd.DataFrame) -> dg.AssetCheckResult:
 
 def answer_injection_check(generations_asset, benchmark: str) -> dg.AssetChecksDefinition:
     """The ``answer_injection`` check on a benchmark's (model-partitioned) generations asset."""
-    @chosen(dg.asset_check, asset=generations_asset, partitions_def=models_partitions, name="answer_injection",
-                    description="WARN when this model's answers contain judge-format strings (verdict tokens, "
-                                "VFS lines, score dicts, 'Score: x'); the model is flagged in the leaderboards.")
+    @asset_check(asset=generations_asset, partitions_def=models_partitions, name="answer_injection",
+                 description="WARN when this model's answers contain judge-format strings (verdict tokens, "
+                             "VFS lines, score dicts, 'Score: x'); the model is flagged in the leaderboards.")
     def _check(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
         return answer_injection_result(warehouse.query(read_sql("core/checks/answer_injection.sql"),
                                                        [benchmark, context.partition_key]))

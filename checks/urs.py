@@ -10,6 +10,7 @@ from assets.urs import (urs_cross_judgments, urs_cross_validation, urs_generatio
                         urs_leaderboard, urs_rating_bias)
 from benchwright.urs.suites import SUITES
 from checks.factories import ParseFailureSpec, SchemaSpec, parse_failure_checks, schema_checks
+from checks.one_step import asset_check
 from checks.results import PARSE_FAILURE_THRESHOLD, answer_injection_check
 from resources.warehouse import Warehouse
 
@@ -23,9 +24,9 @@ urs_parse_failure_checks = parse_failure_checks([
 ])
 
 
-@dg.asset_check(asset=urs_cross_judgments, blocking=True,
-                description="Share of unparsable outputs per judge in the cross-validation grid; fails when any "
-                            "judge is above the threshold.")
+@asset_check(asset=urs_cross_judgments, blocking=True,
+             description="Share of unparsable outputs per judge in the cross-validation grid; fails when any "
+                         "judge is above the threshold.")
 def urs_cross_parse_failures(warehouse: Warehouse) -> dg.AssetCheckResult:
     df = warehouse.query("SELECT judge, raw_text, parse_ok, error FROM urs_cross_judgments WHERE error IS NULL")
     rates = {judge: float((~rows["parse_ok"]).mean()) for judge, rows in df.groupby("judge")}
