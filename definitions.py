@@ -18,11 +18,15 @@ from benchwright import benchmarks
 from benchwright.paths import plugin_modules
 from checks.one_step import one_step_per_asset
 from resources import default_resources
+from resources.dagster_event_log import keep_event_log_connections
 from resources.warehouse import read_sql
 from sensors.failed_calls import failed_calls_sensor
 from sensors.redundancy import benchmark_scores_sensor
 from sensors.registry import automation_sensor, registry_sensor
 from sensors.runs import orphaned_run_sensor
+
+
+keep_event_log_connections()  # the code server's and step processes' event writes (resources/dagster_event_log.py)
 
 
 def benchmark_modules() -> list[ModuleType]:

@@ -56,10 +56,12 @@ from benchwright.paths import ROOT, SNAPSHOT_FILE, count_setting
 from benchwright.registry import checked_providers
 from benchwright.scope import ANCHORS, Scope, benchmark_of, is_limited_home, selectable_benchmarks
 from checks.registry import REGISTRY_CHECK, report_registry_check
+from resources.dagster_event_log import keep_event_log_connections
 from scripts.stale_status import BatchedStaleStatusResolver
 from sensors.failed_calls import llm_asset_keys
 from sensors.runs import fail_orphaned_runs
 
+keep_event_log_connections()  # every run this module starts writes its events through kept connections
 
 # Which dev.py command launched a main-job run (run | demo | plan): a filter on the UI's Runs page.
 LAUNCHED_BY_TAG = "benchwright/launched_by"
