@@ -1,7 +1,7 @@
 """An asset's checks run in one step (docs/ARCHITECTURE.md#checks).
 
-A Dagster step costs ≈ 0.06 s of set-up and events whatever it does, and most of our checks are one query each:
-as separate steps, the 179 check steps of a cold demo cost more than the checks themselves. So every check is
+A Dagster step costs ≈ 0.03–0.06 s of set-up and events whatever it does, as much as most of our checks (one query
+each): a cold demo had 179 check steps, now 95 (3 % of its wall time, bench/README.md). So every check is
 written with ``asset_check`` below (Dagster's ``asset_check`` with the same arguments, which also notes the check's
 function), and ``one_step_per_asset`` makes the checks of one asset (and of one partitions definition) a single
 ``multi_asset_check`` step. Each check keeps its key, name, blocking flag and description: the UI, the event log

@@ -69,12 +69,18 @@ def _connection(storage: SqliteEventLogStorage, shard: str, dagsters_connection)
         else:
             kept.engines.move_to_end(shard)
             first = False
-    return dagsters_connection() if first else _transaction(kept, engine)
+    return _dagsters(kept, dagsters_connection) if first else _transaction(kept, engine)
 
 
 @contextmanager
 def _transaction(kept: _Kept, engine: Engine) -> Iterator[Connection]:
     with kept.lock, engine.connect() as connection, connection.begin():
+        yield connection
+
+
+@contextmanager
+def _dagsters(kept: _Kept, dagsters_connection) -> Iterator[Connection]:
+    with kept.lock, dagsters_connection() as connection:  # under the same lock as the kept ones
         yield connection
 
 
