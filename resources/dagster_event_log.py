@@ -10,8 +10,8 @@ the call returns), only without re-opening the file each time.
 - The first connection to a database in a process is still Dagster's own (it creates and stamps a new file);
   later ones use the kept engine.
 - A process started by fork does not use its parent's engines (keyed by process id).
-- Engines are kept for the `KEPT_DATABASES` files used last; a file that was removed since (a deleted run's,
-  `dev.py compact-runs`) is opened Dagster's way again.
+- Engines are kept for the `KEPT_DATABASES` files used last, and closed when the instance is disposed of; a file
+  that was removed since (a deleted run's, `dev.py compact-runs`) is opened Dagster's way again.
 
 Dagster's storage class is not replaced in dagster.yaml: its `base_dir` would have to be an absolute path, and
 `dev.py plan` opens a copy of the home. So the connection methods of the class are replaced in the processes that
@@ -34,6 +34,7 @@ KEPT_DATABASES = 8  # the index and the files of the runs in flight; a run's fil
 
 _DAGSTERS_RUN_CONNECTION = SqliteEventLogStorage.run_connection
 _DAGSTERS_INDEX_CONNECTION = SqliteEventLogStorage.index_connection
+_DAGSTERS_DISPOSE = SqliteEventLogStorage.dispose
 
 
 class _Kept:
@@ -99,8 +100,19 @@ def _has_table(self: SqliteEventLogStorage, table_name: str) -> bool:
         return bool(connection.dialect.has_table(connection, table_name))
 
 
+def _dispose(self: SqliteEventLogStorage) -> None:
+    """Dagster's dispose (the instance's end), and the engines this process kept for it closed."""
+    _DAGSTERS_DISPOSE(self)
+    kept = self.__dict__.pop("_benchwright_kept", None)
+    if kept is not None and kept.pid == os.getpid():
+        with kept.lock:
+            for engine in kept.engines.values():
+                engine.dispose()
+
+
 def keep_event_log_connections() -> None:
     """Make this process's SQLite event logs keep their engines (idempotent)."""
     SqliteEventLogStorage.run_connection = _run_connection
     SqliteEventLogStorage.index_connection = _index_connection
     SqliteEventLogStorage.has_table = _has_table
+    SqliteEventLogStorage.dispose = _dispose

@@ -89,3 +89,15 @@ def test_a_removed_file_is_opened_again_not_written_through_the_old_engine(insta
     with storage.run_connection(result.run_id):
         pass
     assert _kept(storage).engines[result.run_id] is not old
+
+
+def test_the_instances_end_closes_its_engines(tmp_path, monkeypatch):
+    closed = []
+    with dg.instance_for_test(temp_dir=str(tmp_path)) as instance:
+        dg.materialize([numbers], instance=instance)
+        storage = instance.event_log_storage
+        engines = list(_kept(storage).engines.values())
+        for engine in engines:
+            monkeypatch.setattr(engine, "dispose", lambda engine=engine: closed.append(engine))
+    assert engines and closed == engines
+    assert "_benchwright_kept" not in storage.__dict__
