@@ -1,4 +1,5 @@
-"""Dagster's SQLite event log with its database connections kept open in each process (docs/ARCHITECTURE.md#runs).
+"""Dagster's SQLite event log with its database connections kept open in each process
+(docs/ARCHITECTURE.md#asset-graph-creation, where it says how runs execute).
 
 Dagster's `SqliteEventLogStorage` builds a new SQLAlchemy engine, opens the file, begins, commits and disposes of the
 engine for every statement: about three times per event (the run's file, then the index for asset and check
