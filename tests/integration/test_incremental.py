@@ -47,6 +47,16 @@ def _partitioned(summary: dict) -> list[tuple[str, dict]]:
     return out
 
 
+def _assert_only_judge_ran(summary: dict, judge: str, models: set[str]) -> None:
+    """Of the partitioned assets, only this judge's judgments of these models ran, and its own canaries."""
+    partitioned = _partitioned(summary)
+    assert [keys for key, keys in partitioned if key == CANARIES] == [{"judge": judge}]
+    partitioned = [(key, keys) for key, keys in partitioned if key != CANARIES]
+    assert {key for key, _ in partitioned} == JUDGMENTS
+    assert {keys["judge"] for _key, keys in partitioned} == {judge}
+    assert {keys["model"] for _key, keys in partitioned} == models
+
+
 def _statuses_as_dagsters(instance) -> Counter:
     """Every asset partition's status, stale causes and data version from the main job's batched resolver, each
     asserted equal to Dagster's own resolver's, and each LLM partition's latest metadata to the event log's;
@@ -120,12 +130,7 @@ def test_only_what_is_new_runs(tmp_path):
         observe_sources(instance, resources, lambda _msg: None)
         assert _statuses_as_dagsters(instance)["STALE"] > 0
         rejudged = materialize_everything(instance, resources)
-        partitioned = _partitioned(rejudged)
-        assert [keys for key, keys in partitioned if key == CANARIES] == [{"judge": "sim-biased-judge"}]
-        partitioned = [(key, keys) for key, keys in partitioned if key != CANARIES]
-        assert {key for key, _ in partitioned} == JUDGMENTS
-        assert {keys["judge"] for _key, keys in partitioned} == {"sim-biased-judge"}
-        assert {keys["model"] for _key, keys in partitioned} == {"sim-strong", "sim-average"}
+        _assert_only_judge_ran(rejudged, "sim-biased-judge", {"sim-strong", "sim-average"})
         assert rejudged["api_calls"] > 0  # new params, new requests
 
         # A new judge: its judgments of every model and its own canaries; the other judges' canaries and the metrics
@@ -136,12 +141,7 @@ def test_only_what_is_new_runs(tmp_path):
         write_registry(home, {**models, **pick(SHIPPED_MODELS, "sim-average")}, judges)
         judged = materialize_everything(instance, resources)
         assert judged["failed_runs"] == 0 and judged["api_calls"] > 0
-        partitioned = _partitioned(judged)
-        assert [keys for key, keys in partitioned if key == CANARIES] == [{"judge": "sim-third-judge"}]
-        partitioned = [(key, keys) for key, keys in partitioned if key != CANARIES]
-        assert {key for key, _ in partitioned} == JUDGMENTS
-        assert {keys["judge"] for _key, keys in partitioned} == {"sim-third-judge"}
-        assert {keys["model"] for _key, keys in partitioned} == {"sim-strong", "sim-average"}
+        _assert_only_judge_ran(judged, "sim-third-judge", {"sim-strong", "sim-average"})
         ran = {key for key, _ in _ran(judged)}
         assert {"creation_leaderboard", "urs_leaderboard", "judge_quality", "analyst_snapshot"} <= ran
         assert not ran & {"mmmt_if_pif_metrics", "mmmt_if_model_comparisons", "mmmt_if_turn_scores"}
