@@ -134,6 +134,29 @@ def _count_generations_elsewhere(database: str) -> str:
                           check=True).stdout.strip()
 
 
+def test_a_section_attaches_the_file_to_one_kept_duckdb_and_lets_it_go_at_its_end(tmp_path):
+    """A section of its own attaches the file to the process's in-memory DuckDB (no DuckDB started per section) and
+    detaches it at the end, also when the section raises: another process can then open the file. Two files of
+    one name in sections at once (threads) are attached under different names."""
+    from resources import warehouse as module
+
+    first = Warehouse(database=str(tmp_path / "a" / "w.duckdb"))
+    first.replace_rows("generations", rows("m1", 3), {"benchmark": "creation", "model": "m1"})
+    with first.session() as con:
+        assert con.execute("SELECT current_database()").fetchone()[0] == "w"  # as when DuckDB opens it itself
+        hosts = set(map(id, module._ATTACH_HOSTS.values()))
+    with pytest.raises(ZeroDivisionError), first.session():
+        raise ZeroDivisionError
+    assert set(map(id, module._ATTACH_HOSTS.values())) == hosts  # the same DuckDB served both sections
+    assert _count_generations_elsewhere(first.database) == "3"  # detached: another process opens it
+    second = Warehouse(database=str(tmp_path / "b" / "w.duckdb"))
+    with first.session() as one, second.session() as other:
+        names = {one.execute("SELECT current_database()").fetchone()[0],
+                 other.execute("SELECT current_database()").fetchone()[0]}
+        assert len(names) == 2 and other.execute("SELECT count(*) FROM generations").fetchone()[0] == 0
+    assert module._ATTACHED == {}
+
+
 def test_identifiers_are_not_injectable(warehouse):
     with pytest.raises(ValueError):
         warehouse.replace_rows("generations; DROP TABLE images", rows("m", 1), {"model": "m"})
