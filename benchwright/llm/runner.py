@@ -16,6 +16,7 @@ import os
 import random
 import re
 import socket
+import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -584,22 +585,42 @@ class _Run:
                                                                                   self.stats))
 
 
+# Process id -> objects were frozen already at this process's first run: a pre-fork server froze its heap before
+# forking it (scripts/step_preload.py). Looked at once per process: gc.get_freeze_count walks every frozen object
+# (≈ 30 ms for a forkserver's 700,000, copying each page it touches out of the memory shared with the server).
+_FROZEN_BEFORE: dict[int, bool] = {}
+_OWN_FREEZE = {"runs": 0}  # runs of this process inside the runner's own freeze (threads may overlap)
+_OWN_FREEZE_LOCK = threading.Lock()
+
+
 @contextmanager
 def _old_objects_frozen():
     """Keep the objects that exist before the calls out of the garbage collector's passes while they run.
 
     litellm's import leaves a heap of ≈ 370,000 objects; each full collection walks all of them, 0.2–0.75 s here with
     the event loop stopped (every call in flight waits), and 2,000 calls trigger about two. Frozen (`gc.freeze`), the heap is
-    skipped; the calls' own objects are collected as usual, and the heap goes back to the oldest generation after. A
-    process that froze objects itself (a pre-fork server) keeps its own policy: nothing is changed then."""
-    if not gc.isenabled() or gc.get_freeze_count():
-        yield
-        return
-    gc.freeze()
+    skipped; the calls' own objects are collected as usual, and the heap goes back to the oldest generation after the
+    last run in flight. A process whose heap was frozen before its first run (by a pre-fork server) keeps that
+    policy: nothing is changed then."""
+    pid = os.getpid()
+    with _OWN_FREEZE_LOCK:
+        if pid not in _FROZEN_BEFORE:
+            _FROZEN_BEFORE[pid] = gc.get_freeze_count() > 0
+        if not gc.isenabled() or _FROZEN_BEFORE[pid]:
+            ours = False
+        else:
+            ours = True
+            if _OWN_FREEZE["runs"] == 0:
+                gc.freeze()
+            _OWN_FREEZE["runs"] += 1
     try:
         yield
     finally:
-        gc.unfreeze()
+        if ours:
+            with _OWN_FREEZE_LOCK:
+                _OWN_FREEZE["runs"] -= 1
+                if _OWN_FREEZE["runs"] == 0:
+                    gc.unfreeze()
 
 
 def _run_coroutine(coroutine: Callable[[], Any]) -> Any:
