@@ -38,6 +38,7 @@ import os
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 import multiprocessing
+import threading
 from pathlib import Path
 from concurrent.futures import ProcessPoolExecutor
 
@@ -100,8 +101,22 @@ def execute_run(instance_ref, job: ReconstructableJob, run_config: dict, tags: d
     """One Dagster run of these assets; what the main job's summary takes from it, as plain values (a run of a
     stage in a process of its own returns them to the main job through a pipe). With `own_checks` the run
     has no separate check steps, only these checks, which the assets compute themselves."""
-    with dg.DagsterInstance.from_ref(instance_ref) as instance:
-        return _execute_on(instance, job, run_config, tags, keys, own_checks)
+    return _execute_on(_process_instance(instance_ref), job, run_config, tags, keys, own_checks)
+
+
+_PROCESS_INSTANCE: dict[int, tuple] = {}  # process id -> (instance ref, the instance made from it)
+
+
+def _process_instance(instance_ref) -> dg.DagsterInstance:
+    """The Dagster instance of this pool process, made at its first run and kept for the next: an instance per run
+    started its event log's databases afresh each time (resources/dagster_event_log.py keeps them per instance).
+    Per process id, as a forked child must not use its parent's."""
+    kept = _PROCESS_INSTANCE.get(os.getpid())
+    if kept is None or kept[0] != instance_ref:
+        if kept is not None:
+            kept[1].dispose()
+        kept = _PROCESS_INSTANCE[os.getpid()] = (instance_ref, dg.DagsterInstance.from_ref(instance_ref))
+    return kept[1]
 
 
 def _execute_on(instance: dg.DagsterInstance, job: ReconstructableJob, run_config: dict, tags: dict,
@@ -164,6 +179,28 @@ def run_pool(size: int) -> ProcessPoolExecutor:
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(PRELOADED)
     return ProcessPoolExecutor(max_workers=size, mp_context=context)
+
+
+def warm_up(pool: ProcessPoolExecutor, size: int, job: ReconstructableJob) -> threading.Thread:
+    """Start the pool's processes in a thread of their own, each with the job's definition built, while the first
+    stages run in this one: starting the forkserver (its imports) and each process's first definition take seconds,
+    and starting a process waits for the forkserver, which the first stage with parallel runs otherwise waited for.
+    Nothing waits for the result: a process that cannot build the job fails the same way in the run it is given,
+    where the error is reported."""
+    def start() -> None:
+        try:
+            for _ in range(size):
+                pool.submit(_build_definition, job)
+        except RuntimeError:  # the job ended (the pool was shut down) before every process had started
+            pass
+
+    thread = threading.Thread(target=start, name="benchwright-run-pool-warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
+def _build_definition(job: ReconstructableJob) -> None:
+    job.get_definition()
 
 
 def _run_environment() -> dict[str, str]:
@@ -473,6 +510,8 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
         `parallel_runs` at once, each in a process of the pool; recorded in the order they were planned either way.
         In a terminal a bar counts them, with an ETA (benchwright.progress_bars; nothing otherwise)."""
         planned = [plan_run(*run) for run in pending]
+        if pool is not None and execute is None and planned and not warming:
+            warming.append(warm_up(pool, parallel_runs, job))
         for run in planned:
             log(f"materializing {', '.join(run['keys'])}{run['label']}")
         with progress_bars.bar(len(planned), name, "run") as shown:
@@ -587,14 +626,15 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     # A pool only when runs may go in parallel and the instance can be reopened in another process (a
     # persistent one: DagsterInstance.get(), a test instance; not an ephemeral one).
     pool = run_pool(parallel_runs) if parallel_runs > 1 and not instance.is_ephemeral else None
+    warming = []  # the pool's warm-up, once started (at the first run: a job with nothing to run starts no process)
 
     def held_between_sections():
-        """While a run goes alone in this process with every step in it, its warehouse sections share one
-        connection (resources/warehouse.py `held_between`: a cold demo has ≈ 670 sections, each open and close
-        ≈ 20 ms of CPU and more of waiting); with a pool or step processes, others open the file meanwhile."""
+        """While a run goes alone in this process with every step in it (no run of the pool is in flight then),
+        its warehouse sections share one connection (resources/warehouse.py `held_between`: a cold demo has ≈ 670
+        sections, each attach and detach ≈ 8 ms); with step processes, others open the file meanwhile."""
         from resources.warehouse import Warehouse
 
-        if pool is None and workers == 1 and isinstance(resources.get("warehouse"), Warehouse):
+        if workers == 1 and isinstance(resources.get("warehouse"), Warehouse):
             return Warehouse.held_between(resources["warehouse"].database)
         return contextlib.nullcontext()
     try:
