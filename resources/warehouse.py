@@ -153,7 +153,8 @@ def _attached(database: str, config: dict) -> Iterator[duckdb.DuckDBPyConnection
         host.execute(f"ATTACH '{database.replace(chr(39), chr(39) * 2)}' AS {alias}")
         _ATTACHED[database] = alias
     try:
-        con = host.cursor()
+        with _ATTACH_GUARD:  # a connection of its own to the same DuckDB: the host is not used by two threads at once
+            con = host.cursor()
         try:
             con.execute(f"USE {alias}")
             yield con
@@ -167,7 +168,8 @@ def _attached(database: str, config: dict) -> Iterator[duckdb.DuckDBPyConnection
             except BaseException:
                 # The file must not stay open in this process (it would lock out every other one): close the
                 # whole in-memory DuckDB; the next section starts another.
-                _ATTACH_HOSTS.pop(next(key for key, kept in _ATTACH_HOSTS.items() if kept is host), None)
+                for key in [key for key, kept in _ATTACH_HOSTS.items() if kept is host]:
+                    del _ATTACH_HOSTS[key]
                 host.close()
                 raise
 
