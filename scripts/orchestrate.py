@@ -104,19 +104,17 @@ def execute_run(instance_ref, job: ReconstructableJob, run_config: dict, tags: d
     return _execute_on(_process_instance(instance_ref), job, run_config, tags, keys, own_checks)
 
 
-_PROCESS_INSTANCE: dict[int, tuple] = {}  # process id -> (instance ref, the instance made from it)
+_KEPT_INSTANCE: list[tuple] = []  # (instance ref, the instance made from it) of this pool process
 
 
 def _process_instance(instance_ref) -> dg.DagsterInstance:
     """The Dagster instance of this pool process, made at its first run and kept for the next: an instance per run
-    started its event log's databases afresh each time (resources/dagster_event_log.py keeps them per instance).
-    Per process id, as a forked child must not use its parent's."""
-    kept = _PROCESS_INSTANCE.get(os.getpid())
-    if kept is None or kept[0] != instance_ref:
-        if kept is not None:
-            kept[1].dispose()
-        kept = _PROCESS_INSTANCE[os.getpid()] = (instance_ref, dg.DagsterInstance.from_ref(instance_ref))
-    return kept[1]
+    started its event log's databases afresh each time (resources/dagster_event_log.py keeps them per instance)."""
+    if not _KEPT_INSTANCE or _KEPT_INSTANCE[0][0] != instance_ref:
+        if _KEPT_INSTANCE:
+            _KEPT_INSTANCE.pop()[1].dispose()
+        _KEPT_INSTANCE.append((instance_ref, dg.DagsterInstance.from_ref(instance_ref)))
+    return _KEPT_INSTANCE[0][1]
 
 
 def _execute_on(instance: dg.DagsterInstance, job: ReconstructableJob, run_config: dict, tags: dict,
@@ -181,7 +179,7 @@ def run_pool(size: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(max_workers=size, mp_context=context)
 
 
-def warm_up(pool: ProcessPoolExecutor, size: int, job: ReconstructableJob) -> threading.Thread:
+def warm_up(pool: ProcessPoolExecutor, size: int, job: ReconstructableJob) -> None:
     """Start the pool's processes in a thread of their own, each with the job's definition built, while the first
     stages run in this one: starting the forkserver (its imports) and each process's first definition take seconds,
     and starting a process waits for the forkserver, which the first stage with parallel runs otherwise waited for.
@@ -194,9 +192,7 @@ def warm_up(pool: ProcessPoolExecutor, size: int, job: ReconstructableJob) -> th
         except RuntimeError:  # the job ended (the pool was shut down) before every process had started
             pass
 
-    thread = threading.Thread(target=start, name="benchwright-run-pool-warm-up", daemon=True)
-    thread.start()
-    return thread
+    threading.Thread(target=start, name="benchwright-run-pool-warm-up", daemon=True).start()
 
 
 def _build_definition(job: ReconstructableJob) -> None:
@@ -510,8 +506,10 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
         `parallel_runs` at once, each in a process of the pool; recorded in the order they were planned either way.
         In a terminal a bar counts them, with an ETA (benchwright.progress_bars; nothing otherwise)."""
         planned = [plan_run(*run) for run in pending]
-        if pool is not None and execute is None and planned and not warming:
-            warming.append(warm_up(pool, parallel_runs, job))
+        nonlocal pool_warmed
+        if pool is not None and execute is None and planned and not pool_warmed:
+            warm_up(pool, parallel_runs, job)
+            pool_warmed = True
         for run in planned:
             log(f"materializing {', '.join(run['keys'])}{run['label']}")
         with progress_bars.bar(len(planned), name, "run") as shown:
@@ -626,7 +624,7 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     # A pool only when runs may go in parallel and the instance can be reopened in another process (a
     # persistent one: DagsterInstance.get(), a test instance; not an ephemeral one).
     pool = run_pool(parallel_runs) if parallel_runs > 1 and not instance.is_ephemeral else None
-    warming = []  # the pool's warm-up, once started (at the first run: a job with nothing to run starts no process)
+    pool_warmed = False  # started at the first run: a job with nothing to run starts no process
 
     def held_between_sections():
         """While a run goes alone in this process with every step in it (no run of the pool is in flight then),
