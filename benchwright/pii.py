@@ -84,6 +84,8 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import re
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
@@ -349,6 +351,38 @@ def _candidates(text: str) -> Iterator[PIIFinding]:
             yield PIIFinding("street_address", m.start(), m.end(), "regex.street_address")
 
 
+class _RecentScans:
+    """The findings of the texts scanned last in this process, up to `max_chars` of text: a loader redacts a text and
+    reports what it found, and its residual-PII check scans the same (clean) text again in the same run; the scan is
+    ≈ 0.7 ms a text (URS's 3,692 questions and references ≈ 2.7 s each time). Only memory: nothing is written."""
+
+    def __init__(self, max_chars: int):
+        self.max_chars, self.chars = max_chars, 0
+        self.findings: OrderedDict[str, tuple[PIIFinding, ...]] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, text: str) -> tuple[PIIFinding, ...] | None:
+        with self.lock:
+            found = self.findings.get(text)
+            if found is not None:
+                self.findings.move_to_end(text)
+            return found
+
+    def put(self, text: str, found: tuple[PIIFinding, ...]) -> None:
+        if len(text) > self.max_chars // 64:  # a rare long text would push out many others
+            return
+        with self.lock:
+            if text in self.findings:
+                return
+            self.findings[text] = found
+            self.chars += len(text)
+            while self.chars > self.max_chars:
+                self.chars -= len(self.findings.popitem(last=False)[0])
+
+
+_RECENT = _RecentScans(max_chars=16_000_000)
+
+
 def find_pii(text: str | None) -> list[PIIFinding]:
     """All PII spans in ``text``, sorted by start and non-overlapping.
 
@@ -357,6 +391,14 @@ def find_pii(text: str | None) -> list[PIIFinding]:
     """
     if not text:
         return []
+    found = _RECENT.get(text)
+    if found is None:
+        found = tuple(_scan(text))
+        _RECENT.put(text, found)
+    return list(found)
+
+
+def _scan(text: str) -> list[PIIFinding]:
     ranked = sorted(_candidates(text), key=lambda f: (_PRIORITY[f.kind], f.start, f.start - f.end))
     kept: list[PIIFinding] = []
     for f in ranked:

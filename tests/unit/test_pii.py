@@ -360,3 +360,28 @@ def test_look_alikes_are_left_alone(text):
 
 def test_the_corpus_is_large_enough_to_mean_something():
     assert len(POSITIVES) >= 40 and len({kind for _, _, kind, _ in POSITIVES}) == 7 and len(NEGATIVES) >= 30
+
+
+def test_a_text_scanned_again_is_answered_from_the_last_scans_and_their_memory_stays_bounded(monkeypatch):
+    from benchwright import pii
+
+    scanned: list[str] = []
+    real_scan = pii._scan
+    monkeypatch.setattr(pii, "_scan", lambda text: scanned.append(text) or real_scan(text))
+    monkeypatch.setattr(pii, "_RECENT", pii._RecentScans(max_chars=64 * 80))
+    text = "Call +1 415-555-0132 after lunch, or mail jane@example.com."
+    first = find_pii(text)
+    masked, again = redact(text)  # a loader: findings reported, then the text redacted
+    assert [f.kind for f in first] == ["phone", "email"] and again == first and scanned == [text]
+    first.clear()  # a caller's list is its own: the remembered findings are unchanged
+    assert find_pii(text) == again and scanned == [text]
+    assert find_pii(masked) == [] and scanned == [text, masked]  # the stored text: scanned once, then remembered
+    assert scan_texts([("row 1", masked)])["total"] == 0 and scanned == [text, masked]
+    # Bounded by the characters it holds: the oldest texts go first, and a text too long to hold is not kept.
+    for number in range(100):
+        find_pii(f"plain text number {number:03d} " + "x" * 40)
+    assert pii._RECENT.chars <= 64 * 80 and text not in pii._RECENT.findings
+    long_text = "y" * 200
+    find_pii(long_text)
+    find_pii(long_text)
+    assert scanned.count(long_text) == 2
