@@ -312,6 +312,29 @@ def run_stages(graph) -> list[list[dg.AssetKey]]:
     return stages
 
 
+def independent_runs(keys: list[dg.AssetKey], graph, benchmarks: Collection[str]) -> tuple[list[list[dg.AssetKey]],
+                                                                                         list[dg.AssetKey]]:
+    """One run's assets (same partition, parents before readers) as runs that can go side by side, and the assets
+    that wait for them: an asset goes with its parents in the run (one run: it reads what they write), else with
+    its benchmark's other assets (by name; those of no benchmark together); an asset whose parents in the run are
+    in different runs, or wait, waits too, and is planned again once they ran. Used when runs go in parallel: a
+    stage of one run (the datasets, the metrics) otherwise keeps one core busy while the other waits."""
+    in_run = set(keys)
+    runs: dict[str, list[dg.AssetKey]] = {}
+    run_of: dict[dg.AssetKey, str] = {}
+    waiting: list[dg.AssetKey] = []
+    for key in keys:
+        parents = [parent for parent in graph.get(key).parent_keys if parent in in_run]
+        owners = {run_of.get(parent) for parent in parents}
+        if None in owners or len(owners) > 1:  # a parent waits, or they go in different runs
+            waiting.append(key)
+            continue
+        name = owners.pop() if owners else (benchmark_of(key.to_user_string(), benchmarks) or "")
+        run_of[key] = name
+        runs.setdefault(name, []).append(key)
+    return list(runs.values()), waiting
+
+
 def sync_partitions(instance: dg.DagsterInstance, registry, log: Callable[[str], None]) -> tuple[list[str], list[str]]:
     """Add the registry's candidates, judges and judge panels as dynamic partitions (what the registry sensor
     does); returns the candidates and judges (the panels are `registry.panels()`)."""
@@ -448,6 +471,7 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
                "refused_records": {}}  # asset -> records its loader or import refused (files still read)
     calling = set(llm_asset_keys())
     outside = out_of_scope(graph, scope, calling)
+    benchmarks = known_benchmarks()
     # (runs recorded when it was made, resolver): what a resolver read stays true until the event log changes.
     resolvers: list[tuple[int, BatchedStaleStatusResolver]] = [(0, stale_status_resolver(instance, graph))]
     # What an `execute` that records no event materialized (asset, partition) -> data version, if it says so; the
@@ -607,7 +631,20 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
                 if stale:
                     ran.update(stale)
                     pending.append(([key.to_user_string() for key in stale], partitions_def, partition_key))
+        if pool is not None and execute is None and len(pending) < parallel_runs:
+            pending = split_for_the_pool(pending, waiting)
         return pending, fresh, waiting
+
+    def split_for_the_pool(pending: list[tuple], waiting: set) -> list[tuple]:
+        """Fewer runs than may go at once (a stage of one run: the datasets, the metrics): each split where its
+        assets are independent (`independent_runs`); the assets that wait for those parts join `waiting`."""
+        split = []
+        for names, partitions_def, partition_key in pending:
+            parts, later = independent_runs([dg.AssetKey.from_user_string(name) for name in names], graph, benchmarks)
+            ran.difference_update(later)  # not yet: they run in the stage's next pass
+            waiting.update((key, partition_key) for key in later)
+            split += [([key.to_user_string() for key in part], partitions_def, partition_key) for part in parts]
+        return split
 
     def run_stage(stage: list[dg.AssetKey], name: str) -> None:
         """A stage's runs, then the pairs that waited for them, looked at again (and so on down the stage's

@@ -1,7 +1,8 @@
 """Steps in parallel processes and runs of a level at once change nothing but the wall time: the demo graph
 run with two step processes per run and two runs at a time leaves the same warehouse rows, compared table by
 table in SQL, makes the same LLM calls and reports the same summary as the shared small demo (one run at a
-time, every step in the run's process, tests/integration/conftest.py) — no call is made twice. The small demo's
+time, every step in the run's process, tests/integration/conftest.py) but for its runs, of which there are more
+(a stage of one run splits where its assets are independent) — no call is made twice, no asset partition runs twice. The small demo's
 registry is the smallest on which every asset runs, and a level still has several runs (the baseline's, the
 describer's and the candidate's generations), so it shows both as the whole demo did, for half its CPU.
 One build checks both, to keep the suite's time."""
@@ -63,15 +64,18 @@ def test_parallel_steps_and_runs_leave_the_rows_and_summary_of_one_at_a_time(sma
         assert _most_runs_at_once(instance) == 2  # e.g. two candidates' generations together
 
     assert parallel["failed_runs"] == serial["failed_runs"] == 0
-    assert parallel["runs"] == serial["runs"]
+    # A stage of fewer runs than may go at once splits where its assets are independent (the datasets by benchmark).
+    assert parallel["runs"] > serial["runs"]
     assert parallel["api_calls"] == serial["api_calls"] > 0
     differing = [row for row in compare(resources["warehouse"].database, resources_for(reference)["warehouse"].database)
                  if row[1] < 0 or row[3] or row[4]]
     assert differing == []
-    # The summary is merged in the runs' planned order, so it is the sequential one exactly; only the checks of
-    # one run come in the order its two step processes finished them.
-    for field in ("up_to_date", "cache_hits", "failed_checks", "materialized"):
+    # The summary is merged in the runs' planned order; the split runs list their assets in another order, and the
+    # checks of one run come in the order its two step processes finished them. Every asset partition once.
+    for field in ("up_to_date", "cache_hits", "failed_checks"):
         assert parallel[field] == serial[field], field
+    assert sorted(parallel["materialized"], key=str) == sorted(serial["materialized"], key=str)
+    assert len(set(parallel["materialized"])) == len(parallel["materialized"])
     by_check = lambda check: (check["asset"], check["check"], str(check["partition"]))  # noqa: E731
     assert sorted(parallel["checks"], key=by_check) == sorted(serial["checks"], key=by_check)
     assert sorted(parallel["check_failures"]) == sorted(serial["check_failures"])

@@ -1,11 +1,12 @@
 """The main job's stages (scripts/orchestrate.run_stages): an asset shares a run with its parents of the same
 partitions and follows every other parent's stage, so no run waits on another run of its stage, and each run
-lists parents before readers."""
+lists parents before readers. With runs in parallel, a run splits where its assets are independent
+(`independent_runs`)."""
 
 import dagster as dg
 
 from definitions import defs
-from scripts.orchestrate import run_stages
+from scripts.orchestrate import independent_runs, run_stages
 
 models = dg.DynamicPartitionsDefinition(name="stage_test_models")
 
@@ -37,6 +38,31 @@ def item_stats():
 
 @dg.asset(deps=[leaderboard, item_stats])
 def snapshot():
+    return None
+
+
+@dg.asset
+def urs_items():
+    return None
+
+
+@dg.asset(deps=[urs_items])
+def urs_references():
+    return None
+
+
+@dg.asset(deps=[urs_items])
+def urs_leaderboard():
+    return None
+
+
+@dg.asset(deps=[items, urs_leaderboard])
+def benchmark_redundancy():
+    return None
+
+
+@dg.asset(deps=[benchmark_redundancy])
+def report():
     return None
 
 
@@ -72,3 +98,35 @@ def test_the_shipped_graph_has_no_run_waiting_on_its_own_stage():
     by_name = {key.to_user_string(): number for key, number in stage_of.items()}
     assert by_name["mmmt_if_generations"] == by_name["mmmt_if_turn_scores"] == by_name["creation_generations"]
     assert by_name["creation_leaderboard"] == by_name["analyst_snapshot"]
+
+
+def test_a_run_splits_by_benchmark_and_its_joining_assets_wait_for_the_parts():
+    graph = dg.Definitions(assets=[items, item_stats, urs_items, urs_references, urs_leaderboard,
+                                   benchmark_redundancy, report, snapshot, leaderboard, scores,
+                                   answers]).resolve_asset_graph()
+    keys = [dg.AssetKey(name) for name in ("items", "urs_items", "item_stats", "urs_references", "urs_leaderboard",
+                                           "benchmark_redundancy", "report")]
+    runs, waiting = independent_runs(keys, graph, ["urs", "creation"])
+    # With its parents (item_stats: no benchmark of its own, it reads items), else by benchmark; what reads two parts
+    # waits, and so does what reads an asset that waits.
+    assert _names(runs) == [["items", "item_stats"], ["urs_items", "urs_references", "urs_leaderboard"]]
+    assert _names([waiting]) == [["benchmark_redundancy", "report"]]
+    # Planned again once the parts ran: one run, the reader after its parent.
+    assert independent_runs(waiting, graph, ["urs"]) == ([waiting], [])
+    # Every asset once, in one part or waiting.
+    placed = [key for run in runs for key in run] + waiting
+    assert len(placed) == len(set(placed)) == len(keys) and set(placed) == set(keys)
+
+
+def test_the_shipped_datasets_and_metrics_split_into_runs_that_go_side_by_side():
+    from scripts.orchestrate import known_benchmarks
+
+    graph = defs.resolve_asset_graph()
+    stages = run_stages(graph)
+    first, last = ([key for key in stages[index] if graph.get(key).partitions_def is None] for index in (0, -1))
+    runs, waiting = independent_runs(first, graph, known_benchmarks())
+    by_asset = {key.to_user_string(): number for number, run in enumerate(runs) for key in run}
+    assert waiting == [] and len(runs) >= 4
+    assert by_asset["creation_items"] == by_asset["creation_references"] != by_asset["urs_items"]
+    runs, waiting = independent_runs(last, graph, known_benchmarks())
+    assert "analyst_snapshot" in {key.to_user_string() for key in waiting} and len(runs) >= 3
