@@ -6,7 +6,9 @@ candidates' generations or the (model, judge) judgments, two at a time, each in 
 pool) or, with `--step-processes`, two step processes per run (Dagster's multiprocess executor). Medians of the
 rounds: cold wall time of each, and two ÷ one.
 
-    .venv/bin/python bench/two_workers.py [--scale 0.1] [--rounds 2] [--candidates 10] [--step-processes]
+    .venv/bin/python bench/two_workers.py [--scale 1] [--rounds 2] [--candidates 10] [--step-processes]
+
+The full size by default (issue #30 measures the full-size cold run); `--scale 0.1` for a quick look.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ def cold_run(scale: float, candidates: int, workers: int, step_processes: bool) 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scale", type=float, default=0.1)
+    parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--candidates", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--step-processes", action="store_true",
