@@ -25,7 +25,8 @@ from _common import RESULT_PREFIX, ROOT, machine
 
 BENCH = ROOT / "bench"
 QUICK_ARGS = {"metrics_scale": ["--items", "500"], "schema_checks": ["--repeats", "2", "--rounds", "1"],
-              "explorer_pages": ["--models", "20", "--items", "150", "--rounds", "5"]}
+              "explorer_pages": ["--models", "20", "--items", "150", "--rounds", "5"],
+              "two_workers": ["--scale", "0.1"]}  # its full size (the default) takes ≈ 9 minutes
 # Too long for the default list (full_size about 12 minutes here, image_memory about 20, provider_latency about 8:
 # it waits on 2-3 s calls by design); run with --only.
 ONLY_WHEN_NAMED = {"full_size", "image_memory", "provider_latency", "versus_commit"}
