@@ -380,7 +380,7 @@ class _RecentScans:
                 self.chars -= len(self.findings.popitem(last=False)[0])
 
 
-_RECENT = _RecentScans(max_chars=16_000_000)
+_RECENT = _RecentScans(max_chars=8_000_000)  # ≈ 3 times URS's 1,846 questions and references
 
 
 def find_pii(text: str | None) -> list[PIIFinding]:
