@@ -2,9 +2,10 @@
 run with two step processes per run and two runs at a time leaves the same warehouse rows, compared table by
 table in SQL, makes the same LLM calls and reports the same summary as the shared small demo (one run at a
 time, every step in the run's process, tests/integration/conftest.py) but for its runs, of which there are more
-(a stage of one run splits where its assets are independent) — no call is made twice, no asset partition runs twice. The small demo's
-registry is the smallest on which every asset runs, and a level still has several runs (the baseline's, the
-describer's and the candidate's generations), so it shows both as the whole demo did, for half its CPU.
+(a stage of one run splits where its assets are independent) — no call is made twice, no asset partition runs
+twice. The small demo's registry is the smallest on which every asset runs, and a level still has several runs
+(the baseline's, the describer's and the candidate's generations), so it shows both as the whole demo did, for
+half its CPU.
 One build checks both, to keep the suite's time."""
 
 import dagster as dg
