@@ -629,21 +629,22 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
                     else:
                         fresh.add((key, partition_key))
                 if stale:
-                    ran.update(stale)
-                    pending.append(([key.to_user_string() for key in stale], partitions_def, partition_key))
+                    pending.append((stale, partitions_def, partition_key))
         if pool is not None and execute is None and len(pending) < parallel_runs:
             pending = split_for_the_pool(pending, waiting)
-        return pending, fresh, waiting
+        for keys, _, _ in pending:
+            ran.update(keys)
+        return [([key.to_user_string() for key in keys], partitions_def, partition_key)
+                for keys, partitions_def, partition_key in pending], fresh, waiting
 
     def split_for_the_pool(pending: list[tuple], waiting: set) -> list[tuple]:
         """Fewer runs than may go at once (a stage of one run: the datasets, the metrics): each split where its
         assets are independent (`independent_runs`); the assets that wait for those parts join `waiting`."""
         split = []
-        for names, partitions_def, partition_key in pending:
-            parts, later = independent_runs([dg.AssetKey.from_user_string(name) for name in names], graph, benchmarks)
-            ran.difference_update(later)  # not yet: they run in the stage's next pass
+        for keys, partitions_def, partition_key in pending:
+            parts, later = independent_runs(keys, graph, benchmarks)
             waiting.update((key, partition_key) for key in later)
-            split += [([key.to_user_string() for key in part], partitions_def, partition_key) for part in parts]
+            split += [(part, partitions_def, partition_key) for part in parts]
         return split
 
     def run_stage(stage: list[dg.AssetKey], name: str) -> None:
