@@ -21,9 +21,10 @@ partition and parent (scripts/stale_status.py); one serves every stage until som
 
 The runs of one stage do not depend on each other (an asset reads only its own run's and earlier stages'), so with
 `parallel_runs` > 1 up to that many of them run at once: one model's generations, another's, each judge's
-judgments, all waiting on their providers together. Each such run is an `execute_job` in a process of a pool
-forked from a forkserver that has imported the code location (as step processes are), not in a thread of this
-one: the warehouse's single writer is kept by a lock between processes, and two runs in threads of one process
+judgments, all waiting on their providers together. This process runs one of them (in its main thread, as it
+runs every run one at a time), the others are each an `execute_job` in a process of a pool forked from a
+forkserver that has imported the code location (as step processes are), not in threads of this one: the
+warehouse's single writer is kept by a lock between processes, and two runs in threads of one process
 deadlocked in Dagster's logging (py-spy: one thread in `logging.config.dictConfig`, called from a run's start,
 waiting on a handler whose lock the other thread held while writing an event). How many calls go to a
 provider at once is bounded by the provider's leases (registry/providers.yaml, benchwright/llm/providers.py),
@@ -179,20 +180,90 @@ def run_pool(size: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(max_workers=size, mp_context=context)
 
 
-def warm_up(pool: ProcessPoolExecutor, size: int, job: ReconstructableJob) -> None:
+def warm_up(pool: ProcessPoolExecutor, size: int, job: ReconstructableJob) -> threading.Event:
     """Start the pool's processes in a thread of their own, each with the job's definition built, while the first
-    stages run in this one: starting the forkserver (its imports) and each process's first definition take seconds,
-    and starting a process waits for the forkserver, which the first stage with parallel runs otherwise waited for.
-    Nothing waits for the result: a process that cannot build the job fails the same way in the run it is given,
-    where the error is reported."""
+    runs go in this process: starting the forkserver (its imports: ≈ 8 s of CPU) and each process's first definition
+    take seconds, and starting a process waits for the forkserver. Returns an event set once a process has built the
+    definition (or failed to: a process that cannot build the job fails the same way in the run it is given, where
+    the error is reported); until then this process takes every run itself (`share_runs`)."""
+    ready = threading.Event()
+
     def start() -> None:
         try:
             for _ in range(size):
-                pool.submit(_build_definition, job)
+                pool.submit(_build_definition, job).add_done_callback(lambda _future: ready.set())
         except RuntimeError:  # the job ended (the pool was shut down) before every process had started
             pass
 
     threading.Thread(target=start, name="benchwright-run-pool-warm-up", daemon=True).start()
+    return ready
+
+
+def share_runs(count: int, run_here: Callable[[int], dict], run_in_pool: Callable[[int], dict], slots: int,
+               pool_ready: threading.Event, done: Callable[[int, dict], None]) -> None:
+    """Runs 0..count-1 shared between this process and `slots` processes of a pool: this process takes the next run
+    whenever it is free, and each pool slot (a thread that hands a run to the pool and waits for it) takes the next
+    once the pool is ready. So no core waits while the pool's processes start, and a pool process that ends a run
+    gets the next at once, whatever this process is running. `done(index, outcome)` is called in this thread, in
+    the runs' order (the summary does not depend on which run ends first). After an error no new run is taken;
+    the runs already taken end, those before the first that has no outcome are reported, and the first error is
+    raised here."""
+    lock = threading.Lock()
+    taken = 0
+    outcomes: dict[int, dict] = {}
+    errors: list[BaseException] = []
+
+    def take() -> int | None:
+        nonlocal taken
+        with lock:
+            if errors or taken >= count:
+                return None
+            taken += 1
+            return taken - 1
+
+    def slot() -> None:
+        while not pool_ready.wait(0.05):
+            with lock:
+                if errors or taken >= count:  # this process took them all while the pool started
+                    return
+        while (index := take()) is not None:
+            try:
+                outcome = run_in_pool(index)
+            except BaseException as err:  # a broken pool, say: raised in the main thread
+                with lock:
+                    errors.append(err)
+                return
+            with lock:
+                outcomes[index] = outcome
+
+    reported = 0
+
+    def report() -> None:
+        nonlocal reported
+        while reported in outcomes:
+            done(reported, outcomes[reported])
+            reported += 1
+
+    threads = [threading.Thread(target=slot, name=f"benchwright-run-slot-{number}", daemon=True)
+               for number in range(slots)]
+    for thread in threads:
+        thread.start()
+    try:
+        while (index := take()) is not None:
+            outcome = run_here(index)
+            with lock:
+                outcomes[index] = outcome
+            report()
+    except BaseException as err:
+        with lock:
+            errors.insert(0, err)  # the slots take no new run
+    for thread in threads:
+        while thread.is_alive():
+            thread.join(0.1)
+            report()  # the pool's runs that ended while this process waits for the last
+    report()
+    if errors:
+        raise errors[0]
 
 
 def _build_definition(job: ReconstructableJob) -> None:
@@ -527,13 +598,12 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
 
     def run_pending(pending: list[tuple], pool: ProcessPoolExecutor | None, name: str) -> None:
         """Runs of one stage (or of its second look): one at a time in this process, or with a pool up to
-        `parallel_runs` at once, each in a process of the pool; recorded in the order they were planned either way.
-        In a terminal a bar counts them, with an ETA (benchwright.progress_bars; nothing otherwise)."""
+        `parallel_runs` at once, this process running one of them (`share_runs`) and the pool's processes the
+        others; recorded in the order they were planned either way. In a terminal a bar counts them, with an ETA
+        (benchwright.progress_bars; nothing otherwise)."""
         planned = [plan_run(*run) for run in pending]
-        nonlocal pool_warmed
-        if pool is not None and execute is None and planned and not pool_warmed:
-            warm_up(pool, parallel_runs, job)
-            pool_warmed = True
+        if pool is not None and execute is None and planned and not pool_ready:
+            pool_ready.append(warm_up(pool, parallel_runs - 1, job))
         for run in planned:
             log(f"materializing {', '.join(run['keys'])}{run['label']}")
         with progress_bars.bar(len(planned), name, "run") as shown:
@@ -549,11 +619,21 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
                                                 run["own_checks"]))
                     shown.update()
                 return
-            futures = [pool.submit(execute_run, instance.get_ref(), job, run["run_config"], run["tags"], run["keys"],
-                                   run["own_checks"]) for run in planned]
-            for run, future in zip(planned, futures):
-                record(run, future.result())
+
+            def here(index: int) -> dict:
+                run = planned[index]
+                return _execute_on(instance, job, run["run_config"], run["tags"], run["keys"], run["own_checks"])
+
+            def in_pool(index: int) -> dict:
+                run = planned[index]
+                return pool.submit(execute_run, instance.get_ref(), job, run["run_config"], run["tags"],
+                                   run["keys"], run["own_checks"]).result()
+
+            def done(index: int, outcome: dict) -> None:
+                record(planned[index], outcome)
                 shown.update()
+
+            share_runs(len(planned), here, in_pool, parallel_runs - 1, pool_ready[0], done)
 
     def needs_run(key: dg.AssetKey, partition_key, resolver: BatchedStaleStatusResolver) -> bool:
         if force or resolver.get_status(key, partition_key) != StaleStatus.FRESH:
@@ -661,8 +741,10 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
 
     # A pool only when runs may go in parallel and the instance can be reopened in another process (a
     # persistent one: DagsterInstance.get(), a test instance; not an ephemeral one).
-    pool = run_pool(parallel_runs) if parallel_runs > 1 and not instance.is_ephemeral else None
-    pool_warmed = False  # started at the first run: a job with nothing to run starts no process
+    # This process runs one of the runs at once itself, the pool the others (`share_runs`).
+    pool = run_pool(parallel_runs - 1) if parallel_runs > 1 and not instance.is_ephemeral else None
+    pool_ready: list[threading.Event] = []  # set once its processes have started, at the first run: a job with
+    # nothing to run starts no process
 
     def held_between_sections():
         """While a run goes alone in this process with every step in it (no run of the pool is in flight then),
