@@ -192,11 +192,14 @@ def creation_image_descriptions(context: dg.AssetExecutionContext, config: Descr
 )
 def creation_generations(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: LLMClient, registry: Registry) -> dg.MaterializeResult:
     model = registry.model(context.partition_key)
-    items = load_items(warehouse)
-    if not items:
-        raise dg.Failure("No Creation items in the warehouse: materialize `creation_items` first")
-    descriptions = answers_by_item(warehouse.query("SELECT item_id, description FROM creation_image_descriptions"), "description")
-    plan, skipped = creation_steps.generation_plan(items, model, image_refs(warehouse, items), descriptions)
+    with warehouse.together():  # the inputs' reads on one attach
+        items = load_items(warehouse)
+        if not items:
+            raise dg.Failure("No Creation items in the warehouse: materialize `creation_items` first")
+        descriptions = answers_by_item(warehouse.query("SELECT item_id, description FROM creation_image_descriptions"),
+                                       "description")
+        urls = image_refs(warehouse, items)
+    plan, skipped = creation_steps.generation_plan(items, model, urls, descriptions)
     if skipped:
         context.log.warning(f"{len(skipped)} items skipped: no image description for text-only model {model.slug}")
     results, stats = ask_models(context, llm, plan, [model], "creation", model.slug)
@@ -214,12 +217,13 @@ _DEPS = [dg.AssetDep(creation_generations, partition_mapping=by_model), creation
 
 
 def _inputs(warehouse: Warehouse, model_slug: str):
-    items = load_items(warehouse)
-    baseline = answers_by_item(warehouse.query("SELECT item_id, answer FROM creation_references"), "answer")
-    candidate = answers_by_item(warehouse.query(
-        "SELECT item_id, response FROM generations WHERE benchmark = 'creation' AND model = ? AND sample_index = 0",
-        [model_slug]), "response")
-    return items, baseline, candidate, image_refs(warehouse, items)
+    with warehouse.together():  # four reads on one attach
+        items = load_items(warehouse)
+        baseline = answers_by_item(warehouse.query("SELECT item_id, answer FROM creation_references"), "answer")
+        candidate = answers_by_item(warehouse.query(
+            "SELECT item_id, response FROM generations WHERE benchmark = 'creation' AND model = ? AND sample_index = 0",
+            [model_slug]), "response")
+        return items, baseline, candidate, image_refs(warehouse, items)
 
 
 @dg.asset(

@@ -299,8 +299,9 @@ def _val_items(warehouse: Warehouse, limit: int | None = None) -> pd.DataFrame:
 def gap_generations(context: dg.AssetExecutionContext, config: GapGenerationsConfig, warehouse: Warehouse,
                     llm: LLMClient, registry: Registry) -> dg.MaterializeResult:
     model = registry.model(context.partition_key)
-    val = _val_items(warehouse, config.max_val_items)
-    urls = image_refs(warehouse, [{"image_hashes": [h]} for h in val["sha256"]]) if model.vision else {}
+    with warehouse.together():  # the inputs' reads on one attach
+        val = _val_items(warehouse, config.max_val_items)
+        urls = image_refs(warehouse, [{"image_hashes": [h]} for h in val["sha256"]]) if model.vision else {}
     plan = gap_steps.answer_plan(val, model, urls)
     results, stats = ask_models(context, llm, plan, [model], "gap", model.slug)
     df = gap_steps.answer_rows(model, plan, results)
@@ -324,9 +325,10 @@ def gap_score_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse,
                         registry: Registry) -> dg.MaterializeResult:
     model_slug, judge_slug = model_and_judge(context)
     model, judge = registry.model(model_slug), registry.judge(judge_slug)
-    answers = warehouse.query("SELECT * FROM generations WHERE benchmark = ? AND model = ?",
-                              [gap_steps.BENCHMARK, model.slug])
-    val = _val_items(warehouse)
+    with warehouse.together():  # the inputs' reads on one attach
+        answers = warehouse.query("SELECT * FROM generations WHERE benchmark = ? AND model = ?",
+                                  [gap_steps.BENCHMARK, model.slug])
+        val = _val_items(warehouse)
     val = val[val["item_id"].isin(answers["item_id"])]
     plan = gap_steps.score_plan(val, answers, judge)
     results, stats = ask_models(context, llm, plan, [judge], "gap", model.slug, judge.slug)

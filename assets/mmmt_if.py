@@ -141,14 +141,14 @@ def mmmt_if_chats(context: dg.AssetExecutionContext, config: MMMTIFChatSetConfig
 
 def _chat_inputs(warehouse: Warehouse) -> tuple[dict[str, list[dict]], dict[str, list[str]]]:
     """Turn rows grouped by chat (in turn order) and each chat's images (ImageRefs, read when a request is sent)."""
-    turns = warehouse.query_file("mmmt_if/queries/turns.sql")
-    chats = warehouse.query_file("mmmt_if/queries/chat_pictures.sql")
+    with warehouse.together():
+        turns = warehouse.query_file("mmmt_if/queries/turns.sql")
+        chats = warehouse.query_file("mmmt_if/queries/chat_pictures.sql")
+        url_by_hash = image_refs(warehouse, [{"image_hashes": list(hashes)} for hashes in chats["image_hashes"]])
     by_chat: dict[str, list[dict]] = {}
     for row in turns.to_dict("records"):
         row["instructions_in_force"] = list(row["instructions_in_force"])
         by_chat.setdefault(row["chat_id"], []).append(row)
-    items = [{"image_hashes": list(hashes)} for hashes in chats["image_hashes"]]
-    url_by_hash = image_refs(warehouse, items)
     urls = {chat_id: [url_by_hash[h] for h in hashes] for chat_id, hashes in zip(chats["chat_id"], chats["image_hashes"])}
     return by_chat, urls
 
@@ -259,9 +259,10 @@ def mmmt_if_autorater_judgments(context: dg.AssetExecutionContext, warehouse: Wa
                                 registry: Registry) -> dg.MaterializeResult:
     model_slug, judge_slug = model_and_judge(context)
     model, judge = registry.model(model_slug), registry.judge(judge_slug)
-    by_chat, urls = _chat_inputs(warehouse)
-    generations = warehouse.query("SELECT item_id, variant, sample_index, response, error FROM generations "
-                                  "WHERE benchmark = ? AND model = ?", [prompts.BENCHMARK, model.slug])
+    with warehouse.together():  # the inputs' reads on one attach
+        by_chat, urls = _chat_inputs(warehouse)
+        generations = warehouse.query("SELECT item_id, variant, sample_index, response, error FROM generations "
+                                      "WHERE benchmark = ? AND model = ?", [prompts.BENCHMARK, model.slug])
     plan, skipped = mmmt_if_steps.autorater_plan(by_chat, generations, judge, urls)
     if skipped:
         context.log.warning(f"{skipped} responses not judged: their generation call failed")

@@ -211,9 +211,12 @@ def urs_judgments(context: dg.AssetExecutionContext, warehouse: Warehouse, llm: 
                   registry: Registry) -> dg.MaterializeResult:
     model_slug, judge_slug = model_and_judge(context)
     model, judge = registry.model(model_slug), registry.judge(judge_slug)
-    items = load_urs_items(warehouse)
-    answers = _answers(warehouse, [model.slug], [urs_steps.ANSWER_SAMPLE]).get((model.slug, urs_steps.ANSWER_SAMPLE), {})
-    plan, skipped = urs_steps.judgment_plan(items, _references(warehouse), answers, judge, model.slug)
+    with warehouse.together():  # the inputs' reads on one attach
+        items = load_urs_items(warehouse)
+        answers = _answers(warehouse, [model.slug], [urs_steps.ANSWER_SAMPLE]).get((model.slug, urs_steps.ANSWER_SAMPLE),
+                                                                                  {})
+        references = _references(warehouse)
+    plan, skipped = urs_steps.judgment_plan(items, references, answers, judge, model.slug)
     if skipped:
         context.log.warning(f"{len(skipped)} items not judged: missing reference or answer ({skipped[:5]})")
     results, stats = ask_models(context, llm, plan, [judge], "urs", model.slug, judge.slug)

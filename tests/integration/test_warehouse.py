@@ -98,6 +98,39 @@ def test_held_between_shares_one_connection_keeps_the_lock_and_lets_go_for_model
     assert lock_is_free() and _count_generations_elsewhere(warehouse.database) == "6"
 
 
+def test_together_shares_one_attach_keeps_the_lock_for_its_block_and_lets_go_after(warehouse, monkeypatch):
+    """`together` (an asset reading its inputs where runs go in parallel): the block's sections use one attach of
+    the file, also from another thread, and another process waits until the block ends; a failed section inside
+    it rolls back alone; within `held_between` it changes nothing."""
+    import threading
+
+    from resources import warehouse as module
+
+    warehouse.replace_rows("generations", rows("m1", 3), {"benchmark": "creation", "model": "m1"})
+    attaches = []
+    real_attached = module._attached
+    monkeypatch.setattr(module, "_attached", lambda *args: attaches.append(args) or real_attached(*args))
+    with warehouse.together():
+        assert warehouse.query("SELECT count(*) AS n FROM generations")["n"][0] == 3
+        warehouse.replace_rows("generations", rows("m2", 2), {"benchmark": "creation", "model": "m2"})
+        with pytest.raises(duckdb.Error):
+            warehouse.replace_rows("generations", rows("m2", 1).drop(columns=["request_key"]),
+                                   {"benchmark": "creation", "model": "m2"})
+        seen = []
+        thread = threading.Thread(target=lambda: seen.append(warehouse.query("SELECT count(*) AS n FROM generations")))
+        thread.start()
+        thread.join(timeout=60)
+        assert seen[0]["n"][0] == 5
+        assert not _lock_is_free(warehouse.database) and _count_generations_elsewhere(warehouse.database) == "locked"
+    assert len(attaches) == 1  # one attach for every section of the block
+    assert _lock_is_free(warehouse.database) and _count_generations_elsewhere(warehouse.database) == "5"
+    with Warehouse.held_between(warehouse.database):
+        warehouse.query("SELECT 1")
+        with warehouse.together():
+            warehouse.query("SELECT 1")
+    assert len(attaches) == 1  # the hold's own connection served both
+
+
 def test_the_llm_client_lets_the_held_warehouse_go_for_a_provider_not_for_the_simulator(warehouse, tmp_path,
                                                                                         monkeypatch):
     from benchwright.llm import LLMRequest
