@@ -624,10 +624,12 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
                 run = planned[index]
                 return _execute_on(instance, job, run["run_config"], run["tags"], run["keys"], run["own_checks"])
 
+            instance_ref = instance.get_ref()  # read here: the slots' threads touch nothing of this process's runs
+
             def in_pool(index: int) -> dict:
                 run = planned[index]
-                return pool.submit(execute_run, instance.get_ref(), job, run["run_config"], run["tags"],
-                                   run["keys"], run["own_checks"]).result()
+                return pool.submit(execute_run, instance_ref, job, run["run_config"], run["tags"], run["keys"],
+                                   run["own_checks"]).result()
 
             def done(index: int, outcome: dict) -> None:
                 record(planned[index], outcome)
