@@ -745,8 +745,9 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     # persistent one: DagsterInstance.get(), a test instance; not an ephemeral one).
     # This process runs one of the runs at once itself, the pool the others (`share_runs`).
     pool = run_pool(parallel_runs - 1) if parallel_runs > 1 and not instance.is_ephemeral else None
-    pool_ready: list[threading.Event] = []  # set once its processes have started, at the first run: a job with
-    # nothing to run starts no process
+    # The pool's processes are started at the first run (a job with nothing to run starts none); the event is set
+    # once one is up.
+    pool_ready: list[threading.Event] = []
 
     def held_between_sections():
         """While a run goes alone in this process with every step in it (no run of the pool is in flight then),
