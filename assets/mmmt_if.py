@@ -229,9 +229,10 @@ def mmmt_if_generations(context: dg.AssetExecutionContext, config: MMMTIFGenerat
 )
 def mmmt_if_turn_scores(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
     model = context.partition_key
-    generations = warehouse.query("SELECT model, item_id, variant, sample_index, response, error FROM generations "
-                                  "WHERE benchmark = ? AND model = ?", [prompts.BENCHMARK, model])
-    turns = warehouse.query("SELECT turn_id, chat_id, turn, instructions_in_force FROM mmmt_if_turns")
+    with warehouse.together():  # two reads on one attach
+        generations = warehouse.query("SELECT model, item_id, variant, sample_index, response, error FROM generations "
+                                      "WHERE benchmark = ? AND model = ?", [prompts.BENCHMARK, model])
+        turns = warehouse.query("SELECT turn_id, chat_id, turn, instructions_in_force FROM mmmt_if_turns")
     scores, results = mmmt_if_steps.score_rows(generations, turns)
     warehouse.write_tables([("mmmt_if_turn_scores", scores, {"model": model}),
                             ("mmmt_if_instruction_results", results, {"model": model})])

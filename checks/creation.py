@@ -53,8 +53,9 @@ def position_swap_consistency(context: dg.AssetCheckExecutionContext, warehouse:
              description="No orphan judgments (every judged answer exists) and both orders present for every item.")
 def pairwise_integrity(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
     model, judge = model_and_judge(context)
-    orphans = warehouse.query(read_sql("creation/checks/creation_orphan_judgments.sql"), [model, judge])
-    missing = warehouse.query(read_sql("creation/checks/creation_missing_orders.sql"), [model, judge])
+    with warehouse.together():  # two reads on one attach
+        orphans = warehouse.query(read_sql("creation/checks/creation_orphan_judgments.sql"), [model, judge])
+        missing = warehouse.query(read_sql("creation/checks/creation_missing_orders.sql"), [model, judge])
     return dg.AssetCheckResult(
         passed=orphans.empty and missing.empty,
         metadata={"orphan_judgments": len(orphans), "items_missing_an_order": len(missing),
