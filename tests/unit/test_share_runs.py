@@ -41,9 +41,9 @@ def test_a_ready_pool_takes_runs_beside_this_process_and_the_outcomes_come_in_or
     ready = threading.Event()
     ready.set()
     # This process's runs are slow: the pool's slots take the others meanwhile, ending them out of order.
-    where, reported = _share(8, slots=1, ready=ready, here_s=0.2, pool_s=0.02)
+    where, reported = _share(8, slots=1, ready=ready, here_s=0.3, pool_s=0.02)
     assert reported == list(range(8))
-    assert "here" in where.values() and list(where.values()).count("pool") >= 4
+    assert "here" in where.values() and list(where.values()).count("pool") >= 3
 
 
 def test_a_run_that_fails_stops_new_runs_and_its_error_is_raised_after_the_others_end():
