@@ -248,12 +248,18 @@ class Warehouse(DuckDBResource):
         if self.database in _TOGETHER:
             cursor = _TOGETHER[self.database].cursor()  # its own transactions and frames, on the block's attach
             try:
-                cursor.execute(f"USE {_ATTACHED[self.database]}")
-                self._prepare(cursor)
+                cursor.execute(f"USE {_ATTACHED[self.database]}")  # the block's `_prepare` settings are global
                 yield cursor
             finally:
                 cursor.close()
             return
+        with self._section_of_its_own() as con:
+            yield con
+
+    @contextmanager
+    def _section_of_its_own(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """The file locked, attached and made ready until the caller is done with it (a section, a `together`
+        block)."""
         with _writer_lock(self.database, self.lock_timeout_s):
             fresh_file = not Path(self.database).exists()
             with _attached(self.database, dict(self.connection_config)) as con:
@@ -320,15 +326,12 @@ class Warehouse(DuckDBResource):
             yield
             return
         Path(self.database).parent.mkdir(parents=True, exist_ok=True)
-        with _writer_lock(self.database, self.lock_timeout_s):
-            fresh_file = not Path(self.database).exists()
-            with _attached(self.database, dict(self.connection_config)) as con:
-                self._prepare(con, apply_schema=fresh_file)
-                _TOGETHER[self.database] = con
-                try:
-                    yield
-                finally:
-                    del _TOGETHER[self.database]
+        with self._section_of_its_own() as con:
+            _TOGETHER[self.database] = con
+            try:
+                yield
+            finally:
+                del _TOGETHER[self.database]
 
     @staticmethod
     @contextmanager
