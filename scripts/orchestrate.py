@@ -602,10 +602,16 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
         others; recorded in the order they were planned either way. In a terminal a bar counts them, with an ETA
         (benchwright.progress_bars; nothing otherwise)."""
         planned = [plan_run(*run) for run in pending]
-        if pool is not None and execute is None and planned and not pool_ready:
-            pool_ready.append(warm_up(pool, parallel_runs - 1, job))
+        nonlocal pool_ready
+        if pool is not None and execute is None and planned and pool_ready is None:
+            pool_ready = warm_up(pool, parallel_runs - 1, job)
         for run in planned:
             log(f"materializing {', '.join(run['keys'])}{run['label']}")
+
+        def here(index: int) -> dict:
+            run = planned[index]
+            return _execute_on(instance, job, run["run_config"], run["tags"], run["keys"], run["own_checks"])
+
         with progress_bars.bar(len(planned), name, "run") as shown:
             if execute is not None:
                 for run in planned:
@@ -613,16 +619,11 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
                     shown.update()
                 return
             if pool is None or len(planned) <= 1:
-                for run in planned:
+                for index, run in enumerate(planned):
                     with held_between_sections():
-                        record(run, _execute_on(instance, job, run["run_config"], run["tags"], run["keys"],
-                                                run["own_checks"]))
+                        record(run, here(index))
                     shown.update()
                 return
-
-            def here(index: int) -> dict:
-                run = planned[index]
-                return _execute_on(instance, job, run["run_config"], run["tags"], run["keys"], run["own_checks"])
 
             instance_ref = instance.get_ref()  # read here: the slots' threads touch nothing of this process's runs
 
@@ -635,7 +636,7 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
                 record(planned[index], outcome)
                 shown.update()
 
-            share_runs(len(planned), here, in_pool, parallel_runs - 1, pool_ready[0], done)
+            share_runs(len(planned), here, in_pool, parallel_runs - 1, pool_ready, done)
 
     def needs_run(key: dg.AssetKey, partition_key, resolver: BatchedStaleStatusResolver) -> bool:
         if force or resolver.get_status(key, partition_key) != StaleStatus.FRESH:
@@ -745,9 +746,8 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     # persistent one: DagsterInstance.get(), a test instance; not an ephemeral one).
     # This process runs one of the runs at once itself, the pool the others (`share_runs`).
     pool = run_pool(parallel_runs - 1) if parallel_runs > 1 and not instance.is_ephemeral else None
-    # The pool's processes are started at the first run (a job with nothing to run starts none); the event is set
-    # once one is up.
-    pool_ready: list[threading.Event] = []
+    # The pool's processes are started at the first run (a job with nothing to run starts none); set once one is up.
+    pool_ready: threading.Event | None = None
 
     def held_between_sections():
         """While a run goes alone in this process with every step in it (no run of the pool is in flight then),
