@@ -183,6 +183,7 @@ _IPV6_CANDIDATE = re.compile(r"(?<![\w:.])[0-9A-Fa-f:]{2,39}(?![\w:])")
 # data is used for them). Where our users and datasets come from; add a region here to cover it.
 PHONE_REGIONS = ("US", "CA", "GB", "IE", "FR", "DE", "AT", "CH", "BE", "NL", "LU", "ES", "PT", "IT", "DK", "SE",
                  "NO", "FI", "PL", "CZ", "GR", "CN", "IN", "JP", "BR", "AU")
+_ANY_DIGIT = re.compile(r"\d")
 _ENOUGH_DIGITS = re.compile(r"(?:\d\D{0,3}){7}")
 # An area code in parentheses is North American (3 digits) or starts with the trunk 0 (``(030)``), so a
 # year in a citation, "(2019) 123-145", is not one. Groups are separated by spaces, dashes, dots or
@@ -323,8 +324,11 @@ def _house_number_ok(text: str, start: int) -> bool:
 
 
 def _candidates(text: str) -> Iterator[PIIFinding]:
-    for m in _EMAIL.finditer(text):
-        yield PIIFinding("email", m.start(), m.end(), "regex.email")
+    if "@" in text:
+        for m in _EMAIL.finditer(text):
+            yield PIIFinding("email", m.start(), m.end(), "regex.email")
+    if not _ANY_DIGIT.search(text):  # every other kind holds a digit (an IPv6 address too: `_ipv6_ok`)
+        return
     for m in _IBAN.finditer(text):
         if iban.is_valid(m.group()):
             yield PIIFinding("iban", m.start(), m.end(), "stdnum.iban")
@@ -342,9 +346,10 @@ def _candidates(text: str) -> Iterator[PIIFinding]:
         if _VERSION_LABEL.search(text, max(0, m.start() - 12), m.start()) or _nobodys_ipv4(m.group()):
             continue
         yield PIIFinding("ip_address", m.start(), m.end(), "ipaddress")
-    for m in _IPV6_CANDIDATE.finditer(text):
-        if _ipv6_ok(m.group()):
-            yield PIIFinding("ip_address", m.start(), m.end(), "ipaddress")
+    if text.count(":") >= 2:  # as an IPv6 address holds (`_ipv6_ok`)
+        for m in _IPV6_CANDIDATE.finditer(text):
+            if _ipv6_ok(m.group()):
+                yield PIIFinding("ip_address", m.start(), m.end(), "ipaddress")
     yield from _phones(text)
     for m in _STREET.finditer(text):
         if _house_number_ok(text, m.start()):
@@ -354,7 +359,7 @@ def _candidates(text: str) -> Iterator[PIIFinding]:
 class _RecentScans:
     """The findings of the texts scanned last in this process, up to `max_chars` of text: a loader redacts a text and
     reports what it found, and its residual-PII check scans the same (clean) text again in the same run; the scan is
-    ≈ 0.7 ms a text (URS's 3,692 questions and references ≈ 2.7 s each time). Only memory: nothing is written."""
+    ≈ 0.65 ms a text (URS's 3,692 questions and references ≈ 2.4 s each time). Only memory: nothing is written."""
 
     def __init__(self, max_chars: int):
         self.max_chars, self.chars = max_chars, 0
