@@ -150,10 +150,11 @@ def _measure(client: str, code_root: Path, base_url: str, calls: int) -> dict:
 
 
 def _older_code(commit: str) -> Path:
-    """The repository's benchwright/ at `commit`, extracted once into a temporary folder."""
+    """The repository's benchwright/ at `commit`, extracted once into a temporary folder, with its pyproject.toml
+    (the benchmarks' entries are read from it: benchwright/benchmarks.py)."""
     folder = Path(tempfile.gettempdir()) / f"benchwright-llm-overhead-code-{commit}"
-    if not (folder / "benchwright" / "llm" / "runner.py").exists():
-        archive = subprocess.run(["git", "archive", commit, "benchwright"], cwd=ROOT, check=True,
+    if not (folder / "benchwright" / "llm" / "runner.py").exists() or not (folder / "pyproject.toml").exists():
+        archive = subprocess.run(["git", "archive", commit, "benchwright", "pyproject.toml"], cwd=ROOT, check=True,
                                  capture_output=True).stdout
         with tarfile.open(fileobj=BytesIO(archive)) as tar:
             tar.extractall(folder)
