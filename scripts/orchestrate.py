@@ -83,8 +83,13 @@ def default_parallel_runs(registry) -> int:
     that is not a whole number ≥ 1 is refused, naming the variable."""
     if os.environ.get("BENCHWRIGHT_PARALLEL_RUNS", "").strip():
         return count_setting("BENCHWRIGHT_PARALLEL_RUNS", 1)
-    entries = registry.entries("models") + registry.entries("judges")  # a canary calls nothing
-    return 8 if any(not entry.simulated and entry.canary_kind is None for entry in entries) else 1
+    return 8 if calls_providers(registry) else 1
+
+
+def calls_providers(registry) -> bool:
+    """Whether a registered model or judge is called through litellm (a simulated one and a canary are not)."""
+    entries = registry.entries("models") + registry.entries("judges")
+    return any(not entry.simulated and entry.canary_kind is None for entry in entries)
 
 
 def asset_job() -> ReconstructableJob:
@@ -168,15 +173,17 @@ def _text(value: Any) -> str:
     return str(getattr(value, "value", value))  # a Dagster MetadataValue or plain text
 
 
-def run_pool(size: int) -> ProcessPoolExecutor:
+def run_pool(size: int, with_litellm: bool = True) -> ProcessPoolExecutor:
     """Processes for runs of one stage at once, forked from a forkserver that has imported what a run needs
     (definitions.PRELOADED: the code location, great-expectations, litellm), so a process starts in a fraction
-    of a second; each runs one run at a time, its steps in its own process by default."""
+    of a second; each runs one run at a time, its steps in its own process by default. Without `with_litellm`
+    (no registered model calls a provider) litellm is left out: the simulator never imports it, and its ≈ 2 s of
+    CPU would hold back the pool's first process while this one runs the first runs alone (`warm_up`)."""
     from definitions import PRELOADED
 
     restart_forkserver_on_new_environment()
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(PRELOADED)
+    context.set_forkserver_preload([module for module in PRELOADED if with_litellm or module != "litellm"])
     return ProcessPoolExecutor(max_workers=size, mp_context=context)
 
 
@@ -745,7 +752,8 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
     # A pool only when runs may go in parallel and the instance can be reopened in another process (a
     # persistent one: DagsterInstance.get(), a test instance; not an ephemeral one).
     # This process runs one of the runs at once itself, the pool the others (`share_runs`).
-    pool = run_pool(parallel_runs - 1) if parallel_runs > 1 and not instance.is_ephemeral else None
+    pool = run_pool(parallel_runs - 1, calls_providers(resources["registry"])) \
+        if parallel_runs > 1 and not instance.is_ephemeral else None
     # The pool's processes are started at the first run (a job with nothing to run starts none); set once one is up.
     pool_ready: threading.Event | None = None
 
