@@ -14,7 +14,7 @@ from benchwright.creation import metrics
 from checks.factories import ParseFailureSpec, parse_failure_checks
 from checks.one_step import asset_check
 from checks.results import answer_injection_check
-from resources.warehouse import Warehouse, read_sql
+from resources.warehouse import Warehouse
 
 # Below this exact swap consistency a judge's verdicts depend on where the answers stand.
 SWAP_CONSISTENCY_THRESHOLD = 0.6
@@ -54,8 +54,8 @@ def position_swap_consistency(context: dg.AssetCheckExecutionContext, warehouse:
 def pairwise_integrity(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
     model, judge = model_and_judge(context)
     with warehouse.together():  # two reads on one attach
-        orphans = warehouse.query(read_sql("creation/checks/creation_orphan_judgments.sql"), [model, judge])
-        missing = warehouse.query(read_sql("creation/checks/creation_missing_orders.sql"), [model, judge])
+        orphans = warehouse.query_file("creation/checks/creation_orphan_judgments.sql", [model, judge])
+        missing = warehouse.query_file("creation/checks/creation_missing_orders.sql", [model, judge])
     return dg.AssetCheckResult(
         passed=orphans.empty and missing.empty,
         metadata={"orphan_judgments": len(orphans), "items_missing_an_order": len(missing),

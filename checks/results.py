@@ -13,7 +13,7 @@ from assets.partitions import models_partitions
 
 from benchwright.pii import redact, scan_texts
 from checks.one_step import asset_check
-from resources.warehouse import Warehouse, read_sql
+from resources.warehouse import Warehouse
 from benchwright.quality import validate_frame
 
 # More than this share of unparsable judge outputs means the judge (or its prompt) is broken.
@@ -117,8 +117,8 @@ def answer_injection_check(generations_asset, benchmark: str) -> dg.AssetChecksD
                  description="WARN when this model's answers contain judge-format strings (verdict tokens, "
                              "VFS lines, score dicts, 'Score: x'); the model is flagged in the leaderboards.")
     def _check(context: dg.AssetCheckExecutionContext, warehouse: Warehouse) -> dg.AssetCheckResult:
-        return answer_injection_result(warehouse.query(read_sql("core/checks/answer_injection.sql"),
-                                                       [benchmark, context.partition_key]))
+        return answer_injection_result(warehouse.query_file("core/checks/answer_injection.sql",
+                                                            [benchmark, context.partition_key]))
 
     return _check
 
