@@ -189,7 +189,7 @@ def run_pool(size: int, with_litellm: bool = True) -> ProcessPoolExecutor:
 
 def warm_up(pool: ProcessPoolExecutor, size: int, job: ReconstructableJob) -> threading.Event:
     """Start the pool's processes in a thread of their own, each with the job's definition built, while the first
-    runs go in this process: starting the forkserver (its imports: ≈ 8 s of CPU) and each process's first definition
+    runs go in this process: starting the forkserver (its imports: ≈ 6–8 s of CPU) and each process's first definition
     take seconds, and starting a process waits for the forkserver. Returns an event set once a process has built the
     definition (or failed to: a process that cannot build the job fails the same way in the run it is given, where
     the error is reported); until then this process takes every run itself (`share_runs`)."""
