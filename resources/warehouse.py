@@ -43,7 +43,8 @@ _LET_GO: dict[str, int] = {}  # database -> sections that must open and close th
 # process id because a forked child must never use its parent's DuckDB.
 _ATTACH_HOSTS: dict[tuple[int, tuple], duckdb.DuckDBPyConnection] = {}
 _ATTACHED: dict[str, str] = {}  # database -> its alias while a section of this process has it attached
-_ATTACH_GUARD = threading.Lock()  # both dicts above: sections of different files may run in threads at once
+_ATTACHED_ON: dict[str, duckdb.DuckDBPyConnection] = {}  # database -> the in-memory DuckDB it is attached to
+_ATTACH_GUARD = threading.Lock()  # the dicts above: sections of different files may run in threads at once
 _TOGETHER: dict[str, duckdb.DuckDBPyConnection] = {}  # database -> its connection while a `together` block runs
 
 
@@ -112,6 +113,7 @@ def _close_hold(database: str) -> None:
         lock, con = hold
         try:
             con.close()
+            _detach(database)
         finally:
             lock.release()
 
@@ -140,6 +142,39 @@ def _alias(database: str) -> str:
     return stem
 
 
+def _attach(database: str, config: dict) -> duckdb.DuckDBPyConnection:
+    """Attach the file to this process's in-memory DuckDB; a connection of its own whose default database is the
+    file. The caller holds the file lock; `_detach` undoes it."""
+    with _ATTACH_GUARD:
+        host = _attach_host(config)
+        alias = _alias(database)
+        host.execute(f"ATTACH '{database.replace(chr(39), chr(39) * 2)}' AS {alias}")
+        _ATTACHED[database], _ATTACHED_ON[database] = alias, host
+        con = host.cursor()  # a connection of its own to the same DuckDB: the host is not used by two threads at once
+    try:
+        con.execute(f"USE {alias}")
+    except BaseException:
+        con.close()
+        _detach(database)
+        raise
+    return con
+
+
+def _detach(database: str) -> None:
+    """Detach the file (which writes it out and lets other processes open it)."""
+    with _ATTACH_GUARD:
+        host, alias = _ATTACHED_ON.pop(database), _ATTACHED.pop(database)
+        try:
+            host.execute(f"DETACH {alias}")
+        except BaseException:
+            # The file must not stay open in this process (it would lock out every other one): close the
+            # whole in-memory DuckDB; the next section starts another.
+            for key in [key for key, kept in _ATTACH_HOSTS.items() if kept is host]:
+                del _ATTACH_HOSTS[key]
+            host.close()
+            raise
+
+
 @contextmanager
 def _attached(database: str, config: dict) -> Iterator[duckdb.DuckDBPyConnection]:
     """A connection whose default database is the file, for one section: the file is attached to this process's
@@ -148,31 +183,14 @@ def _attached(database: str, config: dict) -> Iterator[duckdb.DuckDBPyConnection
     Why: starting a DuckDB costs ≈ 11 ms (its built-in catalog) before the file's own catalog is read, so a
     `duckdb.connect` per section cost ≈ 15 ms and its close ≈ 4 ms; attaching to one already running ≈ 4 ms and
     detaching ≈ 4 ms (bench/README.md). The caller holds the file lock, so no other section of this file is open."""
-    with _ATTACH_GUARD:
-        host = _attach_host(config)
-        alias = _alias(database)
-        host.execute(f"ATTACH '{database.replace(chr(39), chr(39) * 2)}' AS {alias}")
-        _ATTACHED[database] = alias
+    con = _attach(database, config)
     try:
-        with _ATTACH_GUARD:  # a connection of its own to the same DuckDB: the host is not used by two threads at once
-            con = host.cursor()
-        try:
-            con.execute(f"USE {alias}")
-            yield con
-        finally:
-            con.close()
+        yield con
     finally:
-        with _ATTACH_GUARD:
-            del _ATTACHED[database]
-            try:
-                host.execute(f"DETACH {alias}")
-            except BaseException:
-                # The file must not stay open in this process (it would lock out every other one): close the
-                # whole in-memory DuckDB; the next section starts another.
-                for key in [key for key, kept in _ATTACH_HOSTS.items() if kept is host]:
-                    del _ATTACH_HOSTS[key]
-                host.close()
-                raise
+        try:
+            con.close()
+        finally:
+            _detach(database)
 
 
 def read_sql(relative_path: str) -> str:
@@ -299,11 +317,12 @@ class Warehouse(DuckDBResource):
             lock.acquire()
             try:
                 fresh_file = not Path(self.database).exists()
-                con = duckdb.connect(self.database, config=dict(self.connection_config))
+                con = _attach(self.database, dict(self.connection_config))  # as a section's own: no DuckDB started
                 try:
                     self._prepare(con, apply_schema=fresh_file)
                 except BaseException:
                     con.close()
+                    _detach(self.database)
                     raise
             except BaseException:
                 lock.release()
@@ -311,6 +330,7 @@ class Warehouse(DuckDBResource):
             hold = _HOLDS[self.database] = (lock, con)
         cursor = hold[1].cursor()  # its own transactions and registered frames, as a section's own connection
         try:
+            cursor.execute(f"USE {_ATTACHED[self.database]}")  # a new cursor starts in the in-memory database
             yield cursor
         finally:
             cursor.close()

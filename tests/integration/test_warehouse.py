@@ -2,6 +2,7 @@ import multiprocessing as mp
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import duckdb
 import pandas as pd
@@ -73,12 +74,19 @@ def _lock_is_free(database: str) -> bool:
         return False
 
 
-def test_held_between_shares_one_connection_keeps_the_lock_and_lets_go_for_model_calls(warehouse):
+def test_held_between_shares_one_connection_keeps_the_lock_and_lets_go_for_model_calls(warehouse, monkeypatch):
     """`held_between` (the main job's runs when one goes at a time): sections share one open database and the
     file lock stays taken between them, so another process waits; `let_go` (around model calls) and the block's
-    end close the file, with every write on it, and give the lock back."""
+    end close the file, with every write on it, and give the lock back. The hold attaches the file as a section
+    does (no DuckDB started for it)."""
+    from resources import warehouse as module
+
     def lock_is_free() -> bool:
         return _lock_is_free(warehouse.database)
+
+    opened = []
+    real_connect = module.duckdb.connect
+    monkeypatch.setattr(module.duckdb, "connect", lambda *args, **kw: opened.append(args[:1]) or real_connect(*args, **kw))
 
     with Warehouse.held_between(warehouse.database):
         warehouse.replace_rows("generations", rows("m1", 3), {"benchmark": "creation", "model": "m1"})
@@ -96,6 +104,7 @@ def test_held_between_shares_one_connection_keeps_the_lock_and_lets_go_for_model
         warehouse.replace_rows("generations", rows("m3", 1), {"benchmark": "creation", "model": "m3"})
         assert not lock_is_free()
     assert lock_is_free() and _count_generations_elsewhere(warehouse.database) == "6"
+    assert (warehouse.database,) not in opened
 
 
 def test_together_shares_one_attach_keeps_the_lock_for_its_block_and_lets_go_after(warehouse, monkeypatch):
@@ -129,6 +138,38 @@ def test_together_shares_one_attach_keeps_the_lock_for_its_block_and_lets_go_aft
         with warehouse.together():
             warehouse.query("SELECT 1")
     assert len(attaches) == 1  # the hold's own connection served both
+
+
+def test_rows_written_under_a_hold_survive_its_process_being_killed(warehouse):
+    """A process keeping the file between its sections (`held_between`: its writes committed, not yet written out
+    by a detach) is killed: the file lock goes with it, and the next process finds every committed row."""
+    import signal
+    import time
+
+    root = str(Path(__file__).resolve().parents[2])
+    code = ("import sys, time\n"
+            "sys.path.insert(0, sys.argv[2])\n"
+            "from tests.integration.test_warehouse import rows\n"
+            "from resources.warehouse import Warehouse\n"
+            "w = Warehouse(database=sys.argv[1])\n"
+            "with Warehouse.held_between(sys.argv[1]):\n"
+            "    w.replace_rows('generations', rows('m1', 4), {'benchmark': 'creation', 'model': 'm1'})\n"
+            "    print('written', flush=True)\n"
+            "    time.sleep(120)\n")
+    child = subprocess.Popen([sys.executable, "-c", code, warehouse.database, root], stdout=subprocess.PIPE,
+                             text=True, cwd=root)
+    try:
+        assert child.stdout.readline().strip() == "written"
+        assert not _lock_is_free(warehouse.database)  # held between sections
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    deadline = time.monotonic() + 10
+    while not _lock_is_free(warehouse.database) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert warehouse.query("SELECT count(*) AS n FROM generations")["n"][0] == 4
 
 
 def test_the_llm_client_lets_the_held_warehouse_go_for_a_provider_not_for_the_simulator(warehouse, tmp_path,
