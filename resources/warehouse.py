@@ -112,8 +112,10 @@ def _close_hold(database: str) -> None:
         _HOLDS[database] = None
         lock, con = hold
         try:
-            con.close()
-            _detach(database)
+            try:
+                con.close()
+            finally:
+                _detach(database)  # the file must not stay attached once the lock is given back
         finally:
             lock.release()
 
