@@ -22,7 +22,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from benchwright.pairwise import OUTCOME_VALUE, outcome
 from benchwright.quality import between
@@ -214,6 +213,8 @@ def human_human_mae(values: pd.DataFrame) -> tuple[float | None, float | None, i
 def pearson(x: Sequence[float], y: Sequence[float]) -> tuple[float, float]:
     """Pearson r and its two-sided p-value (scipy.stats); both NaN where r is undefined (fewer than 3 pairs,
     or a constant side) — a correlation nobody can compute is not reported as zero."""
+    from scipy import stats
+
     a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if len(a) < 3 or np.all(a == a[0]) or np.all(b == b[0]):
         return float("nan"), float("nan")
@@ -226,6 +227,8 @@ def correlations(x: Sequence[float], y: Sequence[float]) -> dict[str, float | No
 
     None where fewer than 3 items are left or either side is constant.
     """
+    from scipy import stats
+
     a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     keep = ~(np.isnan(a) | np.isnan(b))
     a, b = a[keep], b[keep]

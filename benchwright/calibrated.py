@@ -36,7 +36,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from benchwright.agreement import judge_item_labels
 from benchwright.human_pairwise import value_for_b
@@ -58,6 +57,8 @@ class Estimate:
 
 
 def _z(level: float) -> float:
+    from scipy import stats
+
     return float(stats.norm.ppf(0.5 + level / 2))
 
 

@@ -33,7 +33,6 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 # Name fragments of known makers' models, for the family of a model string.
 _FAMILY_MARKERS = (
@@ -83,6 +82,8 @@ def t_interval(values: Iterable[float], level: float = LEVEL) -> tuple[float, fl
     mean = float(x.mean())
     if len(x) < 2:
         return mean, math.nan, math.nan
+    from scipy import stats
+
     half = float(stats.t.ppf(0.5 + level / 2, len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x)))
     return mean, mean - half, mean + half
 

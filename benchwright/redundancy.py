@@ -23,7 +23,6 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
-from scipy import stats
 
 from benchwright.loading import (bad_bytes_cell, csv_table, decode_keeping_bad_bytes, has_bad_bytes, once_each,
                                  without_unfinished_line)
@@ -115,6 +114,8 @@ def our_scores_sql(queries: list[str]) -> str:
 def redundancy(ours: pd.DataFrame, theirs: pd.DataFrame) -> pd.DataFrame:
     """Spearman and R² of each of our leaderboards (`ours`: leaderboard, judge, model, score) against each
     other benchmark (`theirs`: benchmark, model, score), over the models scored on both."""
+    from scipy import stats
+
     out = []
     for (leaderboard, judge), board in ours.dropna(subset=["score"]).groupby(["leaderboard", "judge"], sort=True):
         for benchmark, other in theirs.groupby("benchmark", sort=True):

@@ -175,8 +175,8 @@ def _text(value: Any) -> str:
 
 def run_pool(size: int, with_litellm: bool = True) -> ProcessPoolExecutor:
     """Processes for runs of one stage at once, forked from a forkserver that has imported what a run needs
-    (definitions.PRELOADED: the code location, great-expectations, litellm), so a process starts in a fraction
-    of a second; each runs one run at a time, its steps in its own process by default. Without `with_litellm`
+    (definitions.PRELOADED: the code location, great-expectations, scipy.stats, litellm), so a process starts in a
+    fraction of a second; each runs one run at a time, its steps in its own process by default. Without `with_litellm`
     (no registered model calls a provider) litellm is left out: the simulator never imports it, and its ≈ 2 s of
     CPU would hold back the pool's first process while this one runs the first runs alone (`warm_up`)."""
     from definitions import PRELOADED

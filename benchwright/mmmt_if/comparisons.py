@@ -9,7 +9,6 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from benchwright.mmmt_if.prompts import APPENDED, STANDARD
 
@@ -88,6 +87,8 @@ def wilcoxon_method(diff: np.ndarray) -> str:
 def _sign_flip_pvalues(diff: np.ndarray) -> tuple[float, float]:
     """One-sided p-values (greater, less) of the signed-rank sum over every sign flip of the non-zero differences
     (zeros have no sign: flipping them changes nothing, so they only repeat each outcome)."""
+    from scipy import stats
+
     nonzero = diff[diff != 0]
     ranks = stats.rankdata(np.abs(nonzero))  # average ranks: multiples of 0.5, summed exactly in floating point
     observed = ranks[nonzero > 0].sum()
@@ -106,6 +107,8 @@ def wilcoxon_one_sided(x: Sequence[float], y: Sequence[float]) -> tuple[float, f
     if method == SIGN_FLIPS:
         greater, less = _sign_flip_pvalues(diff)
     else:
+        from scipy import stats
+
         greater = stats.wilcoxon(diff, alternative="greater", zero_method="wilcox", method=method).pvalue
         less = stats.wilcoxon(diff, alternative="less", zero_method="wilcox", method=method).pvalue
     return float(greater), float(less), nonzero, method
