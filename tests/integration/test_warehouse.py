@@ -2,12 +2,12 @@ import multiprocessing as mp
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import duckdb
 import pandas as pd
 import pytest
 
+from benchwright.paths import ROOT
 from resources.warehouse import Warehouse
 
 
@@ -146,7 +146,7 @@ def test_rows_written_under_a_hold_survive_its_process_being_killed(warehouse):
     import signal
     import time
 
-    root = str(Path(__file__).resolve().parents[2])
+    root = str(ROOT)
     code = ("import sys, time\n"
             "sys.path.insert(0, sys.argv[2])\n"
             "from tests.integration.test_warehouse import rows\n"
