@@ -56,7 +56,8 @@ def benchmark_sensors() -> list[dg.SensorDefinition]:
 
 # What the forkserver of step processes imports once (see step_processes below): the code location with its
 # asset job already rebuilt (scripts/step_preload.py), and the slow imports steps need (docs/DESIGN.md#pitfalls, 4):
-# scipy.stats too, which the code location itself leaves to the functions that use it (≈ 0.4 s of a process's start).
+# scipy.stats too, which the code location itself leaves to the functions that use it, with the optimize, sparse and
+# special modules the fits use (≈ 0.7 s of a process's start).
 PRELOADED = ["scripts.step_preload", "great_expectations", "scipy.stats", "litellm"]
 
 

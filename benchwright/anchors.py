@@ -33,8 +33,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, special
-from scipy.cluster.vq import kmeans2
 
 from benchwright import ratings
 from benchwright.numeric import one_blas_thread
@@ -120,6 +118,8 @@ class ItemModel:
 @one_blas_thread
 def fit_item_model(responses: ItemResponses, max_iterations: int = 1000) -> ItemModel:
     """Penalized maximum likelihood of the 2PL on the responses' binomial cells (L-BFGS, analytic gradient)."""
+    from scipy import optimize, special  # imported where used: scipy costs every process's start
+
     known = ~np.isnan(responses.weight)
     weight = np.where(known, responses.weight, 0.0)
     points = np.where(known, responses.points, 0.0)
@@ -173,6 +173,8 @@ def anchor_count(n_items: int) -> int:
 def choose_anchors(model: ItemModel, count: int, seed: int = 0) -> AnchorSet:
     """k-means (k-means++ start, `seed`) on the standardized (discrimination, intercept) of the items; each
     cluster's anchor is its item nearest the centre, weighted by the cluster's share of the items."""
+    from scipy.cluster.vq import kmeans2
+
     features = np.column_stack([model.discrimination, model.intercept])
     features = (features - features.mean(axis=0)) / np.where(features.std(axis=0) > 0, features.std(axis=0), 1.0)
     centres, labels = kmeans2(features, count, seed=seed, minit="++")
@@ -200,6 +202,8 @@ class Estimate:
 def _estimates(anchor_set: AnchorSet, counts: np.ndarray, points: np.ndarray, weight: np.ndarray) -> tuple:
     """Anchor and IRT estimates and the ability, each an array over the rows of `counts` (rounds × anchors: how
     often each anchor is drawn; a row of ones is the estimate itself)."""
+    from scipy import special
+
     model, shares = anchor_set.model, anchor_set.weights
     anchor_estimate = 100 * (counts @ (shares * points)) / (counts @ (shares * weight))
     # MAP ability on the grid (prior N(0, 1)), every round at once.

@@ -36,8 +36,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import minimize
-from scipy.special import expit, log_expit
 
 from benchwright.numeric import one_blas_thread
 
@@ -68,6 +66,9 @@ def length_term(baseline_len: np.ndarray, candidate_len: np.ndarray) -> np.ndarr
 @one_blas_thread
 def fit_soft_logistic(features: np.ndarray, labels: np.ndarray, offset: np.ndarray | None = None) -> np.ndarray:
     """Coefficients w maximizing Σ y·log σ(x·w + o) + (1 − y)·log σ(−x·w − o), y in [0, 1] (no penalty)."""
+    from scipy.optimize import minimize  # imported where used: scipy costs every process's start
+    from scipy.special import expit, log_expit
+
     offset = np.zeros(len(labels)) if offset is None else offset
 
     def negative_log_likelihood(w: np.ndarray) -> tuple[float, np.ndarray]:
@@ -88,6 +89,8 @@ def length_controlled(preferences: np.ndarray, baseline_len: np.ndarray, candida
     ``preferences``: AlpacaEval preferences (1..2, 0 = draw, NaN = none); ``difficulty``: d_i per
     item, or None to leave the term out; ``length_coef``: γ from the shared weights, or None to fit it.
     """
+    from scipy.special import expit
+
     y = np.asarray(preferences, dtype=float)
     y = np.where(y == 0.0, 1.5, y) - 1.0
     fitted = ~np.isnan(y)

@@ -84,10 +84,6 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import optimize
-from scipy.sparse import coo_matrix
-from scipy.sparse import vstack as sparse_vstack
-from scipy.sparse.csgraph import connected_components
 
 from benchwright.numeric import one_blas_thread
 from benchwright.pairwise import CANONICAL_VERDICTS
@@ -269,6 +265,9 @@ class _Cells:
 
 
 def _check_connected(models: list[str], i: np.ndarray, j: np.ndarray, anchor: str | None) -> None:
+    from scipy.sparse import coo_matrix  # scipy is imported where it is used: it costs every process's start
+    from scipy.sparse.csgraph import connected_components
+
     n = len(models)
     graph = coo_matrix((np.ones(len(i)), (i, j)), shape=(n, n))
     _, component = connected_components(graph, directed=False)
@@ -405,6 +404,8 @@ def _fit_parameters(n_models: int, i, j, battles, score, pinned: int, start: np.
     within the bounds does the rest (a model that won or lost everything, a round that left the battle
     graph in pieces).
     """
+    from scipy import optimize
+
     if connected or start is not None:
         parameters = _newton(n_models, i, j, battles, score, pinned, features, start)
         if parameters is not None:
@@ -508,6 +509,8 @@ def bootstrap_ratings(counts: pd.DataFrame, weights: Mapping[str, float] | None 
     round keeps its full-data rating in that round. The rounds are fitted all at once (``_newton_rounds``,
     the cells in the place of prompts), those it cannot fit one by one (all of them with ``batched=False``).
     """
+    from scipy.sparse import coo_matrix
+
     _, (cells, theta, pinned) = _fit(counts, weights, anchor, scale, base, init)
     rng = np.random.default_rng(seed)
     total = int(cells.judgments.sum())
@@ -690,6 +693,8 @@ class _RoundRows:
 
     def __init__(self, n_models: int, i: np.ndarray, j: np.ndarray, features: np.ndarray | None,
                  battles_by_prompt, wins_by_prompt, draws: np.ndarray):
+        from scipy.sparse import coo_matrix, vstack as sparse_vstack
+
         order = np.lexsort((j, i))
         i, j = i[order], j[order]
         self.n_models, self.k, self.i, self.j = n_models, 0 if features is None else features.shape[1], i, j
@@ -959,6 +964,8 @@ def _bootstrap_by_prompt(rows: _BattleRows, n_models: int, pinned: int, start: n
     with ``batched=False``, the reference the batched fit is measured against). The draws are the ones a
     round-by-round loop makes: ``multinomial(..., size=rounds)`` gives the same numbers as ``rounds`` calls.
     """
+    from scipy.sparse import coo_matrix
+
     rng = np.random.default_rng(seed)
     n_prompts = int(rows.prompt.max()) + 1 if len(rows.prompt) else 0
     draws = rng.multinomial(n_prompts, np.full(n_prompts, 1.0 / n_prompts), size=rounds).astype(float)
