@@ -166,11 +166,10 @@ def main() -> int:
     elif command == "test":
         ensure_chromium()
         ensure_postgres()
-        # Three test processes by default, on the two cores CI has: with two, a fifth of the cores sat idle while
-        # tests waited (the daemon's ticks, Chromium, loopback servers); the third fills it (bench/README.md).
-        # BENCHWRIGHT_TEST_WORKERS=1 or your own -n / -p no:xdist to change it.
+        # Two test processes by default (the machine CI runs on has two cores); BENCHWRIGHT_TEST_WORKERS=1 or
+        # your own -n / -p no:xdist to change it.
         workers = [] if any(a.startswith(("-n", "--numprocesses")) or a == "no:xdist" for a in extra) else \
-            ["-n", os.environ.get("BENCHWRIGHT_TEST_WORKERS", "3")]
+            ["-n", os.environ.get("BENCHWRIGHT_TEST_WORKERS", "2")]
         args = [str(PYTHON), "-m", "pytest", *workers, *(extra or ["-q"])]
     elif command == "compare":
         args = [str(PYTHON), str(ROOT / "scripts" / "compare.py"), *extra]

@@ -23,7 +23,7 @@ if not os.environ.get("TMPDIR") and MEMORY_FOLDER.is_dir() and os.access(MEMORY_
 
 
 def pytest_collection_modifyitems(items):
-    """The longest units of work first (tests/support/xdist_scheduling.py), so that the workers end together."""
+    """The longest units of work first (tests/support/xdist_scheduling.py), so that two workers end together."""
     from tests.support.xdist_scheduling import longest_first
 
     longest_first(items)

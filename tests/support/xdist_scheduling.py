@@ -1,4 +1,4 @@
-"""How the suite is shared between pytest-xdist workers (`dev.py test` runs it with `-n 3`).
+"""How the suite is shared between two pytest-xdist workers (`dev.py test` runs it with `-n 2`).
 
 A unit of work is a test module, except that every module using one of the costly session fixtures
 (tests/conftest.py: the shipped demo graph; tests/integration/conftest.py: the README's main job and the small
@@ -29,18 +29,17 @@ ROOT = Path(__file__).resolve().parents[2]
 # The units that take longest, longest first, from CI's `--durations=30` (a shared fixture's unit: its setup and
 # its modules together). Revisit when that list changes; a unit not named here keeps its collection place.
 LONGEST_FIRST = (
+    "tests/integration/test_postgres_instance.py",
     "small_demo",
     "shipped_demo",
-    "tests/integration/test_postgres_instance.py",
-    "tests/integration/test_incremental.py",
-    "main_job",
-    "tests/integration/test_failed_calls.py",
     "tests/integration/test_panels_and_comparisons.py",
     "tests/integration/test_pipeline_loopback.py",
-    "tests/integration/test_importers_real_data.py",
+    "main_job",
+    "tests/integration/test_failed_calls.py",
+    "tests/integration/test_incremental.py",
+    "tests/integration/test_families_pipeline.py",
     "tests/integration/test_injection_attack.py",
     "tests/integration/test_run_scope.py",
-    "tests/integration/test_families_pipeline.py",
 )
 
 
