@@ -52,9 +52,8 @@ def team_dagster_home(home: Path) -> Path:
 def materialized_by_run(instance: dg.DagsterInstance, run_id: str) -> set[tuple[str, str | None]]:
     """(asset, partition or None) pairs a run materialized, from its own events: one query per finished run,
     where asking every asset's partitions at each poll cost this test more CPU than the daemon's ticks."""
-    records = instance.get_records_for_run(run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION).records
-    return {(event.asset_key.to_user_string(), event.partition)
-            for event in (record.event_log_entry.dagster_event for record in records)}
+    return {(entry.dagster_event.asset_key.to_user_string(), entry.dagster_event.partition)
+            for entry in instance.all_logs(run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION)}
 
 
 def wait_until_built(instance: dg.DagsterInstance, expected: set[tuple[str, str | None]], daemon: subprocess.Popen,
