@@ -70,7 +70,9 @@ Rules, by kind (earlier kinds win when two matches overlap):
   A number with an extension that libphonenumber reads (``415-555-0134 ext. 12``, ``(415) 555-0134 ext 12``,
   ``x12``) is judged by the number alone and masked with its extension.
   Texts with fewer than 7 digits are not searched (no phone number is that short), which keeps the
-  matcher off most text.
+  matcher off most text; each region's national forms are looked for only in the lines of a text that hold
+  a plus sign or 8 digits in a row (at most 4 spaces, dashes, dots, slashes or brackets between two), where a
+  number we keep can be.
 - ``street_address``: a house number (up to 5 digits, optional letter: ``221B``), one to four
   capitalised words or ordinals (``5th``), then a street suffix: Street, St, Avenue, Ave, Road,
   Rd, Boulevard, Blvd, Lane, Ln, Drive, Dr, Court, Ct, Way. Not flagged when the number follows
@@ -90,6 +92,7 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator
 
 import phonenumbers
+from phonenumbers.phonenumberutil import _VALID_PUNCTUATION  # between digit groups
 from stdnum import iban, luhn
 from stdnum.cn import ric as cn_ric
 from stdnum.es import dni as es_dni
@@ -211,6 +214,14 @@ _CLOCK_AFTER = re.compile(r":\d")
 # ``extension``, ``#`` ...) and digits at the end. libphonenumber has the labels; we only cut.
 _EXTENSION_TAIL = re.compile(r"[^\d)]*(\d+)$")
 _IDD = (phonenumbers.CountryCodeSource.FROM_NUMBER_WITH_PLUS_SIGN, phonenumbers.CountryCodeSource.FROM_NUMBER_WITH_IDD)
+# A line in which a region's pass can find a number to keep: one with a plus sign, or
+# _MIN_NATIONAL_DIGITS digits with at most 4 of libphonenumber's punctuation characters between each two (how its
+# candidates join digit groups; in any case, as its pattern matches). A number in national form is kept only with
+# that many digits; one after an exit code has them too (two or more digits of exit code, then a country code and
+# a number of at least six digits together: tests/unit/test_pii.py checks it against libphonenumber's data); any
+# other is written with a plus.
+_NATIONAL_LINE = re.compile(rf"[+\uFF0B]|(?:\d[{_VALID_PUNCTUATION}]{{0,4}}){{{_MIN_NATIONAL_DIGITS - 1}}}\d",
+                            re.IGNORECASE)
 
 # --- street addresses ----------------------------------------------------------------------
 
@@ -243,18 +254,36 @@ def _phones(text: str) -> Iterator[PIIFinding]:
     if not _ENOUGH_DIGITS.search(text):
         return
     seen = set()
-    for region in (None, *PHONE_REGIONS):
-        for match in phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.VALID):
+    for region, offset, part in _phone_passes(text):
+        for match in phonenumbers.PhoneNumberMatcher(part, region, leniency=phonenumbers.Leniency.VALID):
+            start, end = offset + match.start, offset + match.end
             raw = match.raw_string.strip()
-            if (match.start, match.end) in seen:
+            if (start, end) in seen:
                 continue
             if not _international(raw, region):
                 number = _without_extension(raw, match.number.extension)
-                if number is None or not _national_ok(
-                        number, text[max(0, match.start - 24):match.start], text[match.end:match.end + 2]):
+                if number is None or not _national_ok(number, text[max(0, start - 24):start], text[end:end + 2]):
                     continue
-            seen.add((match.start, match.end))
-            yield PIIFinding("phone", match.start, match.end, "phonenumbers")
+            seen.add((start, end))
+            yield PIIFinding("phone", start, end, "phonenumbers")
+
+
+def _phone_passes(text: str) -> Iterator[tuple[str | None, int, str]]:
+    """(region, offset, part of the text) for each matcher pass: the whole text for numbers written with their
+    country code, then, per region of PHONE_REGIONS, only the lines that could hold a number we keep in that pass
+    (`_NATIONAL_LINE`). No number spans lines (libphonenumber's candidates hold no line break, and its checks of
+    the characters around a number take one as the text's edge), so a line alone gives the matcher's answer for
+    the numbers in it; a number-heavy text (figures, code, tables) has most of its candidates in lines no region
+    pass could keep, which every pass used to parse again."""
+    yield None, 0, text
+    lines, offset = [], 0
+    for line in text.split("\n"):
+        if _NATIONAL_LINE.search(line):
+            lines.append((offset, line))
+        offset += len(line) + 1
+    for region in PHONE_REGIONS:
+        for offset, line in lines:
+            yield region, offset, line
 
 
 def _without_extension(raw: str, extension: str | None) -> str | None:

@@ -385,3 +385,89 @@ def test_a_text_scanned_again_is_answered_from_the_last_scans_and_their_memory_s
     find_pii(long_text)
     find_pii(long_text)
     assert scanned.count(long_text) == 2
+
+
+# --- phones, searched line by line -----------------------------------------------------------
+
+def whole_text_phones(text: str) -> list[tuple[int, int]]:
+    """The phone spans found by every matcher pass over the whole text (what `_phones` did before it looked for
+    national forms line by line), kept by the same rules: the reference the line-by-line search must equal."""
+    import phonenumbers
+
+    from benchwright import pii
+
+    kept = set()
+    for region in (None, *pii.PHONE_REGIONS):
+        for match in phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.VALID):
+            raw = match.raw_string.strip()
+            if not pii._international(raw, region):
+                number = pii._without_extension(raw, match.number.extension)
+                if number is None or not pii._national_ok(number, text[max(0, match.start - 24):match.start],
+                                                           text[match.end:match.end + 2]):
+                    continue
+            kept.add((match.start, match.end))
+    return sorted(kept)
+
+
+LINES_OF_NUMBERS = [
+    "Ring me on 06 12 34 56 78 tonight\nor 415.555.0132 at home",
+    "06 12 34\n56 78 90",  # a number cut by a line break is two short ones: neither is kept
+    "total 1234567 | 7654321 | 2345678\nCall 0176 12345678\n| 12 | 34 | 56 | 78 |",
+    "depuis l'étranger\n0033 6 12 34 56 78\n011 33 6 12 34 56 78",
+    "(415) 555-0134 ext. 12\nx12 and 415-555-0134\next 99",
+    "May 09 2023\n10:35 AM, then 020 7946 0958\n:35",
+    "ISBN\n0306406152 and order 0123456789\nref: 01 23 45 67 89",
+    "Portable : +33 6 12 34 56 78.\n+1 415-555-0132\n＋44 20 7946 0958",
+    "手机 13800138000 联系\n电话 010 1234 5678",
+    "\n\n0612345678\n\n",
+    "a\r\n06.12.34.56.78\r\nb 1-800-555-0199\r\n",
+    "\n".join(f"row {i}: {i * 7919:>8} {i * 104729:>10}" for i in range(40)) + "\nTel. No. 0612345678",
+    "| 0612345678 | 12 34 56 78 |\n|06 12 34 56 78|x 12|!0176 12345678?",
+    "电话：010 1234 5678，手机：13800138000。传真 +86 10 1234 5679！",
+    '"0612345678" <0176 12345678> {415-555-0132} `020 7946 0958` a@b 0612345678_1 &0612345678^',
+    "price 1234567€ or $0612345678 and 0612345678% then x0612345678",
+]
+
+
+def test_no_number_holds_a_line_break_and_one_is_taken_as_the_text_s_edge():
+    """Why a line can be searched alone: libphonenumber's candidate pattern never takes a line break, wherever it
+    stands, and its checks of the characters before and after a number treat one as nothing there."""
+    from phonenumbers.phonenumbermatcher import _PATTERN, PhoneNumberMatcher
+
+    assert not PhoneNumberMatcher._is_latin_letter("\n") and not PhoneNumberMatcher._is_invalid_punctuation_symbol("\n")
+    for text in ["06 12 34\n56 78 90", "+33 6\n12 34 56 78", "(415)\n555-0132 ext\n12", "415-555-0132 x\n12",
+                 "0612345678 ext.\n 12", "415-555-0132 \nxt 12", "415-555-0132,\next 12", "415-555-0132\n-12#"]:
+        assert all("\n" not in found.group() for found in _PATTERN.finditer(text)), text
+
+
+@pytest.mark.parametrize("text", [text for text, *_ in POSITIVES] + NEGATIVES + LINES_OF_NUMBERS)
+def test_phones_searched_line_by_line_are_those_of_the_whole_text(text):
+    from benchwright import pii
+
+    assert sorted((f.start, f.end) for f in pii._phones(text)) == whole_text_phones(text)
+
+
+def test_a_number_after_an_exit_code_has_the_digits_its_line_is_searched_for():
+    """A line holds a kept national-form number only with 8 digits in a row; a number dialled after an exit code
+    must have them too, or the line-by-line search would miss it: two or more digits of exit code in every
+    region searched, and at least six of country code and number together in every region libphonenumber knows."""
+    import re
+
+    import phonenumbers
+    from phonenumbers import PhoneMetadata
+
+    from benchwright import pii
+
+    for region in pii.PHONE_REGIONS:
+        prefix = PhoneMetadata.metadata_for_region(region).international_prefix
+        assert not any(re.fullmatch(prefix, digits) for digits in ["", *"0123456789"]), region
+    shortest = []
+    for region in phonenumbers.SUPPORTED_REGIONS:
+        metadata = PhoneMetadata.metadata_for_region(region)
+        lengths = [n for n in metadata.general_desc.possible_length if n > 0]
+        shortest.append(len(str(metadata.country_code)) + min(lengths))
+    for code in phonenumbers.COUNTRY_CODES_FOR_NON_GEO_REGIONS:
+        metadata = PhoneMetadata.metadata_for_nongeo_region(code)
+        lengths = [n for n in metadata.general_desc.possible_length if n > 0]
+        shortest.append(len(str(code)) + min(lengths))
+    assert 2 + min(shortest) >= pii._MIN_NATIONAL_DIGITS
