@@ -1,5 +1,5 @@
 """Shared by the benchmarks: the loopback server in its own process, the machine, the result line,
-the split of a graph run by the Dagster event log, peak memory.
+the split of a graph run by the Dagster event log, peak memory, a measurement in a fresh process.
 
 The fault server (tests/support/openai_server.py) runs in a separate process so that its CPU time
 does not compete with the client's event loop for the GIL: what is measured is the client.
@@ -105,3 +105,19 @@ def peak_rss_mb() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     return (own + children) / 1024
+
+
+def in_fresh_process(target, *args, timeout_s: float = 900):
+    """`target(*args, results)` in a spawned process of its own (fresh imports, no state of this one); returns what
+    it put on `results`. Raises when the process fails."""
+    ctx = mp.get_context("spawn")
+    results = ctx.Queue()
+    process = ctx.Process(target=target, args=(*args, results))
+    process.start()
+    try:
+        outcome = results.get(timeout=timeout_s)
+    finally:
+        process.join(timeout=60)
+    if process.exitcode != 0:
+        raise RuntimeError(f"{target.__name__}{args} ended with exit code {process.exitcode}")
+    return outcome

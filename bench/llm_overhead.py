@@ -22,7 +22,6 @@ import argparse
 import asyncio
 import gc
 import json
-import multiprocessing as mp
 import os
 import statistics
 import subprocess
@@ -34,7 +33,7 @@ import urllib.request
 from io import BytesIO
 from pathlib import Path
 
-from _common import ROOT, emit, loopback_server
+from _common import ROOT, emit, in_fresh_process, loopback_server
 
 MODEL = "openai/bench-model"
 CONCURRENCY = 64
@@ -136,17 +135,7 @@ def _server_lateness(base_url: str, since: float, latency_s: float) -> dict:
 
 
 def _measure(client: str, code_root: Path, base_url: str, calls: int) -> dict:
-    ctx = mp.get_context("spawn")
-    results = ctx.Queue()
-    process = ctx.Process(target=_child, args=(client, str(code_root), base_url, calls, CONCURRENCY, results))
-    process.start()
-    try:
-        result = results.get(timeout=900)
-    finally:
-        process.join(timeout=60)
-    if process.exitcode != 0:
-        raise RuntimeError(f"{client} ended with exit code {process.exitcode}")
-    return result
+    return in_fresh_process(_child, client, str(code_root), base_url, calls, CONCURRENCY)
 
 
 def _older_code(commit: str) -> Path:

@@ -14,13 +14,12 @@ round. Medians over the rounds: seconds of CPU, now ÷ before, and whether both 
 from __future__ import annotations
 
 import argparse
-import multiprocessing as mp
 import statistics
 import sys
 import time
 from pathlib import Path
 
-from _common import ROOT, emit
+from _common import ROOT, emit, in_fresh_process
 from llm_overhead import _older_code
 
 BEFORE = "2d53e80"  # every region's pass over the whole text
@@ -43,17 +42,7 @@ def _child(code_root: str, data: str, results) -> None:
 
 
 def _measure(code_root: Path, data: Path) -> tuple[float, int, list]:
-    ctx = mp.get_context("spawn")
-    results = ctx.Queue()
-    process = ctx.Process(target=_child, args=(str(code_root), str(data), results))
-    process.start()
-    try:
-        outcome = results.get(timeout=900)
-    finally:
-        process.join(timeout=60)
-    if process.exitcode != 0:
-        raise RuntimeError(f"{code_root} ended with exit code {process.exitcode}")
-    return outcome
+    return in_fresh_process(_child, str(code_root), str(data))
 
 
 def measure(rounds: int = 3, before: str = BEFORE, data: Path = DATA) -> dict:

@@ -19,14 +19,13 @@ and is imported in place of today's. Medians over the rounds; the ratio now ÷ b
 from __future__ import annotations
 
 import argparse
-import multiprocessing as mp
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from _common import ROOT, emit
+from _common import ROOT, emit, in_fresh_process
 from llm_overhead import _older_code
 
 BEFORE = "e50aefc"  # the runner that imported the simulator and answered each sim/ request in a task of its own
@@ -57,17 +56,7 @@ def _child(code_root: str, stand_in: bool, calls: int, results) -> None:
 
 
 def _measure(code_root: Path, stand_in: bool, calls: int) -> float:
-    ctx = mp.get_context("spawn")
-    results = ctx.Queue()
-    process = ctx.Process(target=_child, args=(str(code_root), stand_in, calls, results))
-    process.start()
-    try:
-        cpu_s = results.get(timeout=900)
-    finally:
-        process.join(timeout=60)
-    if process.exitcode != 0:
-        raise RuntimeError(f"{code_root} ended with exit code {process.exitcode}")
-    return cpu_s
+    return in_fresh_process(_child, str(code_root), stand_in, calls)
 
 
 def measure(calls: int = 3000, rounds: int = 3, before: str = BEFORE) -> dict:
