@@ -46,7 +46,8 @@ no `role`, a `vision` or `batch` that is not a boolean (`'false'` is a string, a
 JSON values (a YAML date would fail every run later; a number as a key would silently become a string),
 `params` that hold a credential (a field such as `api_key`, a header such as `extra_headers.Authorization`,
 `x-api-key` or a cookie, or a value that looks like a bearer token or an API key: keys come from the
-environment), a `budget_usd` that is not a number ≥ 0, an `api_base` that is not an http(s) URL with a host (or
+environment), a simulated model's behaviour setting (`skill`, `position_bias` ...) that is not a number in its
+range, a `budget_usd` that is not a number ≥ 0, an `api_base` that is not an http(s) URL with a host (or
 carries a password or a key), a `provider` that is neither defined in providers.yaml nor one of litellm's providers (its calls would count
 against limits nobody wrote down), a `display_name` that is not text, unknown fields, a bad or reserved slug. YAML
 anchors and merge keys (`<<: *shared`) work as usual: a mapping's own keys override merged ones.
@@ -368,6 +369,14 @@ def _parse_entry(slug: str, raw: Any, allowed_roles: set[str], known_providers: 
         place, what = found
         raise FieldError("'params' must hold plain JSON values (strings, numbers, booleans, lists, mappings): "
                          + what, place)
+    if model.strip().startswith("sim/"):
+        from benchwright.simulate.request import setting_problem
+
+        problem = setting_problem(params)
+        if problem:
+            name, what = problem
+            raise FieldError(f"'params.{name}' {what}: the simulator would otherwise use its default or the nearest "
+                             "bound without a word (benchwright/simulate/request.py SETTING_RANGES)", f"params.{name}")
     display_name = display_name_of(raw, slug)
     for name in ("vision", "batch"):
         if name in raw and not isinstance(raw[name], bool):

@@ -17,7 +17,8 @@ behaviour comes from ``params``:
   ``leniency`` and ``self_preference`` (default 0: what the judge adds for an answer of its own family,
   ``house_style``; each back end's docstring says which);
 - both: ``family`` (none by default): a writer's answers end with its family's mark, a judge recognises its own.
-Other params (temperature, max_tokens, ...) are ignored. Outputs are simulations, not model text.
+Other params (temperature, max_tokens, ...) are ignored. A registered setting that is not a number in its range
+(``request.SETTING_RANGES``) refuses its registry entry. Outputs are simulations, not model text.
 
 This package is the shared machinery only (seeding, ``SimRequest``, words, vision helpers, the registry of
 responders, the fallback); it imports no benchmark.

@@ -22,8 +22,6 @@ from __future__ import annotations
 
 from .request import SimRequest
 
-SELF_PREFERENCE_LIMIT = 10.0  # |amount| at most this: a whole 1-10 scale
-
 
 def family(request: SimRequest) -> str | None:
     """The family the request's params name (lower case, as derive_family gives it), or None."""
@@ -43,14 +41,9 @@ def signed(request: SimRequest, answer: str) -> str:
 
 
 def self_preference(request: SimRequest) -> float:
-    """The judge's ``self_preference`` param (0 when missing or not a number), clamped to ±10."""
-    try:
-        value = float(request.params.get("self_preference", 0.0))
-    except (TypeError, ValueError):
-        return 0.0
-    if value != value:  # NaN
-        return 0.0
-    return min(SELF_PREFERENCE_LIMIT, max(-SELF_PREFERENCE_LIMIT, value))
+    """The judge's ``self_preference`` param (0 when missing or not a number), clamped to ±10 (a whole 1-10
+    scale: request.SETTING_RANGES)."""
+    return request.setting("self_preference")
 
 
 def favour(request: SimRequest, answer: str) -> float:

@@ -12,8 +12,30 @@ DEFAULT_SETTINGS = {
     "verbosity": 1.0,  # candidates: multiplier on the number of filler sentences
     "position_bias": 0.0,  # judges: chance of nudging a verdict one step toward position A
     "malformed_rate": 0.0,  # judges: chance of an output with no parsable verdict/score
+    "leniency": 0.0,  # URS's judge: added to every score (benchwright/urs/simulated.py)
+    "self_preference": 0.0,  # judges: added for an answer of the judge's own family (house_style.py)
 }
-_UNBOUNDED = {"verbosity"}
+# The values each setting takes (low, high; None: no bound). The registry refuses an entry whose setting is
+# anything else (`setting_problem`), so a registered value is used as written; `setting` still clamps what a
+# request built elsewhere carries.
+SETTING_RANGES = {"skill": (0.0, 1.0), "verbosity": (0.0, None), "position_bias": (0.0, 1.0),
+                  "malformed_rate": (0.0, 1.0), "leniency": (-5.0, 5.0), "self_preference": (-10.0, 10.0)}
+
+
+def setting_problem(params: dict) -> tuple[str, str] | None:
+    """(setting, what is wrong) for the first behaviour setting in a simulated model's `params` that is not a
+    number in its range (the simulator would otherwise use its default, or the nearest bound, without a word);
+    None when every one is."""
+    for name, (low, high) in SETTING_RANGES.items():
+        if name not in params:
+            continue
+        value = params[name]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+            return name, f"must be a number, not {value!r}"
+        if value < low or (high is not None and value > high):
+            return name, f"must be {f'between {low:g} and {high:g}' if high is not None else f'at least {low:g}'}, " \
+                         f"not {value!r}"
+    return None
 
 
 def _message_parts(message) -> tuple[list[str], list[str]]:
@@ -82,6 +104,5 @@ class SimRequest:
             value = default
         if value != value:  # NaN
             value = default
-        if name in _UNBOUNDED:
-            return max(0.0, value)
-        return min(1.0, max(0.0, value))
+        low, high = SETTING_RANGES[name]
+        return max(low, value) if high is None else min(high, max(low, value))

@@ -66,14 +66,6 @@ def language_of(text: str) -> str:
     return "zh" if cjk and cjk >= latin / 3 else "en"
 
 
-def _setting(request: SimRequest, name: str, default: float, lo: float, hi: float) -> float:
-    try:
-        value = float(request.params.get(name, default))
-    except (TypeError, ValueError):
-        value = default
-    return default if value != value else min(hi, max(lo, value))
-
-
 # --- candidate -----------------------------------------------------------------------------------
 
 _POINT = {
@@ -198,7 +190,7 @@ def judgment(request: SimRequest) -> str:
     others = [raw[c] for c in criteria if c not in ("Factuality", "User Satisfaction")]
     final = (0.35 * raw.get("Factuality", 5) + 0.35 * raw.get("User Satisfaction", 5)
              + 0.3 * (sum(others) / len(others) if others else 5))
-    leniency = _setting(request, "leniency", 0.0, -5.0, 5.0)
+    leniency = request.setting("leniency")
     favour = house_style.favour(request, answer)  # 0 unless the judge recognises its own family's answer
 
     def finish(value: float, noise_sd: float) -> int:

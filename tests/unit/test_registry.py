@@ -77,6 +77,16 @@ another-good:
     assert entries[1].vision is False and entries[1].api_base == "http://127.0.0.1:9/v1"
 
 
+def test_a_simulated_model_s_settings_in_range_load_and_other_models_params_are_theirs(tmp_path):
+    path = write(tmp_path, "a:\n  model: sim/a\n  role: candidate\n"
+                           "  params: {skill: 1, verbosity: 3.5, temperature: 2}\n"
+                           "j:\n  model: sim/j\n  role: candidate\n  params: {position_bias: 0, leniency: -5, "
+                           "self_preference: 10, family: x}\n"
+                           "r:\n  model: openai/x\n  role: candidate\n  params: {skill: high}\n")
+    entries, problems = load_registry(path, "models")
+    assert problems == [] and [e.slug for e in entries] == ["a", "j", "r"]
+
+
 def test_simulated_entries_are_labelled(tmp_path):
     entries, _ = load_registry(write(tmp_path, "a:\n  model: sim/a\n  display_name: A\n  role: candidate\n"
                                                "b:\n  model: openai/b\n  role: candidate\n"), "models")
@@ -159,6 +169,21 @@ sim-strong:
     ("  model: openai/x\n  role: candidate\n  budget_usd: '5'\n", ["budget_usd", "dollars", "'5'"], 'budget_usd', 4),
     ("  model: openai/x\n  role: candidate\n  budget_usd: true\n", ["budget_usd", "True"], 'budget_usd', 4),
     ("  model: openai/x\n  role: candidate\n  budget_usd: -1\n", ["budget_usd", "-1"], 'budget_usd', 4),
+    # a simulated model's behaviour settings: used as written or refused, never a silent default or bound
+    ("  model: sim/a\n  role: candidate\n  params: {skill: high}\n", ["params.skill", "number", "'high'"],
+     'params.skill', 4),
+    ("  model: sim/a\n  role: candidate\n  params: {skill: 1.5}\n", ["params.skill", "between 0 and 1", "1.5"],
+     'params.skill', 4),
+    ("  model: sim/a\n  role: candidate\n  params: {verbosity: -1}\n", ["params.verbosity", "at least 0"],
+     'params.verbosity', 4),
+    ("  model: sim/j\n  role: candidate\n  params: {position_bias: true}\n", ["params.position_bias", "number", "True"],
+     'params.position_bias', 4),
+    ("  model: sim/j\n  role: candidate\n  params: {malformed_rate: '0.1'}\n", ["params.malformed_rate", "'0.1'"],
+     'params.malformed_rate', 4),
+    ("  model: sim/j\n  role: candidate\n  params: {leniency: 6}\n", ["params.leniency", "between -5 and 5"],
+     'params.leniency', 4),
+    ("  model: sim/j\n  role: candidate\n  params: {self_preference: -11}\n", ["params.self_preference", "-10 and 10"],
+     'params.self_preference', 4),
 ])
 def test_entries_that_would_fail_later_or_mean_something_else_are_refused_at_load(tmp_path, entry, words, field, line):
     path = write(tmp_path, "bad:\n" + entry + "good:\n  model: sim/g\n  role: candidate\n")
