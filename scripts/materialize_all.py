@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -197,4 +198,14 @@ def exit_status(summary: dict) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    # Started in the background (`nohup ... &` in a script, a scheduler), Python keeps SIGINT ignored; while Dagster
+    # runs a job it gives SIGTERM whatever SIGINT does (dagster._utils.interrupts), so the job, and the run pool's
+    # processes started from it, would then ignore `kill` as well. As in a terminal: SIGINT and SIGTERM stop it.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        status = main()
+    except KeyboardInterrupt:  # Ctrl-C or `kill`, in a run (scripts/orchestrate.py JobInterrupted) or between runs
+        print("\nStopped (interrupted): the runs that ended are kept, and every call answered is in the LLM cache; "
+              "the same command goes on from there.", flush=True)
+        status = 130
+    raise SystemExit(status)

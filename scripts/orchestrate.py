@@ -140,11 +140,27 @@ def _execute_on(instance: dg.DagsterInstance, job: ReconstructableJob, run_confi
 
 def _outcome(result) -> dict:
     """What the main job's summary takes from a run's result."""
-    return run_outcome(result.run_id, result.success,
-                       [(e.asset_key.to_user_string(), e.materialization.metadata)
-                        for e in result.get_asset_materialization_events()],
-                       [(e.asset_key.to_user_string(), e.check_name, e.passed, e.severity.value)
-                        for e in result.get_asset_check_evaluations()])
+    outcome = run_outcome(result.run_id, result.success,
+                          [(e.asset_key.to_user_string(), e.materialization.metadata)
+                           for e in result.get_asset_materialization_events()],
+                          [(e.asset_key.to_user_string(), e.check_name, e.passed, e.severity.value)
+                           for e in result.get_asset_check_evaluations()])
+    outcome["interrupted"] = not result.success and _interrupted(result)
+    return outcome
+
+
+def _interrupted(result) -> bool:
+    """Whether Dagster ended the run because the process was interrupted (SIGINT, or SIGTERM, which Dagster
+    handles alike while it runs a job): the run fails, and the job must stop rather than go on to the next."""
+    from dagster._core.events import RunFailureReason  # the reason its run failure event gives; not exported
+
+    failure = next((event for event in result.all_events if event.event_type == dg.DagsterEventType.RUN_FAILURE), None)
+    reason = getattr(failure.event_specific_data, "failure_reason", None) if failure else None
+    return reason == RunFailureReason.UNEXPECTED_TERMINATION
+
+
+class JobInterrupted(KeyboardInterrupt):
+    """A run of the main job was interrupted: no further run starts (`materialize_everything`)."""
 
 
 def run_outcome(run_id: str, success: bool, materialized: list[tuple[str, Mapping[str, Any]]],
@@ -617,7 +633,8 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
 
         def here(index: int) -> dict:
             run = planned[index]
-            return _execute_on(instance, job, run["run_config"], run["tags"], run["keys"], run["own_checks"])
+            return stop_if_interrupted(_execute_on(instance, job, run["run_config"], run["tags"], run["keys"],
+                                                   run["own_checks"]))
 
         with progress_bars.bar(len(planned), name, "run") as shown:
             if execute is not None:
@@ -636,14 +653,22 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
 
             def in_pool(index: int) -> dict:
                 run = planned[index]
-                return pool.submit(execute_run, instance_ref, job, run["run_config"], run["tags"], run["keys"],
-                                   run["own_checks"]).result()
+                return stop_if_interrupted(pool.submit(execute_run, instance_ref, job, run["run_config"], run["tags"],
+                                                       run["keys"], run["own_checks"]).result())
 
             def done(index: int, outcome: dict) -> None:
                 record(planned[index], outcome)
                 shown.update()
 
             share_runs(len(planned), here, in_pool, parallel_runs - 1, pool_ready, done)
+
+    def stop_if_interrupted(outcome: dict) -> dict:
+        """A run that Ctrl-C or `kill` interrupted ends the job (`JobInterrupted`): Dagster fails that run and
+        would let the next one start. What the runs before it wrote stays, and the calls answered are in the LLM
+        cache: the same command goes on from there."""
+        if outcome.get("interrupted"):
+            raise JobInterrupted(f"run {outcome['run_id']} was interrupted")
+        return outcome
 
     def needs_run(key: dg.AssetKey, partition_key, resolver: BatchedStaleStatusResolver) -> bool:
         if force or resolver.get_status(key, partition_key) != StaleStatus.FRESH:
