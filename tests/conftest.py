@@ -1,9 +1,15 @@
 import os
 import shutil
+import signal
 import tempfile
 from pathlib import Path
 
 import pytest
+
+# A suite started in the background (`nohup ... &`, a CI runner's script) begins with SIGINT ignored, and once a test
+# has run a Dagster job in the process, Dagster has given SIGTERM the same (dagster._utils.interrupts): every server a
+# test started afterwards ignored the SIGTERM that stops it and waited out its stop's timeout. As in a terminal:
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # litellm must not try to fetch its price map over the (closed) network at import time.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
