@@ -120,10 +120,11 @@ def main_job(command: str, extra: list[str]) -> list[str]:
     return [str(PYTHON), str(ROOT / "scripts" / "materialize_all.py"), "--launched-by", command, *extra]
 
 
-def serve_until_ctrl_c(args: list[str], env: dict) -> int:
+def serve_until_ctrl_c(args: list[str], env: dict, stopped_status: int = 0) -> int:
     """`ui` and `web` serve until Ctrl-C, which the terminal sends to this process and the server alike: the server
     shuts down by itself, and this process waits for it without a traceback of its own. A second Ctrl-C while it
-    shuts down terminates it, a third kills it."""
+    shuts down terminates it, a third kills it. The main job (`demo`, `run`) stops the same way; stopped so, it
+    returns `stopped_status` (0 for a server, where stopping is how it ends; 130 for a job that did not finish)."""
     server = subprocess.Popen(args, cwd=ROOT, env=env)
     interrupts = 0
     while True:
@@ -137,7 +138,7 @@ def serve_until_ctrl_c(args: list[str], env: dict) -> int:
             elif interrupts > 2:
                 server.kill()
     if interrupts and code in (-2, 130):  # ended by the interrupt itself (no handler of its own): stopped as asked
-        return 0
+        return stopped_status
     return 130 if interrupts and code < 0 else code  # terminated or killed by a further Ctrl-C
 
 
@@ -162,7 +163,7 @@ def main() -> int:
 
     env["DAGSTER_HOME"] = str(prepare_dagster_home(home))
     if command in ("demo", "run"):  # one main job; `demo` is its preset with no options
-        args = main_job(command, extra)
+        return serve_until_ctrl_c(main_job(command, extra), env, stopped_status=130)
     elif command == "test":
         ensure_chromium()
         ensure_postgres()
