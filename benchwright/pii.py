@@ -257,15 +257,19 @@ def _phones(text: str) -> Iterator[PIIFinding]:
     for region, offset, part in _phone_passes(text):
         for match in phonenumbers.PhoneNumberMatcher(part, region, leniency=phonenumbers.Leniency.VALID):
             start, end = offset + match.start, offset + match.end
-            raw = match.raw_string.strip()
-            if (start, end) in seen:
-                continue
-            if not _international(raw, region):
-                number = _without_extension(raw, match.number.extension)
-                if number is None or not _national_ok(number, text[max(0, start - 24):start], text[end:end + 2]):
-                    continue
-            seen.add((start, end))
-            yield PIIFinding("phone", start, end, "phonenumbers")
+            if (start, end) not in seen and _phone_kept(text, start, end, match, region):
+                seen.add((start, end))
+                yield PIIFinding("phone", start, end, "phonenumbers")
+
+
+def _phone_kept(text: str, start: int, end: int, match: phonenumbers.PhoneNumberMatch, region: str | None) -> bool:
+    """Whether a number the matcher found at text[start:end] in `region`'s pass is one we mask: written with its
+    country code, or in national form as people write phone numbers (`_national_ok`)."""
+    raw = match.raw_string.strip()
+    if _international(raw, region):
+        return True
+    number = _without_extension(raw, match.number.extension)
+    return number is not None and _national_ok(number, text[max(0, start - 24):start], text[end:end + 2])
 
 
 def _phone_passes(text: str) -> Iterator[tuple[str | None, int, str]]:

@@ -391,22 +391,15 @@ def test_a_text_scanned_again_is_answered_from_the_last_scans_and_their_memory_s
 
 def whole_text_phones(text: str) -> list[tuple[int, int]]:
     """The phone spans found by every matcher pass over the whole text (what `_phones` did before it looked for
-    national forms line by line), kept by the same rules: the reference the line-by-line search must equal."""
+    national forms line by line), kept by the same rule (`_phone_kept`): the reference the line-by-line search
+    must equal."""
     import phonenumbers
 
     from benchwright import pii
 
-    kept = set()
-    for region in (None, *pii.PHONE_REGIONS):
-        for match in phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.VALID):
-            raw = match.raw_string.strip()
-            if not pii._international(raw, region):
-                number = pii._without_extension(raw, match.number.extension)
-                if number is None or not pii._national_ok(number, text[max(0, match.start - 24):match.start],
-                                                           text[match.end:match.end + 2]):
-                    continue
-            kept.add((match.start, match.end))
-    return sorted(kept)
+    return sorted({(match.start, match.end) for region in (None, *pii.PHONE_REGIONS)
+                   for match in phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.VALID)
+                   if pii._phone_kept(text, match.start, match.end, match, region)})
 
 
 LINES_OF_NUMBERS = [
