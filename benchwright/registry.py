@@ -370,7 +370,7 @@ def _parse_entry(slug: str, raw: Any, allowed_roles: set[str], known_providers: 
         raise FieldError("'params' must hold plain JSON values (strings, numbers, booleans, lists, mappings): "
                          + what, place)
     if model.strip().startswith("sim/"):
-        from benchwright.simulate.request import setting_problem
+        from benchwright.simulate.request import setting_problem  # here: start-up loads no part of the simulator
 
         problem = setting_problem(params)
         if problem:

@@ -40,16 +40,10 @@ def signed(request: SimRequest, answer: str) -> str:
     return f"{answer}\n\n{mark(name)}" if name else answer
 
 
-def self_preference(request: SimRequest) -> float:
-    """The judge's ``self_preference`` param (0 when missing or not a number), clamped to ±10 (a whole 1-10
-    scale: request.SETTING_RANGES)."""
-    return request.setting("self_preference")
-
-
 def favour(request: SimRequest, answer: str) -> float:
     """What the judge adds to its assessment of `answer`: its self-preference when the answer ends with the
     mark of the judge's own family, else 0 (always 0 for a judge without both params)."""
-    amount = self_preference(request)
+    amount = request.setting("self_preference")  # at most ±10: a whole 1-10 scale (request.SETTING_RANGES)
     name = family(request)
     if not amount or not name:
         return 0.0

@@ -33,8 +33,8 @@ def setting_problem(params: dict) -> tuple[str, str] | None:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
             return name, f"must be a number, not {value!r}"
         if value < low or (high is not None and value > high):
-            return name, f"must be {f'between {low:g} and {high:g}' if high is not None else f'at least {low:g}'}, " \
-                         f"not {value!r}"
+            bound = f"between {low:g} and {high:g}" if high is not None else f"at least {low:g}"
+            return name, f"must be {bound}, not {value!r}"
     return None
 
 
