@@ -120,23 +120,24 @@ def main_job(command: str, extra: list[str]) -> list[str]:
     return [str(PYTHON), str(ROOT / "scripts" / "materialize_all.py"), "--launched-by", command, *extra]
 
 
-def serve_until_ctrl_c(args: list[str], env: dict, stopped_status: int = 0) -> int:
-    """`ui` and `web` serve until Ctrl-C, which the terminal sends to this process and the server alike: the server
-    shuts down by itself, and this process waits for it without a traceback of its own. A second Ctrl-C while it
-    shuts down terminates it, a third kills it. The main job (`demo`, `run`) stops the same way; stopped so, it
-    returns `stopped_status` (0 for a server, where stopping is how it ends; 130 for a job that did not finish)."""
-    server = subprocess.Popen(args, cwd=ROOT, env=env)
+def run_through_ctrl_c(args: list[str], env: dict, stopped_status: int = 0) -> int:
+    """`args` in a child process, waited for until it ends: `ui` and `web` serve until Ctrl-C, the main job (`demo`,
+    `run`) runs to its end or until Ctrl-C. The terminal sends Ctrl-C to this process and the child alike: the child
+    stops by itself, and this process waits for it without a traceback of its own (a second Ctrl-C terminates it, a
+    third kills it) and returns `stopped_status` (0 for a server, where stopping is how it ends; 130 for a job that
+    did not finish)."""
+    child = subprocess.Popen(args, cwd=ROOT, env=env)
     interrupts = 0
     while True:
         try:
-            code = server.wait()
+            code = child.wait()
             break
         except KeyboardInterrupt:
             interrupts += 1
             if interrupts == 2:
-                server.terminate()
+                child.terminate()
             elif interrupts > 2:
-                server.kill()
+                child.kill()
     if interrupts and code in (-2, 130):  # ended by the interrupt itself (no handler of its own): stopped as asked
         return stopped_status
     return 130 if interrupts and code < 0 else code  # terminated or killed by a further Ctrl-C
@@ -163,7 +164,7 @@ def main() -> int:
 
     env["DAGSTER_HOME"] = str(prepare_dagster_home(home))
     if command in ("demo", "run"):  # one main job; `demo` is its preset with no options
-        return serve_until_ctrl_c(main_job(command, extra), env, stopped_status=130)
+        return run_through_ctrl_c(main_job(command, extra), env, stopped_status=130)
     elif command == "test":
         ensure_chromium()
         ensure_postgres()
@@ -187,9 +188,9 @@ def main() -> int:
             print("no results yet: materializing the sample first (as `dev.py demo` does)", flush=True)
             if subprocess.call(main_job("demo", []), cwd=ROOT, env=env):
                 return 1
-        return serve_until_ctrl_c([str(PYTHON), "-m", "web", *extra], env)
+        return run_through_ctrl_c([str(PYTHON), "-m", "web", *extra], env)
     else:
-        return serve_until_ctrl_c([str(VENV / "bin" / "dagster"), "dev", "-w", str(ROOT / "workspace.yaml"), *extra], env)
+        return run_through_ctrl_c([str(VENV / "bin" / "dagster"), "dev", "-w", str(ROOT / "workspace.yaml"), *extra], env)
     return subprocess.call(args, cwd=ROOT, env=env)
 
 

@@ -123,7 +123,7 @@ def test_ctrl_c_stops_dev_py_web_without_a_traceback(tmp_path):
 
     port = free_port()
     # dev.py's own waiting, on the server it starts, without its install step (the test's virtualenv is ready).
-    code = (f"import sys, dev; sys.exit(dev.serve_until_ctrl_c([sys.executable, '-m', 'web', '--port', '{port}'], "
+    code = (f"import sys, dev; sys.exit(dev.run_through_ctrl_c([sys.executable, '-m', 'web', '--port', '{port}'], "
             "dict(__import__('os').environ)))")
     log = tmp_path / "out.log"
     with open(log, "wb") as out:
