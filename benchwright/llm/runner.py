@@ -15,6 +15,7 @@ import logging
 import os
 import random
 import re
+import signal
 import socket
 import threading
 import time
@@ -624,13 +625,62 @@ def _old_objects_frozen():
 
 
 def _run_coroutine(coroutine: Callable[[], Any]) -> Any:
-    """asyncio.run, or in a helper thread when the caller already runs an event loop (e.g. a notebook)."""
+    """asyncio.run (`_run_to_the_end_or_interrupt`), or in a helper thread when the caller already runs an event loop
+    (e.g. a notebook)."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(coroutine())
+        return _run_to_the_end_or_interrupt(coroutine)
     with ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(lambda: asyncio.run(coroutine())).result()
+
+
+_INTERRUPTS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _run_to_the_end_or_interrupt(coroutine: Callable[[], Any]) -> Any:
+    """asyncio.run, where an interrupt (Ctrl-C, `kill`) stops the whole batch of calls.
+
+    A signal handler that raises (Python's KeyboardInterrupt, Dagster's interruption of a step) raises in whatever code
+    runs at that moment; in an event loop that may be a task of its own, litellm's logging worker say, which then
+    dies alone while the calls go on to their end. So while the loop runs, an interrupt cancels the batch's task
+    (as asyncio.run does for Ctrl-C when no other handler is set): its calls end, their claims and leases released
+    and the answers so far journalled; then the handler that was in place is called, where the interrupt is raised
+    as it would have been. A second interrupt is not waited for. Only handlers set in Python are replaced: an
+    ignored or default signal stays as it was."""
+    if threading.current_thread() is not threading.main_thread():
+        return asyncio.run(coroutine())
+    previous = {signum: signal.getsignal(signum) for signum in _INTERRUPTS}
+    previous = {signum: handler for signum, handler in previous.items() if callable(handler)}
+    batch: list[asyncio.Task] = []
+    received: list[tuple[int, Any]] = []
+
+    def interrupt(signum: int, frame: Any) -> None:
+        received.append((signum, frame))
+        if len(received) > 1 or not batch:
+            previous[signum](signum, frame)
+        elif not batch[0].done():
+            batch[0].cancel()
+
+    async def main() -> Any:
+        batch.append(asyncio.current_task())
+        return await coroutine()
+
+    for signum in previous:
+        signal.signal(signum, interrupt)
+    try:
+        result = asyncio.run(main())
+    except asyncio.CancelledError:
+        if not received:
+            raise
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if received:  # also one that came as the batch ended: it is not lost
+        signum, frame = received[0]
+        previous[signum](signum, frame)  # raises the interrupt as the handler in place does
+        raise KeyboardInterrupt  # a handler that only noted it: the batch has ended all the same
+    return result
 
 
 
