@@ -200,8 +200,10 @@ def exit_status(summary: dict) -> int:
 if __name__ == "__main__":
     # Started in the background (`nohup ... &` in a script, a scheduler), Python keeps SIGINT ignored; while Dagster
     # runs a job it gives SIGTERM whatever SIGINT does (dagster._utils.interrupts), so the job, and the run pool's
-    # processes started from it, would then ignore `kill` as well. As in a terminal: SIGINT and SIGTERM stop it.
+    # processes started from it, would then ignore `kill` as well. As in a terminal: SIGINT and SIGTERM stop it, from
+    # the start (before the first run SIGTERM would end the process without a word).
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         status = main()
     except KeyboardInterrupt:  # Ctrl-C or `kill`, in a run (scripts/orchestrate.py JobInterrupted) or between runs

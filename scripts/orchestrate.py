@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 import multiprocessing
@@ -107,7 +108,11 @@ def execute_run(instance_ref, job: ReconstructableJob, run_config: dict, tags: d
     """One Dagster run of these assets; what the main job's summary takes from it, as plain values (a run of a
     stage in a process of its own returns them to the main job through a pipe). With `own_checks` the run
     has no separate check steps, only these checks, which the assets compute themselves."""
-    return _execute_on(_process_instance(instance_ref), job, run_config, tags, keys, own_checks)
+    _RUN_IN_FLIGHT.set()
+    try:
+        return _execute_on(_process_instance(instance_ref), job, run_config, tags, keys, own_checks)
+    finally:
+        _RUN_IN_FLIGHT.clear()
 
 
 _KEPT_INSTANCE: list[tuple] = []  # (instance ref, the instance made from it) of this pool process
@@ -200,7 +205,33 @@ def run_pool(size: int, with_litellm: bool = True) -> ProcessPoolExecutor:
     restart_forkserver_on_new_environment()
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload([module for module in PRELOADED if with_litellm or module != "litellm"])
-    return ProcessPoolExecutor(max_workers=size, mp_context=context)
+    return ProcessPoolExecutor(max_workers=size, mp_context=context, initializer=_pool_process_start)
+
+
+_RUN_IN_FLIGHT = threading.Event()  # in a pool process: it is executing a run (`execute_run`)
+
+
+def _pool_process_start() -> None:
+    """A pool process's SIGINT handler: in a run an interrupt is what it is anywhere (Dagster fails the run as
+    interrupted, and the main job stops); between runs it ends the process quietly, the job being stopped, rather
+    than printing a KeyboardInterrupt traceback from the pool's wait for work. (After a run Dagster gives SIGTERM
+    the same handler.)"""
+    signal.signal(signal.SIGINT, _interrupted_in_pool)
+
+
+def _interrupted_in_pool(signum, frame) -> None:
+    if _RUN_IN_FLIGHT.is_set():
+        raise KeyboardInterrupt
+    raise SystemExit(128 + signum)
+
+
+def interrupt_pool(pool: ProcessPoolExecutor) -> None:
+    """Interrupt the pool's processes as Ctrl-C in a terminal does (which reaches them; `kill` on the main job does
+    not): each run in flight fails as interrupted, its answered calls kept in the LLM cache, instead of calling its
+    provider to its end after the job stopped. ProcessPoolExecutor names its processes only in `_processes`."""
+    for process in list((pool._processes or {}).values()):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(process.pid, signal.SIGINT)
 
 
 def warm_up(pool: ProcessPoolExecutor, size: int, job: ReconstructableJob) -> threading.Event:
@@ -223,14 +254,16 @@ def warm_up(pool: ProcessPoolExecutor, size: int, job: ReconstructableJob) -> th
 
 
 def share_runs(count: int, run_here: Callable[[int], dict], run_in_pool: Callable[[int], dict], slots: int,
-               pool_ready: threading.Event, done: Callable[[int, dict], None]) -> None:
+               pool_ready: threading.Event, done: Callable[[int, dict], None],
+               interrupt_pool: Callable[[], None] = lambda: None) -> None:
     """Runs 0..count-1 shared between this process and `slots` processes of a pool: this process takes the next run
     whenever it is free, and each pool slot (a thread that hands a run to the pool and waits for it) takes the next
     once the pool is ready. So no core waits while the pool's processes start, and a pool process that ends a run
     gets the next at once, whatever this process is running. `done(index, outcome)` is called in this thread, in
     the runs' order (the summary does not depend on which run ends first). After an error no new run is taken;
     the runs already taken end, those before the first that has no outcome are reported, and the first error is
-    raised here."""
+    raised here. An interrupt of this process (its own run's, or one while it waits for the pool's) is passed on
+    with `interrupt_pool`, so that the pool's runs end now too rather than at their end."""
     lock = threading.Lock()
     taken = 0
     outcomes: dict[int, dict] = {}
@@ -271,6 +304,12 @@ def share_runs(count: int, run_here: Callable[[int], dict], run_in_pool: Callabl
                for number in range(slots)]
     for thread in threads:
         thread.start()
+    def failed(err: BaseException) -> None:
+        with lock:
+            errors.insert(0, err)  # the slots take no new run
+        if isinstance(err, KeyboardInterrupt):
+            interrupt_pool()
+
     try:
         while (index := take()) is not None:
             outcome = run_here(index)
@@ -278,11 +317,13 @@ def share_runs(count: int, run_here: Callable[[int], dict], run_in_pool: Callabl
                 outcomes[index] = outcome
             report()
     except BaseException as err:
-        with lock:
-            errors.insert(0, err)  # the slots take no new run
+        failed(err)
     for thread in threads:
         while thread.is_alive():
-            thread.join(0.1)
+            try:
+                thread.join(0.1)
+            except KeyboardInterrupt as err:  # Ctrl-C or `kill` while the pool's runs go on
+                failed(err)
             report()  # the pool's runs that ended while this process waits for the last
     report()
     if errors:
@@ -660,7 +701,7 @@ def materialize_everything(instance: dg.DagsterInstance, resources: dict,
                 record(planned[index], outcome)
                 shown.update()
 
-            share_runs(len(planned), here, in_pool, parallel_runs - 1, pool_ready, done)
+            share_runs(len(planned), here, in_pool, parallel_runs - 1, pool_ready, done, lambda: interrupt_pool(pool))
 
     def stop_if_interrupted(outcome: dict) -> dict:
         """A run that Ctrl-C or `kill` interrupted ends the job (`JobInterrupted`): Dagster fails that run and

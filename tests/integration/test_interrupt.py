@@ -12,16 +12,18 @@ import time
 
 from benchwright.paths import ROOT
 from tests.integration.conftest import SMALL_JUDGES, SMALL_MODELS
-from tests.support.pipeline import write_registry
+from tests.integration.test_pipeline_loopback import simulated_reply
+from tests.support.openai_server import OpenAIServer
+from tests.support.pipeline import SHIPPED_MODELS, pick, write_registry
 
 STOPPED = "Stopped (interrupted)"
 
 
-def main_job(home, log) -> subprocess.Popen:
+def main_job(home, log, *args: str, **settings: str) -> subprocess.Popen:
     env = {**os.environ, "BENCHWRIGHT_HOME": str(home), "DAGSTER_HOME": str(home / "dagster_home"),
            "BENCHWRIGHT_MODELS": str(home / "models.yaml"), "BENCHWRIGHT_JUDGES": str(home / "judges.yaml"),
-           "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen([sys.executable, str(ROOT / "scripts" / "materialize_all.py")], cwd=ROOT, env=env,
+           "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": str(ROOT), **settings}
+    return subprocess.Popen([sys.executable, str(ROOT / "scripts" / "materialize_all.py"), *args], cwd=ROOT, env=env,
                             stdout=log, stderr=subprocess.STDOUT,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))  # as `cmd &` in a script
 
@@ -55,3 +57,39 @@ def test_kill_stops_a_main_job_started_in_the_background_and_the_same_command_go
     again = again_path.read_text(errors="replace")
     summary = next(line for line in again.splitlines() if line.startswith("Runs:"))
     assert status == 0 and "(0 failed)" in summary and "up to date (not run): 0," not in summary, summary
+
+
+def test_kill_stops_the_runs_in_flight_in_the_pool_too(tmp_path):
+    """Runs of a stage go side by side in a pool of processes (a model that calls a provider: 8 at once by default).
+    `kill` reaches the main job's process only, not the pool's (Ctrl-C in a terminal reaches them all): the pool's
+    run in flight must stop as well, not go on calling the provider to its end after the job said it stopped."""
+    writers = ("http-writer-a", "http-writer-b")
+    # One call at a time, each answered after 2 s: a writer's run of Creation's 15 generations takes 30 s.
+    with OpenAIServer(latency_s=2, reply=simulated_reply, max_lifetime_s=300) as srv:
+        models = {**pick(SHIPPED_MODELS, "sim-baseline", "sim-describer"),
+                  **{slug: {"model": f"openai/{slug}", "api_base": srv.base_url, "role": "candidate",
+                            "display_name": slug, "max_concurrency": 1} for slug in writers}}
+        home = tmp_path / "home"
+        write_registry(home, models, SMALL_JUDGES)
+        log_path = tmp_path / "job.log"
+        with log_path.open("wb") as log:
+            job = main_job(home, log, "--benchmark", "creation", BENCHWRIGHT_PARALLEL_RUNS="2")
+            try:
+                deadline = time.monotonic() + 180
+                while not all(srv.count(model=slug) for slug in writers):  # both writers' runs call
+                    assert job.poll() is None and time.monotonic() < deadline, log_path.read_text()[-3000:]
+                    time.sleep(0.2)
+                job.send_signal(signal.SIGTERM)
+                stopped_at = time.monotonic()
+                status = job.wait(timeout=120)
+                waited = time.monotonic() - stopped_at
+            finally:
+                if job.poll() is None:
+                    job.kill()
+                    job.wait()
+        text = log_path.read_text(errors="replace")
+        assert status == 130 and STOPPED in text, text[-3000:]
+        assert waited < 15, f"the job took {waited:.0f} s to stop"
+        calls = srv.total
+        time.sleep(3)
+        assert srv.total == calls, "the provider was still called after the job stopped"

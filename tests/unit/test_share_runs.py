@@ -57,3 +57,48 @@ def test_a_run_that_fails_stops_new_runs_and_its_error_is_raised_after_the_other
     # it was still recorded.
     assert len(where) < 10
     assert reported == [0]
+
+
+def _interruptible(here):
+    """share_runs with one pool slot whose runs last until `interrupt_pool` is called (or 20 s): what an interrupt
+    of this process does to the pool's runs in flight. Returns (how long it took, whether the pool was interrupted)."""
+    import signal
+
+    ready = threading.Event()
+    ready.set()
+    stopped = threading.Event()
+
+    def in_pool(index: int) -> dict:
+        stopped.wait(20)
+        return {"index": index}
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    started = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            share_runs(2, here, in_pool, 1, ready, lambda index, outcome: None, stopped.set)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    return time.monotonic() - started, stopped.is_set()
+
+
+def test_an_interrupt_of_this_process_s_run_is_passed_on_to_the_pool():
+    def here(index: int) -> dict:
+        time.sleep(0.2)  # the pool's slot has taken the other run meanwhile
+        raise KeyboardInterrupt
+
+    took, interrupted = _interruptible(here)
+    assert interrupted and took < 10
+
+
+def test_an_interrupt_while_this_process_waits_for_the_pool_is_passed_on():
+    import os
+    import signal
+
+    def here(index: int) -> dict:
+        # This process's run ends; Ctrl-C comes while it waits for the pool's run.
+        threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+        return {"index": index}
+
+    took, interrupted = _interruptible(here)
+    assert interrupted and took < 10
