@@ -46,6 +46,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import venv
@@ -125,20 +126,32 @@ def run_through_ctrl_c(args: list[str], env: dict, stopped_status: int = 0) -> i
     `run`) runs to its end or until Ctrl-C. The terminal sends Ctrl-C to this process and the child alike: the child
     stops by itself, and this process waits for it without a traceback of its own (a second Ctrl-C terminates it, a
     third kills it) and returns `stopped_status` (0 for a server, where stopping is how it ends; 130 for a job that
-    did not finish)."""
+    did not finish). `kill` (SIGTERM) reaches this process alone: it is passed on to the child, which stops as on
+    Ctrl-C, rather than ending this process and leaving the child running unseen."""
     child = subprocess.Popen(args, cwd=ROOT, env=env)
     interrupts = 0
-    while True:
-        try:
-            code = child.wait()
-            break
-        except KeyboardInterrupt:
-            interrupts += 1
-            if interrupts == 2:
-                child.terminate()
-            elif interrupts > 2:
-                child.kill()
-    if interrupts and code in (-2, 130):  # ended by the interrupt itself (no handler of its own): stopped as asked
+    terminated = False
+
+    def pass_on(signum: int, _frame) -> None:
+        nonlocal terminated
+        terminated = True
+        child.send_signal(signum)
+
+    previous = signal.signal(signal.SIGTERM, pass_on)
+    try:
+        while True:
+            try:
+                code = child.wait()
+                break
+            except KeyboardInterrupt:
+                interrupts += 1
+                if interrupts == 2:
+                    child.terminate()
+                elif interrupts > 2:
+                    child.kill()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    if (interrupts or terminated) and code in (-signal.SIGINT, -signal.SIGTERM, 130):  # ended by the signal: as asked
         return stopped_status
     return 130 if interrupts and code < 0 else code  # terminated or killed by a further Ctrl-C
 
