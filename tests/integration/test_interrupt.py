@@ -17,6 +17,7 @@ from tests.support.openai_server import OpenAIServer
 from tests.support.pipeline import SHIPPED_MODELS, pick, write_registry
 
 STOPPED = "Stopped (interrupted)"
+ONE_BENCHMARK = ("--benchmark", "creation")  # a scope: what is tested is the same in every benchmark's runs
 
 
 def main_job(home, log, *args: str, **settings: str) -> subprocess.Popen:
@@ -33,7 +34,7 @@ def test_kill_stops_a_main_job_started_in_the_background_and_the_same_command_go
     write_registry(home, SMALL_MODELS, SMALL_JUDGES)
     log_path = tmp_path / "first.log"
     with log_path.open("wb") as log:
-        job = main_job(home, log)
+        job = main_job(home, log, *ONE_BENCHMARK)
         try:
             deadline = time.monotonic() + 120
             while "[sim-strong]" not in log_path.read_text(errors="replace"):  # the candidate's runs have begun
@@ -53,7 +54,7 @@ def test_kill_stops_a_main_job_started_in_the_background_and_the_same_command_go
 
     again_path = tmp_path / "again.log"
     with again_path.open("wb") as log:
-        status = main_job(home, log).wait(timeout=600)
+        status = main_job(home, log, *ONE_BENCHMARK).wait(timeout=600)
     again = again_path.read_text(errors="replace")
     summary = next(line for line in again.splitlines() if line.startswith("Runs:"))
     assert status == 0 and "(0 failed)" in summary and "up to date (not run): 0," not in summary, summary
@@ -73,7 +74,7 @@ def test_kill_stops_the_runs_in_flight_in_the_pool_too(tmp_path):
         write_registry(home, models, SMALL_JUDGES)
         log_path = tmp_path / "job.log"
         with log_path.open("wb") as log:
-            job = main_job(home, log, "--benchmark", "creation", BENCHWRIGHT_PARALLEL_RUNS="2")
+            job = main_job(home, log, *ONE_BENCHMARK, BENCHWRIGHT_PARALLEL_RUNS="2")
             try:
                 deadline = time.monotonic() + 180
                 while not all(srv.count(model=slug) for slug in writers):  # both writers' runs call
