@@ -3,11 +3,8 @@ judgments, URS's final scores), an item model fitted on the judgments we hold, t
 full score estimated from its anchors. Logic in benchwright.anchors; a run on the anchors alone is
 `dev.py run --limit anchors` (scripts/scope.py)."""
 
-from pathlib import Path
-
 import dagster as dg
 import duckdb
-import pandas as pd
 
 from assets.common import EAGER, table_metadata
 from assets.creation import PANEL_JUDGMENTS, creation_pairwise_judgments

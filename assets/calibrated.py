@@ -8,7 +8,6 @@ human-labelled items has no row: nothing is made up where no person looked.
 """
 
 import dagster as dg
-import pandas as pd
 
 from assets.common import EAGER, add_labels, table_metadata
 from assets.creation import PANEL_JUDGMENTS, creation_pairwise_judgments

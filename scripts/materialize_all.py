@@ -170,8 +170,8 @@ def main(argv: list[str] | None = None) -> int:
         for line in summary["budgets"]:
             print(f"  {line}")
     if summary["failed_calls"] > summary["given_up"]:
-        print(f"Failed calls are asked again by the next run (or the daemon's failed_calls_sensor); "
-              f"given-up ones by --retry-given-up.")
+        print("Failed calls are asked again by the next run (or the daemon's failed_calls_sensor); "
+              "given-up ones by --retry-given-up.")
     for line in summary["all_calls_failed"]:
         print(f"  every call failed: {line}")
     if summary["registry_problems"]:

@@ -75,7 +75,7 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from benchwright.loading import (LoadProblem, LoadResult, read_bytes, RowError, bad_bytes_cell, has_bad_bytes, json_object,
+from benchwright.loading import (LoadProblem, LoadResult, read_bytes, RowError, bad_bytes_cell, json_object,
                                  problem_of)
 from benchwright.images import ImageError, NormalizedImage, normalize_image
 from benchwright.pii import redact

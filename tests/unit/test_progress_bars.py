@@ -7,8 +7,6 @@ from __future__ import annotations
 import contextlib
 import io
 
-import pytest
-
 from benchwright import progress_bars
 from benchwright.llm.progress import Progress
 
