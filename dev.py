@@ -190,8 +190,8 @@ def main() -> int:
         args = [str(PYTHON), str(ROOT / "scripts" / "compare.py"), *extra]
     elif command in QUICK_ANSWERS:
         args = quick_answer(command, extra)
-    elif command == "plan":
-        args = [str(PYTHON), str(ROOT / "scripts" / "plan.py"), *extra]
+    elif command == "plan":  # waited for as the main job: stopped, it removes its copy of the home first
+        return run_through_ctrl_c([str(PYTHON), str(ROOT / "scripts" / "plan.py"), *extra], env, stopped_status=130)
     elif command in ("export", "sql"):
         args = snapshot_command(command, extra)
     elif command == "compact-runs":

@@ -28,6 +28,7 @@ import argparse
 import logging
 import os
 import shutil
+import signal
 import sqlite3
 import sys
 import tempfile
@@ -206,15 +207,16 @@ def plan(home: Path, dagster_home: Path, keep: bool = False, log=print, scope=No
     real = default_resources(home=home)
     if scope is not None:
         real = scoped_resources(real, scope)  # a limited run reads and writes the full home's response cache
-    scratch = _scratch_folder()
-    # A limited run may write only to a folder named like its home (.../limited/N): so may its plan's copy.
-    target = scratch if scope is None or scope.limit is None else scratch / "limited" / str(scope.limit)
     saved = {name: os.environ.get(name) for name in ("BENCHWRIGHT_HOME", "DAGSTER_HOME", "BENCHWRIGHT_WAREHOUSE")}
     copy = None
     # The counts and prices in a process of their own, started first: its import of litellm and its tokenizing go
     # on while this one copies the home and runs the assets.
     counter = CountingProcess()
     counting_elsewhere(counter)
+    scratch = _scratch_folder()
+    # A limited run may write only to a folder named like its home (.../limited/N): so may its plan's copy.
+    target = scratch if scope is None or scope.limit is None else scratch / "limited" / str(scope.limit)
+    log(f"the copy: {scratch} ({'kept' if keep else 'removed at the end, also when stopped'})")
     try:
         copied = copy_home(real, dagster_home, target)
         os.environ.update({"BENCHWRIGHT_HOME": str(target), "DAGSTER_HOME": str(copied["dagster_home"])})
@@ -381,4 +383,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    # Ctrl-C and `kill` stop the plan through its clean-up: the copy of the home (in memory, /dev/shm, where there
+    # is one) is removed. SIGTERM would end the process at once and leave it; SIGINT may come ignored from a script.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        status = main()
+    except KeyboardInterrupt:
+        print("\nStopped (interrupted): nothing was called, and the copy of the home is removed.", flush=True)
+        status = 130
+    raise SystemExit(status)

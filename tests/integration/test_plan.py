@@ -152,3 +152,41 @@ def test_versions_given_to_the_resolver_resolve_as_the_runless_events_would(smal
                                          dagsters.get_current_data_version(key, partition)), (key, partition)
     statuses = {status.value for status, _version in answers.values()}
     assert {"STALE", "FRESH"} <= statuses  # the versions given made some partitions stale, and left others fresh
+
+
+def test_a_stopped_plan_removes_its_copy_of_the_home(tmp_path):
+    """The plan copies the home to memory (/dev/shm) where it can; `kill` (SIGTERM) used to end it at once and leave the
+    copy there until the machine restarts. Stopped, it removes the copy and says so (status 130)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from benchwright.paths import ROOT
+
+    home = tmp_path / "home"
+    write_registry(home, SMALL_MODELS, SMALL_JUDGES)
+    env = {**os.environ, "BENCHWRIGHT_HOME": str(home), "BENCHWRIGHT_MODELS": str(home / "models.yaml"),
+           "BENCHWRIGHT_JUDGES": str(home / "judges.yaml"), "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+           "PYTHONPATH": str(ROOT)}
+    env.pop("DAGSTER_HOME", None)
+    plan_process = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "plan.py")], cwd=ROOT, env=env,
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    seen, copy = [], None
+    try:
+        for line in plan_process.stdout:  # until the plan runs its first assets on the copy
+            seen.append(line)
+            if line.strip().startswith("the copy: "):
+                copy = Path(line.strip()[len("the copy: "):].split(" (")[0])
+            if "materializing" in line:
+                break
+        assert copy is not None and copy.is_dir(), "".join(seen)
+        plan_process.send_signal(signal.SIGTERM)
+        rest, _ = plan_process.communicate(timeout=60)
+    finally:
+        if plan_process.poll() is None:
+            plan_process.kill()
+            plan_process.wait()
+    assert plan_process.returncode == 130 and "Stopped (interrupted)" in rest, rest[-3000:]
+    assert "Traceback" not in rest, rest[-3000:]
+    assert not copy.exists()

@@ -236,10 +236,14 @@ def counting_elsewhere(counter: CountingProcess | None) -> None:
 
 def _count_in_process(inbox, outbox) -> None:
     """The counting process (`CountingProcess`): litellm imported first, while the plan starts; then every call
-    counted as it comes, each piece's content kept by its digest."""
+    counted as it comes, each piece's content kept by its digest. Ctrl-C reaches it with the plan: the plan ends
+    it (`close`), so it does not stop by itself with a traceback."""
+    import signal
     import traceback
 
     from benchwright.llm.providers import missing_keys, provider_of
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     try:
         load_litellm()
