@@ -2,7 +2,8 @@
 
     python3.11 dev.py sql                       type SQL ending in `;`, results print as a table; .tables lists the
                                                 tables and views with their comments, .columns NAME a table's or
-                                                view's columns; Ctrl-D or .quit ends
+                                                view's columns; Ctrl-C drops the statement being typed or
+                                                stops a long query; Ctrl-D or .quit ends
     python3.11 dev.py sql -c "SELECT ..."       run one statement and print its result
     .venv/bin/python scripts/sql_shell.py --snapshot path/to/analyst.duckdb
 """
@@ -41,6 +42,19 @@ def run(con: duckdb.DuckDBPyConnection, text: str) -> str:
         return f"error: {error}"
 
 
+def run_interruptibly(con: duckdb.DuckDBPyConnection, text: str) -> str:
+    """`run`, where Ctrl-C stops a long query and the shell goes on. DuckDB ends the query on SIGINT and raises
+    "Query interrupted" (a RuntimeError); a Ctrl-C outside the query is a KeyboardInterrupt."""
+    try:
+        return run(con, text)
+    except KeyboardInterrupt:
+        return "interrupted"
+    except RuntimeError as error:
+        if "interrupted" not in str(error).lower():
+            raise
+        return "interrupted"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("-c", "--command", help="run this SQL and exit")
@@ -65,6 +79,12 @@ def main(argv: list[str] | None = None) -> int:
                 line = input("... " if pending else "sql> ") if interactive else sys.stdin.readline()
             except EOFError:
                 break
+            except KeyboardInterrupt:
+                if not interactive:
+                    raise
+                print()  # Ctrl-C drops the statement being typed, as in other SQL shells; .quit or Ctrl-D ends
+                pending = []
+                continue
             if not interactive and line == "":
                 break
             stripped = line.strip()
@@ -72,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
                 break
             pending.append(line)
             if stripped.startswith(".") and len(pending) == 1 or stripped.endswith(";"):
-                output = run(con, "\n".join(pending))
+                output = run_interruptibly(con, "\n".join(pending)) if interactive else run(con, "\n".join(pending))
                 if output:
                     print(output, flush=True)
                 pending = []

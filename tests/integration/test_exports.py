@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import duckdb
@@ -114,6 +115,46 @@ def _home_env(shipped_demo) -> dict:
     env.pop("BENCHWRIGHT_WAREHOUSE", None)
     assert Path(env["BENCHWRIGHT_HOME"], paths.SNAPSHOT_FILE) == _snapshot(shipped_demo)
     return env
+
+
+def test_ctrl_c_in_dev_py_sql_drops_the_statement_and_the_shell_goes_on(shipped_demo):
+    """In a terminal, Ctrl-C drops what is typed, as in other SQL shells, and the shell goes on; dev.py used to
+    kill it 0.25 s after (subprocess.call's rule), with a traceback."""
+    import pty
+    import select
+
+    pid, terminal = pty.fork()
+    if pid == 0:  # the child: dev.py sql in a pseudo-terminal, as a person starts it
+        os.chdir(ROOT)
+        os.execve(sys.executable, [sys.executable, str(ROOT / "dev.py"), "sql"], _home_env(shipped_demo))
+    seen = bytearray()
+
+    def until(text: bytes, timeout_s: float = 60) -> None:
+        start = len(seen)
+        deadline = time.monotonic() + timeout_s
+        while text not in seen[start:]:
+            assert time.monotonic() < deadline, f"waited for {text!r}; the terminal shows:\n{seen.decode(errors='replace')}"
+            if select.select([terminal], [], [], 0.2)[0]:
+                try:
+                    seen.extend(os.read(terminal, 4096))
+                except OSError:  # the shell ended
+                    raise AssertionError(f"the shell ended:\n{seen.decode(errors='replace')}") from None
+
+    try:
+        until(b"sql> ")
+        os.write(terminal, b"SELECT 'half typed'\n")
+        until(b"... ")
+        os.write(terminal, b"\x03")  # Ctrl-C: the terminal sends SIGINT to the shell's process group
+        until(b"sql> ")
+        os.write(terminal, b"SELECT 40 + 2 AS answer;\n")
+        until(b"42")
+        os.write(terminal, b".quit\n")
+        _, status = os.waitpid(pid, 0)
+    finally:
+        os.close(terminal)
+    assert os.waitstatus_to_exitcode(status) == 0
+    shown = seen.decode(errors="replace")
+    assert "Traceback" not in shown and "error:" not in shown, shown
 
 
 def test_the_sql_shell_and_the_readme_one_liner_open_the_homes_snapshot(shipped_demo):
