@@ -175,12 +175,47 @@ def _enter_counts(cache: Path, calls: dict[str, tuple[int, float]]) -> None:
     con.close()
 
 
-def _scratch_folder() -> Path:
-    """Where the copy goes: memory (/dev/shm) when the system has it, as the copy is thrown away and the runs'
-    SQLite commits there cost no disk sync; else the temporary folder."""
+COPY_PREFIX = "benchwright-plan-"
+COPY_OWNER = "PLAN_OWNER"  # in a copy's folder: the process id of the plan that made it
+
+
+def scratch_parent() -> Path:
+    """Where copies go: memory (/dev/shm) when the system has it, as a copy is thrown away and the runs' SQLite
+    commits there cost no disk sync; else the temporary folder."""
     shm = Path("/dev/shm")
-    return Path(tempfile.mkdtemp(prefix="benchwright-plan-", dir=shm if shm.is_dir() and os.access(shm, os.W_OK)
-                                 else None))
+    return shm if shm.is_dir() and os.access(shm, os.W_OK) else Path(tempfile.gettempdir())
+
+
+def _scratch_folder() -> Path:
+    scratch = Path(tempfile.mkdtemp(prefix=COPY_PREFIX, dir=scratch_parent()))
+    (scratch / COPY_OWNER).write_text(str(os.getpid()))
+    return scratch
+
+
+def remove_abandoned_copies(parent: Path) -> list[Path]:
+    """Remove the copies whose plan is gone without its clean-up (killed by SIGKILL, or by the system when out of
+    memory): in /dev/shm one would hold its memory until the machine restarts. A folder without its owner's
+    process id (being made now, or older than the id) is left alone, and so is one whose id is a live process."""
+    removed = []
+    for folder in sorted(parent.glob(COPY_PREFIX + "*")):
+        try:
+            pid = int((folder / COPY_OWNER).read_text())
+        except (OSError, ValueError):
+            continue
+        if not _process_alive(pid):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 def plan(home: Path, dagster_home: Path, keep: bool = False, log=print, scope=None,
@@ -213,6 +248,8 @@ def plan(home: Path, dagster_home: Path, keep: bool = False, log=print, scope=No
     # on while this one copies the home and runs the assets.
     counter = CountingProcess()
     counting_elsewhere(counter)
+    for folder in remove_abandoned_copies(scratch_parent()):
+        log(f"removed {folder}: the copy of a plan that was killed before it could remove it")
     scratch = _scratch_folder()
     # A limited run may write only to a folder named like its home (.../limited/N): so may its plan's copy.
     target = scratch if scope is None or scope.limit is None else scratch / "limited" / str(scope.limit)
