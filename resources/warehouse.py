@@ -27,6 +27,7 @@ import pandas as pd
 from dagster_duckdb import DuckDBResource
 from filelock import FileLock
 
+from benchwright.interrupts import is_interrupted_query, raise_interrupt
 from benchwright.loading import split_new_records
 from benchwright.paths import sql_file, sql_files
 from benchwright.sql_comments import COMMENTS_VERSION, table_statements, view_statements
@@ -257,7 +258,16 @@ class Warehouse(DuckDBResource):
 
     @contextmanager
     def session(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """A locked connection with every table of sql/*/ddl present; closed on any exit."""
+        """A locked connection with every table of sql/*/ddl present; closed on any exit. A query that Ctrl-C or
+        `kill` stopped raises the interrupt, not DuckDB's RuntimeError (benchwright/interrupts.py)."""
+        try:
+            yield from self._session()
+        except RuntimeError as error:
+            if is_interrupted_query(error):
+                raise_interrupt()
+            raise
+
+    def _session(self) -> Iterator[duckdb.DuckDBPyConnection]:
         Path(self.database).parent.mkdir(parents=True, exist_ok=True)
         if self.hold_open:
             yield from self._held_session()

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from benchwright.interrupts import raise_interrupt
 from benchwright.llm.backends import Answer, Attempt, Backend, backend_for, make, own_backend
 from benchwright.llm.budget import (RUN_BUDGET, Budget, Reservation, SharedBudgets, estimated_price, reserve,
                                     unit_prices)
@@ -646,8 +647,8 @@ def _run_to_the_end_or_interrupt(coroutine: Callable[[], Any]) -> Any:
     dies alone while the calls go on to their end. So while the loop runs, an interrupt cancels the batch's task
     (as asyncio.run does for Ctrl-C when no other handler is set): its calls end, their claims and leases released
     and the answers so far journalled; then the handler that was in place is called, where the interrupt is raised
-    as it would have been. A second interrupt is not waited for. Only handlers set in Python are replaced: an
-    ignored or default signal stays as it was."""
+    as it would have been (benchwright/interrupts.py). A second interrupt is not waited for. Only handlers set in
+    Python are replaced: an ignored or default signal stays as it was."""
     if threading.current_thread() is not threading.main_thread():
         return asyncio.run(coroutine())
     previous = {signum: signal.getsignal(signum) for signum in _INTERRUPTS}
@@ -677,9 +678,7 @@ def _run_to_the_end_or_interrupt(coroutine: Callable[[], Any]) -> Any:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
     if received:  # also one that came as the batch ended: it is not lost
-        signum, frame = received[0]
-        previous[signum](signum, frame)  # raises the interrupt as the handler in place does
-        raise KeyboardInterrupt  # a handler that only noted it: the batch has ended all the same
+        raise_interrupt(*received[0])  # as the handler in place (back now) raises it
     return result
 
 

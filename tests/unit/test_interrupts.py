@@ -1,10 +1,14 @@
-"""An interrupt stops the runner's whole batch of calls (benchwright/llm/runner.py `_run_to_the_end_or_interrupt`),
-wherever in the event loop it lands: Dagster's handler raises in whatever code runs at that moment, and in a task of
-its own (litellm's logging worker, say) the exception ended that task alone while the calls went on."""
+"""Ctrl-C and `kill` stay interrupts where a library would turn them into something else (benchwright/interrupts.py).
+
+The LLM runner: an interrupt stops its whole batch of calls (`runner._run_to_the_end_or_interrupt`) wherever in the
+event loop it lands: Dagster's handler raises in whatever code runs at that moment, and in a task of its own
+(litellm's logging worker, say) the exception ended that task alone while the calls went on. The warehouse: DuckDB
+stops a query on an interrupt and reports a RuntimeError, so the step failed like any other and the job went on."""
 
 import asyncio
 import os
 import signal
+import threading
 
 import pytest
 
@@ -69,3 +73,17 @@ def test_an_ignored_signal_stays_ignored():
         assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def test_an_interrupt_during_a_warehouse_query_is_raised_as_the_interrupt(raising_handler, tmp_path):
+    from resources.warehouse import Warehouse
+
+    warehouse = Warehouse(database=str(tmp_path / "warehouse.duckdb"))
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(Interrupted):  # DuckDB alone raises RuntimeError("Query interrupted")
+            warehouse.query("SELECT sum(hash(a.range * b.range)) FROM range(200000) a, range(200000) b")
+    finally:
+        timer.cancel()
+    assert warehouse.query("SELECT 42 AS answer")["answer"].tolist() == [42]  # the file is free again
