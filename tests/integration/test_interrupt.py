@@ -29,27 +29,35 @@ def main_job(home, log, *args: str, **settings: str) -> subprocess.Popen:
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))  # as `cmd &` in a script
 
 
+def kill_when(job: subprocess.Popen, log_path, ready, wait_s: float = 180) -> tuple[int, float]:
+    """Once `ready()` (the job still running), `kill` (SIGTERM) the job's process: its exit status and the seconds
+    it took to stop."""
+    try:
+        deadline = time.monotonic() + wait_s
+        while not ready():
+            assert job.poll() is None and time.monotonic() < deadline, log_path.read_text(errors="replace")[-3000:]
+            time.sleep(0.2)
+        job.send_signal(signal.SIGTERM)
+        stopped_at = time.monotonic()
+        status = job.wait(timeout=120)
+        return status, time.monotonic() - stopped_at
+    finally:
+        if job.poll() is None:
+            job.kill()
+            job.wait()
+
+
 def test_kill_stops_a_main_job_started_in_the_background_and_the_same_command_goes_on(tmp_path):
     home = tmp_path / "home"
     write_registry(home, SMALL_MODELS, SMALL_JUDGES)
     log_path = tmp_path / "first.log"
     with log_path.open("wb") as log:
         job = main_job(home, log, *ONE_BENCHMARK)
-        try:
-            deadline = time.monotonic() + 120
-            while "[sim-strong]" not in log_path.read_text(errors="replace"):  # the candidate's runs have begun
-                assert job.poll() is None and time.monotonic() < deadline, log_path.read_text()[-3000:]
-                time.sleep(0.2)
-            job.send_signal(signal.SIGTERM)
-            stopped_at = time.monotonic()
-            status = job.wait(timeout=60)
-        finally:
-            if job.poll() is None:
-                job.kill()
-                job.wait()
+        # once the candidate's runs have begun
+        status, waited = kill_when(job, log_path, lambda: "[sim-strong]" in log_path.read_text(errors="replace"))
     first = log_path.read_text(errors="replace")
     assert status == 130 and STOPPED in first, first[-3000:]
-    assert time.monotonic() - stopped_at < 30 and "Runs:" not in first  # stopped, not run to the end
+    assert waited < 30 and "Runs:" not in first  # stopped, not run to the end
     assert "Traceback (most recent call last)" not in first.split("[sim-strong]")[0]
 
     again_path = tmp_path / "again.log"
@@ -75,19 +83,8 @@ def test_kill_stops_the_runs_in_flight_in_the_pool_too(tmp_path):
         log_path = tmp_path / "job.log"
         with log_path.open("wb") as log:
             job = main_job(home, log, *ONE_BENCHMARK, BENCHWRIGHT_PARALLEL_RUNS="2")
-            try:
-                deadline = time.monotonic() + 180
-                while not all(srv.count(model=slug) for slug in writers):  # both writers' runs call
-                    assert job.poll() is None and time.monotonic() < deadline, log_path.read_text()[-3000:]
-                    time.sleep(0.2)
-                job.send_signal(signal.SIGTERM)
-                stopped_at = time.monotonic()
-                status = job.wait(timeout=120)
-                waited = time.monotonic() - stopped_at
-            finally:
-                if job.poll() is None:
-                    job.kill()
-                    job.wait()
+            # once both writers' runs call the provider
+            status, waited = kill_when(job, log_path, lambda: all(srv.count(model=slug) for slug in writers))
         text = log_path.read_text(errors="replace")
         assert status == 130 and STOPPED in text, text[-3000:]
         assert waited < 15, f"the job took {waited:.0f} s to stop"
