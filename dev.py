@@ -206,7 +206,7 @@ def main() -> int:
         return run_through_ctrl_c([str(VENV / "bin" / "dagster"), "dev", "-w", str(ROOT / "workspace.yaml"), *extra], env)
     # The other commands become this process (exec): Ctrl-C, `kill` and the exit status are theirs, as when run
     # directly. Waited for, they were killed 0.25 s after a Ctrl-C (subprocess.call's rule), before their own
-    # clean-up: the SQL shell ended instead of dropping the line, the tests left their servers.
+    # clean-up: the SQL shell ended instead of dropping the line, the tests' teardown was cut short.
     sys.stdout.flush()
     sys.stderr.flush()
     os.chdir(ROOT)

@@ -29,6 +29,7 @@ import logging
 import os
 import shutil
 import signal
+import socket
 import sqlite3
 import sys
 import tempfile
@@ -176,7 +177,7 @@ def _enter_counts(cache: Path, calls: dict[str, tuple[int, float]]) -> None:
 
 
 COPY_PREFIX = "benchwright-plan-"
-COPY_OWNER = "PLAN_OWNER"  # in a copy's folder: the process id of the plan that made it
+COPY_OWNER = "PLAN_OWNER"  # in a copy's folder: "host:process id" of the plan that made it (none once kept)
 
 
 def scratch_parent() -> Path:
@@ -188,21 +189,23 @@ def scratch_parent() -> Path:
 
 def _scratch_folder() -> Path:
     scratch = Path(tempfile.mkdtemp(prefix=COPY_PREFIX, dir=scratch_parent()))
-    (scratch / COPY_OWNER).write_text(str(os.getpid()))
+    (scratch / COPY_OWNER).write_text(f"{socket.gethostname()}:{os.getpid()}")
     return scratch
 
 
 def remove_abandoned_copies(parent: Path) -> list[Path]:
     """Remove the copies whose plan is gone without its clean-up (killed by SIGKILL, or by the system when out of
-    memory): in /dev/shm one would hold its memory until the machine restarts. A folder without its owner's
-    process id (being made now, or older than the id) is left alone, and so is one whose id is a live process."""
+    memory): in /dev/shm one would hold its memory until the machine restarts. A folder without its owner (being
+    made now, kept by `--keep`, or older than the owner file), another host's (a temporary folder shared between
+    containers) and one whose process is alive are left alone."""
     removed = []
     for folder in sorted(parent.glob(COPY_PREFIX + "*")):
         try:
-            pid = int((folder / COPY_OWNER).read_text())
+            host, _, pid = (folder / COPY_OWNER).read_text().rpartition(":")
+            pid = int(pid)
         except (OSError, ValueError):
             continue
-        if not _process_alive(pid):
+        if host == socket.gethostname() and not _process_alive(pid):
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(folder)
     return removed
@@ -303,6 +306,8 @@ def plan(home: Path, dagster_home: Path, keep: bool = False, log=print, scope=No
                 os.environ[name] = value
         if not keep:
             shutil.rmtree(scratch, ignore_errors=True)
+        else:
+            (scratch / COPY_OWNER).unlink(missing_ok=True)  # kept for the person who asked: no plan removes it
 
 
 def missing_api_keys(rows: list[dict], registry, lookup=None) -> dict[str, dict]:

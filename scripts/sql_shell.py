@@ -18,6 +18,7 @@ import duckdb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchwright.interrupts import is_interrupted_query  # noqa: E402
 from benchwright.paths import SNAPSHOT_FILE, analyst_snapshot, sql_file  # noqa: E402
 from benchwright.report import text_table  # noqa: E402
 
@@ -50,7 +51,7 @@ def run_interruptibly(con: duckdb.DuckDBPyConnection, text: str) -> str:
     except KeyboardInterrupt:
         return "interrupted"
     except RuntimeError as error:
-        if "interrupted" not in str(error).lower():
+        if not is_interrupted_query(error):
             raise
         return "interrupted"
 

@@ -196,22 +196,25 @@ def test_the_copies_of_plans_killed_before_their_clean_up_are_removed_by_the_nex
     """SIGKILL (or the system, out of memory) gives the plan no clean-up: its copy would stay in /dev/shm until the
     machine restarts. The next plan removes the copies whose process is gone, and only those."""
     import os
+    import socket
     import subprocess
     import sys
 
     from scripts.plan import COPY_OWNER, COPY_PREFIX, remove_abandoned_copies
 
     ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    gone_pid = int(ended.stdout)
-    folders = {name: tmp_path / f"{COPY_PREFIX}{name}" for name in ("killed", "running", "being-made", "other")}
+    here = socket.gethostname()
+    names = ("killed", "running", "being-made-or-kept", "garbled", "other-host")
+    folders = {name: tmp_path / f"{COPY_PREFIX}{name}" for name in names}
     for folder in folders.values():
         (folder / "home").mkdir(parents=True)
-    (folders["killed"] / COPY_OWNER).write_text(str(gone_pid))
-    (folders["running"] / COPY_OWNER).write_text(str(os.getpid()))
-    (folders["other"] / COPY_OWNER).write_text("not a process id")
+    (folders["killed"] / COPY_OWNER).write_text(f"{here}:{int(ended.stdout)}")
+    (folders["running"] / COPY_OWNER).write_text(f"{here}:{os.getpid()}")
+    (folders["garbled"] / COPY_OWNER).write_text(f"{here}:not a process id")
+    (folders["other-host"] / COPY_OWNER).write_text(f"another-{here}:{int(ended.stdout)}")
     (tmp_path / "somebody-else").mkdir()
 
     assert remove_abandoned_copies(tmp_path) == [folders["killed"]]
     assert not folders["killed"].exists()
-    assert all(folders[name].is_dir() for name in ("running", "being-made", "other"))
+    assert all(folders[name].is_dir() for name in names[1:])
     assert (tmp_path / "somebody-else").is_dir()
