@@ -199,8 +199,8 @@ def main() -> int:
     elif command == "web":
         if not (home / "analyst.duckdb").exists() and not {"-h", "--help"} & set(extra):
             print("no results yet: materializing the sample first (as `dev.py demo` does)", flush=True)
-            if subprocess.call(main_job("demo", []), cwd=ROOT, env=env):
-                return 1
+            if status := run_through_ctrl_c(main_job("demo", []), env, stopped_status=130):
+                return status
         return run_through_ctrl_c([str(PYTHON), "-m", "web", *extra], env)
     else:
         return run_through_ctrl_c([str(VENV / "bin" / "dagster"), "dev", "-w", str(ROOT / "workspace.yaml"), *extra], env)
