@@ -16,6 +16,8 @@ from __future__ import annotations
 import json
 import math
 import re
+import shutil
+import tempfile
 import time
 import tomllib
 from collections.abc import Iterable
@@ -187,22 +189,40 @@ def read_eee(folder: Path) -> pd.DataFrame:
                                        "ci_upper"])
 
 
+EXPORTED = ("leaderboards", "every_eval_ever")  # the folders an export writes under its target, and replaces whole
+
+
 def export(snapshot: Path, target: Path, *, retrieved: float | None = None) -> dict[str, int]:
-    """Write the leaderboards and the Every Eval Ever records of ``snapshot`` under ``target``; a record the
-    schema refuses stops the export before any record is written. Returns what was written."""
-    con = duckdb.connect(str(snapshot), read_only=True)
+    """Write the leaderboards and the Every Eval Ever records of ``snapshot`` under ``target``. Returns what was
+    written.
+
+    They are written in a folder of their own inside ``target`` first, then each of ``EXPORTED`` takes the place of
+    the one there: an export never leaves files of an earlier one (a model or judge since removed would otherwise
+    keep its record beside the new ones), and one that fails — a record the schema refuses, Ctrl-C — leaves the
+    earlier export as it was. The rest of ``target`` is not touched."""
+    target.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".export-", dir=target))
     try:
-        files = write_leaderboards(con, target / "leaderboards")
-        results = con.execute(paths.sql_file(RESULTS_SQL).read_text(encoding="utf-8")).df()
-        evaluated = {(b, m): t.isoformat() + "Z" for b, m, t in con.execute(
-            paths.sql_file(EVALUATED_SQL).read_text(encoding="utf-8")).fetchall()}
+        con = duckdb.connect(str(snapshot), read_only=True)
+        try:
+            files = write_leaderboards(con, staging / "leaderboards")
+            results = con.execute(paths.sql_file(RESULTS_SQL).read_text(encoding="utf-8")).df()
+            evaluated = {(b, m): t.isoformat() + "Z" for b, m, t in con.execute(
+                paths.sql_file(EVALUATED_SQL).read_text(encoding="utf-8")).fetchall()}
+        finally:
+            con.close()
+        records = eee_records(results, retrieved=time.time() if retrieved is None else retrieved, evaluated=evaluated)
+        validate(records)
+        for record in records:
+            path = record_path(staging / "every_eval_ever", record)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        (staging / "every_eval_ever").mkdir(exist_ok=True)
+        for name in EXPORTED:  # each folder swapped by two renames: the old one or the new one, never a mix
+            if (target / name).exists():
+                (target / name).rename(staging / f"{name}.earlier")
+            (staging / name).rename(target / name)
     finally:
-        con.close()
-    records = eee_records(results, retrieved=time.time() if retrieved is None else retrieved, evaluated=evaluated)
-    validate(records)
-    for record in records:
-        path = record_path(target / "every_eval_ever", record)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        shutil.rmtree(staging, ignore_errors=True)
     return {"leaderboard_files": len(files), "every_eval_ever_records": len(records),
             "every_eval_ever_results": sum(len(r["evaluation_results"]) for r in records)}

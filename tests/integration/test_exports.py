@@ -94,6 +94,36 @@ def test_a_record_the_schema_refuses_stops_the_export(shipped_demo, tmp_path):
         validate([record])
 
 
+def test_an_export_replaces_the_earlier_one_whole_and_a_failed_one_leaves_it(shipped_demo, tmp_path, monkeypatch):
+    from benchwright import exports
+
+    export(_snapshot(shipped_demo), tmp_path)
+    # What an earlier export wrote for a model since removed, and a file of the person's own beside the export.
+    stale = tmp_path / "every_eval_ever" / "creation" / "removed-model" / "sim-fair-judge.json"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("{}", encoding="utf-8")
+    (tmp_path / "leaderboards" / "old_view.csv").write_text("a\n1\n", encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("mine", encoding="utf-8")
+    before = {path: path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()}
+
+    def refuse(records):
+        raise ValueError("a record the schema refuses")
+
+    monkeypatch.setattr(exports, "validate", refuse)
+    with pytest.raises(ValueError, match="refuses"):
+        export(_snapshot(shipped_demo), tmp_path)
+    after = {path: path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()}
+    assert after == before  # the earlier export as it was (its leaderboards too), no half-written folder left
+
+    monkeypatch.undo()
+    written = export(_snapshot(shipped_demo), tmp_path)
+    assert not stale.exists() and not (tmp_path / "leaderboards" / "old_view.csv").exists()
+    assert len(list((tmp_path / "every_eval_ever").rglob("*.json"))) == written["every_eval_ever_records"]
+    assert len(list((tmp_path / "leaderboards").iterdir())) == written["leaderboard_files"]
+    assert (tmp_path / "notes.txt").read_text(encoding="utf-8") == "mine"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["every_eval_ever", "leaderboards", "notes.txt"]
+
+
 def test_the_published_snapshot_documents_itself(shipped_demo):
     con = duckdb.connect(str(_snapshot(shipped_demo)), read_only=True)
     try:
