@@ -322,9 +322,9 @@ def share_runs(count: int, run_here: Callable[[int], dict], run_in_pool: Callabl
         while thread.is_alive():
             try:
                 thread.join(0.1)
+                report()  # the pool's runs that ended while this process waits for the last
             except KeyboardInterrupt as err:  # Ctrl-C or `kill` while the pool's runs go on
                 failed(err)
-            report()  # the pool's runs that ended while this process waits for the last
     report()
     if errors:
         raise errors[0]
