@@ -11,8 +11,13 @@ more failed run and going on.
 from __future__ import annotations
 
 import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import FrameType
 from typing import NoReturn
+
+INTERRUPTS = (signal.SIGINT, signal.SIGTERM)
 
 
 def raise_interrupt(signum: int = signal.SIGINT, frame: FrameType | None = None) -> NoReturn:
@@ -27,3 +32,26 @@ def raise_interrupt(signum: int = signal.SIGINT, frame: FrameType | None = None)
 def is_interrupted_query(error: BaseException) -> bool:
     """Whether DuckDB stopped a query because of a signal (the form DuckDB 2.0's Python client reports it in)."""
     return isinstance(error, RuntimeError) and "Query interrupted" in str(error)
+
+
+@contextmanager
+def interrupts_held() -> Iterator[None]:
+    """Ctrl-C and `kill` noted while the block runs and raised right after it, as the handlers in place raise them:
+    for a few steps that must not be cut in the middle (an export's renames). Only in the main thread, where Python
+    runs its signal handlers, and only handlers set in Python are held (an ignored signal stays ignored). Masking
+    the signals instead would not do: the kernel hands a process's signal to any thread that does not mask it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.getsignal(signum) for signum in INTERRUPTS}
+    previous = {signum: handler for signum, handler in previous.items() if callable(handler)}
+    received: list[tuple[int, FrameType | None]] = []
+    for signum in previous:
+        signal.signal(signum, lambda number, frame: received.append((number, frame)))
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if received:
+        raise_interrupt(*received[0])

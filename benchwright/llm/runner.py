@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from benchwright.interrupts import raise_interrupt
+from benchwright.interrupts import INTERRUPTS, raise_interrupt
 from benchwright.llm.backends import Answer, Attempt, Backend, backend_for, make, own_backend
 from benchwright.llm.budget import (RUN_BUDGET, Budget, Reservation, SharedBudgets, estimated_price, reserve,
                                     unit_prices)
@@ -636,9 +636,6 @@ def _run_coroutine(coroutine: Callable[[], Any]) -> Any:
         return pool.submit(lambda: asyncio.run(coroutine())).result()
 
 
-_INTERRUPTS = (signal.SIGINT, signal.SIGTERM)
-
-
 def _run_to_the_end_or_interrupt(coroutine: Callable[[], Any]) -> Any:
     """asyncio.run, where an interrupt (Ctrl-C, `kill`) stops the whole batch of calls.
 
@@ -651,7 +648,7 @@ def _run_to_the_end_or_interrupt(coroutine: Callable[[], Any]) -> Any:
     Python are replaced: an ignored or default signal stays as it was."""
     if threading.current_thread() is not threading.main_thread():
         return asyncio.run(coroutine())
-    previous = {signum: signal.getsignal(signum) for signum in _INTERRUPTS}
+    previous = {signum: signal.getsignal(signum) for signum in INTERRUPTS}
     previous = {signum: handler for signum, handler in previous.items() if callable(handler)}
     batch: list[asyncio.Task] = []
     received: list[tuple[int, Any]] = []
