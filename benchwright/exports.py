@@ -29,7 +29,7 @@ import pandas as pd
 
 from benchwright import paths
 from benchwright.benchmarks import declared
-from benchwright.interrupts import interrupts_held
+from benchwright.interrupts import interrupts_deferred
 
 EEE_FOLDER = Path(__file__).resolve().parent / "formats" / "every_eval_ever"
 EEE_SCHEMA = EEE_FOLDER / "eval.schema.json"
@@ -198,7 +198,7 @@ def export(snapshot: Path, target: Path, *, retrieved: float | None = None) -> d
     written.
 
     They are written in a folder of their own inside ``target`` first, then each of ``EXPORTED`` takes the place of
-    the one there, Ctrl-C and `kill` held back for those few renames: an export never leaves files of an earlier one
+    the one there, Ctrl-C and `kill` deferred for those few renames: an export never leaves files of an earlier one
     (a model or judge since removed would otherwise keep its record beside the new ones), and one that fails — a
     record the schema refuses, Ctrl-C — leaves the earlier export as it was. The rest of ``target`` is not
     touched."""
@@ -220,7 +220,7 @@ def export(snapshot: Path, target: Path, *, retrieved: float | None = None) -> d
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         (staging / "every_eval_ever").mkdir(exist_ok=True)
-        with interrupts_held():  # a Ctrl-C waits for the renames: no export is left half swapped
+        with interrupts_deferred():  # a Ctrl-C waits for the renames: no export is left half swapped
             for name in EXPORTED:
                 if (target / name).exists():
                     (target / name).rename(staging / f"{name}.earlier")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 from typing import NoReturn
@@ -35,23 +35,32 @@ def is_interrupted_query(error: BaseException) -> bool:
 
 
 @contextmanager
-def interrupts_held() -> Iterator[None]:
+def interrupts_deferred(first: Callable[[], None] = lambda: None) -> Iterator[list]:
     """Ctrl-C and `kill` noted while the block runs and raised right after it, as the handlers in place raise them:
-    for a few steps that must not be cut in the middle (an export's renames). Only in the main thread, where Python
-    runs its signal handlers, and only handlers set in Python are held (an ignored signal stays ignored). Masking
-    the signals instead would not do: the kernel hands a process's signal to any thread that does not mask it."""
+    a block that must not be cut in the middle (an export's renames), or one that ends itself early (`first` is
+    called at the first interrupt: the LLM runner cancels its batch). Yields the signals noted. A second interrupt
+    is raised at once: the person insists. Only in the main thread, where Python runs its signal handlers, and only
+    handlers set in Python are replaced (an ignored signal stays ignored). Masking the signals instead would not do:
+    the kernel hands a process's signal to any thread that does not mask it."""
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield []
         return
     previous = {signum: signal.getsignal(signum) for signum in INTERRUPTS}
     previous = {signum: handler for signum, handler in previous.items() if callable(handler)}
     received: list[tuple[int, FrameType | None]] = []
+
+    def note(signum: int, frame: FrameType | None) -> None:
+        received.append((signum, frame))
+        if len(received) > 1:
+            previous[signum](signum, frame)
+        first()
+
     for signum in previous:
-        signal.signal(signum, lambda number, frame: received.append((number, frame)))
+        signal.signal(signum, note)
     try:
-        yield
+        yield received
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-    if received:
+    if received:  # also one that came as the block ended: it is not lost
         raise_interrupt(*received[0])

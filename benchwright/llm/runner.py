@@ -15,7 +15,6 @@ import logging
 import os
 import random
 import re
-import signal
 import socket
 import threading
 import time
@@ -26,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from benchwright.interrupts import INTERRUPTS, raise_interrupt
+from benchwright.interrupts import interrupts_deferred
 from benchwright.llm.backends import Answer, Attempt, Backend, backend_for, make, own_backend
 from benchwright.llm.budget import (RUN_BUDGET, Budget, Reservation, SharedBudgets, estimated_price, reserve,
                                     unit_prices)
@@ -643,42 +642,26 @@ def _run_to_the_end_or_interrupt(coroutine: Callable[[], Any]) -> Any:
     runs at that moment; in an event loop that may be a task of its own, litellm's logging worker say, which then
     dies alone while the calls go on to their end. So while the loop runs, an interrupt cancels the batch's task
     (as asyncio.run does for Ctrl-C when no other handler is set): its calls end, their claims and leases released
-    and the answers so far journalled; then the handler that was in place is called, where the interrupt is raised
-    as it would have been (benchwright/interrupts.py). A second interrupt is not waited for. Only handlers set in
-    Python are replaced: an ignored or default signal stays as it was."""
-    if threading.current_thread() is not threading.main_thread():
-        return asyncio.run(coroutine())
-    previous = {signum: signal.getsignal(signum) for signum in INTERRUPTS}
-    previous = {signum: handler for signum, handler in previous.items() if callable(handler)}
+    and the answers so far journalled; then it is raised as the handler in place raises it
+    (benchwright/interrupts.py `interrupts_deferred`)."""
     batch: list[asyncio.Task] = []
-    received: list[tuple[int, Any]] = []
 
-    def interrupt(signum: int, frame: Any) -> None:
-        received.append((signum, frame))
-        if len(received) > 1 or not batch:
-            previous[signum](signum, frame)
-        elif not batch[0].done():
+    def cancel() -> None:
+        if batch and not batch[0].done():
             batch[0].cancel()
 
     async def main() -> Any:
         batch.append(asyncio.current_task())
+        if interrupted:  # before the batch began
+            raise asyncio.CancelledError
         return await coroutine()
 
-    for signum in previous:
-        signal.signal(signum, interrupt)
-    try:
-        result = asyncio.run(main())
-    except asyncio.CancelledError:
-        if not received:
-            raise
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-    if received:  # also one that came as the batch ended: it is not lost
-        raise_interrupt(*received[0])  # as the handler in place (back now) raises it
-    return result
-
-
+    with interrupts_deferred(cancel) as interrupted:
+        try:
+            return asyncio.run(main())
+        except asyncio.CancelledError:
+            if not interrupted:
+                raise
 
 def _bar_label(scope: CallScope | Sequence[CallScope] | None, misses: dict[str, LLMRequest]) -> str:
     """What a step's progress bar is called: the asking step and who answers (its scope), else the models called."""

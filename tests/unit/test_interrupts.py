@@ -95,13 +95,13 @@ def test_a_query_duckdb_stopped_for_a_signal_is_raised_as_the_interrupt(raising_
 def test_an_export_s_swap_of_folders_finishes_before_an_interrupt_is_raised():
     import time
 
-    from benchwright.interrupts import interrupts_held
+    from benchwright.interrupts import interrupts_deferred
 
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     renamed = []
     try:
         with pytest.raises(KeyboardInterrupt):
-            with interrupts_held():
+            with interrupts_deferred():
                 os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C between the renames (any thread may take it)
                 time.sleep(0.05)
                 renamed.append("both folders")
