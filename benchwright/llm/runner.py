@@ -663,6 +663,7 @@ def _run_to_the_end_or_interrupt(coroutine: Callable[[], Any]) -> Any:
             if not interrupted:
                 raise
 
+
 def _bar_label(scope: CallScope | Sequence[CallScope] | None, misses: dict[str, LLMRequest]) -> str:
     """What a step's progress bar is called: the asking step and who answers (its scope), else the models called."""
     first = scope[0] if isinstance(scope, Sequence) and scope else scope
