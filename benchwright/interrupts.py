@@ -64,3 +64,17 @@ def interrupts_deferred(first: Callable[[], None] = lambda: None) -> Iterator[li
             signal.signal(signum, handler)
     if received:  # also one that came as the block ended: it is not lost
         raise_interrupt(*received[0])
+
+
+def exit_when_stopped(main: Callable[[], int], stopped: str) -> NoReturn:
+    """Run a command's `main` so that Ctrl-C and `kill` stop it through its clean-up (its `finally` blocks) and it
+    exits with status 130, printing `stopped`. Python's usual SIGINT handler for both: a script that starts the
+    command in the background leaves SIGINT ignored, and SIGTERM would end the process at once."""
+    for signum in INTERRUPTS:
+        signal.signal(signum, signal.default_int_handler)
+    try:
+        status = main()
+    except KeyboardInterrupt:
+        print(f"\nStopped (interrupted): {stopped}", flush=True)
+        status = 130
+    raise SystemExit(status)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
 import time
 from pathlib import Path
@@ -198,16 +197,10 @@ def exit_status(summary: dict) -> int:
 
 
 if __name__ == "__main__":
-    # Started in the background (`nohup ... &` in a script, a scheduler), Python keeps SIGINT ignored; while Dagster
-    # runs a job it gives SIGTERM whatever SIGINT does (dagster._utils.interrupts), so the job, and the run pool's
-    # processes started from it, would then ignore `kill` as well. As in a terminal: SIGINT and SIGTERM stop it, from
-    # the start (before the first run SIGTERM would end the process without a word).
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
-    try:
-        status = main()
-    except KeyboardInterrupt:  # Ctrl-C or `kill`, in a run (scripts/orchestrate.py JobInterrupted) or between runs
-        print("\nStopped (interrupted): the runs that ended are kept, and every call answered is in the LLM cache; "
-              "the same command goes on from there.", flush=True)
-        status = 130
-    raise SystemExit(status)
+    # While Dagster runs a job it gives SIGTERM whatever SIGINT does (dagster._utils.interrupts): with SIGINT left
+    # ignored by a script, the job and its pool would ignore `kill` too. An interrupt in a run ends the job
+    # (scripts/orchestrate.py JobInterrupted), as one between runs does.
+    from benchwright.interrupts import exit_when_stopped
+
+    exit_when_stopped(main, "the runs that ended are kept, and every call answered is in the LLM cache; the same "
+                            "command goes on from there.")

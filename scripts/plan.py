@@ -28,7 +28,6 @@ import argparse
 import logging
 import os
 import shutil
-import signal
 import socket
 import sqlite3
 import sys
@@ -425,13 +424,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    # Ctrl-C and `kill` stop the plan through its clean-up: the copy of the home (in memory, /dev/shm, where there
-    # is one) is removed. SIGTERM would end the process at once and leave it; SIGINT may come ignored from a script.
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
-    try:
-        status = main()
-    except KeyboardInterrupt:
-        print("\nStopped (interrupted): nothing was called, and the copy of the home is removed.", flush=True)
-        status = 130
-    raise SystemExit(status)
+    # Stopped, the plan goes through its clean-up: the copy of the home (in memory, /dev/shm, where there is one) is
+    # removed.
+    from benchwright.interrupts import exit_when_stopped
+
+    exit_when_stopped(main, "nothing was called, and the copy of the home is removed.")
