@@ -13,6 +13,9 @@ signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # litellm must not try to fetch its price map over the (closed) network at import time.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+# A run's calls stay in its process unless a test asks for the call helper (benchwright/llm/call_helper.py): started
+# by the CPU a test's calls happen to use, it would add a process (≈ 2 s of CPU) where the test asks for none.
+os.environ.setdefault("BENCHWRIGHT_CALL_HELPER", "off")
 # Tests build temporary homes; a developer's configured warehouse must never receive their rows.
 os.environ.pop("BENCHWRIGHT_WAREHOUSE", None)
 

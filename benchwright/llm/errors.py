@@ -25,6 +25,20 @@ class BatchLineError(Exception):
     """A request of a provider batch came back without an answer (an error line, or the batch ended first)."""
 
 
+class FailedInHelper(Exception):
+    """An attempt that failed in the call helper process (call_helper.py), as that process judged it: its
+    description, HTTP status, the wait the provider asked for and whether to ask again. The provider's own exception
+    does not cross processes (it holds its HTTP response); these are what the runner reads of it."""
+
+    def __init__(self, description: str, status_code: int | None, retry_after: float | None, retryable: bool):
+        super().__init__(description)
+        self.description, self.status_code = description, status_code
+        self.retry_after, self.retryable = retry_after, retryable
+
+    def __reduce__(self):
+        return type(self), (self.description, self.status_code, self.retry_after, self.retryable)
+
+
 def scrub(text: str) -> str:
     """Error text goes to the journal: strip anything that looks like a credential from the environment."""
     for name, value in os.environ.items():
@@ -35,6 +49,8 @@ def scrub(text: str) -> str:
 
 
 def describe(err: BaseException) -> str:
+    if isinstance(err, FailedInHelper):
+        return err.description
     text = f"{type(err).__name__}: {err}".strip()
     return scrub(text)[:2000]
 
@@ -46,6 +62,8 @@ def retry_after_s(err: BaseException) -> float | None:
     ``err.response`` is rebuilt and may carry none); ``err.response.headers`` and ``err.headers``
     are read as fallbacks.
     """
+    if isinstance(err, FailedInHelper):
+        return err.retry_after
     candidates = (
         getattr(err, "litellm_response_headers", None),
         getattr(getattr(err, "response", None), "headers", None),
@@ -77,6 +95,8 @@ def retry_after_s(err: BaseException) -> float | None:
 
 
 def is_retryable(err: BaseException) -> bool:
+    if isinstance(err, FailedInHelper):
+        return err.retryable
     if isinstance(err, (asyncio.TimeoutError, TimeoutError, Malformed, ConnectionError)):
         return True
     status = getattr(err, "status_code", None)

@@ -1,5 +1,6 @@
 """The live back end: one `litellm.acompletion` per attempt. The runner claims the request, paces it, takes its
-provider's lease and retries (`Run.provider_call`); this module only makes the call and reads its answer."""
+provider's lease and retries (`Run.provider_call`); this module only makes the call and reads its answer, here or,
+when this process's CPU holds a large run back, in the call helper process (`call_helper.py`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import asyncio
 import time
 from typing import Any, Callable
 
+from benchwright.llm import call_helper
 from benchwright.llm.backends import Answer, Run
 from benchwright.llm.cache import has_text
 from benchwright.llm.errors import Malformed, NoContent
@@ -14,13 +16,29 @@ from benchwright.llm.litellm_setup import endpoint_kwargs, load_litellm
 from benchwright.llm.request import LLMRequest, sendable
 from benchwright.llm.results import LLMResult
 
-
 class Live:
     timed = True
 
     async def answer_all(self, misses: dict[str, LLMRequest], run: Run) -> dict[str, LLMResult]:
+        watch = call_helper.Watch(len(misses))
+
+        async def attempt(req: LLMRequest, timeout_s: float, sent: Callable[[], None]) -> Answer:
+            if watch.start_now():
+                run.note(f"{watch.left} calls left: sharing them with a helper process"
+                         + (f" (this one was busy {watch.busy:.0%} of the last second)" if watch.mode == "auto" else ""))
+            payload = call_payload(req)  # pictures read here: the helper has no warehouse
+            helper = watch.helper
+            if helper is not None and helper.takes_next(watch.here_in_flight):
+                return await helper.attempt(payload, timeout_s, sent)
+            watch.here_in_flight += 1
+            try:
+                return await call_litellm(payload, timeout_s, sent)
+            finally:
+                watch.here_in_flight -= 1
+
         async def one(key: str, req: LLMRequest) -> LLMResult:
             result = await run.provider_call(key, req, attempt)
+            watch.left -= 1
             run.tick(result.error is not None)
             return result
 
@@ -28,17 +46,22 @@ class Live:
         return dict(zip(misses, results))
 
 
-async def attempt(req: LLMRequest, timeout_s: float, sent: Callable[[], None]) -> Answer:
+def call_payload(req: LLMRequest) -> dict[str, Any]:
+    """What `call_litellm` sends for a request: its model, its messages with their pictures, its parameters and
+    endpoint."""
+    return {**req.params, **endpoint_kwargs(req.model, req.api_base, req.params), "model": req.model,
+            "messages": sendable(req.messages)}
+
+
+async def call_litellm(payload: dict[str, Any], timeout_s: float, sent: Callable[[], None]) -> Answer:
+    """One attempt: `litellm.acompletion` and its answer read (in this process or the call helper's)."""
     litellm = load_litellm()
-    kwargs = {**req.params, **endpoint_kwargs(req.model, req.api_base, req.params)}
     t0 = time.perf_counter()
     response = await litellm.acompletion(
-        model=req.model,
-        messages=sendable(req.messages),  # pictures read now, per attempt
+        **payload,
         timeout=timeout_s,  # litellm's bounds each HTTP phase; the runner's bounds the whole call
         num_retries=0,  # the runner retries, with backoff and Retry-After
         logger_fn=_on_send(sent),  # the lease's rpm/tpm start: when the request is sent
-        **kwargs,
     )
     text, tokens_in, tokens_out = parse(response)
     return Answer(text, tokens_in, tokens_out, (time.perf_counter() - t0) * 1000, cost(litellm, response))
