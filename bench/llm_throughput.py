@@ -2,14 +2,16 @@
 
 Calls go through LLMRunner (cache, litellm, HTTP, redaction, journal) to the loopback OpenAI-compatible
 server (its own process), which answers each request after a fixed latency. ideal = calls × latency ÷
-calls in flight. Reported, each measured in this run:
+calls in flight. Each figure is taken in a fresh process, in this run:
 
-- client CPU per call at 50 ms × 64 in flight (process CPU time ÷ calls; target ≤ 2.5 ms): the event
-  loop is one thread, so 1 ÷ CPU-per-call is one process's ceiling in calls/s;
-- achieved ÷ ideal at 500 ms × 64 (closer to real models; target ≥ 0.95);
-- achieved ÷ ideal at 50 ms × 64 in one process, and the same 64 in flight spread over 2 processes
-  × 32 (each its own LLMRunner and event loop, one shared cache file, as parallel Dagster steps run);
-  its ideal is the same calls × latency ÷ 64;
+- client CPU per call at 50 ms × 64 in flight, every call in one process (process CPU time ÷ calls; target
+  ≤ 2.5 ms): the event loop is one thread, so 1 ÷ CPU-per-call is one process's ceiling in calls/s;
+- achieved ÷ ideal at 500 ms × 64 (closer to real models; target ≥ 0.95), every call in one process and as
+  shipped (`BENCHWRIGHT_CALL_HELPER=auto`: a helper process takes part of the attempts once the run's process is
+  busy, benchwright/llm/call_helper.py), and a bare aiohttp client on the same server: the ceiling of the server
+  and of a client that does nothing but HTTP;
+- the same at 50 ms × 64, where the client's CPU is the limit: one process, as shipped, and 64 in flight spread
+  by hand over 2 processes × 32 (each its own LLMRunner, one shared cache file);
 - when a target is missed, a cProfile of a shorter single-process run grouped by library.
 
 The answers hold fewer than 7 digits, so the PII redaction's phone-number search (it only looks at
@@ -23,13 +25,14 @@ from __future__ import annotations
 import argparse
 import cProfile
 import multiprocessing as mp
+import os
 import pstats
 import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
 
-from _common import ROOT, emit, loopback_server
+from _common import ROOT, emit, in_fresh_process, loopback_server
 
 MODEL = "openai/bench-model"
 CPU_TARGET_MS = 2.5
@@ -141,32 +144,80 @@ def profile_by_library(base_url: str, calls: int, concurrency: int) -> list[tupl
     return sorted(((group, seconds / total) for group, seconds in by_group.items()), key=lambda kv: -kv[1])
 
 
+def _in_process(base_url, calls, concurrency, cache_path, helper_mode, results) -> None:
+    """`run_once` in a fresh process with the call helper `helper_mode`; how many attempts the helper settled."""
+    os.environ["BENCHWRIGHT_CALL_HELPER"] = helper_mode
+    outcome = run_once(base_url, calls, concurrency, cache_path, tag=helper_mode)
+    from benchwright.llm import call_helper
+
+    helper = call_helper.current()
+    results.put({**outcome, "in_helper": helper.settled if helper else 0})
+
+
+def _bare_aiohttp(base_url, calls, concurrency, results) -> None:
+    """The reference client: aiohttp posting the same requests, reading the JSON, nothing else."""
+    import asyncio
+
+    import aiohttp
+
+    async def go(count: int, tag: str) -> None:
+        gate = asyncio.Semaphore(concurrency)
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency)) as session:
+            async def one(i: int) -> None:
+                async with gate:
+                    body = {"model": "bench-model", "messages": [{"role": "user", "content": f"{tag} question {i}"}]}
+                    async with session.post(f"{base_url}/chat/completions", json=body) as response:
+                        await response.json()
+
+            await asyncio.gather(*(one(i) for i in range(count)))
+
+    asyncio.run(go(concurrency, "warm-up"))
+    started = time.monotonic()
+    asyncio.run(go(calls, "bare"))
+    results.put({"elapsed_s": time.monotonic() - started})
+
+
 def measure(calls: int = 2000, latency_s: float = 0.05, concurrency: int = 64, slow_latency_s: float = 0.5) -> dict:
+    runs = {}
     with tempfile.TemporaryDirectory() as tmp:
         with loopback_server(slow_latency_s) as base_url:
-            slow = run_once(base_url, calls, concurrency, str(Path(tmp) / "slow.sqlite"))
+            for name in ("off", "auto"):
+                runs[f"slow {name}"] = in_fresh_process(_in_process, base_url, calls, concurrency,
+                                                         str(Path(tmp) / f"slow-{name}.sqlite"), name)
+            runs["slow bare"] = in_fresh_process(_bare_aiohttp, base_url, calls, concurrency)
         with loopback_server(latency_s) as base_url:
-            fast = run_once(base_url, calls, concurrency, str(Path(tmp) / "one.sqlite"))
+            for name in ("off", "auto"):
+                runs[f"fast {name}"] = in_fresh_process(_in_process, base_url, calls, concurrency,
+                                                         str(Path(tmp) / f"fast-{name}.sqlite"), name)
             spread = run_processes(base_url, calls, concurrency, PROCESSES, str(Path(tmp) / "spread.sqlite"))
+            fast = runs["fast off"]
             # A target missed: say where the client's time goes (a shorter run, at the latency where the
             # client is busiest; cProfile slows it down).
             missed = (fast["cpu_ms_per_call"] > CPU_TARGET_MS
-                      or calls * slow_latency_s / concurrency / slow["elapsed_s"] < SLOW_TARGET)
+                      or calls * slow_latency_s / concurrency / runs["slow auto"]["elapsed_s"] < SLOW_TARGET)
+            os.environ["BENCHWRIGHT_CALL_HELPER"] = "off"  # the profile is of one process's own work
             profile = profile_by_library(base_url, max(200, calls // 4), concurrency) if missed else []
     ideal, slow_ideal = calls * latency_s / concurrency, calls * slow_latency_s / concurrency
-    ratio, slow_ratio, spread_ratio = ideal / fast["elapsed_s"], slow_ideal / slow["elapsed_s"], ideal / spread["elapsed_s"]
+    ratios = {name: (slow_ideal if name.startswith("slow") else ideal) / run["elapsed_s"] for name, run in runs.items()}
+    spread_ratio = ideal / spread["elapsed_s"]
     top = ", ".join(f"{group} {share:.0%}" for group, share in profile[:6]) or "not profiled (targets met)"
     ours = sum(share for group, share in profile if group.endswith("(ours)"))
     top += f"; ours (benchwright/) {ours:.1%}" if profile else ""
-    summary = (f"{calls} calls. Client CPU {fast['cpu_ms_per_call']:.2f} ms per call (target {CPU_TARGET_MS}), "
-               f"ceiling ~{1000 / fast['cpu_ms_per_call']:.0f} calls/s per process; {slow_latency_s * 1000:.0f} ms x "
-               f"{concurrency}: {slow['elapsed_s']:.2f} s vs ideal {slow_ideal:.2f} s, achieved/ideal {slow_ratio:.2f} "
-               f"(target {SLOW_TARGET}); {latency_s * 1000:.0f} ms x {concurrency}: one process {fast['elapsed_s']:.2f} s, "
-               f"achieved/ideal {ratio:.2f}; {PROCESSES} processes x {concurrency // PROCESSES}: {spread['elapsed_s']:.2f} s "
-               f"vs ideal {ideal:.2f} s, achieved/ideal {spread_ratio:.2f} ({spread['cpu_ms_per_call']:.2f} ms CPU per call). "
-               f"Client time by library (cProfile): {top}")
-    return {"summary": summary, "cpu_ms_per_call": fast["cpu_ms_per_call"], "ratio_slow": slow_ratio,
-            "ratio": ratio, "ratio_processes": spread_ratio, "elapsed_s": fast["elapsed_s"], "ideal_s": ideal,
+    summary = (f"{calls} calls. Client CPU {fast['cpu_ms_per_call']:.2f} ms per call in one process (target "
+               f"{CPU_TARGET_MS}), ceiling ~{1000 / fast['cpu_ms_per_call']:.0f} calls/s per process; "
+               f"{slow_latency_s * 1000:.0f} ms x {concurrency} (ideal {slow_ideal:.2f} s), achieved/ideal: one process "
+               f"{ratios['slow off']:.3f}, as shipped {ratios['slow auto']:.3f} (target {SLOW_TARGET}; "
+               f"{runs['slow auto']['in_helper']} attempts in the call helper), bare aiohttp on the same server "
+               f"{ratios['slow bare']:.3f} (the server's and a bare client's ceiling); {latency_s * 1000:.0f} ms x "
+               f"{concurrency} (ideal {ideal:.2f} s): one process {fast['elapsed_s']:.2f} s ({ratios['fast off']:.2f}), "
+               f"as shipped {runs['fast auto']['elapsed_s']:.2f} s ({ratios['fast auto']:.2f}; "
+               f"{runs['fast auto']['in_helper']} attempts in the call helper), by hand over {PROCESSES} processes x "
+               f"{concurrency // PROCESSES} {spread['elapsed_s']:.2f} s ({spread_ratio:.2f}, "
+               f"{spread['cpu_ms_per_call']:.2f} ms CPU per call). Client time by library (cProfile, one process): {top}")
+    return {"summary": summary, "cpu_ms_per_call": fast["cpu_ms_per_call"], "ratio_slow": ratios["slow auto"],
+            "ratio_slow_one_process": ratios["slow off"], "ratio_slow_bare": ratios["slow bare"],
+            "ratio": ratios["fast off"], "ratio_helper": ratios["fast auto"], "ratio_processes": spread_ratio,
+            "elapsed_s": fast["elapsed_s"], "ideal_s": ideal, "elapsed_helper_s": runs["fast auto"]["elapsed_s"],
             "elapsed_processes_s": spread["elapsed_s"], "cpu_ms_per_call_processes": spread["cpu_ms_per_call"],
             "processes": PROCESSES, "profile": profile}
 
