@@ -56,9 +56,13 @@ def mode() -> str:
     return value
 
 
-def _write(stream: BinaryIO, message: Any) -> None:
+def _frame(message: Any) -> bytes:
     data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(_FRAME.pack(len(data)) + data)
+    return _FRAME.pack(len(data)) + data
+
+
+def _write(stream: BinaryIO, frame: bytes) -> None:
+    stream.write(frame)
     stream.flush()
 
 
@@ -111,7 +115,7 @@ class CallHelper:
         now = _environment()
         if now != self.environment:
             self.environment = now
-            self._outbox.put(("environment", dict(os.environ)))
+            self._outbox.put(_frame(("environment", dict(os.environ))))
 
     def takes_next(self, here_in_flight: int) -> bool:
         """Whether the next attempt goes to the helper, given this process's own attempts in flight."""
@@ -123,16 +127,17 @@ class CallHelper:
         loop = asyncio.get_running_loop()
         future = loop.create_future()
         call_id = next(self._ids)
+        frame = _frame(("call", call_id, payload, timeout_s))  # here: what cannot be sent fails this attempt alone
         with self._lock:
             self._waiting[call_id] = (loop, future, sent)
-        self._outbox.put(("call", call_id, payload, timeout_s))
+        self._outbox.put(frame)
         try:
             return await future
         finally:
             with self._lock:
                 self._waiting.pop(call_id, None)
             if not future.done() or future.cancelled():
-                self._outbox.put(("cancel", call_id))
+                self._outbox.put(_frame(("cancel", call_id)))
 
     def close(self) -> None:
         """End the helper: its stdin closed, it cancels what it has in flight and exits."""
@@ -146,8 +151,8 @@ class CallHelper:
     def _send_loop(self) -> None:
         stdin = self.process.stdin
         try:
-            while (message := self._outbox.get()) is not None:
-                _write(stdin, message)
+            while (frame := self._outbox.get()) is not None:
+                _write(stdin, frame)
         except (BrokenPipeError, OSError, ValueError):
             pass  # the helper is gone: the receiving thread fails what waits on it
         finally:
@@ -169,20 +174,27 @@ class CallHelper:
                     continue
                 loop, future, sent = waiting
                 if kind == "sent":
-                    loop.call_soon_threadsafe(sent)
+                    _in_loop(loop, sent)
                 elif kind == "done":
                     self.settled += 1
-                    loop.call_soon_threadsafe(_settle, future, message[2], None)
+                    _in_loop(loop, _settle, future, message[2], None)
                 else:
                     self.settled += 1
-                    loop.call_soon_threadsafe(_settle, future, None, FailedInHelper(**message[2]))
+                    _in_loop(loop, _settle, future, None, FailedInHelper(**message[2]))
         finally:
             self.ended.set()
             with self._lock:
                 left = list(self._waiting.values())
             for loop, future, _ in left:  # retried by the runner's rule, here once the helper is seen gone
-                loop.call_soon_threadsafe(_settle, future, None, FailedInHelper(
+                _in_loop(loop, _settle, future, None, FailedInHelper(
                     "ConnectionError: the call helper process ended before answering", None, None, True))
+
+
+def _in_loop(loop: asyncio.AbstractEventLoop, callback: Callable, *args: Any) -> None:
+    try:
+        loop.call_soon_threadsafe(callback, *args)
+    except RuntimeError:  # its run ended meanwhile, its loop closed: nobody waits for this any more
+        pass
 
 
 def _settle(future: asyncio.Future, answer: Answer | None, error: BaseException | None) -> None:
@@ -269,8 +281,9 @@ async def _serve(frames_in: BinaryIO, frames_out: BinaryIO, call_litellm) -> Non
     write_lock = threading.Lock()
 
     def send(message: Any) -> None:
+        frame = _frame(message)
         with write_lock:
-            _write(frames_out, message)
+            _write(frames_out, frame)
 
     async def one(call_id: int, payload: dict, timeout_s: float) -> None:
         try:
