@@ -83,8 +83,17 @@ def main(argv: list[str] | None = None) -> int:
     from resources import prepare_dagster_home
 
     os.environ["DAGSTER_HOME"] = str(prepare_dagster_home(benchwright_home()))
+    from benchwright.home_lock import one_main_job_at_a_time
 
+    with one_main_job_at_a_time(benchwright_home()):  # a second main job on this home waits for the first
+        return run_main_job(args, scope)
+
+
+def run_main_job(args: argparse.Namespace, scope) -> int:
+    """The main job on the home (DAGSTER_HOME set), its summary printed; the exit status."""
     import dagster as dg
+
+    from benchwright.paths import benchwright_home, count_setting
 
     from benchwright.report import text_table
     from definitions import reports

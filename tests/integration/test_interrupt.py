@@ -91,3 +91,21 @@ def test_kill_stops_the_runs_in_flight_in_the_pool_too(tmp_path):
         calls = srv.total
         time.sleep(3)
         assert srv.total == calls, "the provider was still called after the job stopped"
+
+
+def test_a_second_main_job_on_the_home_waits_for_the_first_and_kill_stops_its_waiting(tmp_path):
+    """Two main jobs on one home would both run every run (the second repeating the first's work): the second waits
+    (benchwright/home_lock.py), saying for whom, and runs nothing while it waits."""
+    from benchwright.home_lock import one_main_job_at_a_time
+
+    home = tmp_path / "home"
+    write_registry(home, SMALL_MODELS, SMALL_JUDGES)
+    log_path = tmp_path / "second.log"
+    said = []
+    with one_main_job_at_a_time(home, say=said.append), log_path.open("wb") as log:
+        job = main_job(home, log, *ONE_BENCHMARK)
+        status, _ = kill_when(job, log_path, lambda: "Another main job is running" in log_path.read_text())
+    second = log_path.read_text(errors="replace")
+    assert said == [] and f"(pid {os.getpid()} on" in second
+    assert status == 130 and "Runs:" not in second and "[sim-strong]" not in second, second[-3000:]
+    assert not list((home / "dagster_home").glob("storage/*"))  # no run was made
