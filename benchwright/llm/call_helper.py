@@ -4,11 +4,11 @@ litellm spends ≈ 7 ms of CPU on each call here (building and logging it, the O
 tops out near 140 calls/s: 64 calls in flight at 500 ms ask for 128/s, a whole core. A run whose process is busy
 for most of a second while it has many calls left starts one helper process (`helper_for`), and from then on
 some of its attempts are made there (`CallHelper.takes_next`), the rest here. Only the attempt itself moves:
-`litellm.acompletion` and reading its answer (`live.call_litellm`, the same code in both processes). Everything
+`litellm.acompletion` and reading its answer (`backends/live.call_litellm`, the same code in both processes). Everything
 around it stays in the run's process: the cache and its claims, the journal, the model's pacing, the provider's
 leases, budgets, retries and the timeout, so the limits hold as they do without a helper.
 
-The helper (`python -m benchwright.llm.call_helper`) reads requests from its stdin and writes answers and
+The helper (`python -m benchwright.llm.backends.live`, which runs `serve` with that function) reads requests from its stdin and writes answers and
 failures to its stdout as length-prefixed pickles. It lives as long as the process that started it (one per
 process, reused by its later runs), and ends when its stdin closes, which happens when that process ends however it
 ends (even killed): its calls in flight are cancelled then, so nothing is sent for a process that is gone. It
@@ -32,12 +32,12 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any, BinaryIO, Callable
+from typing import Any, Awaitable, BinaryIO, Callable
 
-from benchwright.llm.backends import Answer
 from benchwright.llm.errors import FailedInHelper, describe, is_retryable, retry_after_s
 
 _FRAME = struct.Struct("!I")
+HELPER_MODULE = "benchwright.llm.backends.live"  # `python -m` it: `serve(call_litellm)`
 
 # auto: a helper when a run has at least this many live calls left, and its process was busy for at least
 # BUSY_SHARE of a WATCH_S window of them: below that a helper costs more (its start, ≈ 2 s of CPU) than it saves.
@@ -88,7 +88,7 @@ class CallHelper:
 
         path = os.pathsep.join(part for part in (str(ROOT), os.environ.get("PYTHONPATH", "")) if part)
         self.environment = _environment()
-        self.process = subprocess.Popen([sys.executable, "-m", "benchwright.llm.call_helper"],
+        self.process = subprocess.Popen([sys.executable, "-m", HELPER_MODULE],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         env={**os.environ, "PYTHONPATH": path})
         self.ready = threading.Event()  # the helper has imported litellm and waits for attempts
@@ -121,8 +121,8 @@ class CallHelper:
         """Whether the next attempt goes to the helper, given this process's own attempts in flight."""
         return self.usable() and self.in_flight < HELPER_SHARE * here_in_flight + 1
 
-    async def attempt(self, payload: dict, timeout_s: float, sent: Callable[[], None]) -> Answer:
-        """`live.call_litellm(payload, timeout_s, sent)` in the helper. Cancelled (the run's timeout, an interrupt),
+    async def attempt(self, payload: dict, timeout_s: float, sent: Callable[[], None]) -> Any:
+        """`live.call_litellm(payload, timeout_s, sent)` in the helper: its `Answer`. Cancelled (the run's timeout, an interrupt),
         it cancels the helper's call too."""
         loop = asyncio.get_running_loop()
         future = loop.create_future()
@@ -197,7 +197,7 @@ def _in_loop(loop: asyncio.AbstractEventLoop, callback: Callable, *args: Any) ->
         pass
 
 
-def _settle(future: asyncio.Future, answer: Answer | None, error: BaseException | None) -> None:
+def _settle(future: asyncio.Future, answer: Any, error: BaseException | None) -> None:
     if future.done():
         return
     if error is None:
@@ -262,11 +262,11 @@ class Watch:
 
 
 # -- the helper process ----------------------------------------------------------------------------------------
-def serve() -> None:
+def serve(call_litellm: Callable[[dict, float, Callable[[], None]], Awaitable[Any]]) -> None:
+    """The helper process's life: attempts read from stdin, made with `call_litellm`, settled on stdout."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the run's process decides (module docstring)
     frames_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a library's print cannot break a frame
-    from benchwright.llm.backends.live import call_litellm
     from benchwright.llm.litellm_setup import load_litellm
 
     load_litellm()
@@ -323,7 +323,3 @@ async def _serve(frames_in: BinaryIO, frames_out: BinaryIO, call_litellm) -> Non
     for task in list(calls.values()):
         task.cancel()
     await asyncio.gather(*calls.values(), return_exceptions=True)
-
-
-if __name__ == "__main__":
-    serve()

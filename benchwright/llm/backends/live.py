@@ -106,3 +106,7 @@ def cost(litellm: Any, response: Any) -> float:
         return float(litellm.completion_cost(completion_response=response) or 0.0)
     except Exception:  # model missing from the price table (self-hosted, new): unknown, not an error
         return 0.0
+
+
+if __name__ == "__main__":  # the call helper's process (call_helper.HELPER_MODULE)
+    call_helper.serve(call_litellm)
