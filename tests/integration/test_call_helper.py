@@ -76,11 +76,8 @@ def test_failures_in_the_helper_are_retried_and_journalled_in_the_words_of_a_cal
     assert "400" in here[0].error or "BadRequest" in here[0].error
 
 
-def test_a_helper_that_dies_mid_run_loses_no_request(tmp_path, monkeypatch):
-    monkeypatch.setenv("BENCHWRIGHT_CALL_HELPER", "on")
-    helper = call_helper.CallHelper()  # its own: another test's may be this process's
-    monkeypatch.setitem(call_helper._HELPERS, os.getpid(), helper)
-    assert helper.ready.wait(60)
+def test_a_helper_that_dies_mid_run_loses_no_request(tmp_path, helper):
+    """Last of this module's tests to use the module's helper: it kills it."""
     with OpenAIServer(latency_s=0.2, max_lifetime_s=60) as srv:
         def kill_when_busy() -> None:
             while srv.count("/v1/chat/completions") < 20:
@@ -110,14 +107,14 @@ CALLER = textwrap.dedent("""
 
 
 def test_a_killed_caller_leaves_no_helper_and_nothing_more_is_sent(tmp_path):
-    with OpenAIServer(latency_s=1.0, max_lifetime_s=90) as srv:
+    with OpenAIServer(latency_s=0.5, max_lifetime_s=90) as srv:
         caller = subprocess.Popen([sys.executable, "-c", CALLER, str(tmp_path / "llm.sqlite"), srv.base_url],
                                   cwd=ROOT, stdout=subprocess.PIPE, text=True,
                                   env={**os.environ, "PYTHONPATH": str(ROOT)})
         try:
             helper_pid = int(caller.stdout.readline())
             deadline = time.monotonic() + 60
-            while srv.count("/v1/chat/completions") < 16:  # both processes calling (8 at a time, ≈ 1 s each)
+            while srv.count("/v1/chat/completions") < 16:  # both processes calling (8 at a time, 0.5 s each)
                 assert time.monotonic() < deadline and caller.poll() is None
                 time.sleep(0.05)
             caller.kill()
@@ -127,7 +124,7 @@ def test_a_killed_caller_leaves_no_helper_and_nothing_more_is_sent(tmp_path):
                 assert time.monotonic() - killed_at < 10, "the helper outlived its caller"
                 time.sleep(0.05)
             sent = srv.count("/v1/chat/completions")
-            time.sleep(1.5)
+            time.sleep(1.0)
             assert srv.count("/v1/chat/completions") == sent
         finally:
             caller.kill()
