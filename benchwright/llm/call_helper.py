@@ -1,18 +1,18 @@
 """A second process for a run's live calls, when this process's CPU is what holds them back.
 
 litellm spends ≈ 7 ms of CPU on each call here (building and logging it, the OpenAI SDK, pricing), so one event loop
-tops out near 140 calls/s: 64 calls in flight at 500 ms ask for 128/s, a whole core. A run whose process is busy
-for most of a second while it has many calls left starts one helper process (`helper_for`), and from then on
-some of its attempts are made there (`CallHelper.takes_next`), the rest here. Only the attempt itself moves:
-`litellm.acompletion` and reading its answer (`backends/live.call_litellm`, the same code in both processes). Everything
-around it stays in the run's process: the cache and its claims, the journal, the model's pacing, the provider's
-leases, budgets, retries and the timeout, so the limits hold as they do without a helper.
+tops out near 140 calls/s: a fast self-hosted model with 64 calls in flight at 50 ms asks for ten times that. A run
+whose process is busy for most of a second while it has many calls left starts one helper process (`Watch`), and
+from then on some of its attempts are made there (`CallHelper.takes_next`), the rest here. Only the attempt itself
+moves: `litellm.acompletion` and reading its answer (`backends/live.call_litellm`, the same code in both processes).
+Everything around it stays in the run's process: the cache and its claims, the journal, the model's pacing, the
+provider's leases, budgets, retries and the timeout, so the limits hold as they do without a helper.
 
-The helper (`python -m benchwright.llm.backends.live`, which runs `serve` with that function) reads requests from its stdin and writes answers and
-failures to its stdout as length-prefixed pickles. It lives as long as the process that started it (one per
-process, reused by its later runs), and ends when its stdin closes, which happens when that process ends however it
-ends (even killed): its calls in flight are cancelled then, so nothing is sent for a process that is gone. It
-ignores Ctrl-C: the run's process decides, and cancels the attempts it no longer waits for.
+The helper (`python -m benchwright.llm.backends.live`, which runs `serve` with that function) reads requests from
+its stdin and writes answers and failures to its stdout as length-prefixed pickles. It lives as long as the process
+that started it (one per process, reused by its later runs), and ends when its stdin closes, which happens when that
+process ends however it ends (even killed): its calls in flight are cancelled then, so nothing is sent for a process
+that is gone. It ignores Ctrl-C: the run's process decides, and cancels the attempts it no longer waits for.
 
 `BENCHWRIGHT_CALL_HELPER`: `auto` (default, as above), `off`, or `on` (start it at the first live call of any
 run: for tests).
@@ -122,8 +122,8 @@ class CallHelper:
         return self.usable() and self.in_flight < HELPER_SHARE * here_in_flight + 1
 
     async def attempt(self, payload: dict, timeout_s: float, sent: Callable[[], None]) -> Any:
-        """`live.call_litellm(payload, timeout_s, sent)` in the helper: its `Answer`. Cancelled (the run's timeout, an interrupt),
-        it cancels the helper's call too."""
+        """`live.call_litellm(payload, timeout_s, sent)` in the helper: its `Answer`. Cancelled (the run's timeout, an
+        interrupt), it cancels the helper's call too."""
         loop = asyncio.get_running_loop()
         future = loop.create_future()
         call_id = next(self._ids)

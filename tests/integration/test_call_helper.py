@@ -62,7 +62,8 @@ def test_failures_in_the_helper_are_retried_and_journalled_in_the_words_of_a_cal
                                                                                               monkeypatch):
     with OpenAIServer(faults=["429"] * 6, retry_after="0", max_lifetime_s=60) as srv:
         results, stats = _runner(tmp_path / "retried").run(_reqs(srv, 20), limits={MODEL: ModelLimits(4)})
-        assert stats.errors == 0 and stats.retries == 6 and [r.text for r in results] == [f"echo: q{i}" for i in range(20)]
+        assert stats.errors == 0 and stats.retries == 6
+        assert [r.text for r in results] == [f"echo: q{i}" for i in range(20)]
     with OpenAIServer(always="400", max_lifetime_s=60) as srv:
         settled_before = helper.settled
         shared, stats = _runner(tmp_path / "shared").run(_reqs(srv, 12, "shared "), limits={MODEL: ModelLimits(4)})

@@ -16,6 +16,7 @@ from benchwright.llm.litellm_setup import endpoint_kwargs, load_litellm
 from benchwright.llm.request import LLMRequest, sendable
 from benchwright.llm.results import LLMResult
 
+
 class Live:
     timed = True
 
@@ -24,8 +25,8 @@ class Live:
 
         async def attempt(req: LLMRequest, timeout_s: float, sent: Callable[[], None]) -> Answer:
             if watch.start_now():
-                run.note(f"{watch.left} calls left: sharing them with a helper process"
-                         + (f" (this one was busy {watch.busy:.0%} of the last second)" if watch.mode == "auto" else ""))
+                why = f" (this one was busy {watch.busy:.0%} of the last second)" if watch.mode == "auto" else ""
+                run.note(f"{watch.left} calls left: sharing them with a helper process{why}")
             payload = call_payload(req)  # pictures read here: the helper has no warehouse
             helper = watch.helper
             if helper is not None and helper.takes_next(watch.here_in_flight):
