@@ -27,10 +27,11 @@ from resources.warehouse import read_sql
 
 # For dataset assets: on a fresh instance the daemon loads them by itself (on_missing() skips assets
 # that were missing from the first evaluation on), and a failed load is not retried in a loop.
-# The observable sources (assets/sources.py): registry entries and files, observed by the main job.
+# The observable sources (assets/sources.py): registry entries and files, observed by the main job and the registry
+# sensor.
 INPUTS_GROUP = "inputs"
-# eager() that looks past the sources: the daemon never observes them, and Dagster counts a source that
-# was only observed as a missing dependency, which would hold every reader back.
+# eager() that looks past the sources: Dagster counts a source that was only observed as a missing dependency,
+# which would hold every reader back.
 with quiet():
     EAGER = dg.AutomationCondition.eager().ignore(dg.AssetSelection.groups(INPUTS_GROUP, include_sources=True))
 LOAD_WHEN_MISSING = (dg.AutomationCondition.missing() & ~dg.AutomationCondition.in_progress()

@@ -10,10 +10,11 @@ partitions and the metrics). The main job records their versions before it looks
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import dagster as dg
+from dagster._core.definitions.data_version import DATA_VERSION_TAG
 
 from assets.chosen import chosen, quiet
 from assets.common import INPUTS_GROUP, repo_path
@@ -39,6 +40,33 @@ _versioned("panel_entries", lambda r: {e.slug: e.version for e in r["registry"].
 # through model_labels).
 _versioned("registry_roles", lambda r: ",".join(f"{e.slug}={e.version}" for e in r["registry"].entries("models")
                                                 if e.role not in ("candidate", "canary")))
+
+
+def current_versions(resources: dict) -> Iterator[tuple[dg.AssetKey, str | None, str]]:
+    """(source, partition or None, version) of every source as the resources' registry and files are now."""
+    for name, version_of in VERSIONS.items():
+        versions = version_of(resources)
+        for partition, version in (versions.items() if isinstance(versions, dict) else [(None, versions)]):
+            yield dg.AssetKey(name), partition, version
+
+
+def observed_versions(instance: dg.DagsterInstance) -> dict[tuple[dg.AssetKey, str | None], str | None]:
+    """The version each source (and each partition of a partitioned one) was last observed with, in two queries
+    per source: what the registry sensor compares `current_versions` with."""
+    observed = {}
+    for name in VERSIONS:
+        key = dg.AssetKey(name)
+        ids = list(instance.get_latest_storage_id_by_partition(key, dg.DagsterEventType.ASSET_OBSERVATION).values())
+        records = instance.fetch_observations(dg.AssetRecordsFilter(asset_key=key, storage_ids=ids or None),
+                                              limit=max(len(ids), 1)).records
+        for record in records:
+            observed.setdefault((key, record.partition_key), record.asset_observation.data_version)
+    return observed
+
+
+def observation(key: dg.AssetKey, partition: str | None, version: str) -> dg.AssetObservation:
+    """A source's new version as the runless observation "Observe sources" records in the UI."""
+    return dg.AssetObservation(asset_key=key, partition=partition, tags={DATA_VERSION_TAG: version})
 
 
 def _labels(registry: Registry, kinds: tuple[str, ...]) -> str:

@@ -10,6 +10,7 @@ import hashlib
 import io
 import json
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -341,6 +342,24 @@ def files_version(paths: list[str | os.PathLike]) -> str:
                  if not path.name.endswith(".part") and not any(part.startswith(".") for part in Path(relative).parts)]
         digest.update(f"{place}\0{kind}\0{len(files)}\0".encode())
         for relative, path in files:
-            with open(path, "rb") as handle:
-                digest.update(f"{relative}\0".encode() + hashlib.file_digest(handle, "sha256").digest())
+            digest.update(f"{relative}\0".encode() + _file_digest(path))
     return digest.hexdigest()[:16]
+
+
+# A long-lived process (the registry sensor's, at every tick) hashes a file again only when its stat changed. A file
+# changed in the last SETTLED_S is hashed every time, as git does with "racily clean" entries: a second change
+# within the timestamps' granularity could leave the stat as it was.
+_DIGEST_BY_STAT: dict[tuple, bytes] = {}
+SETTLED_S = 2.0
+
+
+def _file_digest(path: Path) -> bytes:
+    stat = path.stat()
+    known = (str(path), stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+    if known in _DIGEST_BY_STAT:
+        return _DIGEST_BY_STAT[known]
+    with open(path, "rb") as handle:
+        digest = hashlib.file_digest(handle, "sha256").digest()
+    if time.time() - max(stat.st_mtime, stat.st_ctime) > SETTLED_S:
+        _DIGEST_BY_STAT[known] = digest
+    return digest

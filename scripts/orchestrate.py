@@ -47,7 +47,7 @@ from concurrent.futures import ProcessPoolExecutor
 import dagster as dg
 from dagster._core.definitions.assets.job.asset_job import IMPLICIT_ASSET_JOB_NAME
 # The statuses behind the UI's 'stale' labels; Dagster exports no public name for them.
-from dagster._core.definitions.data_version import DATA_VERSION_TAG, StaleStatus
+from dagster._core.definitions.data_version import StaleStatus
 from dagster._core.definitions.events import AssetKeyPartitionKey
 from dagster._core.definitions.reconstruct import ReconstructableJob, ReconstructableRepository
 
@@ -499,23 +499,19 @@ def observe_sources(instance: dg.DagsterInstance, resources: dict, log: Callable
     `resolver` (a fresh one if none is given): when nothing was recorded, the caller may go on using it. With
     `unrecorded` ((asset key, partition) -> version, as `materialize_everything`'s `execute.unrecorded`), the new
     versions go there and to `resolver` instead of the event log, which keeps the resolver's reads true."""
-    from assets.sources import VERSIONS
+    from assets.sources import VERSIONS, current_versions, observation
     from definitions import defs
 
     resolver = resolver or stale_status_resolver(instance, defs.resolve_asset_graph())
     resolver.prefetch(dg.AssetKey(name) for name in VERSIONS)
     recorded = 0
-    for name, version_of in VERSIONS.items():
-        versions = version_of(resources)
-        for partition, version in (versions.items() if isinstance(versions, dict) else [(None, versions)]):
-            key = dg.AssetKey(name)
-            if resolver.get_current_data_version(key, partition).value != version:
-                if unrecorded is None:
-                    instance.report_runless_asset_event(dg.AssetObservation(
-                        asset_key=key, partition=partition, tags={DATA_VERSION_TAG: version}))
-                else:
-                    unrecorded[(key, partition)] = version
-                recorded += 1
+    for key, partition, version in current_versions(resources):
+        if resolver.get_current_data_version(key, partition).value != version:
+            if unrecorded is None:
+                instance.report_runless_asset_event(observation(key, partition, version))
+            else:
+                unrecorded[(key, partition)] = version
+            recorded += 1
     if unrecorded is not None:
         resolver.see_unrecorded(unrecorded)
     if recorded:

@@ -1,5 +1,9 @@
 """Sensors: the registry sensor adds partitions for new models/judges; automation does the rest.
 
+It also records the inputs' data versions (registry entries, dataset and drop-folder files: assets/sources.py) that
+changed, as the main job does before it runs: what the daemon builds then carries the versions it read, so the
+UI's stale marks follow a changed entry or file, and a main job run after the daemon finds the daemon's work fresh.
+
 The registry sensor requests only the *generation* runs of a new model. Judgments and metrics follow
 through `AutomationCondition.eager()` (judging before the generations are written would race them),
 and a new judge needs no run request at all: its new partitions are "newly missing" for eager(). A new
@@ -13,9 +17,11 @@ import dagster as dg
 
 import assets
 from assets.partitions import judges_partitions, models_partitions, panels_partitions
+from assets.sources import current_versions, observation, observed_versions
 from benchwright.paths import plugin_modules
 from checks.registry import differs_from_latest, registry_check_evaluation
 from resources.registry import Registry
+from resources.warehouse import Warehouse
 from sensors import TICK_INTERVAL_S
 
 _LOADED = [*dg.load_assets_from_package_module(assets),
@@ -37,12 +43,14 @@ GENERATION_INPUTS = sorted({dep for a in GENERATION_ASSETS for dep in a.dependen
     asset_selection=GENERATION_KEYS,
     description="Watches registry/models.yaml, judges.yaml and panels.yaml: adds the partitions of new candidate "
                 "models, judges and judge panels and requests each new model's generations (once the datasets are loaded). "
+                "Records the new data versions of changed registry entries and dataset or drop-folder files (the "
+                "sources in the `inputs` group), as the main job does. "
                 "Malformed entries (a slug defined twice, no role, a non-boolean vision, params that are not "
                 "plain JSON) are refused with file, entry, line and the key at fault, shown in the tick's text "
                 "and as the failing check registry_entries_accepted on registry_labels, and do not stop the "
                 "others. Removed entries keep their results.",
 )
-def registry_sensor(context: dg.SensorEvaluationContext, registry: Registry):
+def registry_sensor(context: dg.SensorEvaluationContext, registry: Registry, warehouse: Warehouse):
     problems = [str(problem) for problem in registry.problems()]
     for problem in problems:
         context.log.warning(f"registry entry skipped: {problem}")
@@ -52,7 +60,13 @@ def registry_sensor(context: dg.SensorEvaluationContext, registry: Registry):
     # ... and in the registry check's result, recorded (as the daemon does with a tick's asset events) when it
     # differs from the latest one, so registry_labels turns red or green in the UI within a tick.
     evaluation = registry_check_evaluation(registry)
-    check_events = [evaluation] if differs_from_latest(instance, evaluation) else []
+    asset_events = [evaluation] if differs_from_latest(instance, evaluation) else []
+    # Recorded before the partitions are added and runs requested (the daemon's order), so a new model's first
+    # generation run reads its entry's version.
+    observed = observed_versions(instance)
+    asset_events += [observation(key, partition, version) for key, partition, version
+                     in current_versions({"registry": registry, "warehouse": warehouse})
+                     if observed.get((key, partition)) != version]
     known_models = set(instance.get_dynamic_partitions(models_partitions.name))
     known_judges = set(instance.get_dynamic_partitions(judges_partitions.name))
     candidates = [e.slug for e in registry.candidates()]
@@ -75,7 +89,7 @@ def registry_sensor(context: dg.SensorEvaluationContext, registry: Registry):
     waiting = f"waiting for {missing_inputs} to be materialized" if missing_inputs else ""
     if not partition_requests and not pending:
         skip = (waiting or "no new models or judges in the registry") + refused
-        return dg.SensorResult(skip_reason=skip, asset_events=check_events) if check_events else dg.SkipReason(skip)
+        return dg.SensorResult(skip_reason=skip, asset_events=asset_events) if asset_events else dg.SkipReason(skip)
     context.log.info(f"new models: {new_models}; new judges: {new_judges}; new panels: {new_panels}; "
                      f"generation runs: {pending}{refused}")
     if not pending:
@@ -83,10 +97,10 @@ def registry_sensor(context: dg.SensorEvaluationContext, registry: Registry):
         added = (f"added models {new_models} and judges {new_judges}" + (f" and panels {new_panels}" if new_panels else "")
                  + (f"; generations are {waiting}" if waiting else ""))
         return dg.SensorResult(dynamic_partitions_requests=partition_requests, skip_reason=added + refused,
-                               asset_events=check_events)
+                               asset_events=asset_events)
     return dg.SensorResult(
         dynamic_partitions_requests=partition_requests,
-        asset_events=check_events,
+        asset_events=asset_events,
         # The run key makes each model's generation run a once-only request.
         run_requests=[dg.RunRequest(run_key=f"generations:{slug}", partition_key=slug, asset_selection=GENERATION_KEYS)
                       for slug in pending],

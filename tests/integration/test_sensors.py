@@ -4,6 +4,7 @@ import assets.creation
 import dagster as dg
 from benchwright.paths import DAGSTER_FOLDER
 from definitions import defs
+from scripts.orchestrate import observe_sources
 from sensors.registry import GENERATION_INPUTS
 from tests.integration.conftest import SMALL_JUDGES, SMALL_MODELS, copy_small_demo
 from tests.support.pipeline import (SHIPPED_JUDGES, SHIPPED_MODELS, materialize, pick,
@@ -123,6 +124,10 @@ def test_new_model_then_new_judge_runs_only_what_is_new(small_demo, tmp_path):
         write_registry(home, {**models, "sim-weak": SHIPPED_MODELS["sim-weak"]}, judges)
         result = sensor_tick(instance, resources)
         assert [r.partition_key for r in result.run_requests] == ["sim-weak"]
+        # The new entry's version is recorded with the tick, before its generation run reads it; the other entries'
+        # are as the main job recorded them.
+        observed = {(e.asset_key.to_user_string(), e.partition) for e in result.asset_events}
+        assert observed == {("model_entries", "sim-weak"), ("registry_labels", None), ("model_labels", None)}
         assert dg.AssetKey("creation_generations") in result.run_requests[0].asset_selection
         assert set(instance.get_dynamic_partitions("models")) == {"sim-strong", "sim-weak"}
         generation = materialize([k.to_user_string() for k in result.run_requests[0].asset_selection],
@@ -174,6 +179,8 @@ def test_fresh_instance_waits_for_datasets_and_malformed_entries_spare_the_other
     resources = resources_for(tmp_path)
     with dg.instance_for_test() as instance:
         result = sensor_tick(instance, resources)
+        # The tick recorded the versions of the inputs (registry entries, files) the main job would: it finds none new.
+        assert observe_sources(instance, resources, print) == 0
         assert instance.get_dynamic_partitions("models") == ["sim-strong"]
         assert instance.get_dynamic_partitions("judges") == ["sim-fair-judge"]
         # Nothing to generate from yet: partitions are added, generation runs wait; the tick says so,

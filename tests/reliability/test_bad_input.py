@@ -190,7 +190,8 @@ def test_registry_slugs_with_sql_or_shell_metacharacters_are_refused_and_odd_nam
     resources = resources_for(home)  # its registry reads home/models.yaml and home/judges.yaml
     with dg.instance_for_test() as instance:
         # The daemon's path: the registry sensor adds only the valid partitions and logs the rest.
-        sensor = registry_sensor(dg.build_sensor_context(instance=instance, resources={"registry": resources["registry"]}))
+        sensor = registry_sensor(dg.build_sensor_context(instance=instance, resources={
+            "registry": resources["registry"], "warehouse": resources["warehouse"]}))
         added = {r.partitions_def_name: set(r.partition_keys) for r in sensor.dynamic_partitions_requests}
         assert added == {"models": {"sim-odd-names"}, "judges": {"sim-odd-judge"}}
         # The main job's path: the same, then the graph runs for the valid entries.

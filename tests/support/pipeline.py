@@ -62,12 +62,14 @@ def sensor_tick(instance, resources):
     """One tick of the registry sensor, with what the daemon does with its result."""
     from sensors.registry import registry_sensor
 
-    result = registry_sensor(dg.build_sensor_context(instance=instance, resources={"registry": resources["registry"]}))
-    # build_sensor_context does not apply partition adds (docs/DESIGN.md#pitfalls, 10) nor record asset events: do what the
-    # daemon does.
+    context = dg.build_sensor_context(instance=instance, resources={"registry": resources["registry"],
+                                                                    "warehouse": resources["warehouse"]})
+    result = registry_sensor(context)
+    # build_sensor_context does not record asset events nor apply partition adds (docs/DESIGN.md#pitfalls, 10): do
+    # what the daemon does, in its order.
     if isinstance(result, dg.SensorResult):
-        for request in result.dynamic_partitions_requests or []:
-            instance.add_dynamic_partitions(request.partitions_def_name, list(request.partition_keys))
         for event in result.asset_events or []:
             instance.report_runless_asset_event(event)
+        for request in result.dynamic_partitions_requests or []:
+            instance.add_dynamic_partitions(request.partitions_def_name, list(request.partition_keys))
     return result

@@ -1,5 +1,6 @@
 """The helpers every loader shares (benchwright.loading)."""
 
+import os
 import shutil
 
 import pytest
@@ -79,6 +80,30 @@ def test_a_files_version_is_the_same_wherever_the_folders_are(tmp_path):
     assert files_version([tmp_path / "copy" / "dataset", tmp_path / "copy" / "drops"]) == original
     (tmp_path / "home").rename(tmp_path / "moved")
     assert files_version([tmp_path / "moved" / "dataset", tmp_path / "moved" / "drops"]) == original
+
+
+def test_a_settled_file_is_hashed_once_until_it_changes_and_a_fresh_one_every_time(tmp_path, monkeypatch):
+    import hashlib
+
+    from benchwright import loading
+
+    hashed = []
+    real = hashlib.file_digest
+    monkeypatch.setattr(hashlib, "file_digest", lambda handle, name: hashed.append(handle.name) or real(handle, name))
+    paths = folders(tmp_path)
+    items = paths[0] / "items.jsonl"
+    # Just written: hashed at every call, so a same-size rewrite with its old times put back is still seen.
+    first = files_version(paths)
+    stat = items.stat()
+    items.write_text('{"item_id": "b"}\n')
+    os.utime(items, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert (second := files_version(paths)) != first and len(hashed) == 6
+    # Settled (as if written long ago): the next calls read no file until one changes.
+    monkeypatch.setattr(loading, "SETTLED_S", -1.0)
+    hashed.clear()
+    assert files_version(paths) == files_version(paths) == second and len(hashed) == 3
+    items.write_text('{"item_id": "cc"}\n')
+    assert files_version(paths) != second and hashed[3:] == [str(items)]
 
 
 def test_a_files_version_changes_with_content_names_and_presence_only(tmp_path):
