@@ -12,12 +12,13 @@ import dagster as dg
 from dagster._core.definitions.data_version import DATA_VERSION_TAG
 from dagster._core.definitions.partitions.context import partition_loading_context
 
-from benchwright.paths import ROOT
+from benchwright.paths import DAGSTER_FOLDER, ROOT
 from definitions import defs
 from scripts.compare_warehouses import compare
 from scripts.orchestrate import materialize_everything, observe_sources, stale_status_resolver, sync_partitions
 from scripts.stale_status import plain_stale_status_resolver
 from sensors.failed_calls import latest_metadata, llm_asset_keys
+from tests.integration.conftest import SMALL_JUDGES, SMALL_MODELS, copy_small_demo
 from tests.support.drops import write_game_round
 from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, pick, resources_for, write_registry
 
@@ -82,16 +83,15 @@ def _statuses_as_dagsters(instance) -> Counter:
     return statuses
 
 
-def test_only_what_is_new_runs(tmp_path):
-    home = tmp_path / "home"
-    # One candidate to start with, and one added later: each step below is about which partitions run, and two
-    # candidates show it as well as three did, with fewer runs (user CPU 114 s against 151 s).
-    models = pick(SHIPPED_MODELS, "sim-baseline", "sim-describer", "sim-strong")
-    judges = pick(SHIPPED_JUDGES, "sim-fair-judge", "sim-biased-judge")
-    write_registry(home, models, judges)
+def test_only_what_is_new_runs(small_demo, tmp_path):
+    # A copy of the small demo's home (one candidate, one judge), built by the main job on the instance it carries;
+    # a candidate and a judge are added below, then that judge's entry changed: each step is about which partitions
+    # run, and two of each show it as well as three did, with fewer runs.
+    home = copy_small_demo(small_demo, tmp_path / "home")
+    models, judges = SMALL_MODELS, SMALL_JUDGES
     resources = resources_for(home)
-    with dg.instance_for_test(set_dagster_home=False) as instance:
-        cold = materialize_everything(instance, resources)
+    with dg.instance_for_test(temp_dir=str(home / DAGSTER_FOLDER)) as instance:
+        cold = small_demo["cold"]
         assert cold["failed_runs"] == 0 and cold["api_calls"] > 0
 
         # Nothing new: no run, no call, and the UI's resolver agrees that every partition is fresh.
@@ -103,7 +103,8 @@ def test_only_what_is_new_runs(tmp_path):
         assert resolver.get_status(dg.AssetKey("creation_generations"), "sim-strong").value == "FRESH"
 
         # A new candidate: its own generations and judgments, and the unpartitioned readers of all of them.
-        write_registry(home, {**models, **pick(SHIPPED_MODELS, "sim-average")}, judges)
+        models = {**models, **pick(SHIPPED_MODELS, "sim-average")}
+        write_registry(home, models, judges)
         sync_partitions(instance, resources["registry"], lambda _msg: None)  # what the main job does first
         observe_sources(instance, resources, lambda _msg: None)
         assert _statuses_as_dagsters(instance)["MISSING"] > 0
@@ -123,28 +124,26 @@ def test_only_what_is_new_runs(tmp_path):
         assert not ran & {"creation_items", "creation_references", "creation_image_descriptions", "urs_items",
                           "urs_references", "mmmt_if_chats", "gap_game_logs", "gap_reliability"}
 
+        # A new judge: its judgments of every model and its own canaries; the other judge's canaries and the metrics
+        # that name no judge (MMMT-IF's PIF) read model_labels, which a judge leaves as it was, so they stay.
+        judges = {**judges, **pick(SHIPPED_JUDGES, "sim-biased-judge")}
+        write_registry(home, models, judges)
+        judged = materialize_everything(instance, resources)
+        assert judged["failed_runs"] == 0 and judged["api_calls"] > 0
+        _assert_only_judge_ran(judged, "sim-biased-judge", {"sim-strong", "sim-average"})
+        ran = {key for key, _ in _ran(judged)}
+        assert {"creation_leaderboard", "urs_leaderboard", "judge_quality", "analyst_snapshot"} <= ran
+        assert not ran & {"mmmt_if_pif_metrics", "mmmt_if_model_comparisons", "mmmt_if_turn_scores"}
+
         # A changed judge entry: that judge's judgment partitions, for every model, and no generation.
         changed = {**judges["sim-biased-judge"], "params": {**judges["sim-biased-judge"]["params"],
                                                              "malformed_rate": 0.03}}
-        write_registry(home, {**models, **pick(SHIPPED_MODELS, "sim-average")}, {**judges, "sim-biased-judge": changed})
+        write_registry(home, models, {**judges, "sim-biased-judge": changed})
         observe_sources(instance, resources, lambda _msg: None)
         assert _statuses_as_dagsters(instance)["STALE"] > 0
         rejudged = materialize_everything(instance, resources)
         _assert_only_judge_ran(rejudged, "sim-biased-judge", {"sim-strong", "sim-average"})
         assert rejudged["api_calls"] > 0  # new params, new requests
-
-        # A new judge: its judgments of every model and its own canaries; the other judges' canaries and the metrics
-        # that name no judge (MMMT-IF's PIF) read model_labels, which a judge leaves as it was, so they stay.
-        third = {"model": "sim/third-judge", "display_name": "Third judge", "role": "judge",
-                 "params": {"position_bias": 0.3, "malformed_rate": 0.02}}
-        judges = {**judges, "sim-biased-judge": changed, "sim-third-judge": third}
-        write_registry(home, {**models, **pick(SHIPPED_MODELS, "sim-average")}, judges)
-        judged = materialize_everything(instance, resources)
-        assert judged["failed_runs"] == 0 and judged["api_calls"] > 0
-        _assert_only_judge_ran(judged, "sim-third-judge", {"sim-strong", "sim-average"})
-        ran = {key for key, _ in _ran(judged)}
-        assert {"creation_leaderboard", "urs_leaderboard", "judge_quality", "analyst_snapshot"} <= ran
-        assert not ran & {"mmmt_if_pif_metrics", "mmmt_if_model_comparisons", "mmmt_if_turn_scores"}
 
         # A new game log in the drop folder: GAP's readers of the logs, nothing of the other benchmarks.
         drop = home / "drops" / "gap_logs"

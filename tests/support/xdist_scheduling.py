@@ -36,7 +36,6 @@ LONGEST_FIRST = (
     "tests/integration/test_pipeline_loopback.py",
     "main_job",
     "tests/integration/test_failed_calls.py",
-    "tests/integration/test_incremental.py",
     "tests/integration/test_families_pipeline.py",
     "tests/integration/test_injection_attack.py",
     "tests/integration/test_run_scope.py",
