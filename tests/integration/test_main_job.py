@@ -47,11 +47,14 @@ def test_main_job_prints_every_leaderboard_then_replays_without_a_call(main_job)
     assert (f"registry: {home / 'models.yaml'}: entry 'sim-dated': 'params' must hold plain JSON values" in summary
             and "params.since is a YAML date" in summary and f"(line {line}, field params.since)" in summary)
 
-    # Replay mode turns any cache miss into an error: a clean forced second pass (every asset runs again)
-    # proves nothing was re-called.
-    second = main_job["run"]("--replay", "--force", "--launched-by", "demo")
+    # Replay mode turns any cache miss into an error: a clean forced second pass of Creation's and the plugin's
+    # assets (each runs again) proves none of their calls was made again. (The whole graph forced makes no call
+    # either: tests/integration/test_pipeline.py, on the shipped demo.)
+    second = main_job["run"]("--replay", "--force", "--benchmark", "creation", "--benchmark", "tiny",
+                             "--launched-by", "demo")
     assert second.returncode == 0, second.stderr[-3000:]
     assert "LLM calls made: 0," in second.stdout and "(0 failed)" in second.stdout
+    assert int(second.stdout.split("cache hits: ")[1].split(",")[0]) > 0  # its answers were read again
     # Not a terminal: no progress bar drawn, the lines alone (benchwright/progress_bars.py).
     assert "\r" not in first.stdout + second.stdout and "run/s" not in first.stdout + second.stdout
     # Each run carries the dev.py command that launched it (run by default, demo as dev.py's demo says).
