@@ -54,8 +54,8 @@ def registry_sensor(context: dg.SensorEvaluationContext, registry: Registry, war
     problems = [str(problem) for problem in registry.problems()]
     for problem in problems:
         context.log.warning(f"registry entry skipped: {problem}")
-    # Shown as the tick's own text in the UI, next to why it did nothing.
-    refused = f" | {len(problems)} registry entries refused: " + "; ".join(problems) if problems else ""
+    # Added to the tick's own text in the UI, next to why it did nothing: the refused entries, the new input versions.
+    notes = f" | {len(problems)} registry entries refused: " + "; ".join(problems) if problems else ""
     instance = context.instance
     # ... and in the registry check's result, recorded (as the daemon does with a tick's asset events) when it
     # differs from the latest one, so registry_labels turns red or green in the UI within a tick.
@@ -64,9 +64,13 @@ def registry_sensor(context: dg.SensorEvaluationContext, registry: Registry, war
     # Recorded before the partitions are added and runs requested (the daemon's order), so a new model's first
     # generation run reads its entry's version.
     observed = observed_versions(instance)
-    asset_events += [observation(key, partition, version) for key, partition, version
-                     in current_versions({"registry": registry, "warehouse": warehouse})
-                     if observed.get((key, partition)) != version]
+    new_versions = [observation(key, partition, version) for key, partition, version
+                    in current_versions({"registry": registry, "warehouse": warehouse})
+                    if observed.get((key, partition)) != version]
+    asset_events += new_versions
+    # (why the UI now marks some assets stale)
+    notes += (" | new versions of " + ", ".join(sorted({e.asset_key.to_user_string() for e in new_versions}))
+                if new_versions else "")
     known_models = set(instance.get_dynamic_partitions(models_partitions.name))
     known_judges = set(instance.get_dynamic_partitions(judges_partitions.name))
     candidates = [e.slug for e in registry.candidates()]
@@ -88,15 +92,15 @@ def registry_sensor(context: dg.SensorEvaluationContext, registry: Registry, war
         pending = []
     waiting = f"waiting for {missing_inputs} to be materialized" if missing_inputs else ""
     if not partition_requests and not pending:
-        skip = (waiting or "no new models or judges in the registry") + refused
+        skip = (waiting or "no new models or judges in the registry") + notes
         return dg.SensorResult(skip_reason=skip, asset_events=asset_events) if asset_events else dg.SkipReason(skip)
     context.log.info(f"new models: {new_models}; new judges: {new_judges}; new panels: {new_panels}; "
-                     f"generation runs: {pending}{refused}")
+                     f"generation runs: {pending}{notes}")
     if not pending:
-        # No run to request, so the tick can carry text: what was added, and what was refused.
+        # No run to request, so the tick can carry text: what was added, what was refused, what is new.
         added = (f"added models {new_models} and judges {new_judges}" + (f" and panels {new_panels}" if new_panels else "")
                  + (f"; generations are {waiting}" if waiting else ""))
-        return dg.SensorResult(dynamic_partitions_requests=partition_requests, skip_reason=added + refused,
+        return dg.SensorResult(dynamic_partitions_requests=partition_requests, skip_reason=added + notes,
                                asset_events=asset_events)
     return dg.SensorResult(
         dynamic_partitions_requests=partition_requests,

@@ -181,6 +181,8 @@ def test_fresh_instance_waits_for_datasets_and_malformed_entries_spare_the_other
         result = sensor_tick(instance, resources)
         # The tick recorded the versions of the inputs (registry entries, files) the main job would: it finds none new.
         assert observe_sources(instance, resources, print) == 0
+        new_versions = result.skip_reason.skip_message.split(" | new versions of ")[1].split(", ")
+        assert {"creation_dataset_files", "model_entries", "judge_entries"} <= set(new_versions)
         assert instance.get_dynamic_partitions("models") == ["sim-strong"]
         assert instance.get_dynamic_partitions("judges") == ["sim-fair-judge"]
         # Nothing to generate from yet: partitions are added, generation runs wait; the tick says so,
