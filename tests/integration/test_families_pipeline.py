@@ -11,8 +11,8 @@ import pytest
 
 from scripts.orchestrate import materialize_everything, sync_partitions
 from tests.integration.test_panels_and_comparisons import HARSH, write_panels
-from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, check_results, materialize, pick, resources_for, \
-    write_registry
+from tests.support.pipeline import SHIPPED_JUDGES, SHIPPED_MODELS, SMALLER, check_results, materialize, pick, \
+    resources_for, write_registry
 
 FAMILIES = {"sim-strong": "alpha", "sim-average": "beta", "sim-weak": "gamma",
             "sim-fair-judge": "alpha", "sim-biased-judge": "beta", "sim-harsh-judge": "gamma"}
@@ -30,7 +30,8 @@ def test_the_demo_judges_show_no_false_self_preference(tmp_path):
     resources = resources_for(tmp_path)
     warehouse = resources["warehouse"]
     with dg.instance_for_test() as instance:
-        summary = materialize_everything(instance, resources)
+        # The smaller sample: fewer MMMT-IF turns and GAP items, which self-preference (Creation, URS) does not read.
+        summary = materialize_everything(instance, resources, asset_config=SMALLER)
         assert summary["failed_runs"] == 0, summary
         result = materialize(["judge_self_preference"], instance, resources)
         assert result.success
