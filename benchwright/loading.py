@@ -349,17 +349,18 @@ def files_version(paths: list[str | os.PathLike]) -> str:
 # A long-lived process (the registry sensor's, at every tick) hashes a file again only when its stat changed. A file
 # changed in the last SETTLED_S is hashed every time, as git does with "racily clean" entries: a second change
 # within the timestamps' granularity could leave the stat as it was.
-_DIGEST_BY_STAT: dict[tuple, bytes] = {}
+_DIGESTS: dict[str, tuple[tuple, bytes]] = {}  # path -> (its stat when hashed, its digest): one entry per file
 SETTLED_S = 2.0
 
 
 def _file_digest(path: Path) -> bytes:
     stat = path.stat()
-    known = (str(path), stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
-    if known in _DIGEST_BY_STAT:
-        return _DIGEST_BY_STAT[known]
+    known = (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+    remembered = _DIGESTS.get(str(path))
+    if remembered is not None and remembered[0] == known:
+        return remembered[1]
     with open(path, "rb") as handle:
         digest = hashlib.file_digest(handle, "sha256").digest()
     if time.time() - max(stat.st_mtime, stat.st_ctime) > SETTLED_S:
-        _DIGEST_BY_STAT[known] = digest
+        _DIGESTS[str(path)] = (known, digest)
     return digest

@@ -104,6 +104,9 @@ def test_a_settled_file_is_hashed_once_until_it_changes_and_a_fresh_one_every_ti
     assert files_version(paths) == files_version(paths) == second and len(hashed) == 3
     items.write_text('{"item_id": "cc"}\n')
     assert files_version(paths) != second and hashed[3:] == [str(items)]
+    # One entry per file however often it changes: a long-lived process does not grow with its files' history.
+    assert sorted(p for p in loading._DIGESTS if p.startswith(str(tmp_path))) == sorted(map(str, [
+        items, paths[0] / "images" / "a.png", paths[1] / "game-1.jsonl"]))
 
 
 def test_a_files_version_changes_with_content_names_and_presence_only(tmp_path):
