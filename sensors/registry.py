@@ -68,9 +68,8 @@ def registry_sensor(context: dg.SensorEvaluationContext, registry: Registry, war
                     in current_versions({"registry": registry, "warehouse": warehouse})
                     if observed.get((key, partition)) != version]
     asset_events += new_versions
-    # (why the UI now marks some assets stale)
-    notes += (" | new versions of " + ", ".join(sorted({e.asset_key.to_user_string() for e in new_versions}))
-                if new_versions else "")
+    if new_versions:  # why the UI now marks some assets stale
+        notes += " | new versions of " + ", ".join(sorted({e.asset_key.to_user_string() for e in new_versions}))
     known_models = set(instance.get_dynamic_partitions(models_partitions.name))
     known_judges = set(instance.get_dynamic_partitions(judges_partitions.name))
     candidates = [e.slug for e in registry.candidates()]
